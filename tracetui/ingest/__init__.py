@@ -1,0 +1,1 @@
+"""Ingest: tail transcript files, decode records, discover sessions and subagents."""

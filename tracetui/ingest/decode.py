@@ -1,0 +1,310 @@
+"""Decode one transcript line into typed msgspec structs, never raising.
+
+The transcript format has no official spec and gains fields and types with every Claude Code
+release (``../shared/docs/transcript-format.md``). So the structs declare only the fields the fold
+uses, leave unknown fields alone, keep large payloads as :class:`msgspec.Raw`, and every failure
+degrades to a counted result instead of an exception:
+
+* a line that is not JSON, or JSON that is not an object, is *quarantined* (:class:`Quarantined`);
+* a JSON object whose declared fields have unexpected types is kept as a :class:`Record` with
+  ``schema_error`` set, and the fold counts it as an unknown record;
+* two objects written on one line (``…}{"type":"summary",…}``, seen in the corpus) are both
+  recovered, each anchored at its own byte offset;
+* invalid UTF-8 and escaped lone surrogates (``\\udcb2``) become U+FFFD.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Union
+
+import msgspec
+
+__all__ = [
+    "Usage",
+    "Message",
+    "Block",
+    "Record",
+    "Quarantined",
+    "Decoded",
+    "decode_line",
+    "decode_block",
+    "decode_message",
+    "decode_any",
+    "KNOWN_RECORD_TYPES",
+    "KNOWN_BLOCK_TYPES",
+    "excerpt_of",
+]
+
+#: Record types the fold knows (transcript-format.md §4: conversation and metadata records).
+#: Anything else is kept and counted as an unknown record.
+KNOWN_RECORD_TYPES: frozenset[str] = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "progress",
+        "attachment",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "custom-title",
+        "agent-name",
+        "ai-title",
+        "last-prompt",
+        "mode",
+        "permission-mode",
+        "pr-link",
+        "bridge-session",
+    }
+)
+
+#: Content block types the fold knows (transcript-format.md §5). Others become unknown blocks.
+KNOWN_BLOCK_TYPES: frozenset[str] = frozenset(
+    {"text", "image", "tool_result", "thinking", "redacted_thinking", "tool_use", "document"}
+)
+
+_RAW = msgspec.field(default_factory=msgspec.Raw)
+
+
+class Usage(msgspec.Struct, gc=False):
+    """The ``message.usage`` object of an assistant record, in tokens."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+
+class Message(msgspec.Struct):
+    """``record.message``: an Anthropic API message (assistant) or a user message.
+
+    ``content`` is a string or a list of undecoded blocks; each block is decoded on its own by
+    :func:`decode_block` so one new block type costs one unknown block, not the whole line.
+    """
+
+    id: Union[str, None] = None
+    model: Union[str, None] = None
+    role: Union[str, None] = None
+    content: Union[str, list[msgspec.Raw], None] = None
+    usage: Union[Usage, None] = None
+    stop_reason: Union[str, None] = None
+
+
+class Block(msgspec.Struct):
+    """One content block. Only the fields the fold reads are declared."""
+
+    type: str = ""
+    text: Union[str, None] = None
+    id: Union[str, None] = None
+    name: Union[str, None] = None
+    input: msgspec.Raw = _RAW
+    tool_use_id: Union[str, None] = None
+    content: msgspec.Raw = _RAW
+    is_error: Union[bool, None] = None
+    #: set when the block's fields had unexpected types; the block is then unknown
+    schema_error: Union[str, None] = None
+
+
+class Record(msgspec.Struct):
+    """One transcript record (one JSON object of a line).
+
+    ``message``, ``toolUseResult``, ``content``, ``data`` and ``attachment`` stay as
+    :class:`msgspec.Raw` until the fold needs them. ``schema_error`` is set when a declared field
+    had an unexpected type; such a record keeps only its ``type`` and is counted as unknown.
+    """
+
+    type: Union[str, None] = None
+    uuid: Union[str, None] = None
+    parentUuid: Union[str, None] = None
+    timestamp: Union[str, None] = None
+    sessionId: Union[str, None] = None
+    agentId: Union[str, None] = None
+    isSidechain: Union[bool, None] = None
+    isMeta: Union[bool, None] = None
+    isCompactSummary: Union[bool, None] = None
+    isApiErrorMessage: Union[bool, None] = None
+    subtype: Union[str, None] = None
+    requestId: Union[str, None] = None
+    cwd: Union[str, None] = None
+    version: Union[str, None] = None
+    gitBranch: Union[str, None] = None
+    message: msgspec.Raw = _RAW
+    toolUseResult: msgspec.Raw = _RAW
+    content: msgspec.Raw = _RAW
+    data: msgspec.Raw = _RAW
+    attachment: msgspec.Raw = _RAW
+    error: msgspec.Raw = _RAW
+    compactMetadata: msgspec.Raw = _RAW
+    parentToolUseID: Union[str, None] = None
+    toolUseID: Union[str, None] = None
+    summary: Union[str, None] = None
+    customTitle: Union[str, None] = None
+    aiTitle: Union[str, None] = None
+    prUrl: Union[str, None] = None
+    prNumber: Union[int, str, None] = None
+    operation: Union[str, None] = None
+    schema_error: Union[str, None] = None
+
+
+class Quarantined(msgspec.Struct, gc=False):
+    """A line (or the part of one) that is not a JSON object.
+
+    ``rel_offset`` is the byte offset of the bad part within its line; ``reason`` says what is
+    wrong; ``excerpt`` is at most 80 characters of it, with U+FFFD for undecodable bytes.
+    """
+
+    rel_offset: int
+    reason: str
+    excerpt: str
+
+
+class _TypeOnly(msgspec.Struct):
+    type: Any = None
+
+
+_record_decoder = msgspec.json.Decoder(Record)
+_type_decoder = msgspec.json.Decoder(_TypeOnly)
+_block_decoder = msgspec.json.Decoder(Block)
+_message_decoder = msgspec.json.Decoder(Message)
+_any_decoder = msgspec.json.Decoder()
+_encoder = msgspec.json.Encoder()
+
+#: one decoded item of a line: the byte offset within the line, and the record or quarantine
+Decoded = tuple[int, Union[Record, Quarantined], bytes | memoryview]
+
+
+def excerpt_of(text: str, limit: int = 80) -> str:
+    """The first ``limit`` characters of ``text`` on one line (newlines folded to spaces)."""
+    text = text.strip()
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
+
+
+def _record_from_obj(obj: dict[str, Any]) -> Record:
+    try:
+        return msgspec.convert(obj, Record)
+    except msgspec.ValidationError as exc:
+        t = obj.get("type")
+        return Record(type=t if isinstance(t, str) else None, schema_error=str(exc))
+
+
+def _typed(buf: bytes | memoryview) -> Record:
+    """Decode one JSON object; on a schema mismatch keep only its type. Raises DecodeError."""
+    try:
+        return _record_decoder.decode(buf)
+    except msgspec.ValidationError as exc:
+        head = _type_decoder.decode(buf)  # raises ValidationError if not an object
+        t = head.type
+        return Record(type=t if isinstance(t, str) else None, schema_error=str(exc))
+
+
+def _scrub(obj: Any) -> Any:
+    """Replace lone UTF-16 surrogates in every string of ``obj`` with U+FFFD."""
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+            return obj
+        except UnicodeEncodeError:
+            return obj.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(obj, dict):
+        return {_scrub(k): _scrub(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_scrub(v) for v in obj]
+    return obj
+
+
+_py_decoder = json.JSONDecoder()
+
+
+def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
+    """The fallback path: repair encoding, then recover every JSON value on the line.
+
+    Byte offsets of recovered objects are measured in the original bytes where the line is
+    valid UTF-8; otherwise they are character offsets of the repaired text (still unique and
+    monotonic, so anchors stay stable across re-reads).
+    """
+    raw = bytes(buf)
+    valid_utf8 = True
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", "replace")
+        valid_utf8 = False
+    out: list[Decoded] = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        while pos < n and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= n:
+            break
+        rel = len(text[:pos].encode("utf-8", "surrogatepass")) if valid_utf8 else pos
+        try:
+            obj, end = _py_decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            out.append(
+                (rel, Quarantined(rel, f"invalid JSON: {exc.msg} (column {exc.colno})", excerpt_of(text[pos:])), b"")
+            )
+            break
+        piece = text[pos:end]
+        if not isinstance(obj, dict):
+            out.append(
+                (rel, Quarantined(rel, f"not a JSON object ({type(obj).__name__})", excerpt_of(piece)), b"")
+            )
+        else:
+            clean = _scrub(obj)
+            payload = _encoder.encode(clean)
+            out.append((rel, _record_from_obj(clean), payload))
+        pos = end
+    return out
+
+
+def decode_line(buf: bytes | memoryview) -> list[Decoded]:
+    """Decode one line (without its newline) into ``[(rel_offset, Record | Quarantined, payload)]``.
+
+    The common case is one record at offset 0 whose payload is ``buf`` itself. Never raises.
+    """
+    try:
+        return [(0, _typed(buf), buf)]
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _slow_decode(buf)
+
+
+def decode_block(raw: msgspec.Raw | bytes) -> Block:
+    """Decode one content block. A block of unexpected shape comes back with ``schema_error``."""
+    try:
+        return _block_decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        try:
+            head = _type_decoder.decode(raw)
+            t = head.type if isinstance(head.type, str) else ""
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            t = ""
+        return Block(type=t, schema_error=str(exc))
+    except msgspec.DecodeError as exc:
+        return Block(type="", schema_error=str(exc))
+
+
+def decode_message(raw: msgspec.Raw) -> Message | None:
+    """Decode ``record.message``; ``None`` when absent or not of the expected shape."""
+    if not raw:
+        return None
+    try:
+        return _message_decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def decode_any(raw: msgspec.Raw | bytes | None) -> Any:
+    """Decode a raw JSON value into Python objects; ``None`` when absent or undecodable."""
+    if not raw:
+        return None
+    try:
+        return _any_decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        try:
+            return _scrub(json.loads(bytes(raw).decode("utf-8", "replace")))
+        except ValueError:
+            return None

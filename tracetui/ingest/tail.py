@@ -1,0 +1,136 @@
+"""Tail one transcript file: read only appended bytes, hold a torn last line, notice truncation.
+
+A :class:`Tailer` keeps a resume offset (bytes consumed), the number of complete lines consumed,
+and the bytes of a line whose newline has not arrived yet. It never reads the file whole: it
+reads in chunks of :data:`CHUNK_BYTES`, so memory grows with the longest line, not the file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterator
+
+__all__ = ["CHUNK_BYTES", "HEAD_BYTES", "Tailer", "TailReset", "Line"]
+
+#: bytes read per system call; bounds the memory of one read (a longer line spans chunks)
+CHUNK_BYTES = 8 << 20
+#: bytes at the start of a file whose fingerprint tells a replaced file from a grown one
+HEAD_BYTES = 256
+
+#: one complete line: (1-based line number, byte offset of its first byte, its bytes without ``\n``)
+Line = tuple[int, int, memoryview]
+
+
+@dataclass(frozen=True)
+class TailReset:
+    """Why a tailer started over from byte 0: ``"truncated"`` (the file shrank below the resume
+    offset, or its first bytes changed) or ``"replaced"`` (another inode at the same path)."""
+
+    reason: str
+    detail: str
+
+
+class Tailer:
+    """Incremental reader of one append-only JSONL file.
+
+    Usage: call :meth:`check` (may return a :class:`TailReset`), then iterate :meth:`lines`.
+    After the iteration, :attr:`held` holds the torn last line, if any; :meth:`consume_held`
+    consumes it when the caller decided it is a complete record (a complete JSON object at end
+    of file). Raises ``OSError`` (missing file, permission denied) from :meth:`check` and
+    :meth:`lines`; the caller turns it into a one-line error.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        #: byte offset of the first byte not yet consumed (the resume offset)
+        self.offset = 0
+        #: complete lines consumed (newlines seen)
+        self.line_no = 0
+        #: bytes read past ``offset``: the start of a line whose newline has not arrived
+        self.held = b""
+        self.inode: int | None = None
+        self.head = b""
+        #: file size at the last check, in bytes
+        self.size = 0
+
+    # -- state for the persistent cache ----------------------------------------------------
+    def position(self) -> tuple[int, int, int | None, bytes]:
+        """``(offset, line_no, inode, head)``: what a resume needs (the held bytes are re-read)."""
+        return self.offset, self.line_no, self.inode, self.head
+
+    def restore(self, offset: int, line_no: int, inode: int | None, head: bytes) -> None:
+        """Resume at a position from :meth:`position`."""
+        self.offset, self.line_no, self.inode, self.head = offset, line_no, inode, head
+        self.held = b""
+
+    def reset(self) -> None:
+        self.offset = 0
+        self.line_no = 0
+        self.held = b""
+        self.inode = None
+        self.head = b""
+
+    def check(self) -> TailReset | None:
+        """Stat the file; start over (and say why) if it was truncated or replaced."""
+        st = os.stat(self.path)
+        self.size = st.st_size
+        reset: TailReset | None = None
+        if self.inode is not None and st.st_ino != self.inode:
+            reset = TailReset("replaced", f"inode {self.inode} -> {st.st_ino}")
+        elif st.st_size < self.offset + len(self.held):
+            reset = TailReset("truncated", f"size {st.st_size} < offset {self.offset + len(self.held)}")
+        elif self.head and len(self.head) > 0:
+            with open(self.path, "rb") as f:
+                now = f.read(len(self.head))
+            if now != self.head:
+                reset = TailReset("truncated", "the first bytes changed (rewritten)")
+        if reset is not None:
+            self.reset()
+        self.inode = st.st_ino
+        return reset
+
+    def lines(self) -> Iterator[Line]:
+        """Yield every complete line appended since the last call, in file order.
+
+        Blank lines are yielded too (as empty views); the caller decides what they count as.
+        """
+        read_pos = self.offset + len(self.held)
+        with open(self.path, "rb") as f:
+            f.seek(read_pos)
+            while True:
+                data = f.read(CHUNK_BYTES)
+                if not data:
+                    break
+                buf = self.held + data if self.held else data
+                base = self.offset
+                mv = memoryview(buf)
+                start = 0
+                find = buf.find
+                while True:
+                    nl = find(b"\n", start)
+                    if nl < 0:
+                        break
+                    self.line_no += 1
+                    end = nl - 1 if nl > start and buf[nl - 1] == 13 else nl  # tolerate \r\n
+                    yield self.line_no, base + start, mv[start:end]
+                    start = nl + 1
+                    self.offset = base + start
+                self.held = bytes(mv[start:]) if start < len(buf) else b""
+                mv.release()
+        if len(self.head) < HEAD_BYTES:
+            with open(self.path, "rb") as f:
+                self.head = f.read(min(HEAD_BYTES, self.offset + len(self.held)))
+
+    def consume_held(self) -> None:
+        """Consume the held bytes without a newline (the caller found a complete record there).
+
+        The line number does not advance: the rest of that line, if the writer adds any, keeps it.
+        """
+        self.offset += len(self.held)
+        self.held = b""
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes read but not consumed: the torn last line."""
+        return len(self.held)

@@ -1,0 +1,1 @@
+"""Model: the ledger, the fold and RunState. No I/O, no clock."""

@@ -1,0 +1,768 @@
+"""The fold: records of one transcript file become ledger events and an :class:`AgentState`.
+
+:class:`FileFold` is the single writer for one file. It is pure and deterministic: it reads no
+clock and does no I/O; lines are handed to it by the ingest layer. Feeding the same bytes in any
+chunking gives the same events and the same state, because it only ever sees whole lines in file
+order. :class:`SessionFold` combines the folds of a main transcript and its subagents into a
+:class:`RunState`, deduplicating tokens per API message id across files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable, Iterable
+
+import msgspec
+
+from tracetui.ingest.decode import (
+    KNOWN_BLOCK_TYPES,
+    KNOWN_RECORD_TYPES,
+    Block,
+    Quarantined,
+    Record,
+    decode_any,
+    decode_block,
+    decode_line,
+    decode_message,
+    excerpt_of,
+)
+from tracetui.model.pricing import estimate_cost
+from tracetui.model.prompts import classify_user_text
+from tracetui.model.state import (
+    AgentState,
+    Anchor,
+    Counters,
+    Event,
+    FileTouch,
+    Frontier,
+    PromptInfo,
+    QuarantineEntry,
+    RunState,
+    SourceStatus,
+    SubagentLink,
+    Todo,
+    Tokens,
+    ToolCall,
+    UnknownEntry,
+)
+from tracetui.model.tools import SUBAGENT_TOOLS, brief_input, file_ops
+
+__all__ = ["UsageBook", "FileFold", "SessionFold", "fold", "fold_bytes", "SYNTHETIC_MODEL", "EXCERPT_CHARS"]
+
+#: the model name Claude Code gives records it wrote itself (API errors, "No response requested.")
+SYNTHETIC_MODEL = "<synthetic>"
+#: characters of payload kept inline in an event; the rest stays in the file
+EXCERPT_CHARS = 100
+#: at most this many quarantine and unknown entries are kept per file (all are counted)
+MAX_SAMPLES = 200
+
+_sha = hashlib.sha256
+_META_TYPES = frozenset(KNOWN_RECORD_TYPES - {"user", "assistant", "system", "progress", "attachment"})
+
+
+class UsageBook:
+    """Token usage per API message id: the max of each field over the message's records, summed.
+
+    Claude Code writes one record per content block and repeats the usage on each, with
+    ``output_tokens`` growing (transcript-format.md §7). Max is commutative, so the totals do not
+    depend on the order records arrive in, nor on which file they come from.
+    """
+
+    __slots__ = ("by_id", "model_of", "totals", "by_model")
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, tuple[int, int, int, int]] = {}
+        self.model_of: dict[str, str] = {}
+        self.totals = [0, 0, 0, 0]
+        self.by_model: dict[str, list[int]] = {}
+
+    def add(self, key: str, model: str, u: tuple[int, int, int, int]) -> None:
+        old = self.by_id.get(key)
+        if old is None:
+            new = u
+            self.model_of[key] = model
+            d = u
+        else:
+            new = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]))
+            if new == old:
+                return
+            d = (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3])
+            model = self.model_of[key]
+        self.by_id[key] = new
+        t = self.totals
+        t[0] += d[0]
+        t[1] += d[1]
+        t[2] += d[2]
+        t[3] += d[3]
+        m = self.by_model.get(model)
+        if m is None:
+            m = self.by_model[model] = [0, 0, 0, 0]
+        m[0] += d[0]
+        m[1] += d[1]
+        m[2] += d[2]
+        m[3] += d[3]
+
+    def tokens(self) -> Tokens:
+        return Tokens(*self.totals)
+
+    def tokens_by_model(self) -> dict[str, Tokens]:
+        return {k: Tokens(*v) for k, v in sorted(self.by_model.items())}
+
+    def __len__(self) -> int:
+        return len(self.by_id)
+
+
+def _text_of_content(content: Any) -> str:
+    """The text of a tool_result's content (a string, or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for b in content:
+            if isinstance(b, dict):
+                if b.get("type") == "text" and isinstance(b.get("text"), str):
+                    parts.append(b["text"])
+                elif b.get("type") == "image":
+                    parts.append("[image]")
+                elif b.get("type") == "tool_reference":
+                    parts.append(f"[tool {b.get('tool_name', '?')}]")
+        return "\n".join(parts)
+    return "" if content is None else str(content)
+
+
+class FileFold:
+    """Folds the records of one transcript file, in file order, into events and state.
+
+    Feed it with :meth:`feed_line` (one complete line: number, byte offset, bytes) or
+    :meth:`feed_record` (an already-decoded record). :meth:`snapshot` returns a frozen
+    :class:`AgentState`. ``on_usage(key, model, usage)`` is called for every assistant record with
+    usage, so a :class:`SessionFold` can dedupe tokens across files.
+    """
+
+    def __init__(
+        self,
+        src: int = 0,
+        agent_id: str | None = None,
+        on_usage: Callable[[str, str, tuple[int, int, int, int]], None] | None = None,
+    ) -> None:
+        self.src = src
+        self.agent_id = agent_id
+        self.on_usage = on_usage
+        self.events: list[Event] = []
+        self.counters = Counters()
+        self.tools_by_name: dict[str, int] = {}
+        self.usage = UsageBook()
+        self.models: dict[str, int] = {}
+        self.calls: dict[str, ToolCall] = {}
+        self.pending: dict[str, ToolCall] = {}
+        self._call_inputs: dict[str, Any] = {}  # inputs kept only until the result, for todos
+        self.files: dict[str, FileTouch] = {}
+        self.todos: dict[str, Todo] = {}
+        self.goal: PromptInfo | None = None
+        self.latest_ask: PromptInfo | None = None
+        self.last_action: Frontier | None = None
+        self.subagents: dict[str, SubagentLink] = {}
+        self.compactions: list[Anchor] = []
+        self.quarantine: list[QuarantineEntry] = []
+        self.unknown: list[UnknownEntry] = []
+        self.prompts = 0
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.version: str | None = None
+        self.git_branch: str | None = None
+        self.title: str | None = None
+        self.first_timestamp: str | None = None
+        self.last_timestamp: str | None = None
+        self.last_anchor: Anchor | None = None
+        self.sidechain_file: bool | None = None  # decided by the first user/assistant record
+        self.pr_links: list[str] = []
+        self.history: list[AgentState] = []
+        self._seq = 0
+        self._tool_error_ids: set[str] = set()
+        self.malformed = 0
+        self.unknown_count = 0
+
+    # -- input ------------------------------------------------------------------------------
+    def feed_line(self, line_no: int, offset: int, buf: bytes | memoryview) -> None:
+        """Fold one complete line (without its newline). Blank lines are ignored."""
+        if not buf or not bytes(buf[:1]).strip() and not bytes(buf).strip():
+            return
+        for rel, item, payload in decode_line(buf):
+            anchor = Anchor(self.src, line_no, offset + rel)
+            if isinstance(item, Quarantined):
+                self.add_quarantine(anchor, item.reason, item.excerpt)
+            else:
+                self.feed_record(item, anchor, payload)
+
+    def add_quarantine(self, anchor: Anchor, reason: str, excerpt: str) -> None:
+        """Count a malformed line (or part of one) and keep a sample of it."""
+        self.counters.malformed += 1
+        self.malformed += 1
+        if len(self.quarantine) < MAX_SAMPLES:
+            self.quarantine.append(QuarantineEntry(anchor, reason, excerpt))
+        self.last_anchor = anchor
+
+    def _unknown(self, anchor: Anchor, type_: str, reason: str) -> None:
+        self.unknown_count += 1
+        if len(self.unknown) < MAX_SAMPLES:
+            self.unknown.append(UnknownEntry(anchor, type_, reason))
+
+    def _event(
+        self,
+        kind: str,
+        anchor: Anchor,
+        rec: Record,
+        block: int,
+        payload: Any,
+        excerpt: str,
+        status: str = "ok",
+        name: str | None = None,
+        tool_use_id: str | None = None,
+        message_id: str | None = None,
+        is_error: bool = False,
+        usage: tuple[int, int, int, int] | None = None,
+    ) -> Event:
+        self._seq += 1
+        ev = Event(
+            self._seq,
+            kind,
+            anchor,
+            rec.uuid,
+            block,
+            _sha(payload).digest(),
+            excerpt,
+            status,
+            name,
+            tool_use_id,
+            message_id,
+            rec.parentUuid,
+            rec.timestamp,
+            is_error,
+            bool(rec.isSidechain),
+            usage,
+        )
+        self.events.append(ev)
+        return ev
+
+    def feed_record(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
+        """Fold one decoded record found at ``anchor`` (``payload``: its JSON bytes)."""
+        c = self.counters
+        c.records += 1
+        self.last_anchor = anchor
+        t = rec.type
+        if rec.isSidechain:
+            c.sidechain_records += 1
+        if rec.timestamp:
+            if self.first_timestamp is None:
+                self.first_timestamp = rec.timestamp
+            self.last_timestamp = rec.timestamp
+        if rec.sessionId and self.session_id is None:
+            self.session_id = rec.sessionId
+        if rec.cwd:
+            self.cwd = rec.cwd
+        if rec.version:
+            self.version = rec.version
+        if rec.gitBranch is not None and rec.gitBranch != "":
+            self.git_branch = rec.gitBranch
+        if rec.agentId and self.agent_id is None and self.src != 0:
+            self.agent_id = rec.agentId
+        if t not in KNOWN_RECORD_TYPES or rec.schema_error:
+            c.unknown_records += 1
+            reason = rec.schema_error.split("\n")[0] if rec.schema_error else "unknown record type"
+            self._unknown(anchor, str(t), reason)
+            self._event("unknown_record", anchor, rec, 0, payload, excerpt_of(f"{t}: {reason}"), "unknown", name=str(t))
+            return
+        if t == "assistant":
+            self._assistant(rec, anchor, payload)
+        elif t == "user":
+            self._user(rec, anchor, payload)
+        elif t == "system":
+            self._system(rec, anchor, payload)
+        elif t == "progress":
+            self._progress(rec, anchor, payload)
+        elif t == "attachment":
+            att = decode_any(rec.attachment)
+            sub = att.get("type") if isinstance(att, dict) else None
+            self._event("attachment", anchor, rec, 0, payload, str(sub or "attachment"), name=sub)
+        else:
+            self._metadata(rec, anchor, payload)
+
+    # -- records ----------------------------------------------------------------------------
+    def _is_main_thread(self, rec: Record) -> bool:
+        if self.sidechain_file is None:
+            self.sidechain_file = bool(rec.isSidechain)
+        return self.sidechain_file or not rec.isSidechain
+
+    def _assistant(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
+        main = self._is_main_thread(rec)
+        msg = decode_message(rec.message)
+        if msg is None:
+            self.counters.unknown_records += 1
+            self._unknown(anchor, "assistant", "message missing or of unexpected shape")
+            self._event("unknown_record", anchor, rec, 0, payload, "assistant without message", "unknown", name="assistant")
+            return
+        model = msg.model or "unknown"
+        key = msg.id or rec.requestId or rec.uuid or f"{anchor.src}:{anchor.offset}"
+        u: tuple[int, int, int, int] | None = None
+        if msg.usage is not None and model != SYNTHETIC_MODEL:
+            us = msg.usage
+            u = (us.input_tokens, us.output_tokens, us.cache_creation_input_tokens, us.cache_read_input_tokens)
+            if key not in self.usage.by_id:
+                self.models[model] = self.models.get(model, 0) + 1
+            self.usage.add(key, model, u)
+            self.counters.api_messages = len(self.usage)
+            if self.on_usage is not None:
+                self.on_usage(key, model, u)
+        if rec.isApiErrorMessage:
+            self.counters.api_errors += 1
+            text = ""
+            if isinstance(msg.content, list) and msg.content:
+                b = decode_block(msg.content[0])
+                text = b.text or ""
+            elif isinstance(msg.content, str):
+                text = msg.content
+            self._event("api_error", anchor, rec, 0, payload, excerpt_of(text or "API error", EXCERPT_CHARS), message_id=key, is_error=True)
+            return
+        content = msg.content
+        if isinstance(content, str):
+            self._event("assistant_text", anchor, rec, 0, payload, excerpt_of(content, EXCERPT_CHARS), message_id=key, usage=u)
+            if main and content.strip():
+                self.last_action = Frontier("text", excerpt_of(content, EXCERPT_CHARS), anchor, timestamp=rec.timestamp)
+            return
+        if not content:
+            self._event("assistant_text", anchor, rec, 0, payload, "", message_id=key, usage=u)
+            return
+        for i, raw in enumerate(content):
+            b = decode_block(raw)
+            bt = b.type
+            if bt == "tool_use" and not b.schema_error and b.id:
+                self._tool_use(rec, anchor, i, raw, b, key, u, main)
+            elif bt == "text" and not b.schema_error:
+                text = b.text or ""
+                self._event("assistant_text", anchor, rec, i, raw, excerpt_of(text, EXCERPT_CHARS), message_id=key, usage=u)
+                if main and text.strip():
+                    self.last_action = Frontier("text", excerpt_of(text, EXCERPT_CHARS), anchor, timestamp=rec.timestamp)
+            elif bt in ("thinking", "redacted_thinking") and not b.schema_error:
+                self._event("thinking", anchor, rec, i, raw, "thinking", message_id=key, usage=u)
+            else:
+                self._unknown_block(rec, anchor, i, raw, b)
+
+    def _unknown_block(self, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block) -> None:
+        known = b.type in KNOWN_BLOCK_TYPES and not b.schema_error
+        if known:  # a known type in an unexpected place (e.g. an image from the assistant)
+            self._event(b.type if b.type == "image" else "unknown_block", anchor, rec, i, raw, b.type, name=b.type)
+            return
+        self.counters.unknown_blocks += 1
+        reason = (b.schema_error or "unknown block type").split("\n")[0]
+        self._unknown(anchor, f"block:{b.type}", reason)
+        self._event("unknown_block", anchor, rec, i, raw, excerpt_of(f"{b.type}: {reason}"), "unknown", name=b.type)
+
+    def _tool_use(self, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block, key: str, u: Any, main: bool) -> None:
+        name = b.name or "?"
+        tid = b.id or ""
+        inp = decode_any(b.input)
+        brief = brief_input(name, inp)
+        self._event("tool_use", anchor, rec, i, raw, excerpt_of(f"{name}({brief})", EXCERPT_CHARS), name=name, tool_use_id=tid, message_id=key, usage=u)
+        if tid in self.calls:
+            return  # the same tool_use read twice is one call
+        call = ToolCall(tid, name, brief, anchor, self._seq, rec.timestamp, bool(rec.isSidechain))
+        self.calls[tid] = call
+        self.pending[tid] = call
+        self.counters.tool_calls += 1
+        self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
+        op = file_ops(name, inp)
+        if op is not None:
+            path, kind = op
+            ft = self.files.get(path)
+            if ft is None:
+                ft = self.files[path] = FileTouch(path, first=anchor)
+            if kind == "read":
+                ft.reads += 1
+            elif kind == "write":
+                ft.writes += 1
+            else:
+                ft.edits += 1
+            ft.last = anchor
+        if name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
+            self._call_inputs[tid] = inp
+        if name in SUBAGENT_TOOLS and isinstance(inp, dict):
+            desc = inp.get("description") or excerpt_of(str(inp.get("prompt", "")), 60)
+            st = inp.get("subagent_type")
+            self.subagents[tid] = SubagentLink(tid, name, str(desc), st if isinstance(st, str) else None, anchor)
+        if main:
+            self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, tool_use_id=tid, timestamp=rec.timestamp)
+
+    def _user(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
+        main = self._is_main_thread(rec)
+        msg = decode_message(rec.message)
+        if msg is None:
+            self.counters.unknown_records += 1
+            self._unknown(anchor, "user", "message missing or of unexpected shape")
+            self._event("unknown_record", anchor, rec, 0, payload, "user without message", "unknown", name="user")
+            return
+        content = msg.content
+        if rec.isCompactSummary:
+            text = content if isinstance(content, str) else ""
+            self._event("compact_summary", anchor, rec, 0, payload, excerpt_of(text or "compaction summary", EXCERPT_CHARS))
+            return
+        if isinstance(content, str) or content is None:
+            self._user_text(rec, anchor, 0, payload, content or "", main)
+            return
+        blocks = [decode_block(raw) for raw in content]
+        has_result = any(b.type == "tool_result" for b in blocks)
+        for i, (raw, b) in enumerate(zip(content, blocks)):
+            bt = b.type
+            if bt == "tool_result" and not b.schema_error:
+                self._tool_result(rec, anchor, i, raw, b, main)
+            elif bt == "text" and not b.schema_error:
+                if has_result:
+                    self._event("user_text", anchor, rec, i, raw, excerpt_of(b.text or "", EXCERPT_CHARS))
+                else:
+                    self._user_text(rec, anchor, i, raw, b.text or "", main)
+            elif bt == "image" and not b.schema_error:
+                self._event("image", anchor, rec, i, raw, "[image]", name="image")
+            else:
+                self._unknown_block(rec, anchor, i, raw, b)
+
+    def _user_text(self, rec: Record, anchor: Anchor, i: int, raw: Any, text: str, main: bool) -> None:
+        if rec.isMeta:
+            self._event("user_text", anchor, rec, i, raw, excerpt_of(text, EXCERPT_CHARS), name="meta")
+            return
+        kind, norm, form = classify_user_text(text)
+        if kind == "interrupt" and main:
+            self.counters.interrupts += 1
+            self._event("interrupt", anchor, rec, i, raw, excerpt_of(norm, EXCERPT_CHARS))
+            return
+        if kind == "prompt" and main:
+            if self.goal is not None:
+                # the episode of the previous prompt is complete: keep its state for scrubbing
+                self.history.append(self.snapshot())
+            self.counters.user_prompts += 1
+            self.prompts += 1
+            self._event("prompt", anchor, rec, i, raw, excerpt_of(norm, EXCERPT_CHARS), name=form)
+            info = PromptInfo(norm, anchor, form, rec.uuid, rec.timestamp, self._seq)
+            if self.goal is None:
+                self.goal = info
+            self.latest_ask = info
+            self.last_action = Frontier("prompt", excerpt_of(norm, EXCERPT_CHARS), anchor, timestamp=rec.timestamp)
+            return
+        self._event("user_text", anchor, rec, i, raw, excerpt_of(norm, EXCERPT_CHARS), name=kind)
+
+    def _tool_result(self, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block, main: bool) -> None:
+        tid = b.tool_use_id or ""
+        is_error = bool(b.is_error)
+        text = _text_of_content(decode_any(b.content))
+        call = self.calls.get(tid)
+        name = call.name if call is not None else None
+        self._event("tool_result", anchor, rec, i, raw, excerpt_of(text, EXCERPT_CHARS), name=name, tool_use_id=tid, is_error=is_error)
+        if is_error and tid not in self._tool_error_ids:
+            self._tool_error_ids.add(tid)
+            self.counters.tool_errors += 1
+        if call is None:
+            return
+        if tid in self.pending:
+            del self.pending[tid]
+        call.result_anchor = anchor
+        call.is_error = is_error
+        call.result_excerpt = excerpt_of(text, EXCERPT_CHARS)
+        inp = self._call_inputs.pop(tid, None)
+        if name in SUBAGENT_TOOLS:
+            link = self.subagents.get(tid)
+            if link is not None:
+                res = decode_any(rec.toolUseResult)
+                link.result_anchor = anchor
+                if isinstance(res, dict):
+                    aid = res.get("agentId")
+                    if isinstance(aid, str):
+                        link.agent_id = aid
+                    st = res.get("status")
+                    link.status = "error" if is_error else (st if isinstance(st, str) else "completed")
+                    tt = res.get("totalTokens")
+                    if isinstance(tt, int):
+                        link.total_tokens = tt
+                else:
+                    link.status = "error" if is_error else "completed"
+        elif not is_error and inp is not None:
+            self._todos(name or "", inp, rec, anchor)
+
+    def _todos(self, name: str, inp: Any, rec: Record, anchor: Anchor) -> None:
+        if not isinstance(inp, dict):
+            return
+        if name == "TodoWrite" and isinstance(inp.get("todos"), list):
+            self.todos = {}
+            for n, t in enumerate(inp["todos"]):
+                if isinstance(t, dict):
+                    tid = str(t.get("id") or n + 1)
+                    self.todos[tid] = Todo(tid, str(t.get("content", "")), str(t.get("status", "pending")), anchor)
+        elif name == "TaskCreate":
+            res = decode_any(rec.toolUseResult)
+            task = res.get("task") if isinstance(res, dict) else None
+            tid = str(task.get("id")) if isinstance(task, dict) and task.get("id") is not None else str(len(self.todos) + 1)
+            subject = inp.get("subject") or (task.get("subject") if isinstance(task, dict) else "") or ""
+            self.todos[tid] = Todo(tid, str(subject), "pending", anchor, "TaskCreate")
+        elif name == "TaskUpdate":
+            tid = str(inp.get("taskId", ""))
+            status = inp.get("status")
+            todo = self.todos.get(tid)
+            if status == "deleted":
+                self.todos.pop(tid, None)
+            elif todo is not None:
+                if isinstance(status, str):
+                    todo.status = status
+                if isinstance(inp.get("subject"), str):
+                    todo.content = inp["subject"]
+                todo.anchor = anchor
+            elif isinstance(status, str):
+                self.todos[tid] = Todo(tid, str(inp.get("subject", f"task {tid}")), status, anchor, "TaskUpdate")
+
+    def _system(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
+        sub = rec.subtype
+        if sub == "compact_boundary":
+            self.counters.compactions += 1
+            self.compactions.append(anchor)
+            meta = decode_any(rec.compactMetadata)
+            pre = meta.get("preTokens") if isinstance(meta, dict) else None
+            trig = meta.get("trigger") if isinstance(meta, dict) else None
+            self._event("compaction", anchor, rec, 0, payload, f"compaction ({trig or '?'}, {pre if pre is not None else '?'} tokens before)", name=sub)
+            return
+        if sub == "api_error":
+            self.counters.api_retries += 1
+        content = decode_any(rec.content)
+        text = content if isinstance(content, str) else ""
+        self._event("system", anchor, rec, 0, payload, excerpt_of(f"{sub or 'system'}: {text}" if text else (sub or "system"), EXCERPT_CHARS), is_error=sub == "api_error", name=sub)
+
+    def _progress(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
+        data = decode_any(rec.data)
+        sub = data.get("type") if isinstance(data, dict) else None
+        if sub == "agent_progress" and isinstance(data, dict) and rec.parentToolUseID:
+            link = self.subagents.get(rec.parentToolUseID)
+            aid = data.get("agentId")
+            if link is not None and isinstance(aid, str) and link.agent_id is None:
+                link.agent_id = aid
+        self._event("progress", anchor, rec, 0, payload, str(sub or "progress"), name=sub, tool_use_id=rec.parentToolUseID or rec.toolUseID)
+
+    def _metadata(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
+        t = rec.type
+        text = ""
+        if t == "summary" and rec.summary:
+            text = rec.summary
+            self.title = self.title or rec.summary
+        elif t == "custom-title" and rec.customTitle:
+            text = self.title = rec.customTitle
+        elif t == "ai-title" and rec.aiTitle:
+            text = rec.aiTitle
+            if self.title is None:
+                self.title = rec.aiTitle
+        elif t == "pr-link" and rec.prUrl:
+            text = rec.prUrl
+            if rec.prUrl not in self.pr_links:
+                self.pr_links.append(rec.prUrl)
+        elif t == "queue-operation":
+            text = rec.operation or ""
+        self._event("metadata", anchor, rec, 0, payload, excerpt_of(f"{t}: {text}" if text else str(t), EXCERPT_CHARS), name=t)
+
+    # -- output -----------------------------------------------------------------------------
+    def frontier(self) -> Frontier | None:
+        """The newest main-thread call in flight, else the last action."""
+        for call in reversed(self.pending.values()):
+            if not call.sidechain or self.sidechain_file:
+                return Frontier("in_flight", f"{call.name}({call.brief})", call.anchor, call.name, call.id, call.timestamp)
+        return self.last_action
+
+    def snapshot(self) -> AgentState:
+        """A frozen copy of this file's state (containers copied, leaves shared)."""
+        return AgentState(
+            src=self.src,
+            agent_id=self.agent_id,
+            counters=msgspec.structs.replace(self.counters),
+            tools_by_name=dict(self.tools_by_name),
+            tokens=self.usage.tokens(),
+            tokens_by_model=self.usage.tokens_by_model(),
+            models=tuple(sorted(self.models)),
+            pending=tuple(msgspec.structs.replace(c) for c in self.pending.values()),
+            files=tuple(msgspec.structs.replace(f) for f in self.files.values()),
+            todos=tuple(msgspec.structs.replace(t) for t in self.todos.values()),
+            goal=self.goal,
+            latest_ask=self.latest_ask,
+            frontier=self.frontier(),
+            subagents=tuple(msgspec.structs.replace(s) for s in self.subagents.values()),
+            compactions=tuple(self.compactions),
+            quarantine=tuple(self.quarantine),
+            unknown=tuple(self.unknown),
+            prompts=self.prompts,
+            ledger_len=len(self.events),
+            session_id=self.session_id,
+            cwd=self.cwd,
+            version=self.version,
+            git_branch=self.git_branch,
+            title=self.title,
+            first_timestamp=self.first_timestamp,
+            last_timestamp=self.last_timestamp,
+            last_anchor=self.last_anchor,
+            sidechain_file=bool(self.sidechain_file),
+            pr_links=tuple(self.pr_links),
+        )
+
+
+class SessionFold:
+    """The folds of a session's files: source 0 is the main transcript, then subagents.
+
+    Sources are registered with :meth:`add_source` and fed with :meth:`feed_line`; each file is
+    folded on its own, so the combined state does not depend on how reads of different files
+    interleave. :meth:`snapshot` returns the combined :class:`RunState`.
+    """
+
+    def __init__(self, price: bool = True) -> None:
+        self.folds: list[FileFold] = []
+        self.sources: list[SourceStatus] = []
+        self.usage = UsageBook()
+        self.price = price
+        self.generation = 0
+        self._meta_links: dict[int, str] = {}
+
+    def add_source(self, path: str, name: str, role: str = "main", agent_id: str | None = None, tool_use_id: str | None = None) -> int:
+        """Register a file; returns its source index (0 for the first, the main transcript)."""
+        src = len(self.folds)
+        self.folds.append(FileFold(src, agent_id, self.usage.add))
+        self.sources.append(SourceStatus(path=path, name=name, role=role, agent_id=agent_id))
+        if tool_use_id:
+            self._meta_links[src] = tool_use_id
+        return src
+
+    def feed_line(self, src: int, line_no: int, offset: int, buf: bytes | memoryview) -> None:
+        self.folds[src].feed_line(line_no, offset, buf)
+
+    def reset_source(self, src: int, reason: str, detail: str) -> None:
+        """Start source ``src`` over (it was truncated or replaced), saying so in its status."""
+        old = self.folds[src]
+        self.folds[src] = FileFold(src, old.agent_id if src else None, self.usage.add)
+        st = self.sources[src]
+        if reason == "replaced":
+            st.replaced += 1
+        else:
+            st.truncated += 1
+        st.resets = st.resets + (f"{reason}: {detail}",)
+        self.usage = UsageBook()
+        for f in self.folds:
+            f.on_usage = self.usage.add
+            for key, u in f.usage.by_id.items():
+                self.usage.add(key, f.usage.model_of[key], u)
+
+    def set_io(self, src: int, size: int, consumed: int, lines: int, pending: int, error: str | None = None) -> None:
+        """Record what the reader knows of source ``src``: sizes and offsets in bytes."""
+        st = self.sources[src]
+        st.size, st.consumed, st.lines, st.pending_bytes, st.error = size, consumed, lines, pending, error
+
+    def _sources(self) -> tuple[SourceStatus, ...]:
+        out = []
+        for f, st in zip(self.folds, self.sources):
+            s = msgspec.structs.replace(st, malformed=f.malformed, unknown=f.unknown_count + f.counters.unknown_blocks, last_anchor=f.last_anchor)
+            if s.agent_id is None and f.agent_id:
+                s.agent_id = f.agent_id
+            out.append(s)
+        return tuple(out)
+
+    def snapshot(self) -> RunState:
+        """The combined state of every file folded so far."""
+        self.generation += 1
+        states = [f.snapshot() for f in self.folds]
+        if not states:
+            states = [FileFold(0).snapshot()]
+        main, agents = states[0], tuple(states[1:])
+        sources = self._sources()
+        by_agent = {s.agent_id: s.src for s in agents if s.agent_id}
+        by_tool = {tid: src for src, tid in self._meta_links.items()}
+        links = []
+        for link in main.subagents:
+            src = by_tool.get(link.tool_use_id)
+            if src is None and link.agent_id:
+                src = by_agent.get(link.agent_id)
+            links.append(msgspec.structs.replace(link, source=src) if src is not None else link)
+        main = msgspec.structs.replace(main, subagents=tuple(links))
+        counters = Counters()
+        tools: dict[str, int] = {}
+        files: dict[str, FileTouch] = {}
+        pending = []
+        models: set[str] = set()
+        for st in states:
+            counters = counters.add(st.counters)
+            for k, v in st.tools_by_name.items():
+                tools[k] = tools.get(k, 0) + v
+            for ft in st.files:
+                cur = files.get(ft.path)
+                if cur is None:
+                    files[ft.path] = msgspec.structs.replace(ft)
+                else:
+                    cur.reads += ft.reads
+                    cur.writes += ft.writes
+                    cur.edits += ft.edits
+                    cur.last = ft.last
+            pending.extend(st.pending)
+            models.update(st.models)
+        counters.api_messages = len(self.usage)
+        tokens_by_model = self.usage.tokens_by_model()
+        if self.price:
+            last_ts = max((s.last_timestamp for s in states if s.last_timestamp), default=None)
+            cost, note = estimate_cost(tokens_by_model, last_ts)
+        else:
+            cost, note = None, "not priced"
+        return RunState(
+            main=main,
+            agents=agents,
+            sources=sources,
+            counters=counters,
+            tools_by_name=dict(sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))),
+            tokens=self.usage.tokens(),
+            tokens_by_model=tokens_by_model,
+            cost_usd=cost,
+            cost_note=note,
+            models=tuple(sorted(models)),
+            pending=tuple(pending),
+            files=tuple(files.values()),
+            history=tuple(self.folds[0].history) if self.folds else (),
+            ledgers=tuple(f.events for f in self.folds),
+            generation=self.generation,
+        )
+
+
+def _iter_lines(data: bytes) -> Iterable[tuple[int, int, memoryview]]:
+    mv = memoryview(data)
+    start = 0
+    n = 0
+    while True:
+        nl = data.find(b"\n", start)
+        if nl < 0:
+            break
+        n += 1
+        yield n, start, mv[start:nl]
+        start = nl + 1
+    if start < len(data):
+        yield n + 1, start, mv[start:]
+
+
+def fold_bytes(data: bytes, name: str = "transcript.jsonl", price: bool = False) -> RunState:
+    """Fold a whole transcript held in memory as one main file (the pure entry point for tests).
+
+    A last line without a newline is folded as a record when it parses (the end-of-file rule).
+    """
+    sf = SessionFold(price=price)
+    sf.add_source(name, name)
+    for n, off, buf in _iter_lines(data):
+        sf.feed_line(0, n, off, buf)
+    sf.set_io(0, len(data), len(data), data.count(b"\n"), 0)
+    return sf.snapshot()
+
+
+def fold(records: Iterable[dict[str, Any] | bytes | str], name: str = "transcript.jsonl", price: bool = False) -> RunState:
+    """Fold records (dicts, or JSON lines as str/bytes) in order, as if read from one file."""
+    import orjson
+
+    parts = []
+    for r in records:
+        if isinstance(r, dict):
+            parts.append(orjson.dumps(r))
+        elif isinstance(r, str):
+            parts.append(r.encode("utf-8", "surrogatepass"))
+        else:
+            parts.append(bytes(r))
+    return fold_bytes(b"\n".join(parts) + b"\n", name, price)

@@ -1,0 +1,358 @@
+"""The ledger event and the frozen state types of the fold: ``AgentState`` and ``RunState``.
+
+Every struct here is a msgspec Struct, so a whole state encodes to MessagePack for the
+persistent fold cache and to JSON for ``tracetui state --json``.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+import msgspec
+
+__all__ = [
+    "Anchor",
+    "Event",
+    "Counters",
+    "Tokens",
+    "PromptInfo",
+    "ToolCall",
+    "FileTouch",
+    "Todo",
+    "Frontier",
+    "SubagentLink",
+    "QuarantineEntry",
+    "UnknownEntry",
+    "SourceStatus",
+    "AgentState",
+    "RunState",
+    "EVENT_KINDS",
+]
+
+
+class Anchor(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """Where an event came from: source index (into ``RunState.sources``), 1-based line number,
+    and the byte offset of the record's first byte in that file."""
+
+    src: int
+    line: int
+    offset: int
+
+
+#: The kinds of ledger event (one per content block, one per other record).
+EVENT_KINDS = (
+    "prompt",  # a human prompt (user text that passes the prompt rule)
+    "interrupt",  # "[Request interrupted by user…]"
+    "user_text",  # other user text: meta, command output wrappers, task notifications
+    "compact_summary",  # the user record that carries the compaction summary
+    "image",  # an image block
+    "tool_result",
+    "assistant_text",
+    "thinking",
+    "tool_use",
+    "api_error",  # a synthetic assistant record with isApiErrorMessage
+    "system",  # a system record (its subtype in ``name``)
+    "compaction",  # system/compact_boundary
+    "progress",
+    "attachment",
+    "metadata",  # summary, file-history-snapshot, queue-operation, titles, modes, pr-link, …
+    "unknown_record",
+    "unknown_block",
+)
+
+
+class Event(msgspec.Struct, array_like=True, gc=False):
+    """One ledger event: a content block of a message, or a whole non-message record.
+
+    ``uuid`` + ``block`` is the stable id (``id``); ``sha256`` is the digest of the payload bytes
+    (the block's JSON, or the record's when it has no blocks); ``excerpt`` is at most ~100
+    characters, the payload itself stays in the file at ``anchor``. ``status`` is the ingest
+    status: ``ok`` or ``unknown`` (an unknown record or block type, or an unexpected shape).
+    """
+
+    seq: int
+    kind: str
+    anchor: Anchor
+    uuid: Union[str, None]
+    block: int
+    sha256: bytes
+    excerpt: str
+    status: str = "ok"
+    name: Union[str, None] = None  # tool name, system subtype, record type for metadata
+    tool_use_id: Union[str, None] = None
+    message_id: Union[str, None] = None
+    parent_uuid: Union[str, None] = None
+    timestamp: Union[str, None] = None
+    is_error: bool = False
+    sidechain: bool = False
+    usage: Union[tuple[int, int, int, int], None] = None  # input, output, cache creation, cache read
+
+    @property
+    def id(self) -> str:
+        """The stable event id: ``<record uuid>:<block index>`` (or source:line when no uuid)."""
+        base = self.uuid or f"{self.anchor.src}:{self.anchor.line}@{self.anchor.offset}"
+        return f"{base}:{self.block}"
+
+
+class Counters(msgspec.Struct):
+    """Counts over folded records. All are counts of records, blocks or distinct ids."""
+
+    records: int = 0
+    malformed: int = 0
+    unknown_records: int = 0
+    unknown_blocks: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    api_messages: int = 0
+    user_prompts: int = 0
+    interrupts: int = 0
+    compactions: int = 0
+    api_errors: int = 0
+    api_retries: int = 0
+    sidechain_records: int = 0
+
+    def add(self, other: "Counters") -> "Counters":
+        """The field-wise sum (a new object)."""
+        return Counters(*(a + b for a, b in zip(msgspec.structs.astuple(self), msgspec.structs.astuple(other))))
+
+
+class Tokens(msgspec.Struct):
+    """Token counts, deduplicated per API message id (max of each field over its records)."""
+
+    input: int = 0
+    output: int = 0
+    cache_creation: int = 0
+    cache_read: int = 0
+
+    def add(self, other: "Tokens") -> "Tokens":
+        return Tokens(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_creation + other.cache_creation,
+            self.cache_read + other.cache_read,
+        )
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_creation + self.cache_read
+
+
+class PromptInfo(msgspec.Struct):
+    """A human prompt: its whole text (slash commands as ``/name args``, bash mode as ``! cmd``),
+    where it is, and its form (``text``, ``slash``, ``bash``)."""
+
+    text: str
+    anchor: Anchor
+    form: str = "text"
+    uuid: Union[str, None] = None
+    timestamp: Union[str, None] = None
+    seq: int = 0
+
+
+class ToolCall(msgspec.Struct):
+    """A tool_use and, once it arrives, its tool_result."""
+
+    id: str
+    name: str
+    brief: str
+    anchor: Anchor
+    seq: int
+    timestamp: Union[str, None] = None
+    sidechain: bool = False
+    result_anchor: Union[Anchor, None] = None
+    is_error: bool = False
+    result_excerpt: str = ""
+
+
+class FileTouch(msgspec.Struct):
+    """Reads, writes and edits of one path, exactly as the path appears in the tool input."""
+
+    path: str
+    reads: int = 0
+    writes: int = 0
+    edits: int = 0
+    first: Union[Anchor, None] = None
+    last: Union[Anchor, None] = None
+
+
+class Todo(msgspec.Struct):
+    """A todo (TodoWrite) or task (TaskCreate/TaskUpdate) with its status
+    (``pending``, ``in_progress``, ``completed``, or another value as written)."""
+
+    id: str
+    content: str
+    status: str
+    anchor: Anchor
+    source: str = "TodoWrite"
+
+
+class Frontier(msgspec.Struct):
+    """What the agent is doing now: a call in flight (``in_flight``), or its last action
+    (``tool_use``, ``text``), or a prompt not yet answered (``prompt``)."""
+
+    kind: str
+    text: str
+    anchor: Anchor
+    tool: Union[str, None] = None
+    tool_use_id: Union[str, None] = None
+    timestamp: Union[str, None] = None
+
+
+class SubagentLink(msgspec.Struct):
+    """A Task/Agent call and the subagent transcript it started, once linked."""
+
+    tool_use_id: str
+    tool: str
+    description: str
+    subagent_type: Union[str, None]
+    anchor: Anchor
+    status: str = "running"  # running | completed | error | async_launched
+    agent_id: Union[str, None] = None
+    source: Union[int, None] = None  # index into RunState.sources once its file is folded
+    result_anchor: Union[Anchor, None] = None
+    total_tokens: Union[int, None] = None
+
+
+class QuarantineEntry(msgspec.Struct):
+    """A line, or part of one, that is not a JSON object: where, why, and a short excerpt."""
+
+    anchor: Anchor
+    reason: str
+    excerpt: str
+
+
+class UnknownEntry(msgspec.Struct):
+    """A record or block of a type the fold does not know, or of unexpected shape."""
+
+    anchor: Anchor
+    type: str
+    reason: str
+
+
+class SourceStatus(msgspec.Struct):
+    """Ingest status of one file.
+
+    ``consumed`` is the resume offset in bytes; ``pending_bytes`` the torn last line held;
+    ``resets`` notes each truncation or replacement (the fold then started over)."""
+
+    path: str
+    name: str
+    role: str = "main"  # main | subagent
+    agent_id: Union[str, None] = None
+    size: int = 0
+    consumed: int = 0
+    lines: int = 0
+    pending_bytes: int = 0
+    malformed: int = 0
+    unknown: int = 0
+    truncated: int = 0
+    replaced: int = 0
+    resets: tuple[str, ...] = ()
+    error: Union[str, None] = None
+    last_anchor: Union[Anchor, None] = None
+
+
+class AgentState(msgspec.Struct):
+    """The fold of one transcript file (the main thread, or one subagent), frozen.
+
+    ``ledger_len`` says how many events of that file's ledger it covers. Counters and tokens
+    cover every record of the file, sidechain records included.
+    """
+
+    src: int
+    agent_id: Union[str, None]
+    counters: Counters
+    tools_by_name: dict[str, int]
+    tokens: Tokens
+    tokens_by_model: dict[str, Tokens]
+    models: tuple[str, ...]
+    pending: tuple[ToolCall, ...]
+    files: tuple[FileTouch, ...]
+    todos: tuple[Todo, ...]
+    goal: Union[PromptInfo, None]
+    latest_ask: Union[PromptInfo, None]
+    frontier: Union[Frontier, None]
+    subagents: tuple[SubagentLink, ...]
+    compactions: tuple[Anchor, ...]
+    quarantine: tuple[QuarantineEntry, ...]
+    unknown: tuple[UnknownEntry, ...]
+    prompts: int
+    ledger_len: int
+    session_id: Union[str, None] = None
+    cwd: Union[str, None] = None
+    version: Union[str, None] = None
+    git_branch: Union[str, None] = None
+    title: Union[str, None] = None
+    first_timestamp: Union[str, None] = None
+    last_timestamp: Union[str, None] = None
+    last_anchor: Union[Anchor, None] = None
+    sidechain_file: bool = False
+    pr_links: tuple[str, ...] = ()
+
+
+class RunState(msgspec.Struct):
+    """The state of a session: its main transcript and its subagents, combined.
+
+    * ``main`` and ``agents`` are per-file folds; the combined fields below sum them (tokens are
+      deduplicated per API message id across all files).
+    * ``cost_usd`` is an estimate from genai-prices (``None`` when a model has no known price;
+      never a guessed zero); ``cost_note`` says which models were not priced.
+    * ``history`` holds the main thread's state at the end of each completed episode (one per
+      human prompt), so views can be compiled as of any episode without I/O.
+    * ``ledgers`` are the per-source event lists (append-only, shared, never copied); read an
+      event list only up to the ``ledger_len`` of the state that refers to it.
+    """
+
+    main: AgentState
+    agents: tuple[AgentState, ...]
+    sources: tuple[SourceStatus, ...]
+    counters: Counters
+    tools_by_name: dict[str, int]
+    tokens: Tokens
+    tokens_by_model: dict[str, Tokens]
+    cost_usd: Union[float, None]
+    cost_note: str
+    models: tuple[str, ...]
+    pending: tuple[ToolCall, ...]
+    files: tuple[FileTouch, ...]
+    history: tuple[AgentState, ...] = ()
+    ledgers: tuple[list, ...] = ()
+    generation: int = 0  # bumps on every snapshot that changed
+
+    @property
+    def goal(self) -> PromptInfo | None:
+        return self.main.goal
+
+    @property
+    def latest_ask(self) -> PromptInfo | None:
+        return self.main.latest_ask
+
+    @property
+    def frontier(self) -> Frontier | None:
+        return self.main.frontier
+
+    @property
+    def todos(self) -> tuple[Todo, ...]:
+        return self.main.todos
+
+    def source_name(self, src: int) -> str:
+        """The display name of source ``src`` (its file name)."""
+        if 0 <= src < len(self.sources):
+            return self.sources[src].name
+        return f"src{src}"
+
+    def fmt_anchor(self, anchor: Anchor | None) -> str:
+        """``file:line`` for an anchor, or ``unlocated``."""
+        if anchor is None:
+            return "unlocated"
+        return f"{self.source_name(anchor.src)}:{anchor.line}"
+
+    def events(self, src: int = 0, upto: int | None = None) -> list[Event]:
+        """The ledger of source ``src`` as this state covers it (a new list; the ledger is shared)."""
+        if src >= len(self.ledgers):
+            return []
+        led = self.ledgers[src]
+        if upto is None:
+            st = self.main if src == self.main.src else next((a for a in self.agents if a.src == src), None)
+            upto = st.ledger_len if st is not None else len(led)
+        return led[:upto]

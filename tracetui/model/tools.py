@@ -1,0 +1,79 @@
+"""What the fold reads from a tool_use input: a one-line brief and the files it touches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["brief_input", "file_ops", "READ_TOOLS", "WRITE_TOOLS", "EDIT_TOOLS", "SUBAGENT_TOOLS"]
+
+#: tools whose ``file_path`` (``notebook_path``) input is counted as a read, write or edit
+READ_TOOLS = frozenset({"Read"})
+WRITE_TOOLS = frozenset({"Write"})
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "NotebookEdit"})
+#: tools that start a subagent (``Task`` was renamed ``Agent`` in Claude Code 2.1.63)
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+
+_BRIEF_KEYS = (
+    "command",
+    "file_path",
+    "notebook_path",
+    "pattern",
+    "path",
+    "url",
+    "query",
+    "description",
+    "subject",
+    "skill",
+    "prompt",
+)
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def brief_input(name: str, inp: Any, limit: int = 80) -> str:
+    """A one-line summary of a tool input, at most ``limit`` characters.
+
+    Picks the field that says most for the tool (the command of Bash, the path of Read, …);
+    falls back to ``key=value`` pairs. ``inp`` is the decoded input (any JSON value).
+    """
+    if not isinstance(inp, dict):
+        return _one_line(repr(inp), limit) if inp is not None else ""
+    if name == "TodoWrite" and isinstance(inp.get("todos"), list):
+        return f"{len(inp['todos'])} todos"
+    if name == "TaskUpdate":
+        return _one_line(f"#{inp.get('taskId', '?')} {inp.get('status', '')}".strip(), limit)
+    if name in ("Grep", "Glob") and "pattern" in inp:
+        where = inp.get("path")
+        return _one_line(f"{inp['pattern']}" + (f" in {where}" if where else ""), limit)
+    for key in _BRIEF_KEYS:
+        val = inp.get(key)
+        if isinstance(val, str) and val:
+            return _one_line(val, limit)
+    parts = []
+    for key, val in inp.items():
+        if isinstance(val, (str, int, float, bool)):
+            parts.append(f"{key}={val}")
+    return _one_line(" ".join(parts), limit)
+
+
+def file_ops(name: str, inp: Any) -> tuple[str, str] | None:
+    """``(path, op)`` with op in ``read``, ``write``, ``edit`` for file tools, else ``None``.
+
+    The path is taken exactly as it appears in the call's input (``file_path``, or
+    ``notebook_path`` for NotebookEdit); no normalisation, so views show what the agent wrote.
+    """
+    if not isinstance(inp, dict):
+        return None
+    path = inp.get("file_path") or inp.get("notebook_path")
+    if not isinstance(path, str) or not path:
+        return None
+    if name in READ_TOOLS:
+        return path, "read"
+    if name in WRITE_TOOLS:
+        return path, "write"
+    if name in EDIT_TOOLS:
+        return path, "edit"
+    return None

@@ -1,0 +1,1 @@
+"""Views: pure functions that compile a RunState into text."""
