@@ -177,6 +177,8 @@ class FileFold:
         self.sidechain_file: bool | None = None  # decided by the first user/assistant record
         self.pr_links: list[str] = []
         self.history: list[AgentState] = []
+        #: derived state (episodes, facts, anomalies) fed with every event; see model/derive.py
+        self.derive: Any = None
         self._seq = 0
         self._tool_error_ids: set[str] = set()
         self.malformed = 0
@@ -242,6 +244,8 @@ class FileFold:
             usage,
         )
         self.events.append(ev)
+        if self.derive is not None:
+            self.derive.on_event(self, ev)
         return ev
 
     def feed_record(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
@@ -465,6 +469,8 @@ class FileFold:
         call.result_anchor = anchor
         call.is_error = is_error
         call.result_excerpt = excerpt_of(text, EXCERPT_CHARS)
+        if self.derive is not None:
+            self.derive.on_result(self, call, text, rec)
         inp = self._call_inputs.pop(tid, None)
         if name in SUBAGENT_TOOLS:
             link = self.subagents.get(tid)

@@ -1,0 +1,167 @@
+"""Command line: ``tracetui [PATH|SESSION ...]`` opens the app; subcommands are headless.
+
+Subcommands: ``state``, ``view``, ``card``, ``hook``. Every error is one line on stderr naming
+what and where, with a non-zero exit; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+from tracetui import __version__
+
+__all__ = ["main", "load_state", "add_source_args"]
+
+SUBCOMMANDS = ("state", "view", "card", "hook")
+
+
+def _err(msg: str) -> None:
+    print(f"tracetui: {msg}", file=sys.stderr)
+
+
+def add_source_args(p: argparse.ArgumentParser) -> None:
+    """The source arguments shared by ``state``, ``view`` and ``card``."""
+    p.add_argument("paths", nargs="*", metavar="PATH|SESSION", help="transcript files, or a session id or id prefix (default: the newest session)")
+    p.add_argument("--no-subagents", action="store_true", help="fold only the named files")
+    p.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
+
+
+def resolve_paths(args: Sequence[str]) -> list[Path]:
+    """Paths or session ids → transcript paths; no argument → the newest session.
+
+    Raises ``DiscoveryError`` / ``TranscriptError`` with a one-line message."""
+    from tracetui.ingest.discover import DiscoveryError, newest_session, projects_dir, resolve_target
+    from tracetui.ingest.session import open_paths
+
+    if not args:
+        s = newest_session()
+        if s is None:
+            raise DiscoveryError(f"no sessions under {projects_dir()}; name a transcript file")
+        return [s.path]
+    return open_paths([resolve_target(a) for a in args])
+
+
+def load_state(paths: list[Path], subagents: bool = True, use_cache: bool = True):
+    """Fold ``paths`` to a RunState (via the fold cache when available). Returns ``(reader, state)``.
+
+    Raises ``TranscriptError`` when a file is missing, unreadable, empty or not a transcript."""
+    from tracetui.ingest.session import SessionReader
+
+    reader = None
+    if use_cache:
+        try:
+            from tracetui.ingest.cache import open_cached  # issue 5; absent until it lands
+        except ImportError:
+            open_cached = None
+        if open_cached is not None:
+            reader = open_cached(paths, subagents=subagents)
+    if reader is None:
+        reader = SessionReader(paths, subagents=subagents)
+    reader.poll()
+    reader.check_transcript()
+    return reader, reader.snapshot()
+
+
+def _cmd_state(ns: argparse.Namespace) -> int:
+    import orjson
+
+    from tracetui.views.state_json import state_summary, state_to_json
+
+    paths = resolve_paths(ns.paths)
+    reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
+    if ns.follow:
+        out = sys.stdout
+        last = None
+        try:
+            while True:
+                line = orjson.dumps(state_to_json(state))
+                if line != last:
+                    out.write(line.decode() + "\n")
+                    out.flush()
+                    last = line
+                while not reader.poll():
+                    time.sleep(0.05)
+                state = reader.snapshot()
+        except KeyboardInterrupt:
+            return 0
+    if ns.json:
+        sys.stdout.write(orjson.dumps(state_to_json(state), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        print(state_summary(state))
+    _save_cache(reader)
+    return 0
+
+
+def _save_cache(reader) -> None:
+    save = getattr(reader, "save_cache", None)
+    if save is not None:
+        save()
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tracetui", description="A terminal live monitor for Claude Code sessions.")
+    p.add_argument("--version", action="version", version=f"tracetui {__version__}")
+    sub = p.add_subparsers(dest="command")
+    ps = sub.add_parser("state", help="fold a transcript and print its state")
+    add_source_args(ps)
+    ps.add_argument("--json", action="store_true", help="print one JSON object")
+    ps.add_argument("--follow", action="store_true", help="keep running; print one JSON line per change")
+    ps.set_defaults(func=_cmd_state)
+    for name, mod in (("view", "tracetui.views.cli"), ("card", "tracetui.views.cli"), ("hook", "tracetui.hook")):
+        _register_optional(sub, name, mod)
+    return p
+
+
+def _register_optional(sub, name: str, module: str) -> None:
+    """Subcommands that live in their own modules register themselves through ``register(sub)``."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return
+    reg: Callable | None = getattr(mod, f"register_{name}", None)
+    if reg is not None:
+        reg(sub)
+
+
+def _run_app(argv: list[str]) -> int:
+    try:
+        from tracetui.tui.main import run_app
+    except ImportError:
+        _err("the app is not available in this build; use 'tracetui state PATH'")
+        return 2
+    return run_app(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tracetui`` console script; returns the exit code."""
+    from tracetui.ingest.discover import DiscoveryError
+    from tracetui.ingest.session import TranscriptError
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        return _run_app(argv)
+    parser = _build_parser()
+    ns = parser.parse_args(argv)
+    if not getattr(ns, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(ns.func(ns) or 0)
+    except (DiscoveryError, TranscriptError) as exc:
+        _err(str(exc))
+        return 1
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:
+        _err(f"{getattr(exc, 'filename', '') or ''}: {exc.strerror or exc}")
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""Find Claude Code sessions and their subagent transcripts on disk.
+
+Layouts (transcript-format.md §1, §9): ``<projects>/<encoded-cwd>/<session-id>.jsonl``; subagents
+inline (``isSidechain`` records in the main file), as ``agent-*.jsonl`` siblings (2.0.x), or under
+``<session-id>/subagents/**/agent-*.jsonl`` with an optional ``agent-*.meta.json`` (2.1.x).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "SessionInfo",
+    "SubagentFile",
+    "DiscoveryError",
+    "claude_dir",
+    "projects_dir",
+    "list_sessions",
+    "newest_session",
+    "find_session",
+    "subagent_files",
+    "resolve_target",
+]
+
+
+class DiscoveryError(Exception):
+    """A session or path could not be resolved; the message is one line naming what and where."""
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A main transcript: its path, session id (the file stem), project folder name,
+    size in bytes and modification time in seconds since the epoch."""
+
+    path: Path
+    session_id: str
+    project: str
+    size: int
+    mtime: float
+
+
+@dataclass(frozen=True)
+class SubagentFile:
+    """A subagent transcript: path, agent id (from ``agent-<id>.jsonl``), and the Task/Agent
+    tool_use id from its ``.meta.json`` where present."""
+
+    path: Path
+    agent_id: str
+    tool_use_id: str | None
+
+
+def claude_dir() -> Path:
+    """``$CLAUDE_CONFIG_DIR`` if set, else ``~/.claude``."""
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".claude"
+
+
+def projects_dir() -> Path:
+    """The folder holding one folder per project: ``<claude dir>/projects``."""
+    return claude_dir() / "projects"
+
+
+def _is_agent_file(p: Path) -> bool:
+    return p.name.startswith("agent-") and p.suffix == ".jsonl"
+
+
+def list_sessions(root: Path | None = None) -> list[SessionInfo]:
+    """Every main transcript under ``root`` (default :func:`projects_dir`), newest first.
+
+    Missing or unreadable folders give an empty list, never an error.
+    """
+    root = root or projects_dir()
+    out: list[SessionInfo] = []
+    try:
+        projects = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return []
+    for proj in projects:
+        try:
+            entries = list(proj.iterdir())
+        except OSError:
+            continue
+        for p in entries:
+            if p.suffix != ".jsonl" or _is_agent_file(p):
+                continue
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            out.append(SessionInfo(p, p.stem, proj.name, st.st_size, st.st_mtime))
+    out.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)
+    return out
+
+
+def newest_session(root: Path | None = None) -> SessionInfo | None:
+    """The most recently modified main transcript, or ``None`` when there is none."""
+    sessions = list_sessions(root)
+    return sessions[0] if sessions else None
+
+
+def find_session(ident: str, root: Path | None = None) -> SessionInfo:
+    """The session whose id is ``ident`` or starts with it. Raises :class:`DiscoveryError` when
+    none or several match."""
+    matches = [s for s in list_sessions(root) if s.session_id == ident]
+    if not matches:
+        matches = [s for s in list_sessions(root) if s.session_id.startswith(ident)]
+    if not matches:
+        raise DiscoveryError(f"no session matches {ident!r} under {root or projects_dir()}")
+    if len(matches) > 1:
+        ids = ", ".join(s.session_id[:13] for s in matches[:5])
+        raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
+    return matches[0]
+
+
+def _first_session_id(p: Path) -> str | None:
+    try:
+        with open(p, "rb") as f:
+            line = f.readline(1 << 20)
+        obj = json.loads(line.decode("utf-8", "replace"))
+        sid = obj.get("sessionId") if isinstance(obj, dict) else None
+        return sid if isinstance(sid, str) else None
+    except (OSError, ValueError):
+        return None
+
+
+def _meta_tool_use_id(p: Path) -> str | None:
+    meta = p.with_name(p.name[: -len(".jsonl")] + ".meta.json")
+    try:
+        obj = json.loads(meta.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    tid = obj.get("toolUseId") if isinstance(obj, dict) else None
+    return tid if isinstance(tid, str) else None
+
+
+def subagent_files(main: Path) -> list[SubagentFile]:
+    """The subagent transcripts of the session whose main transcript is ``main``, sorted by path.
+
+    Looks in ``<dir>/<session-id>/subagents/**`` (2.1.x) and at ``agent-*.jsonl`` siblings whose
+    first record carries this session's id (2.0.x). Inline sidechains need no file.
+    """
+    sid = main.stem
+    found: dict[Path, SubagentFile] = {}
+    sub = main.parent / sid / "subagents"
+    if sub.is_dir():
+        for p in sub.rglob("agent-*.jsonl"):
+            found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
+    try:
+        siblings = [p for p in main.parent.iterdir() if _is_agent_file(p)]
+    except OSError:
+        siblings = []
+    for p in siblings:
+        if p not in found and _first_session_id(p) == sid:
+            found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
+    return [found[p] for p in sorted(found)]
+
+
+def resolve_target(arg: str, root: Path | None = None) -> Path:
+    """A path argument as given, or a session id / id prefix looked up under the projects folder.
+
+    Raises :class:`DiscoveryError` naming the argument when it is neither.
+    """
+    p = Path(arg).expanduser()
+    if p.exists() or os.sep in arg or arg.endswith(".jsonl"):
+        return p
+    return find_session(arg, root).path

@@ -1,0 +1,152 @@
+"""Read a session's files incrementally and fold them: the bridge from bytes to ``RunState``.
+
+:class:`SessionReader` owns one :class:`~tracetui.ingest.tail.Tailer` per file and a
+:class:`~tracetui.model.fold.SessionFold`. :meth:`SessionReader.poll` reads what was appended
+since the last call (discovering new subagent files), and is safe to call from a worker thread;
+:meth:`SessionReader.snapshot` returns the combined frozen state.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from tracetui.ingest.decode import Quarantined, decode_line
+from tracetui.ingest.discover import subagent_files
+from tracetui.ingest.tail import Tailer
+from tracetui.model.fold import SessionFold
+from tracetui.model.state import RunState
+
+__all__ = ["SessionReader", "TranscriptError", "describe_os_error"]
+
+
+class TranscriptError(Exception):
+    """A file can't be folded as a transcript; the message is one line naming the file."""
+
+
+def describe_os_error(path: str | Path, exc: OSError) -> str:
+    """A one-line description of an OSError for ``path`` (no traceback)."""
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such file"
+    if isinstance(exc, PermissionError):
+        return f"{path}: permission denied"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path}: is a directory, not a transcript file"
+    return f"{path}: {exc.strerror or exc}"
+
+
+class SessionReader:
+    """The files of one session, read incrementally into one :class:`SessionFold`.
+
+    ``paths`` are the files named by the user: the first is the main transcript; with
+    ``subagents=True`` the subagent files of each are discovered too, now and on every poll.
+    ``progress(done_bytes, total_bytes)`` is called between chunks of a long first read.
+    """
+
+    def __init__(self, paths: list[Path] | Path, subagents: bool = True, price: bool = True) -> None:
+        if isinstance(paths, (str, Path)):
+            paths = [Path(paths)]
+        self.paths = [Path(p) for p in paths]
+        self.subagents = subagents
+        self.fold = SessionFold(price=price)
+        self.tailers: list[Tailer] = []
+        self._known: set[Path] = set()
+        for i, p in enumerate(self.paths):
+            self._add(p, "main" if i == 0 else "file", None, None)
+        self.progress: Callable[[int, int], None] | None = None
+
+    def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None) -> int:
+        self._known.add(path.resolve() if path.exists() else path)
+        src = self.fold.add_source(str(path), path.name, role, agent_id, tool_use_id)
+        self.tailers.append(Tailer(str(path)))
+        return src
+
+    def discover(self) -> int:
+        """Register subagent files that appeared since the last call; returns how many."""
+        if not self.subagents:
+            return 0
+        added = 0
+        for main in list(self.paths):
+            for sf in subagent_files(main):
+                key = sf.path.resolve()
+                if key in self._known:
+                    continue
+                self._add(sf.path, "subagent", sf.agent_id, sf.tool_use_id)
+                added += 1
+        return added
+
+    def poll(self, final: bool = True) -> bool:
+        """Read every file's new bytes and fold them; ``True`` when anything changed.
+
+        With ``final`` (the default), a complete JSON object at end of file without its newline
+        counts as a record; otherwise it is held like any torn line. I/O errors are recorded in
+        the source's status (``error``), never raised.
+        """
+        changed = self.discover() > 0
+        for src, t in enumerate(self.tailers):
+            try:
+                changed |= self._poll_one(src, t, final)
+            except OSError as exc:
+                msg = describe_os_error(t.path, exc)
+                st = self.fold.sources[src]
+                if st.error != msg:
+                    changed = True
+                self.fold.set_io(src, st.size, t.offset, t.line_no, t.pending_bytes, msg)
+        return changed
+
+    def _poll_one(self, src: int, t: Tailer, final: bool) -> bool:
+        before = (t.offset, t.pending_bytes, self.fold.sources[src].error)
+        reset = t.check()
+        if reset is not None:
+            self.fold.reset_source(src, reset.reason, reset.detail)
+        feed = self.fold.feed_line
+        total = t.size
+        for line_no, offset, buf in t.lines():
+            feed(src, line_no, offset, buf)
+            if self.progress is not None and line_no % 2048 == 0:
+                self.progress(offset, total)
+        if final and t.held:
+            items = decode_line(t.held)
+            if items and not any(isinstance(it, Quarantined) for _, it, _ in items):
+                feed(src, t.line_no + 1, t.offset, t.held)
+                t.consume_held()
+        self.fold.set_io(src, t.size, t.offset, t.line_no, t.pending_bytes, None)
+        return reset is not None or (t.offset, t.pending_bytes, None) != before
+
+    def snapshot(self) -> RunState:
+        """The combined state of everything read so far."""
+        return self.fold.snapshot()
+
+    def check_transcript(self) -> None:
+        """Raise :class:`TranscriptError` when a named file is missing, unreadable, empty, or
+        holds no transcript record at all (call after a :meth:`poll`)."""
+        for src, p in enumerate(self.paths):
+            st = self.fold.sources[src]
+            if st.error:
+                raise TranscriptError(st.error)
+            f = self.fold.folds[src]
+            if st.size == 0:
+                raise TranscriptError(f"{p}: empty file, not a transcript")
+            if f.counters.records == 0:
+                if f.malformed:
+                    raise TranscriptError(f"{p}: not a transcript ({f.malformed} line(s), none a JSON object)")
+                if st.pending_bytes:
+                    raise TranscriptError(f"{p}: not a transcript (no complete JSON line in {st.size} bytes)")
+                raise TranscriptError(f"{p}: not a transcript (no records)")
+
+
+def open_paths(paths: list[Path]) -> list[Path]:
+    """Check that each path names a readable regular file; raises :class:`TranscriptError`."""
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError as exc:
+            raise TranscriptError(describe_os_error(p, exc)) from None
+        if not os.path.isfile(p):
+            raise TranscriptError(f"{p}: not a regular file")
+        if not os.access(p, os.R_OK):
+            raise TranscriptError(f"{p}: permission denied")
+        if st.st_size == 0:
+            raise TranscriptError(f"{p}: empty file, not a transcript")
+    return paths

@@ -1,0 +1,163 @@
+"""``tracetui state``: the RunState as a JSON object, and as a short human summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracetui.model.state import Anchor, PromptInfo, RunState
+
+__all__ = ["state_to_json", "state_summary", "anchor_json"]
+
+_COUNTER_KEYS = (
+    "records",
+    "malformed",
+    "unknown_records",
+    "unknown_blocks",
+    "tool_calls",
+    "tool_errors",
+    "api_messages",
+    "user_prompts",
+    "interrupts",
+    "compactions",
+    "api_errors",
+    "api_retries",
+    "sidechain_records",
+)
+
+
+def anchor_json(state: RunState, a: Anchor | None) -> dict[str, Any] | None:
+    """``{"file", "line", "offset"}`` (offset in bytes), or ``None``."""
+    if a is None:
+        return None
+    return {"file": state.source_name(a.src), "line": a.line, "offset": a.offset}
+
+
+def _prompt(state: RunState, p: PromptInfo | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {"text": p.text, "form": p.form, "anchor": anchor_json(state, p.anchor), "timestamp": p.timestamp}
+
+
+def state_to_json(state: RunState) -> dict[str, Any]:
+    """The state as plain JSON types: counters, tokens, cost, pending calls, files, models,
+    goal, latest ask, frontier, todos, subagents, per-agent breakdown and sources."""
+    c = state.counters
+    t = state.tokens
+    agents = []
+    for a in (state.main, *state.agents):
+        agents.append(
+            {
+                "agent": a.agent_id or ("main" if a.src == state.main.src else state.source_name(a.src)),
+                "file": state.source_name(a.src),
+                "counters": {k: getattr(a.counters, k) for k in _COUNTER_KEYS},
+                "tokens": {"input": a.tokens.input, "output": a.tokens.output, "cache_creation": a.tokens.cache_creation, "cache_read": a.tokens.cache_read},
+                "tool_calls_by_name": dict(a.tools_by_name),
+            }
+        )
+    fr = state.frontier
+    return {
+        "session_id": state.main.session_id,
+        "cwd": state.main.cwd,
+        "version": state.main.version,
+        "title": state.main.title,
+        "counters": {k: getattr(c, k) for k in _COUNTER_KEYS},
+        "tool_calls_by_name": dict(state.tools_by_name),
+        "tokens": {"input": t.input, "output": t.output, "cache_creation": t.cache_creation, "cache_read": t.cache_read},
+        "tokens_by_model": {m: {"input": v.input, "output": v.output, "cache_creation": v.cache_creation, "cache_read": v.cache_read} for m, v in state.tokens_by_model.items()},
+        "cost_usd": state.cost_usd,
+        "cost_note": state.cost_note,
+        "pending_calls": [
+            {"id": p.id, "name": p.name, "input": p.brief, "anchor": anchor_json(state, p.anchor), "timestamp": p.timestamp}
+            for p in state.pending
+        ],
+        "files": [
+            {"path": f.path, "reads": f.reads, "writes": f.writes, "edits": f.edits, "last": anchor_json(state, f.last)}
+            for f in state.files
+        ],
+        "models": list(state.models),
+        "goal": _prompt(state, state.goal),
+        "latest_ask": _prompt(state, state.latest_ask),
+        "frontier": None if fr is None else {"kind": fr.kind, "text": fr.text, "anchor": anchor_json(state, fr.anchor)},
+        "todos": [{"id": td.id, "content": td.content, "status": td.status, "anchor": anchor_json(state, td.anchor)} for td in state.todos],
+        "subagents": [
+            {
+                "tool_use_id": s.tool_use_id,
+                "description": s.description,
+                "subagent_type": s.subagent_type,
+                "status": s.status,
+                "agent_id": s.agent_id,
+                "file": state.source_name(s.source) if s.source is not None else None,
+                "anchor": anchor_json(state, s.anchor),
+            }
+            for s in state.main.subagents
+        ],
+        "agents": agents,
+        "compactions": [anchor_json(state, a) for a in state.main.compactions],
+        "quarantine": [{"anchor": anchor_json(state, q.anchor), "reason": q.reason, "excerpt": q.excerpt} for src in (state.main, *state.agents) for q in src.quarantine],
+        "sources": [
+            {
+                "path": s.path,
+                "role": s.role,
+                "agent_id": s.agent_id,
+                "size": s.size,
+                "bytes_consumed": s.consumed,
+                "resume_offset": s.consumed,
+                "lines": s.lines,
+                "pending_bytes": s.pending_bytes,
+                "malformed": s.malformed,
+                "unknown": s.unknown,
+                "truncated": s.truncated > 0,
+                "replaced": s.replaced > 0,
+                "resets": list(s.resets),
+                "error": s.error,
+            }
+            for s in state.sources
+        ],
+    }
+
+
+def _fmt_int(n: int) -> str:
+    return f"{n:,}"
+
+
+def state_summary(state: RunState) -> str:
+    """A short human summary (plain text, a dozen lines)."""
+    c = state.counters
+    t = state.tokens
+    lines = []
+    main = state.sources[0] if state.sources else None
+    lines.append(f"session  {state.main.session_id or '?'}  ({main.name if main else '?'}, {len(state.sources) - 1} subagent file(s))")
+    if state.goal:
+        lines.append(f"goal     {_short(state.goal.text)}  [{state.fmt_anchor(state.goal.anchor)}]")
+    if state.latest_ask and state.latest_ask is not state.goal:
+        lines.append(f"latest   {_short(state.latest_ask.text)}  [{state.fmt_anchor(state.latest_ask.anchor)}]")
+    if state.frontier:
+        lines.append(f"now      {state.frontier.kind}: {_short(state.frontier.text)}  [{state.fmt_anchor(state.frontier.anchor)}]")
+    lines.append(
+        f"records  {_fmt_int(c.records)}  prompts {c.user_prompts}  interrupts {c.interrupts}  compactions {c.compactions}"
+        f"  malformed {c.malformed}  unknown {c.unknown_records}"
+    )
+    top = ", ".join(f"{k} {v}" for k, v in list(state.tools_by_name.items())[:6])
+    lines.append(f"tools    {c.tool_calls} calls ({top})  errors {c.tool_errors}  pending {len(state.pending)}")
+    lines.append(
+        f"tokens   in {_fmt_int(t.input)}  out {_fmt_int(t.output)}  cache write {_fmt_int(t.cache_creation)}"
+        f"  cache read {_fmt_int(t.cache_read)}  ({c.api_messages} API messages)"
+    )
+    cost = f"${state.cost_usd:.2f} (estimate)" if state.cost_usd is not None else f"unknown ({state.cost_note})"
+    lines.append(f"cost     {cost}   models {', '.join(state.models) or '-'}")
+    lines.append(f"files    {len(state.files)} touched   todos {len(state.todos)}   subagents {len(state.main.subagents)}")
+    for s in state.sources:
+        flags = []
+        if s.pending_bytes:
+            flags.append(f"{s.pending_bytes} bytes pending")
+        if s.truncated or s.replaced:
+            flags.append("; ".join(s.resets))
+        if s.error:
+            flags.append(s.error)
+        lines.append(f"source   {s.name}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {s.lines} lines" + (f"  ({'; '.join(flags)})" if flags else ""))
+    return "\n".join(lines)
+
+
+def _short(text: str, limit: int = 100) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
