@@ -138,7 +138,7 @@ def state_summary(state: RunState) -> str:
         f"  malformed {c.malformed}  unknown {c.unknown_records}"
     )
     top = ", ".join(f"{k} {v}" for k, v in list(state.tools_by_name.items())[:6])
-    lines.append(f"tools    {c.tool_calls} calls ({top})  errors {c.tool_errors}  pending {len(state.pending)}")
+    lines.append(f"tools    {c.tool_calls} calls" + (f" ({top})" if top else "") + f"  errors {c.tool_errors}  pending {len(state.pending)}")
     lines.append(
         f"tokens   in {_fmt_int(t.input)}  out {_fmt_int(t.output)}  cache write {_fmt_int(t.cache_creation)}"
         f"  cache read {_fmt_int(t.cache_read)}  ({c.api_messages} API messages)"
