@@ -256,7 +256,12 @@ def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
         else:
             clean = _scrub(obj)
             payload = _encoder.encode(clean)
-            out.append((rel, _record_from_obj(clean), payload))
+            # decode the repaired bytes (not msgspec.convert: Raw fields need JSON bytes)
+            try:
+                rec = _typed(payload)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                rec = _record_from_obj(clean)
+            out.append((rel, rec, payload))
         pos = end
     return out
 
@@ -272,8 +277,25 @@ def decode_line(buf: bytes | memoryview) -> list[Decoded]:
         return _slow_decode(buf)
 
 
+def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:
+    """Re-encode a JSON value whose bytes msgspec rejects (invalid UTF-8, escaped lone
+    surrogates) with U+FFFD in place of the bad characters; ``None`` when it is not JSON."""
+    try:
+        obj = json.loads(bytes(raw).decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    return _encoder.encode(_scrub(obj))
+
+
 def decode_block(raw: msgspec.Raw | bytes) -> Block:
     """Decode one content block. A block of unexpected shape comes back with ``schema_error``."""
+    try:
+        return _block_decoder.decode(raw)
+    except msgspec.DecodeError:
+        fixed = _repair(raw)
+        if fixed is None:
+            return Block(type="", schema_error="invalid JSON")
+        raw = fixed
     try:
         return _block_decoder.decode(raw)
     except msgspec.ValidationError as exc:
@@ -293,8 +315,16 @@ def decode_message(raw: msgspec.Raw) -> Message | None:
         return None
     try:
         return _message_decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except msgspec.ValidationError:
         return None
+    except msgspec.DecodeError:
+        fixed = _repair(raw)
+        if fixed is None:
+            return None
+        try:
+            return _message_decoder.decode(fixed)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
 
 
 def decode_any(raw: msgspec.Raw | bytes | None) -> Any:

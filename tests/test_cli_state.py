@@ -1,0 +1,170 @@
+"""``tracetui state``: plain, ``--json``, ``--no-subagents``, ``--follow`` and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from fixtures import assistant, line, prompt, text_block, tool_call, tool_result, usage, write
+
+from tracetui.cli import main
+
+COUNTER_KEYS = {"records", "malformed", "unknown_records", "tool_calls", "tool_errors", "api_messages", "user_prompts", "interrupts", "compactions"}
+
+
+def _transcript(tmp_path: Path) -> Path:
+    sid = "cli-sess"
+    main_p = write(
+        tmp_path / f"{sid}.jsonl",
+        [
+            prompt("build the thing", session=sid),
+            tool_call("t1", "Read", {"file_path": "/src/a.py"}, session=sid),
+            tool_result("t1", "code", session=sid),
+            tool_call("t2", "Bash", {"command": "make"}, session=sid),
+            tool_result("t2", "failed", is_error=True, session=sid),
+            tool_call("t3", "Agent", {"description": "helper", "prompt": "help"}, session=sid),
+            tool_call("t4", "Edit", {"file_path": "/src/a.py", "old_string": "a", "new_string": "b"}, session=sid),
+        ],
+    )
+    write(
+        tmp_path / sid / "subagents" / "agent-asub.jsonl",
+        [
+            prompt("help", sidechain=True, agentId="asub", session=sid),
+            assistant([text_block("ok")], msg_id="msub", u=usage(3, 4), sidechain=True, agentId="asub", session=sid),
+        ],
+    )
+    return main_p
+
+
+def test_json_has_the_keys_named_in_the_issue(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = _transcript(tmp_path)
+    assert main(["state", str(p), "--json"]) == 0
+    js = json.loads(capsys.readouterr().out)
+    assert COUNTER_KEYS <= set(js["counters"])
+    c = js["counters"]
+    assert c["records"] == 9 and c["tool_calls"] == 4 and c["tool_errors"] == 1
+    # the main file's prompt, plus the first prompt of the subagent's own transcript
+    assert c["user_prompts"] == 2 and js["agents"][0]["counters"]["user_prompts"] == 1
+    assert js["tool_calls_by_name"] == {"Agent": 1, "Bash": 1, "Edit": 1, "Read": 1}
+    assert set(js["tokens"]) == {"input", "output", "cache_creation", "cache_read"}
+    assert js["tokens"]["input"] == 4 + 3  # four tool calls of 1 input token, the subagent's 3
+    assert "cost_usd" in js and (js["cost_usd"] is None or isinstance(js["cost_usd"], float))
+    pend = {p["id"]: p for p in js["pending_calls"]}
+    assert set(pend) == {"t3", "t4"}
+    assert {"id", "name", "anchor"} <= set(pend["t4"]) and pend["t4"]["name"] == "Edit"
+    assert pend["t4"]["anchor"]["line"] == 7
+    (f,) = js["files"]
+    assert {"path", "reads", "writes", "edits"} <= set(f) and (f["path"], f["reads"], f["edits"]) == ("/src/a.py", 1, 1)
+    assert js["models"] == ["claude-sonnet-4-5-20250929"]
+    assert js["goal"]["text"] == "build the thing" and js["goal"]["anchor"]["line"] == 1
+    assert js["latest_ask"]["text"] == "build the thing"
+    srcs = js["sources"]
+    assert len(srcs) == 2
+    for s in srcs:
+        assert {"path", "bytes_consumed", "resume_offset", "pending_bytes", "malformed", "unknown", "truncated", "replaced"} <= set(s)
+    assert srcs[0]["bytes_consumed"] == p.stat().st_size and srcs[0]["truncated"] is False
+
+
+def test_no_subagents_folds_only_named_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = _transcript(tmp_path)
+    assert main(["state", str(p), "--json", "--no-subagents"]) == 0
+    js = json.loads(capsys.readouterr().out)
+    assert len(js["sources"]) == 1 and js["counters"]["records"] == 7 and js["tokens"]["input"] == 4
+
+
+def test_plain_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = _transcript(tmp_path)
+    assert main(["state", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "build the thing" in out and "4 calls" in out and "cli-sess.jsonl" in out
+    assert len(out.splitlines()) < 25
+
+
+def test_session_by_id_prefix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    proj = tmp_path / "cfg" / "projects" / "-x"
+    write(proj / "abcdef12-0000.jsonl", [prompt("found me", session="abcdef12-0000")])
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    assert main(["state", "abcdef", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["goal"]["text"] == "found me"
+    assert main(["state", "--json"]) == 0  # newest session
+    assert json.loads(capsys.readouterr().out)["goal"]["text"] == "found me"
+
+
+def _run(args: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tracetui.cli", *args], capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["missing", "empty", "not_transcript", "text_file", "directory", "unreadable", "no_session"],
+)
+def test_errors_are_one_line_naming_the_file(tmp_path: Path, case: str) -> None:
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(tmp_path / "nocfg"))
+    p = tmp_path / f"{case}.jsonl"
+    if case == "empty":
+        p.write_bytes(b"")
+    elif case == "not_transcript":
+        p.write_bytes(b'"a string"\n[1,2]\n42\n')
+    elif case == "text_file":
+        p = tmp_path / "notes.jsonl"
+        p.write_text("just some text\nno json here\n")
+    elif case == "directory":
+        p = tmp_path / "adir"
+        p.mkdir()
+    elif case == "unreadable":
+        if os.geteuid() == 0:
+            pytest.skip("running as root: permissions are not enforced")
+        p.write_bytes(line(prompt("x")) + b"\n")
+        p.chmod(0)
+    args = ["state", "--json"] if case == "no_session" else ["state", str(p), "--json"]
+    res = _run(args, env)
+    assert res.returncode != 0
+    assert res.stdout == ""
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in res.stderr
+    if case == "no_session":
+        assert "nocfg" in err
+    else:
+        assert p.name in err
+
+
+def test_unreadable_file_as_root_still_fails_cleanly(tmp_path: Path) -> None:
+    # a path that can't be opened for reading even as root: a file under a non-directory
+    f = tmp_path / "plain"
+    f.write_text("x")
+    res = _run(["state", str(f / "child.jsonl")])
+    assert res.returncode != 0 and "Traceback" not in res.stderr and "child.jsonl" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_follow_prints_a_json_line_after_an_append(tmp_path: Path) -> None:
+    p = write(tmp_path / "f.jsonl", [prompt("first ask")])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tracetui.cli", "state", str(p), "--follow"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True).start()
+    try:
+        first = json.loads(lines.get(timeout=30))
+        assert first["latest_ask"]["text"] == "first ask" and first["counters"]["records"] == 1
+        with open(p, "ab") as f:
+            f.write(line(tool_call("t1", "Bash", {"command": "ls"})) + b"\n" + line(prompt("second ask")) + b"\n")
+        got = json.loads(lines.get(timeout=30))
+        # a change may be printed in one or two steps; wait for the final state
+        while got["counters"]["records"] < 3:
+            got = json.loads(lines.get(timeout=30))
+        assert got["latest_ask"]["text"] == "second ask"
+        assert got["counters"]["tool_calls"] == 1 and got["pending_calls"][0]["id"] == "t1"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -1,0 +1,170 @@
+"""Decode: bad bytes, non-objects, concatenated objects, unknown and mismatched types."""
+
+from __future__ import annotations
+
+import json
+
+from fixtures import assistant, jsonl, line, prompt, text_block, tool_result, usage
+
+from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_any, decode_line
+from tracetui.model.fold import fold_bytes
+from tracetui.views.state_json import state_to_json
+
+
+def test_plain_record_decodes_to_one_item_at_offset_zero() -> None:
+    raw = line(prompt("hello"))
+    items = decode_line(raw)
+    assert len(items) == 1
+    rel, rec, payload = items[0]
+    assert rel == 0 and isinstance(rec, Record)
+    assert rec.type == "user" and rec.schema_error is None
+    assert bytes(payload) == raw
+
+
+def test_invalid_utf8_becomes_replacement_char() -> None:
+    raw = line(prompt("PLACEHOLDER")).replace(b"PLACEHOLDER", b"caf\xe9 \xff ok")
+    items = decode_line(raw)
+    assert len(items) == 1 and isinstance(items[0][1], Record)
+    st = fold_bytes(raw + b"\n")
+    assert st.counters.records == 1 and st.counters.malformed == 0
+    assert st.goal is not None
+    assert st.goal.text == "caf\ufffd \ufffd ok"
+
+
+def test_escaped_lone_surrogate_becomes_replacement_char() -> None:
+    # json.dumps writes the lone surrogate as the escape \udcb2 (ASCII bytes)
+    raw = json.dumps(prompt("x\udcb2y"), separators=(",", ":")).encode()
+    assert b"\\udcb2" in raw
+    st = fold_bytes(raw + b"\n")
+    assert st.counters.records == 1 and st.counters.malformed == 0
+    assert st.goal is not None and st.goal.text == "x\ufffdy"
+    # the whole state encodes without error (no surrogate reaches an encoder)
+    json.dumps(state_to_json(st), ensure_ascii=False).encode("utf-8")
+
+
+def test_lone_surrogate_in_tool_result_does_not_crash() -> None:
+    recs = [
+        assistant([{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls \udc80"}}], u=usage(1, 1)),
+        tool_result("t1", "out \ud83d end"),
+    ]
+    data = b"\n".join(json.dumps(r).encode() for r in recs) + b"\n"
+    st = fold_bytes(data)
+    assert st.counters.tool_calls == 1 and st.counters.malformed == 0
+    ev = [e for e in st.events(0) if e.kind == "tool_result"][0]
+    assert "\ufffd" in ev.excerpt
+    ev.excerpt.encode("utf-8")
+
+
+def test_non_object_lines_are_quarantined_with_line_offset_reason_excerpt() -> None:
+    good = line(prompt("first"))
+    data = jsonl([good, b'"massive error"', b"42", b"[1]", b"{not json", line(prompt("last"))])
+    st = fold_bytes(data)
+    assert st.counters.records == 2
+    assert st.counters.malformed == 4
+    q = st.main.quarantine
+    assert [e.anchor.line for e in q] == [2, 3, 4, 5]
+    # offsets are byte offsets of each bad line in the file
+    starts = [i + 1 for i, b in enumerate(data) if b == 0x0A][:4]
+    assert [e.anchor.offset for e in q] == starts
+    assert "not a JSON object" in q[0].reason and "str" in q[0].reason
+    assert "not a JSON object" in q[1].reason and "int" in q[1].reason
+    assert "not a JSON object" in q[2].reason and "list" in q[2].reason
+    assert "invalid JSON" in q[3].reason
+    assert q[0].excerpt == '"massive error"' and q[1].excerpt == "42" and q[3].excerpt == "{not json"
+    assert st.sources[0].malformed == 4
+
+
+def test_excerpt_of_long_bad_line_is_short() -> None:
+    data = b"x" * 5000 + b"\n" + line(prompt("p")) + b"\n"
+    st = fold_bytes(data)
+    (q,) = st.main.quarantine
+    assert len(q.excerpt) <= 80 and q.excerpt.startswith("xxx")
+
+
+def test_two_objects_on_one_line_are_both_recovered_at_own_offsets() -> None:
+    a = line(prompt("one"))
+    b = b'{"type":"summary","summary":"A title","leafUuid":"abc"}'
+    data = a + b + b"\n"
+    items = decode_line(a + b)
+    assert [rel for rel, _, _ in items] == [0, len(a)]
+    assert all(isinstance(it, Record) for _, it, _ in items)
+    st = fold_bytes(data)
+    assert st.counters.records == 2 and st.counters.malformed == 0
+    assert st.main.title == "A title"
+    offs = [e.anchor.offset for e in st.events(0)]
+    assert offs == [0, len(a)]
+    assert {e.anchor.line for e in st.events(0)} == {1}
+
+
+def test_object_followed_by_garbage_recovers_object_and_quarantines_rest() -> None:
+    a = line(prompt("one"))
+    st = fold_bytes(a + b"}}garbage\n")
+    assert st.counters.records == 1 and st.counters.malformed == 1
+    (q,) = st.main.quarantine
+    assert q.anchor.offset == len(a)
+
+
+def test_unknown_record_type_kept_and_counted() -> None:
+    rec = {"type": "brand-new-thing", "uuid": "u-new", "payload": {"x": 1}}
+    assert rec["type"] not in KNOWN_RECORD_TYPES
+    st = fold_bytes(jsonl([prompt("hi"), rec, {"uuid": "no-type"}]))
+    assert st.counters.records == 3
+    assert st.counters.unknown_records == 2
+    assert st.counters.malformed == 0
+    kinds = [e.kind for e in st.events(0)]
+    assert kinds == ["prompt", "unknown_record", "unknown_record"]
+    ev = st.events(0)[1]
+    assert ev.status == "unknown" and ev.name == "brand-new-thing" and ev.uuid == "u-new"
+    assert [u.type for u in st.main.unknown] == ["brand-new-thing", "None"]
+    assert st.sources[0].unknown == 2
+
+
+def test_unknown_block_type_kept_and_counted() -> None:
+    rec = assistant([{"type": "server_tool_use", "id": "s1", "name": "web"}], u=usage(5, 2))
+    rec2 = assistant([text_block("hi"), {"type": "fallback", "from": "a", "to": "b"}], msg_id="msg_2", u=usage(1, 1))
+    st = fold_bytes(jsonl([rec, rec2]))
+    assert st.counters.records == 2 and st.counters.unknown_records == 0
+    assert st.counters.unknown_blocks == 2
+    evs = st.events(0)
+    assert [e.kind for e in evs] == ["unknown_block", "assistant_text", "unknown_block"]
+    assert [e.block for e in evs] == [0, 0, 1]
+    assert evs[0].name == "server_tool_use" and evs[0].status == "unknown"
+    # its usage still counts
+    assert st.tokens.input == 6
+
+
+def test_schema_mismatch_kept_as_unknown_record() -> None:
+    # a declared field of an unexpected type (isSidechain as a string, uuid as a number)
+    bad1 = {"type": "user", "uuid": 42, "message": {"role": "user", "content": "hi"}}
+    bad2 = {"type": "assistant", "isSidechain": "yes", "message": {"id": "m", "content": []}}
+    items = decode_line(line(bad1))
+    (rel, rec, _), = items
+    assert isinstance(rec, Record) and rec.type == "user" and rec.schema_error
+    st = fold_bytes(jsonl([bad1, bad2, prompt("real")]))
+    assert st.counters.records == 3
+    assert st.counters.unknown_records == 2
+    assert st.counters.malformed == 0
+    assert st.counters.user_prompts == 1 and st.goal.text == "real"
+
+
+def test_message_of_wrong_shape_is_unknown_not_error() -> None:
+    bad = {"type": "assistant", "uuid": "a1", "message": "not an object"}
+    st = fold_bytes(jsonl([bad]))
+    assert st.counters.records == 1 and st.counters.unknown_records == 1
+
+
+def test_block_of_wrong_shape_is_unknown_block() -> None:
+    rec = assistant([{"type": "tool_use", "id": 5, "name": ["x"]}], u=usage(1, 1))
+    st = fold_bytes(jsonl([rec]))
+    assert st.counters.unknown_blocks == 1 and st.counters.tool_calls == 0
+
+
+def test_decode_any_scrubs_surrogates() -> None:
+    assert decode_any(b'"a\\udcb2b"') == "a\ufffdb"
+    assert decode_any(b"") is None
+    assert decode_any(b"{bad") is None
+
+
+def test_quarantined_type_carries_reason() -> None:
+    (rel, q, _), = decode_line(b"[1, 2]")
+    assert isinstance(q, Quarantined) and rel == 0 and q.excerpt == "[1, 2]"

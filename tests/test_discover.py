@@ -1,0 +1,164 @@
+"""Discovery: projects folder, newest session, id prefixes, the three subagent layouts, late files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from fixtures import assistant, prompt, text_block, tool_result, tool_use_block, usage, write
+
+from tracetui.ingest.discover import (
+    DiscoveryError,
+    claude_dir,
+    find_session,
+    newest_session,
+    projects_dir,
+    resolve_target,
+    subagent_files,
+)
+from tracetui.ingest.session import SessionReader
+
+SID_A = "aaaaaaaa-1111-4000-8000-000000000001"
+SID_B = "aaaaaaaa-2222-4000-8000-000000000002"
+SID_C = "cccccccc-3333-4000-8000-000000000003"
+
+
+@pytest.fixture
+def projects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root))
+    proj = root / "projects" / "-work-demo"
+    for i, sid in enumerate((SID_A, SID_B, SID_C)):
+        p = write(proj / f"{sid}.jsonl", [prompt(f"session {i}", session=sid)])
+        os.utime(p, (1_700_000_000 + i * 10, 1_700_000_000 + i * 10))
+    return root / "projects"
+
+
+def test_claude_dir_from_env(projects: Path) -> None:
+    assert claude_dir() == projects.parent
+    assert projects_dir() == projects
+
+
+def test_claude_dir_default_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert claude_dir() == tmp_path / ".claude"
+
+
+def test_newest_session_by_mtime_skips_agent_files(projects: Path) -> None:
+    agent = write(projects / "-work-demo" / "agent-1234abcd.jsonl", [prompt("x", session=SID_A)])
+    os.utime(agent, (1_800_000_000, 1_800_000_000))
+    s = newest_session()
+    assert s is not None and s.session_id == SID_C and s.project == "-work-demo"
+
+
+def test_no_sessions_gives_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "nothing"))
+    assert newest_session() is None
+
+
+def test_session_by_id_and_prefix(projects: Path) -> None:
+    assert find_session(SID_B).session_id == SID_B
+    assert find_session("cccc").session_id == SID_C
+    assert resolve_target("cccccccc-3333").name == f"{SID_C}.jsonl"
+
+
+def test_ambiguous_prefix_is_an_error_naming_matches(projects: Path) -> None:
+    with pytest.raises(DiscoveryError) as ei:
+        find_session("aaaa")
+    msg = str(ei.value)
+    assert "'aaaa'" in msg and "2 sessions" in msg and "\n" not in msg
+
+
+def test_unknown_id_is_an_error(projects: Path) -> None:
+    with pytest.raises(DiscoveryError, match="no session matches 'zzzz'"):
+        find_session("zzzz")
+
+
+def test_path_argument_is_taken_as_given(projects: Path, tmp_path: Path) -> None:
+    assert resolve_target(str(tmp_path / "x.jsonl")) == tmp_path / "x.jsonl"
+
+
+def _main_with_task(dirpath: Path, sid: str, tool_id: str = "tA") -> Path:
+    return write(
+        dirpath / f"{sid}.jsonl",
+        [
+            prompt("goal", session=sid),
+            assistant([tool_use_block(tool_id, "Task", {"description": "d", "prompt": "p"})], msg_id="m0", u=usage(1, 1), session=sid),
+        ],
+    )
+
+
+def _agent_records(sid: str, aid: str) -> list[dict]:
+    return [
+        prompt("p", sidechain=True, agentId=aid, session=sid),
+        assistant([text_block("sub answer")], msg_id=f"m-{aid}", u=usage(5, 5), sidechain=True, agentId=aid, session=sid),
+    ]
+
+
+def test_layout_inline_sidechains(tmp_path: Path) -> None:
+    main = write(
+        tmp_path / "s.jsonl",
+        [prompt("goal", session="s"), prompt("sub prompt", sidechain=True, session="s"), assistant([text_block("x")], sidechain=True, u=usage(1, 1))],
+    )
+    assert subagent_files(main) == []
+    r = SessionReader(main, price=False)
+    r.poll()
+    st = r.snapshot()
+    assert st.agents == () and st.counters.sidechain_records == 2 and st.goal.text == "goal"
+
+
+def test_layout_sibling_agent_files_matched_by_session_id(tmp_path: Path) -> None:
+    sid = "sess-two-oh"
+    main = _main_with_task(tmp_path, sid)
+    write(tmp_path / "agent-6633a783.jsonl", _agent_records(sid, "6633a783"))
+    write(tmp_path / "agent-deadbeef.jsonl", _agent_records("another-session", "deadbeef"))
+    found = subagent_files(main)
+    assert [(f.path.name, f.agent_id, f.tool_use_id) for f in found] == [("agent-6633a783.jsonl", "6633a783", None)]
+
+
+def test_layout_subagents_dir_with_meta_json(tmp_path: Path) -> None:
+    sid = "sess-two-one"
+    main = _main_with_task(tmp_path, sid, tool_id="toolu_X")
+    sub = tmp_path / sid / "subagents"
+    write(sub / "agent-a0123456789abcdef.jsonl", _agent_records(sid, "a0123456789abcdef"))
+    (sub / "agent-a0123456789abcdef.meta.json").write_text(json.dumps({"agentType": "Explore", "description": "d", "toolUseId": "toolu_X", "spawnDepth": 1}))
+    write(sub / "workflows" / "wf1" / "agent-anested.jsonl", _agent_records(sid, "anested"))
+    found = subagent_files(main)
+    assert [(f.agent_id, f.tool_use_id) for f in found] == [("a0123456789abcdef", "toolu_X"), ("anested", None)]
+    r = SessionReader(main, price=False)
+    r.poll()
+    st = r.snapshot()
+    assert len(st.agents) == 2
+    (link,) = st.main.subagents
+    # linked through .meta.json's toolUseId, although the Task has no result yet
+    assert link.tool_use_id == "toolu_X" and link.source is not None
+    assert st.sources[link.source].name == "agent-a0123456789abcdef.jsonl"
+
+
+def test_subagent_file_appearing_later_is_picked_up_by_next_poll(tmp_path: Path) -> None:
+    sid = "sess-late"
+    main = _main_with_task(tmp_path, sid)
+    r = SessionReader(main, price=False)
+    r.poll()
+    assert r.snapshot().agents == ()
+    write(tmp_path / sid / "subagents" / "agent-alate.jsonl", _agent_records(sid, "alate"))
+    with open(main, "ab") as f:
+        f.write(json.dumps(tool_result("tA", "done", result={"status": "completed", "agentId": "alate"}, session=sid)).encode() + b"\n")
+    assert r.poll()
+    st = r.snapshot()
+    assert [a.agent_id for a in st.agents] == ["alate"]
+    assert st.main.subagents[0].source == 1
+    assert st.agents[0].goal.text == "p" and st.tokens.input == 6
+
+
+def test_no_subagents_flag_reads_only_named_file(tmp_path: Path) -> None:
+    sid = "sess-ns"
+    main = _main_with_task(tmp_path, sid)
+    write(tmp_path / sid / "subagents" / "agent-ax.jsonl", _agent_records(sid, "ax"))
+    r = SessionReader(main, subagents=False, price=False)
+    r.poll()
+    st = r.snapshot()
+    assert st.agents == () and len(st.sources) == 1
