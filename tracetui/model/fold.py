@@ -567,6 +567,34 @@ class FileFold:
             text = rec.operation or ""
         self._event("metadata", anchor, rec, 0, payload, excerpt_of(f"{t}: {text}" if text else str(t), EXCERPT_CHARS), name=t)
 
+    # -- persistent cache (tracetui/ingest/cache.py) ------------------------------------------
+    #: attributes :meth:`to_cache` leaves out: callbacks, re-attached by the owner on restore
+    CACHE_SKIP = ("on_usage",)
+
+    def to_cache(self) -> dict[str, Any]:
+        """Every attribute of this fold except :data:`CACHE_SKIP`, by name (shared, not copied).
+
+        The fold cache encodes the values by their runtime types, so an attribute added later is
+        saved without a change here; one it cannot encode makes the save fail loudly (tests).
+        """
+        names = list(getattr(self, "__dict__", {}))
+        for cls in type(self).__mro__:
+            names.extend(s for s in getattr(cls, "__slots__", ()) if s not in names and hasattr(self, s))
+        return {k: getattr(self, k) for k in names if k not in self.CACHE_SKIP and not k.startswith("__")}
+
+    @classmethod
+    def from_cache(cls, attrs: dict[str, Any], on_usage: Callable[[str, str, tuple[int, int, int, int]], None] | None = None) -> "FileFold":
+        """A fold restored from :meth:`to_cache` output. Raises ``ValueError`` when ``attrs`` do
+        not name exactly this class's attributes (the cache was written by another schema)."""
+        f = cls(attrs.get("src", 0), attrs.get("agent_id"), on_usage)
+        have = set(f.to_cache())
+        if set(attrs) != have:
+            diff = sorted(set(attrs) ^ have)
+            raise ValueError(f"cached FileFold attributes differ from this version's: {', '.join(diff)}")
+        for k, v in attrs.items():
+            setattr(f, k, v)
+        return f
+
     # -- output -----------------------------------------------------------------------------
     def frontier(self) -> Frontier | None:
         """The newest main-thread call in flight, else the last action."""

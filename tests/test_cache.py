@@ -1,0 +1,454 @@
+"""The persistent fold cache (issue 5 §3): resume equals one full fold; invalidation; CLI use."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import msgspec
+import pytest
+from fixtures import (
+    append,
+    assistant,
+    compact_boundary,
+    envelope,
+    jsonl,
+    progress,
+    prompt,
+    system,
+    text_block,
+    tool_call,
+    tool_result,
+    tool_use_block,
+    usage,
+    write,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tracetui.ingest.cache as cache
+from tracetui.cli import main
+from tracetui.ingest.cache import CacheEncodeError, cache_path, decode_object, decode_value, encode_object, encode_value, open_cached
+from tracetui.ingest.session import SessionReader
+from tracetui.model.fold import FileFold, UsageBook
+from tracetui.views.state_json import state_to_json
+
+
+@pytest.fixture(autouse=True)
+def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "cache"
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(d))
+    return d
+
+
+# -- a strict deep comparison: same types, same values, same attributes --------------------
+
+
+def assert_same(a: Any, b: Any, where: str = "") -> None:
+    assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
+    if isinstance(a, msgspec.Struct):
+        for f in a.__struct_fields__:
+            assert_same(getattr(a, f), getattr(b, f), f"{where}.{f}")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), f"{where}: keys (or their order) differ"
+        for k in a:
+            assert_same(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), f"{where}: length {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, f"{where}[{i}]")
+    elif isinstance(a, (set, frozenset, str, bytes, int, float, bool, type(None))):
+        assert a == b, f"{where}: {a!r} != {b!r}"
+    elif callable(a) and not hasattr(a, "__dict__"):
+        pass  # callbacks (on_usage) are re-attached, not saved
+    else:
+        assert_same(cache._attrs_of(a), cache._attrs_of(b), f"{where}<{type(a).__name__}>")
+
+
+def fold_state(reader: SessionReader):
+    reader.poll()
+    return reader.snapshot()
+
+
+def assert_same_state(s1, s2) -> None:
+    assert state_to_json(s1) == state_to_json(s2)
+    assert_same(s1.ledgers, s2.ledgers, "ledgers")
+    assert_same(s1.history, s2.history, "history")
+    assert_same(s1.main, s2.main, "main")
+    assert_same(s1.agents, s2.agents, "agents")
+    assert_same(s1.sources, s2.sources, "sources")
+
+
+def assert_same_folds(r1: SessionReader, r2: SessionReader) -> None:
+    assert len(r1.fold.folds) == len(r2.fold.folds)
+    for i, (f1, f2) in enumerate(zip(r1.fold.folds, r2.fold.folds)):
+        assert_same(f1.to_cache(), f2.to_cache(), f"fold[{i}]")
+    assert_same(r1.fold.usage, r2.fold.usage, "session usage")
+
+
+# -- record scripts for the property ---------------------------------------------------------
+
+
+class Script:
+    """Builds a plausible transcript step by step: results answer earlier calls."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.pending: list[tuple[str, str]] = []
+        self.out: list[Any] = []
+
+    def step(self, kind: str) -> None:
+        self.n += 1
+        n = self.n
+        ts = f"2026-01-01T00:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+        if kind == "prompt":
+            self.out.append(prompt(f"do task {n}", ts=ts))
+        elif kind == "call":
+            name = ["Bash", "Read", "Edit", "Write", "TodoWrite", "Task", "Grep"][n % 7]
+            inp: dict[str, Any] = {"command": f"echo {n}"}
+            if name in ("Read", "Edit", "Write"):
+                inp = {"file_path": f"/src/f{n % 3}.py", "old_string": "a", "new_string": "b"}
+            elif name == "TodoWrite":
+                inp = {"todos": [{"id": "1", "content": f"step {n}", "status": "in_progress"}]}
+            elif name == "Task":
+                inp = {"description": f"sub {n}", "prompt": "look", "subagent_type": "Explore"}
+            self.out.append(tool_call(f"t{n}", name, inp, ts=ts))
+            self.pending.append((f"t{n}", name))
+        elif kind in ("result", "error") and self.pending:
+            tid, name = self.pending.pop(0)
+            res = {"status": "completed", "agentId": f"a{n}"} if name == "Task" else None
+            self.out.append(tool_result(tid, f"out {n}", is_error=kind == "error" or None, result=res, ts=ts))
+        elif kind == "text":
+            self.out.append(assistant([text_block(f"thinking about {n}")], msg_id=f"m{n}", u=usage(n, 2 * n, 10, 100), ts=ts))
+        elif kind == "multi":  # one API message in several records, usage growing
+            for k in range(3):
+                self.out.append(assistant([text_block(f"part {k}")], msg_id=f"mm{n}", u=usage(5, k + 1, 0, 7), ts=ts))
+        elif kind == "compact":
+            self.out.append(compact_boundary(1000 + n, ts=ts))
+        elif kind == "interrupt":
+            self.out.append(prompt("[Request interrupted by user]", ts=ts))
+        elif kind == "progress":
+            self.out.append(progress({"type": "agent_progress", "agentId": f"p{n}"}, parent_tool=self.pending[0][0] if self.pending else None, ts=ts))
+        elif kind == "system":
+            self.out.append(system("api_error", content="overloaded", ts=ts))
+        elif kind == "malformed":
+            self.out.append(b"{not json " + str(n).encode())
+        elif kind == "unknown":
+            self.out.append(envelope("brand-new-type", ts=ts))
+        elif kind == "blank":
+            self.out.append(b"")
+        elif kind == "title":
+            self.out.append({"type": "ai-title", "aiTitle": f"title {n}", "sessionId": "s"})
+
+
+KINDS = ["prompt", "call", "result", "error", "text", "multi", "compact", "interrupt", "progress", "system", "malformed", "unknown", "blank", "title"]
+
+
+def script_bytes(kinds: list[str], final_newline: bool = True) -> bytes:
+    s = Script()
+    s.step("prompt")
+    for k in kinds:
+        s.step(k)
+    return jsonl(s.out, final_newline)
+
+
+def resume_in_parts(path: Path, data: bytes, cuts: list[int], subagents: bool = False) -> cache.CachedReader:
+    """Write ``data`` in parts; after each part open from the cache, fold, save."""
+    path.write_bytes(b"")
+    prev = 0
+    reader = None
+    for c in [*sorted(set(cuts)), len(data)]:
+        append(path, data[prev:c])
+        prev = c
+        if path.stat().st_size == 0:
+            continue
+        reader = open_cached([path], subagents=subagents, price=False)
+        reader.poll()
+        reader.save_cache()
+    assert reader is not None
+    return reader
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=40),
+    fracs=st.lists(st.floats(0, 1), min_size=1, max_size=3),
+    final_newline=st.booleans(),
+)
+def test_resume_from_cache_equals_one_full_fold(tmp_path: Path, kinds: list[str], fracs: list[float], final_newline: bool) -> None:
+    data = script_bytes(kinds, final_newline)
+    path = tmp_path / "prop" / "s.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    cache_path([path], False).unlink(missing_ok=True)
+    cuts = [int(f * len(data)) for f in fracs]  # any byte: mid-line cuts included
+    resumed = resume_in_parts(path, data, cuts)
+    full = SessionReader([path], subagents=False, price=False)
+    s_full = fold_state(full)
+    s_res = resumed.snapshot()
+    assert_same_state(s_res, s_full)
+    assert_same_folds(resumed, full)
+    # the tailer resumes exactly where a full read ends
+    assert [(t.offset, t.line_no) for t in resumed.tailers] == [(t.offset, t.line_no) for t in full.tailers]
+
+
+def test_warm_open_reads_nothing_new_and_matches(tmp_path: Path) -> None:
+    p = write(tmp_path / "s.jsonl", [prompt("goal"), tool_call("t1", "Bash", {"command": "ls"}), tool_result("t1", "x")])
+    r = open_cached([p], price=False)
+    assert r.cache_status == "cold"
+    s1 = fold_state(r)
+    assert r.save_cache() is True
+    assert r.save_cache() is False  # nothing new since the save
+    r2 = open_cached([p], price=False)
+    assert r2.cache_status == "warm"
+    assert r2.tailers[0].offset == p.stat().st_size  # resumes at the end: nothing to re-read
+    assert r2.poll() is False
+    assert_same_state(r2.snapshot(), s1)
+    assert r2.save_cache() is False
+    assert not list(cache_path([p]).parent.glob("*.tmp"))
+
+
+def test_resume_with_subagent_files(tmp_path: Path) -> None:
+    main_p = write(tmp_path / "sess.jsonl", [prompt("main goal", session="sess"), tool_call("tA", "Task", {"description": "sub", "prompt": "w"}, session="sess")])
+    sub_dir = tmp_path / "sess" / "subagents"
+    write(sub_dir / "agent-bbb.jsonl", [prompt("sub work", sidechain=True, agentId="bbb", session="sess")])
+    r = open_cached([main_p], price=False)
+    fold_state(r)
+    r.save_cache()
+    # both files grow; a new subagent file appears that sorts after the known one
+    append(main_p, jsonl([tool_result("tA", "done", result={"status": "completed", "agentId": "bbb"}, session="sess")]))
+    append(sub_dir / "agent-bbb.jsonl", jsonl([assistant([text_block("sub says")], msg_id="ms", u=usage(3, 4), sidechain=True, agentId="bbb", session="sess")]))
+    write(sub_dir / "agent-ccc.jsonl", [prompt("more", sidechain=True, agentId="ccc", session="sess")])
+    r2 = open_cached([main_p], price=False)
+    assert r2.cache_status == "warm"
+    s2 = fold_state(r2)
+    fresh = SessionReader([main_p], price=False)
+    assert_same_state(s2, fold_state(fresh))
+    assert_same_folds(r2, fresh)
+    r2.save_cache()
+    # a new subagent file that sorts before a known one would change source indices: refold
+    write(sub_dir / "agent-aaa.jsonl", [prompt("early", sidechain=True, agentId="aaa", session="sess")])
+    r3 = open_cached([main_p], price=False)
+    assert r3.cache_status == "invalid: subagent files changed"
+    assert_same_state(fold_state(r3), fold_state(SessionReader([main_p], price=False)))
+
+
+def test_cost_memo_is_saved_with_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = write(tmp_path / "s.jsonl", [prompt("goal"), assistant([text_block("a")], msg_id="m1", u=usage(1000, 100))])
+    r = open_cached([p])
+    s1 = fold_state(r)
+    ref = fold_state(SessionReader([p]))
+    assert (s1.cost_usd, s1.cost_note) == (ref.cost_usd, ref.cost_note)
+    r.save_cache()
+    import tracetui.model.pricing as pricing
+
+    def boom(*a: Any, **k: Any) -> Any:
+        raise AssertionError("priced again although tokens did not change")
+
+    monkeypatch.setattr(pricing, "estimate_cost", boom)
+    r2 = open_cached([p])
+    assert r2.cache_status == "warm"
+    s2 = fold_state(r2)
+    assert (s2.cost_usd, s2.cost_note) == (ref.cost_usd, ref.cost_note)
+
+
+# -- invalidation ---------------------------------------------------------------------------
+
+
+def _saved(tmp_path: Path, n: int = 6) -> Path:
+    s = Script()
+    s.step("prompt")
+    for k in ["call", "result", "text", "call", "error", "prompt"][:n]:
+        s.step(k)
+    p = write(tmp_path / "s.jsonl", s.out)
+    r = open_cached([p], price=False)
+    fold_state(r)
+    assert r.save_cache()
+    return p
+
+
+def _check_refolds(p: Path, why: str) -> None:
+    r = open_cached([p], price=False)
+    assert r.cache_status.startswith("invalid"), r.cache_status
+    assert why in r.cache_status
+    s = fold_state(r)
+    assert all(st.truncated == 0 and st.replaced == 0 for st in s.sources)  # a fresh fold, no reset
+    assert_same_state(s, fold_state(SessionReader([p], price=False)))
+
+
+def test_invalid_when_truncated(tmp_path: Path) -> None:
+    p = _saved(tmp_path)
+    data = p.read_bytes()
+    with open(p, "r+b") as f:
+        f.truncate(len(data) // 2)
+    _check_refolds(p, "truncated")
+
+
+def test_invalid_when_rewritten_in_place(tmp_path: Path) -> None:
+    p = _saved(tmp_path)
+    data = p.read_bytes()
+    # same inode, same size or more, other bytes: the fingerprint catches it
+    with open(p, "r+b") as f:
+        f.seek(len(data) - 40)
+        f.write(b"X" * 20)
+    _check_refolds(p, "rewritten")
+
+
+def test_invalid_when_replaced(tmp_path: Path) -> None:
+    p = _saved(tmp_path)
+    data = p.read_bytes()
+    tmp = tmp_path / "new.jsonl"
+    tmp.write_bytes(data + jsonl([prompt("more")]))
+    os.replace(tmp, p)  # another inode at the same path
+    _check_refolds(p, "replaced")
+
+
+def test_invalid_on_version_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = _saved(tmp_path)
+    monkeypatch.setattr(cache, "__version__", "999.0")
+    _check_refolds(p, "written by tracetui")
+
+
+def test_invalid_on_schema_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = _saved(tmp_path)
+    monkeypatch.setattr(cache, "SCHEMA", cache.SCHEMA + 1)
+    _check_refolds(p, "schema")
+
+
+@pytest.mark.parametrize("damage", ["garbage", "half", "empty", "other-type"])
+def test_corrupt_cache_file_means_fold_from_start(tmp_path: Path, damage: str) -> None:
+    p = _saved(tmp_path)
+    cp = cache_path([p])
+    data = cp.read_bytes()
+    if damage == "garbage":
+        cp.write_bytes(b"\xc1\x00garbage" * 10)
+    elif damage == "half":
+        cp.write_bytes(data[: len(data) // 2])
+    elif damage == "empty":
+        cp.write_bytes(b"")
+    else:
+        cp.write_bytes(msgspec.msgpack.encode({"schema": 1}))
+    _check_refolds(p, "invalid")
+
+
+def test_cache_naming_a_foreign_class_is_refused(tmp_path: Path) -> None:
+    raw = encode_object(UsageBook())
+    with pytest.raises(ValueError):
+        decode_value(("obj", "os:system"), raw)
+
+
+def test_missing_attribute_in_cache_refolds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = _saved(tmp_path)
+    # this version's FileFold has an attribute the saved one did not
+    orig = FileFold.__init__
+
+    def init(self: FileFold, *a: Any, **k: Any) -> None:
+        orig(self, *a, **k)
+        self.new_attr = 0
+
+    monkeypatch.setattr(FileFold, "__init__", init)
+    _check_refolds(p, "attributes differ")
+
+
+# -- the codec: every attribute, loudly -----------------------------------------------------
+
+
+def test_to_cache_covers_every_attribute_but_callbacks() -> None:
+    f = FileFold(3, "agent", on_usage=lambda *a: None)
+    assert set(f.to_cache()) == set(vars(f)) - {"on_usage"}
+
+
+def test_file_fold_round_trip_is_exact(tmp_path: Path) -> None:
+    data = script_bytes(KINDS * 3 + ["call", "error", "call", "call"])
+    r = SessionReader([write(tmp_path / "s.jsonl", [])], subagents=False, price=False)
+    (tmp_path / "s.jsonl").write_bytes(data)
+    r.poll()
+    f = r.fold.folds[0]
+    assert f.pending and f.calls and f.history and f._tool_error_ids  # the script covers these
+    g = decode_object(FileFold, encode_object(f))
+    assert_same(f.to_cache(), g.to_cache(), "fold")
+    # a call both pending and in ``calls`` is one object after the round trip, as before
+    for tid, call in g.pending.items():
+        assert g.calls[tid] is call
+
+
+def test_unencodable_attribute_fails_loudly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = FileFold()
+    f.gadget = object()  # someone adds an attribute the cache cannot hold
+    with pytest.raises(CacheEncodeError, match="gadget"):
+        encode_object(f, "FileFold")
+    f2 = FileFold()
+    f2.hook = print  # a callback that is not in CACHE_SKIP
+    with pytest.raises(CacheEncodeError, match="hook"):
+        encode_object(f2, "FileFold")
+    # through the reader: no entry written, one line on stderr
+    p = write(tmp_path / "s.jsonl", [prompt("goal")])
+    r = open_cached([p], price=False)
+    r.poll()
+    r.fold.folds[0].gadget = object()
+    assert r.save_cache() is False
+    err = capsys.readouterr().err
+    assert "gadget" in err and err.count("\n") == 1
+    assert not cache_path([p]).exists()
+
+
+class _Derived:
+    """A stand-in for derive state: nested containers, structs, sets, a tuple-keyed dict."""
+
+    def __init__(self) -> None:
+        self.episodes: list[dict[str, Any]] = []
+        self.seen: set[tuple[int, int]] = set()
+        self.by_pair: dict[tuple[str, int], list[float]] = {}
+        self.last: Any = None
+
+
+def test_plain_objects_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_Derived, "__module__", "tracetui.test_stub")
+    orig = cache._resolve
+    monkeypatch.setattr(cache, "_resolve", lambda path: _Derived if path.endswith("_Derived") else orig(path))
+    d = _Derived()
+    d.episodes = [{"n": 1, "anchors": (1, 2)}, {"n": 2, "anchors": (3, 4)}]
+    d.seen = {(1, 2), (3, 4)}
+    d.by_pair = {("a", 1): [1.5, 2.0]}
+    d.last = msgspec.structs.replace(UsageBook().tokens())
+    desc, raw = encode_value(d, "derive")
+    back = decode_value(desc, raw)
+    assert_same(back, d)
+
+
+def test_objects_with_their_own_to_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Own:
+        def __init__(self, x: int = 0) -> None:
+            self.x = x
+            self.cb: Callable[[], None] = lambda: None
+
+        def to_cache(self) -> dict[str, int]:
+            return {"x": self.x}
+
+        @classmethod
+        def from_cache(cls, d: dict[str, int]) -> "Own":
+            return cls(d["x"])
+
+    monkeypatch.setattr(Own, "__module__", "tracetui.test_stub")
+    monkeypatch.setattr(cache, "_resolve", lambda path: Own)
+    back = decode_value(*encode_value(Own(7)))
+    assert isinstance(back, Own) and back.x == 7
+
+
+# -- the CLI ----------------------------------------------------------------------------------
+
+
+def test_state_uses_the_cache_and_no_cache_bypasses_it(tmp_path: Path, capsys: pytest.CaptureFixture[str], _cache_dir: Path) -> None:
+    p = write(tmp_path / "s.jsonl", [prompt("goal"), tool_call("t1", "Bash", {"command": "ls"})])
+    assert main(["state", "--json", "--no-cache", str(p)]) == 0
+    out0 = capsys.readouterr().out
+    assert not cache_path([p]).exists()
+    assert main(["state", "--json", str(p)]) == 0
+    out1 = capsys.readouterr().out
+    assert cache_path([p]).exists()
+    append(p, jsonl([tool_result("t1", "x")]))
+    assert main(["state", "--json", str(p)]) == 0  # warm: resumes, reads the new line only
+    out2 = capsys.readouterr().out
+    assert main(["state", "--json", "--no-cache", str(p)]) == 0
+    out3 = capsys.readouterr().out
+    assert out0 == out1 and out2 == out3 and out1 != out2
