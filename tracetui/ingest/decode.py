@@ -244,9 +244,10 @@ def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
         try:
             obj, end = _py_decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            out.append(
-                (rel, Quarantined(rel, f"invalid JSON: {exc.msg} (column {exc.colno})", excerpt_of(text[pos:])), b"")
-            )
+            # the column counts from the start of the bad part (its anchor), not of the line, so
+            # the reason is the same whether the part arrived after a record or on a line of its own
+            col = exc.pos - pos + 1
+            out.append((rel, Quarantined(rel, f"invalid JSON: {exc.msg} (column {col})", excerpt_of(text[pos:])), b""))
             break
         piece = text[pos:end]
         if not isinstance(obj, dict):
