@@ -288,6 +288,8 @@ class AgentState(msgspec.Struct):
     last_anchor: Union[Anchor, None] = None
     sidechain_file: bool = False
     pr_links: tuple[str, ...] = ()
+    #: episodes, facts, aggregates and incremental anomalies of this file (model/derive.py)
+    derived: Union["Derived", None] = None
 
 
 class RunState(msgspec.Struct):
@@ -318,6 +320,8 @@ class RunState(msgspec.Struct):
     history: tuple[AgentState, ...] = ()
     ledgers: tuple[list, ...] = ()
     generation: int = 0  # bumps on every snapshot that changed
+    #: the main thread's episodes, every version (the same tuple as ``main.derived.episodes``)
+    episodes: tuple["Episode", ...] = ()
 
     @property
     def goal(self) -> PromptInfo | None:
@@ -356,3 +360,12 @@ class RunState(msgspec.Struct):
             st = self.main if src == self.main.src else next((a for a in self.agents if a.src == src), None)
             upto = st.ledger_len if st is not None else len(led)
         return led[:upto]
+
+
+# Forward references of AgentState.derived and RunState.episodes (model/derive.py and
+# model/episodes.py import this module; whichever is imported first, the names end up here).
+try:
+    from tracetui.model.derive import Derived  # noqa: E402
+    from tracetui.model.episodes import Episode  # noqa: E402
+except ImportError:  # pragma: no cover - derive.py is mid-import; it sets these names when done
+    pass

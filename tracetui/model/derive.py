@@ -1,0 +1,363 @@
+"""The deriver: episodes, facts and anomalies of one file, fed event by event by the fold.
+
+:class:`Deriver` is the ``FileFold.derive`` hook. The fold calls ``on_event(fold, ev)`` after
+every ledger event, ``on_call(fold, call, inp)`` for every new tool_use (with its decoded input),
+and ``on_result(fold, call, text, rec)`` for every paired tool_result (with its whole text).
+The hot path stays cheap: per event a few dict operations; regular expressions run only on the
+results of shell tools, and only on the first/last few KB of their text.
+
+The deriver's state is made only of msgspec Structs, dicts, lists and scalars, so it encodes to
+MessagePack for the fold cache (``msgspec.msgpack.encode(deriver)`` and
+``decode(..., type=Deriver)``). :meth:`Deriver.snapshot` returns a frozen :class:`Derived`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, Union
+
+import msgspec
+import orjson
+
+from tracetui.model.anomalies import Anomaly, AnomalyTracker
+from tracetui.model.episodes import Episode, EpisodeBook
+from tracetui.model.facts import (
+    Aggregate,
+    Fact,
+    FactStore,
+    extract_commits,
+    extract_exit_code,
+    extract_pr_urls,
+    extract_test_runs,
+)
+from tracetui.model.state import Anchor, Event, ToolCall
+from tracetui.model.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
+
+__all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT"]
+
+#: tools whose results are scanned for test summaries, commits, PR links and exit codes
+SHELL_TOOLS = frozenset({"Bash", "BashOutput", "TaskOutput", "PowerShell"})
+#: excluded hypotheses (ruled-out notes) kept per file; all are counted
+NOTES_KEPT = 40
+#: criteria/constraints stated by the user kept per file; all are counted
+STATED_KEPT = 30
+#: the text Claude Code gives a tool_result when the user rejects the tool use (transcript-format.md §6)
+REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
+#: the text of a tool_result the user interrupted
+INTERRUPTED_PREFIX = "[Request interrupted by user"
+
+_CONSTRAINT = re.compile(r"\b(don'?t|do not|never|must not|mustn'?t|shouldn'?t|should not|only|without|avoid|no more than|at most|keep\b|not allowed)", re.I)
+_CRITERION = re.compile(r"\b(must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?)", re.I)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+
+
+class Note(msgspec.Struct, frozen=True):
+    """A short line for the card: an excluded hypothesis (``error``, ``rejected``,
+    ``interrupted``, ``reverted``, ``dropped_todo``) or a user statement (``criterion``,
+    ``constraint``). ``text`` is our wording; ``quote`` is verbatim source text (tool output or
+    the user's words), to be shown quoted, as data."""
+
+    kind: str
+    text: str
+    anchor: Anchor
+    quote: str = ""
+    episode: int = 0
+
+
+class Derived(msgspec.Struct, frozen=True):
+    """The frozen derived state of one file.
+
+    ``episodes`` holds every version (superseded ones included) in (index, version) order;
+    ``facts`` the recent facts (at most the store bound; ``facts_evicted`` were dropped, their
+    aggregates kept exact); ``aggregates`` per fact key; ``anomalies`` the incremental ones,
+    cleared first; ``ruled_out``/``stated`` the notes kept, with totals in the ``*_total`` fields.
+    """
+
+    episodes: tuple[Episode, ...] = ()
+    facts: tuple[Fact, ...] = ()
+    aggregates: dict[str, Aggregate] = {}
+    facts_evicted: int = 0
+    facts_total: int = 0
+    anomalies: tuple[Anomaly, ...] = ()
+    ruled_out: tuple[Note, ...] = ()
+    ruled_out_total: int = 0
+    stated: tuple[Note, ...] = ()
+    stated_total: int = 0
+
+
+def _digest(inp: Any) -> str:
+    try:
+        data = orjson.dumps(inp, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        data = repr(inp).encode("utf-8", "replace")
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _statements(text: str) -> list[tuple[str, str]]:
+    """``[(kind, sentence)]``: sentences of a prompt that state a constraint or a criterion."""
+    out = []
+    for m in _SENTENCE.finditer(text[:4000]):
+        s = m.group(0).strip()
+        if len(s) < 8:
+            continue
+        if _CONSTRAINT.search(s):
+            out.append(("constraint", _one_line(s, 160)))
+        elif _CRITERION.search(s):
+            out.append(("criterion", _one_line(s, 160)))
+    return out
+
+
+class Deriver(msgspec.Struct):
+    """The derive hook of one :class:`~tracetui.model.fold.FileFold` (plain data: persistable).
+
+    It holds no reference to the fold: the fold passes itself in on every call.
+    """
+
+    book: EpisodeBook = msgspec.field(default_factory=EpisodeBook)
+    store: FactStore = msgspec.field(default_factory=FactStore)
+    anomalies: AnomalyTracker = msgspec.field(default_factory=AnomalyTracker)
+    ruled_out: list[Note] = msgspec.field(default_factory=list)
+    ruled_out_total: int = 0
+    stated: list[Note] = msgspec.field(default_factory=list)
+    stated_total: int = 0
+    commands: dict[str, str] = msgspec.field(default_factory=dict)  # pending shell call id -> command
+    inputs: dict[str, Any] = msgspec.field(default_factory=dict)  # pending todo/task call id -> input
+    edits: dict[str, list[str]] = msgspec.field(default_factory=dict)  # path -> ["old>new" digests]
+    edit_anchor: dict[str, Anchor] = msgspec.field(default_factory=dict)  # "path|old>new" -> anchor
+    todo_status: dict[str, str] = msgspec.field(default_factory=dict)
+    task_subject: dict[str, str] = msgspec.field(default_factory=dict)
+    ask_anchor: Union[Anchor, None] = None  # the prompt whose whole text is still to be read
+
+    # -- helpers -----------------------------------------------------------------------------
+    @staticmethod
+    def _main(fold: Any, sidechain: bool) -> bool:
+        return not sidechain or bool(fold.sidechain_file)
+
+    @staticmethod
+    def _main_pending(fold: Any) -> list[ToolCall]:
+        sf = bool(fold.sidechain_file)
+        return [c for c in fold.pending.values() if sf or not c.sidechain]
+
+    def _note(self, note: Note) -> None:
+        self.ruled_out_total += 1
+        self.ruled_out.append(note)
+        if len(self.ruled_out) > NOTES_KEPT:
+            del self.ruled_out[0]
+
+    def _fill_ask(self, fold: Any) -> None:
+        la = fold.latest_ask
+        if la is None or la.anchor != self.ask_anchor:
+            return
+        self.ask_anchor = None
+        self.book.fill_ask(la.text, la.anchor)
+        for kind, s in _statements(la.text):
+            self.stated_total += 1
+            if len(self.stated) < STATED_KEPT:
+                self.stated.append(Note(kind, s, la.anchor, s, self.book.prompts))
+
+    def _fact(self, key: str, value: Any, ev_anchor: Anchor, eid: str, n: int, quote: str) -> None:
+        self.store.add(Fact(key, value, ev_anchor, eid, n, _one_line(quote, 160)))
+
+    # -- hooks -------------------------------------------------------------------------------
+    def on_event(self, fold: Any, ev: Event) -> None:
+        """Called by the fold after every ledger event (the event is already in the ledger)."""
+        if self.ask_anchor is not None:
+            self._fill_ask(fold)
+        pos = len(fold.events) - 1
+        k = ev.kind
+        book = self.book
+        if k == "prompt":
+            pend = self._main_pending(fold)
+            open_b = book.open
+            if open_b is not None:
+                mine = [c for c in pend if book.call_episode.get(c.id) == open_b.index]
+                if mine and not open_b.interrupts:
+                    self.anomalies.on_dangling(ev, mine, "prompt")
+            self.anomalies.on_prompt(ev)
+            book.on_prompt(ev, pos, pend)
+            self.ask_anchor = ev.anchor
+            return
+        book.on_event(ev, pos)
+        main = self._main(fold, ev.sidechain)
+        if k == "tool_result":
+            if main:
+                self.anomalies.on_result(ev)
+        elif k in ("assistant_text", "tool_use", "thinking"):
+            if ev.usage is not None and ev.message_id:
+                model = fold.usage.model_of.get(ev.message_id)
+                if model is not None:
+                    book.on_model(ev.message_id, model)
+                if main:
+                    self.anomalies.on_usage(ev, model)
+        elif k == "api_error":
+            if main:
+                self.anomalies.on_api_error(ev, False)
+        elif k == "system":
+            if ev.name == "api_error" and main:
+                self.anomalies.on_api_error(ev, True)
+        elif k == "compaction":
+            self.anomalies.on_compaction(ev)
+        elif k == "interrupt":
+            self.anomalies.on_dangling(ev, self._main_pending(fold), "interrupt")
+        elif k == "metadata" and ev.name == "pr-link":
+            url = ev.excerpt[len("pr-link: "):] if ev.excerpt.startswith("pr-link: ") else ""
+            if (not url or url.endswith("…")) and fold.pr_links:
+                url = fold.pr_links[-1]
+            if url:
+                self._fact("pr.link", url, ev.anchor, ev.id, 0, url)
+
+    def on_call(self, fold: Any, call: ToolCall, inp: Any) -> None:
+        """Called by the fold for every new tool_use (deduplicated by id), with its input."""
+        name = call.name
+        op = file_ops(name, inp)
+        desc = None
+        if name in SUBAGENT_TOOLS and isinstance(inp, dict):
+            desc = str(inp.get("description") or _one_line(str(inp.get("prompt", "")), 60))
+        self.book.on_call(call, op, desc)
+        if self._main(fold, call.sidechain):
+            self.anomalies.on_call(call, f"{name}:{_digest(inp)}", op, desc is not None)
+        if name in SHELL_TOOLS and isinstance(inp, dict):
+            cmd = inp.get("command")
+            self.commands[call.id] = str(cmd)[:500] if cmd is not None else call.brief
+        elif name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
+            self.inputs[call.id] = inp
+        if op is not None and op[1] == "edit" and name in EDIT_TOOLS and isinstance(inp, dict):
+            old, new = inp.get("old_string"), inp.get("new_string")
+            if isinstance(old, str) and isinstance(new, str):
+                path = op[0]
+                fwd = f"{_digest(old)}>{_digest(new)}"
+                back = f"{_digest(new)}>{_digest(old)}"
+                seen = self.edits.setdefault(path, [])
+                if back in seen:
+                    first = self.edit_anchor.get(f"{path}|{back}")
+                    where = f" (edit at line {first.line} undone)" if first is not None else ""
+                    self._note(Note("reverted", f"edit of {path} reverted{where}", call.anchor, "", self.book.prompts))
+                seen.append(fwd)
+                if len(seen) > 50:
+                    del seen[0]
+                self.edit_anchor[f"{path}|{fwd}"] = call.anchor
+        elif op is not None and name in WRITE_TOOLS:
+            self.edits.pop(op[0], None)
+
+    def on_result(self, fold: Any, call: ToolCall, text: str, rec: Any) -> None:
+        """Called by the fold for every tool_result paired with a known call (whole text)."""
+        anchor = call.result_anchor or call.anchor
+        eid = f"{call.id}:result"
+        name = call.name
+        cmd = self.commands.pop(call.id, None)
+        inp = self.inputs.pop(call.id, None)
+        ep = self.book.prompts
+        if call.is_error:
+            head = text.lstrip()[:200]
+            if head.startswith(REJECTED_PREFIX):
+                self._note(Note("rejected", f"user rejected {name}({call.brief})", anchor, "", ep))
+            elif head.startswith(INTERRUPTED_PREFIX):
+                self._note(Note("interrupted", f"user interrupted {name}({call.brief})", anchor, "", ep))
+            else:
+                self._note(Note("error", f"{name}({call.brief}) failed", anchor, _one_line(text, 140), ep))
+        if name in SHELL_TOOLS:
+            n = 0
+            if call.is_error:
+                code = extract_exit_code(text)
+                if code is not None:
+                    self._fact("cmd.exit_code", code, anchor, eid, n, f"Exit code {code}: {cmd or call.brief}")
+                    n += 1
+            for runner, counts, quote in extract_test_runs(text):
+                for field in sorted(counts):
+                    self._fact(f"tests.{runner}.{field}", counts[field], anchor, eid, n, quote)
+                    n += 1
+            c = cmd or call.brief
+            if "commit" in c:
+                for h, subject, quote in extract_commits(text):
+                    self._fact("git.commit", f"{h} {subject}", anchor, eid, n, quote)
+                    n += 1
+            if "pr create" in c or "pull/" in text[-300:]:
+                for url in extract_pr_urls(text):
+                    self._fact("pr.link", url, anchor, eid, n, url)
+                    n += 1
+        elif not call.is_error and inp is not None:
+            self._todo_facts(name, inp, rec, anchor, eid, ep)
+
+    def _todo_facts(self, name: str, inp: Any, rec: Any, anchor: Anchor, eid: str, ep: int) -> None:
+        if not isinstance(inp, dict):
+            return
+        if name == "TodoWrite" and isinstance(inp.get("todos"), list):
+            new: dict[str, str] = {}
+            for t in inp["todos"]:
+                if isinstance(t, dict):
+                    new[_one_line(str(t.get("content", "")), 100)] = str(t.get("status", "pending"))
+            n = 0
+            for content, status in new.items():
+                old = self.todo_status.get(content)
+                if old != status:
+                    self._fact("todo.status", f"{content}: {old or 'new'} → {status}", anchor, eid, n, content)
+                    n += 1
+            for content, status in self.todo_status.items():
+                if content not in new and status != "completed":
+                    self._note(Note("dropped_todo", f"todo dropped while {status}: {content}", anchor, "", ep))
+            self.todo_status = new
+        elif name == "TaskCreate":
+            from tracetui.ingest.decode import decode_any
+
+            res = decode_any(getattr(rec, "toolUseResult", None))
+            task = res.get("task") if isinstance(res, dict) else None
+            tid = str(task.get("id")) if isinstance(task, dict) and task.get("id") is not None else str(len(self.task_subject) + 1)
+            subject = _one_line(str(inp.get("subject") or ""), 100)
+            self.task_subject[tid] = subject
+            self.todo_status[f"#{tid} {subject}"] = "pending"
+            self._fact("todo.status", f"#{tid} {subject}: new → pending", anchor, eid, 0, subject)
+        elif name == "TaskUpdate":
+            tid = str(inp.get("taskId", ""))
+            status = inp.get("status")
+            if not isinstance(status, str):
+                return
+            subject = self.task_subject.get(tid, f"task {tid}")
+            key = f"#{tid} {subject}"
+            old = self.todo_status.get(key)
+            if status == "deleted":
+                self.todo_status.pop(key, None)
+                if old != "completed":
+                    self._note(Note("dropped_todo", f"task #{tid} deleted while {old or 'unknown'}: {subject}", anchor, "", ep))
+            elif old != status:
+                self.todo_status[key] = status
+            else:
+                return
+            self._fact("todo.status", f"{key}: {old or 'unknown'} → {status}", anchor, eid, 0, subject)
+
+    # -- output ------------------------------------------------------------------------------
+    def snapshot(self, fold: Any) -> Derived:
+        """The frozen derived state (containers copied; open episode as ``in_progress``)."""
+        if self.ask_anchor is not None:
+            self._fill_ask(fold)
+        la = fold.latest_ask
+        episodes = self.book.snapshot(self._main_pending(fold), la.text if la else None, la.anchor if la else None)
+        facts, aggs, evicted = self.store.frozen()
+        return Derived(
+            episodes=episodes,
+            facts=facts,
+            aggregates=aggs,
+            facts_evicted=evicted,
+            facts_total=self.store.added,
+            anomalies=self.anomalies.frozen(),
+            ruled_out=tuple(self.ruled_out),
+            ruled_out_total=self.ruled_out_total,
+            stated=tuple(self.stated),
+            stated_total=self.stated_total,
+        )
+
+
+def _publish_forward_refs() -> None:
+    """Give ``state.py`` the names its forward references use (see the end of state.py)."""
+    from tracetui.model import state as _state
+
+    _state.Derived = Derived  # type: ignore[attr-defined]
+    _state.Episode = Episode  # type: ignore[attr-defined]
+
+
+_publish_forward_refs()

@@ -1,0 +1,410 @@
+"""Episodes: one derived node per human prompt of the main thread, running to the next prompt.
+
+An :class:`Episode` is frozen and versioned. :class:`EpisodeBook` builds them from ledger
+events (fed by :class:`tracetui.model.derive.Deriver`); it keeps every version it ever made.
+A later record that changes an earlier episode's meaning makes a new version and marks the old
+one ``superseded`` (never overwritten):
+
+* the next prompt arrives while calls of the episode are still open: the episode is recognised
+  as *interrupted* (version n+1, reason says how many calls were open);
+* a tool_result arrives for a call of an earlier episode (a *late result*): its dangling call is
+  resolved and its status recomputed.
+
+Lifecycle: ``current`` (the newest version), ``suspected-stale`` (a later record referred to one
+of its dangling calls without resolving it, e.g. progress of a call still running, so a new
+version may follow), ``superseded`` (a newer version exists).
+
+Status: ``in_progress`` (the open episode), ``ok``, ``errors`` (errors happened, the episode
+ended on a success), ``interrupted`` (the user interrupted, or the next prompt came with calls
+open), ``unresolved`` (the episode ended on an error, or with no assistant text after its last
+tool result). Everything here is pure: no clock, no I/O; times are the records' own timestamps.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Union
+
+import msgspec
+
+from tracetui.model.state import Anchor, Event, FileTouch, Tokens, ToolCall
+
+__all__ = [
+    "Episode",
+    "ErrorNote",
+    "SubagentStart",
+    "EpisodeBuilder",
+    "EpisodeBook",
+    "ASK_CHARS",
+    "ERRORS_KEPT",
+    "parse_ts",
+    "duration_between",
+    "STATUSES",
+    "LIFECYCLES",
+]
+
+#: characters of an episode's ask kept in the episode (the whole prompt stays in the file)
+ASK_CHARS = 600
+#: error notes kept per episode; all errors are counted in ``tool_errors``/``api_errors``
+ERRORS_KEPT = 20
+STATUSES = ("in_progress", "ok", "errors", "interrupted", "unresolved")
+LIFECYCLES = ("current", "suspected-stale", "superseded")
+
+
+def parse_ts(ts: str | None) -> datetime | None:
+    """An ISO-8601 record timestamp (``2026-02-12T15:36:09.570Z``) as an aware datetime, or None."""
+    if not ts:
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def duration_between(start: str | None, end: str | None) -> float | None:
+    """Seconds from ``start`` to ``end`` (record timestamps), or ``None`` when either is missing
+    or unparseable, or when ``end`` is earlier (timestamps are not monotonic, so the span between
+    the first and last record by file position can be negative; we never report a made-up one)."""
+    a, b = parse_ts(start), parse_ts(end)
+    if a is None or b is None:
+        return None
+    d = (b - a).total_seconds()
+    return d if d >= 0 else None
+
+
+class ErrorNote(msgspec.Struct, frozen=True):
+    """A tool error or API error inside an episode: where, which tool (or ``API``), and the
+    first ~100 characters of what it said (tool output: data, not instructions)."""
+
+    anchor: Anchor
+    tool: str
+    excerpt: str
+    tool_use_id: Union[str, None] = None
+
+
+class SubagentStart(msgspec.Struct, frozen=True):
+    """A Task/Agent call made in an episode."""
+
+    tool_use_id: str
+    description: str
+    anchor: Anchor
+
+
+class Episode(msgspec.Struct, frozen=True):
+    """One version of one episode (frozen).
+
+    ``index`` is 1-based (0 is the stretch before the first prompt, kept only when it holds tool
+    calls or assistant text). ``ledger_start``/``ledger_end`` are positions in the file's ledger
+    (end exclusive). Tokens are deduplicated per API message id; ``tokens_by_model`` lets a view
+    price the episode (USD) with :func:`tracetui.model.pricing.estimate_cost`. ``duration_s`` is
+    seconds from the first to the last record timestamp in file order (``None`` when unknown).
+    """
+
+    index: int
+    version: int
+    lifecycle: str
+    status: str
+    ask: str
+    ask_form: str
+    ask_anchor: Union[Anchor, None]
+    first: Union[Anchor, None]
+    last: Union[Anchor, None]
+    ledger_start: int
+    ledger_end: int
+    start: Union[str, None]
+    end: Union[str, None]
+    duration_s: Union[float, None]
+    tools: dict[str, int]
+    tool_calls: int
+    tool_errors: int
+    api_errors: int
+    interrupts: int
+    compactions: int
+    files: tuple[FileTouch, ...]
+    errors: tuple[ErrorNote, ...]
+    tokens: Tokens
+    tokens_by_model: dict[str, Tokens]
+    subagents: tuple[SubagentStart, ...]
+    conclusion: str
+    conclusion_anchor: Union[Anchor, None]
+    dangling: tuple[ToolCall, ...]
+    reason: str = ""
+    superseded_by: Union[int, None] = None
+
+
+class EpisodeBuilder(msgspec.Struct):
+    """The open episode while its events arrive (mutable; plain data so it can be persisted)."""
+
+    index: int
+    ask: str = ""
+    ask_form: str = "text"
+    ask_anchor: Union[Anchor, None] = None
+    first: Union[Anchor, None] = None
+    last: Union[Anchor, None] = None
+    ledger_start: int = 0
+    ledger_end: int = 0
+    start: Union[str, None] = None
+    end: Union[str, None] = None
+    tools: dict[str, int] = msgspec.field(default_factory=dict)
+    tool_calls: int = 0
+    tool_errors: int = 0
+    api_errors: int = 0
+    interrupts: int = 0
+    compactions: int = 0
+    texts: int = 0
+    files: dict[str, FileTouch] = msgspec.field(default_factory=dict)
+    errors: list[ErrorNote] = msgspec.field(default_factory=list)
+    msg_usage: dict[str, tuple[int, int, int, int]] = msgspec.field(default_factory=dict)
+    msg_model: dict[str, str] = msgspec.field(default_factory=dict)
+    subagents: list[SubagentStart] = msgspec.field(default_factory=list)
+    conclusion: str = ""
+    conclusion_anchor: Union[Anchor, None] = None
+    #: what the episode ended on so far: "", text, tool_ok, tool_error, api_error
+    last_outcome: str = ""
+    ask_pending: bool = False
+
+    def tokens(self) -> tuple[Tokens, dict[str, Tokens]]:
+        tot = [0, 0, 0, 0]
+        by: dict[str, list[int]] = {}
+        for mid, u in self.msg_usage.items():
+            m = by.setdefault(self.msg_model.get(mid, "unknown"), [0, 0, 0, 0])
+            for i in range(4):
+                tot[i] += u[i]
+                m[i] += u[i]
+        return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}
+
+    def freeze(self, version: int, status: str, dangling: tuple[ToolCall, ...], lifecycle: str = "current", reason: str = "") -> Episode:
+        """This builder as a frozen :class:`Episode` (containers copied)."""
+        tokens, by_model = self.tokens()
+        return Episode(
+            index=self.index,
+            version=version,
+            lifecycle=lifecycle,
+            status=status,
+            ask=self.ask,
+            ask_form=self.ask_form,
+            ask_anchor=self.ask_anchor,
+            first=self.first,
+            last=self.last,
+            ledger_start=self.ledger_start,
+            ledger_end=self.ledger_end,
+            start=self.start,
+            end=self.end,
+            duration_s=duration_between(self.start, self.end),
+            tools=dict(sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))),
+            tool_calls=self.tool_calls,
+            tool_errors=self.tool_errors,
+            api_errors=self.api_errors,
+            interrupts=self.interrupts,
+            compactions=self.compactions,
+            files=tuple(msgspec.structs.replace(f) for f in self.files.values()),
+            errors=tuple(self.errors),
+            tokens=tokens,
+            tokens_by_model=by_model,
+            subagents=tuple(self.subagents),
+            conclusion=self.conclusion,
+            conclusion_anchor=self.conclusion_anchor,
+            dangling=dangling,
+            reason=reason,
+        )
+
+    def closing_status(self, dangling: int) -> str:
+        """The status of this episode when the next prompt closes it with ``dangling`` calls open."""
+        if self.interrupts or dangling:
+            return "interrupted"
+        if self.last_outcome in ("tool_error", "api_error", "tool_ok") or (self.last_outcome == "" and self.tool_calls):
+            return "unresolved"
+        if self.tool_errors or self.api_errors:
+            return "errors"
+        return "ok"
+
+
+def _recomputed_status(ep: Episode, dangling: int) -> str:
+    """Status of an earlier episode after a late result resolved one of its dangling calls."""
+    if ep.interrupts or dangling:
+        return "interrupted"
+    if ep.status == "unresolved":
+        return "unresolved"
+    if ep.tool_errors or ep.api_errors:
+        return "errors"
+    return "ok"
+
+
+class EpisodeBook(msgspec.Struct):
+    """Every episode version of one file, plus the open episode. Plain data (persistable).
+
+    ``versions`` holds all frozen versions in creation order; ``latest`` maps an episode index
+    to the position of its newest version in ``versions``; ``call_episode`` maps a still-open
+    tool_use id to the episode that made it (entries leave when the result arrives).
+    """
+
+    versions: list[Episode] = msgspec.field(default_factory=list)
+    latest: dict[int, int] = msgspec.field(default_factory=dict)
+    open: Union[EpisodeBuilder, None] = None
+    call_episode: dict[str, int] = msgspec.field(default_factory=dict)
+    prompts: int = 0
+
+    # -- feeding -----------------------------------------------------------------------------
+    def builder(self, pos: int) -> EpisodeBuilder:
+        b = self.open
+        if b is None:
+            b = self.open = EpisodeBuilder(index=0, ledger_start=pos)
+        return b
+
+    def on_prompt(self, ev: Event, pos: int, pending: list[ToolCall]) -> None:
+        """A human prompt at ledger position ``pos``: close the open episode, start the next.
+
+        ``pending`` are the file's calls still open at that moment (main-thread ones count)."""
+        b = self.open
+        if b is not None and (b.index > 0 or b.tool_calls or b.texts):
+            self._close(b, pending, ev)
+        self.prompts += 1
+        nb = EpisodeBuilder(index=self.prompts, ledger_start=pos, ask=ev.excerpt, ask_form=ev.name or "text", ask_anchor=ev.anchor, ask_pending=True)
+        self.open = nb
+
+    def _close(self, b: EpisodeBuilder, pending: list[ToolCall], ev: Event) -> None:
+        mine = tuple(msgspec.structs.replace(c) for c in pending if self.call_episode.get(c.id) == b.index)
+        if mine and not b.interrupts:
+            # the episode as it stood, then the interruption the new prompt reveals
+            v1 = b.freeze(1, "in_progress", mine, lifecycle="superseded")
+            v1 = msgspec.structs.replace(v1, superseded_by=2)
+            self.versions.append(v1)
+            where = f"{ev.anchor.src}:{ev.anchor.line}"
+            ep = b.freeze(2, "interrupted", mine, reason=f"next prompt at {where} arrived with {len(mine)} call(s) open")
+        else:
+            ep = b.freeze(1, b.closing_status(len(mine)), mine)
+        self.latest[b.index] = len(self.versions)
+        self.versions.append(ep)
+
+    def on_event(self, ev: Event, pos: int) -> None:
+        """Any ledger event other than a prompt, at ledger position ``pos``."""
+        b = self.builder(pos)
+        b.ledger_end = pos + 1
+        if b.first is None:
+            b.first = ev.anchor
+        b.last = ev.anchor
+        if ev.timestamp:
+            if b.start is None:
+                b.start = ev.timestamp
+            b.end = ev.timestamp
+        k = ev.kind
+        if ev.usage is not None and ev.message_id:
+            old = b.msg_usage.get(ev.message_id)
+            u = ev.usage
+            if old is None:
+                b.msg_usage[ev.message_id] = u
+            elif old != u:
+                b.msg_usage[ev.message_id] = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]))
+        if k == "assistant_text":
+            if ev.excerpt:
+                b.texts += 1
+                b.conclusion = ev.excerpt
+                b.conclusion_anchor = ev.anchor
+                b.last_outcome = "text"
+        elif k == "tool_result":
+            tid = ev.tool_use_id or ""
+            owner = self.call_episode.pop(tid, None)
+            if owner is not None and owner != b.index and owner in self.latest:
+                self._late_result(owner, ev)
+                return
+            if ev.is_error:
+                b.tool_errors += 1
+                b.last_outcome = "tool_error"
+                if len(b.errors) < ERRORS_KEPT:
+                    b.errors.append(ErrorNote(ev.anchor, ev.name or "?", ev.excerpt, tid))
+            else:
+                b.last_outcome = "tool_ok"
+        elif k == "api_error":
+            b.api_errors += 1
+            b.last_outcome = "api_error"
+            if len(b.errors) < ERRORS_KEPT:
+                b.errors.append(ErrorNote(ev.anchor, "API", ev.excerpt))
+        elif k == "interrupt":
+            b.interrupts += 1
+        elif k == "compaction":
+            b.compactions += 1
+        elif k == "progress" and ev.tool_use_id:
+            owner = self.call_episode.get(ev.tool_use_id)
+            if owner is not None and owner != b.index:
+                self._mark_stale(owner)
+
+    def on_call(self, call: ToolCall, op: tuple[str, str] | None, description: str | None) -> None:
+        """A new tool_use (deduplicated by id) with the file it touches and, for a subagent
+        call, its description."""
+        b = self.builder(0)
+        b.tool_calls += 1
+        b.tools[call.name] = b.tools.get(call.name, 0) + 1
+        self.call_episode[call.id] = b.index
+        if op is not None:
+            path, kind = op
+            ft = b.files.get(path)
+            if ft is None:
+                ft = b.files[path] = FileTouch(path, first=call.anchor)
+            if kind == "read":
+                ft.reads += 1
+            elif kind == "write":
+                ft.writes += 1
+            else:
+                ft.edits += 1
+            ft.last = call.anchor
+        if description is not None:
+            b.subagents.append(SubagentStart(call.id, description, call.anchor))
+
+    def on_model(self, message_id: str, model: str) -> None:
+        b = self.open
+        if b is not None and message_id not in b.msg_model:
+            b.msg_model[message_id] = model
+
+    def _late_result(self, index: int, ev: Event) -> None:
+        pos = self.latest[index]
+        old = self.versions[pos]
+        tid = ev.tool_use_id or ""
+        dangling = tuple(c for c in old.dangling if c.id != tid)
+        errors = old.errors
+        tool_errors = old.tool_errors
+        if ev.is_error:
+            tool_errors += 1
+            if len(errors) < ERRORS_KEPT:
+                errors = errors + (ErrorNote(ev.anchor, ev.name or "?", ev.excerpt, tid),)
+        new = msgspec.structs.replace(
+            old,
+            version=old.version + 1,
+            lifecycle="current",
+            dangling=dangling,
+            tool_errors=tool_errors,
+            errors=errors,
+            reason=f"late tool_result for …{tid[-8:]} at {ev.anchor.src}:{ev.anchor.line}",
+            superseded_by=None,
+        )
+        new = msgspec.structs.replace(new, status=_recomputed_status(new, len(dangling)))
+        self.versions[pos] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)
+        self.latest[index] = len(self.versions)
+        self.versions.append(new)
+
+    def _mark_stale(self, index: int) -> None:
+        pos = self.latest.get(index)
+        if pos is None:
+            return
+        ep = self.versions[pos]
+        if ep.lifecycle == "current":
+            self.versions[pos] = msgspec.structs.replace(ep, lifecycle="suspected-stale")
+
+    # -- output ------------------------------------------------------------------------------
+    def snapshot(self, pending: list[ToolCall], latest_ask_text: str | None, latest_ask_anchor: Anchor | None) -> tuple[Episode, ...]:
+        """Every version, in (index, version) order, with the open episode as ``in_progress``."""
+        out = sorted(self.versions, key=lambda e: (e.index, e.version))
+        b = self.open
+        if b is not None and (b.index > 0 or b.tool_calls or b.texts):
+            if b.ask_pending and latest_ask_text is not None and latest_ask_anchor == b.ask_anchor:
+                b.ask = latest_ask_text[:ASK_CHARS]
+                b.ask_pending = False
+            mine = tuple(msgspec.structs.replace(c) for c in pending if self.call_episode.get(c.id) == b.index)
+            out.append(b.freeze(1, "in_progress", mine))
+        return tuple(out)
+
+    def fill_ask(self, text: str, anchor: Anchor) -> None:
+        """Give the open episode its whole ask (the event only carries an excerpt)."""
+        b = self.open
+        if b is not None and b.ask_pending and b.ask_anchor == anchor:
+            b.ask = text[:ASK_CHARS]
+            b.ask_pending = False

@@ -1,0 +1,261 @@
+"""Facts and aggregates: deterministic values extracted from tool results and records.
+
+Requirements 2–7 and 11 of the live-trace-model seed (``../shared/seeds/002_*.txt``):
+
+* a :class:`Fact` is keyed by its source (the anchor: source index, line, byte offset, plus the
+  event's id) and by its occurrence (``n``, the k-th fact taken from that event), so two equal
+  values from two places are two facts, and the newest never silently replaces an older one
+  (req. 2, 4);
+* :class:`FactStore` keeps at most ``bound`` recent facts, but updates each key's
+  :class:`Aggregate` (count, sum, min, max, last) as a fact arrives, so eviction never changes
+  an aggregate (req. 5, 6);
+* a fact whose identity was already seen is ignored, even after it was evicted (req. 7);
+* every aggregate states its coverage: how many values, from which anchor through which (req. 11);
+* nothing is truncated silently: the store counts what it evicted (req. 3).
+
+Extractors (pure functions of the tool output text, run only on Bash-like results and only on
+the last :data:`TAIL_BYTES` of the text) find test-run summaries (pytest, jest, vitest, go test,
+cargo test), git commits, PR links, and exit codes of failing commands.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Union
+
+import msgspec
+
+from tracetui.model.state import Anchor
+
+__all__ = [
+    "Fact",
+    "Aggregate",
+    "FactStore",
+    "FACT_BOUND",
+    "TAIL_BYTES",
+    "HEAD_BYTES",
+    "extract_test_runs",
+    "extract_commits",
+    "extract_pr_urls",
+    "extract_exit_code",
+    "Value",
+]
+
+#: recent facts kept per file; older ones are evicted (their aggregates stay exact). 200 facts
+#: are a few times what any view shows, and keep a long session's store to tens of KB.
+FACT_BOUND = 200
+#: test summaries are printed at the end of a run: only this many trailing characters are scanned
+TAIL_BYTES = 4096
+#: git commit and ``gh pr create`` print their result first: this many leading characters are scanned
+HEAD_BYTES = 2048
+
+Value = Union[int, float, str]
+
+
+class Fact(msgspec.Struct, frozen=True):
+    """One extracted value. ``key`` is a canonical schema key (``tests.pytest.failed``,
+    ``git.commit``, ``pr.link``, ``cmd.exit_code``, ``todo.status``); ``quote`` is the verbatim
+    source text it was read from (tool output: data, never an instruction); ``eid`` is the event
+    id (``<record uuid>:<block>``) and ``n`` the occurrence index within that event."""
+
+    key: str
+    value: Value
+    anchor: Anchor
+    eid: str
+    n: int
+    quote: str = ""
+
+    @property
+    def identity(self) -> str:
+        """Source-scoped occurrence identity: same event, same occurrence → same fact."""
+        return f"{self.anchor.src}|{self.eid}|{self.n}|{self.key}"
+
+
+class Aggregate(msgspec.Struct):
+    """A running aggregate of one key. ``sum``/``min``/``max`` are over numeric values only
+    (``None`` when the key has none); ``count`` counts every value; ``first``/``through`` are
+    the anchors of the first and the last value included (the coverage stamp)."""
+
+    key: str
+    count: int = 0
+    numeric: int = 0
+    sum: Union[int, float, None] = None
+    min: Union[int, float, None] = None
+    max: Union[int, float, None] = None
+    last: Union[Value, None] = None
+    first: Union[Anchor, None] = None
+    through: Union[Anchor, None] = None
+
+    def add(self, value: Value, anchor: Anchor) -> None:
+        self.count += 1
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            self.numeric += 1
+            self.sum = value if self.sum is None else self.sum + value
+            self.min = value if self.min is None or value < self.min else self.min
+            self.max = value if self.max is None or value > self.max else self.max
+        self.last = value
+        if self.first is None:
+            self.first = anchor
+        self.through = anchor
+
+    def coverage(self, fmt) -> str:
+        """``"<count> values, <first> through <through>"`` with anchors formatted by ``fmt``."""
+        n = f"{self.count} value" + ("" if self.count == 1 else "s")
+        if self.count == 1:
+            return f"{n}, at {fmt(self.through)}"
+        return f"{n}, {fmt(self.first)} through {fmt(self.through)}"
+
+
+class FactStore(msgspec.Struct):
+    """A bounded store of facts with exact per-key aggregates (plain data: persistable).
+
+    ``recent`` holds at most ``bound`` newest facts; ``evicted`` counts those dropped;
+    ``seen`` maps every identity ever added to its arrival number, so re-reading an event never
+    counts it twice, before or after eviction. ``aggregates`` is keyed by fact key.
+    """
+
+    bound: int = FACT_BOUND
+    recent: list[Fact] = msgspec.field(default_factory=list)
+    aggregates: dict[str, Aggregate] = msgspec.field(default_factory=dict)
+    seen: dict[str, int] = msgspec.field(default_factory=dict)
+    evicted: int = 0
+    added: int = 0
+
+    def add(self, fact: Fact) -> bool:
+        """Add ``fact``; ``False`` (and no change) when its identity was seen before."""
+        ident = fact.identity
+        if ident in self.seen:
+            return False
+        self.added += 1
+        self.seen[ident] = self.added
+        agg = self.aggregates.get(fact.key)
+        if agg is None:
+            agg = self.aggregates[fact.key] = Aggregate(fact.key)
+        agg.add(fact.value, fact.anchor)
+        self.recent.append(fact)
+        if len(self.recent) > self.bound:
+            drop = len(self.recent) - self.bound
+            del self.recent[:drop]
+            self.evicted += drop
+        return True
+
+    def frozen(self) -> tuple[tuple[Fact, ...], dict[str, Aggregate], int]:
+        """``(recent facts, aggregates copied, evicted count)``."""
+        return tuple(self.recent), {k: msgspec.structs.replace(v) for k, v in sorted(self.aggregates.items())}, self.evicted
+
+
+# -- extractors -----------------------------------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_PYTEST_LINE = re.compile(r"^[=\s]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, )?)+)(?: in [\d.]+s)?.*?=*\s*$", re.M)
+_PYTEST_PART = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)")
+_JEST = re.compile(r"^Tests:\s+(.*\d+ total)\s*$", re.M)
+_VITEST = re.compile(r"^\s*Tests\s+((?:\d+ \w+(?: \| )?)+)\s*\((\d+)\)\s*$", re.M)
+_COUNT_WORD = re.compile(r"(\d+) (passed|failed|skipped|todo|pending)")
+_GO_OK = re.compile(r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))", re.M)
+_GO_FAIL = re.compile(r"^FAIL\s+\S+\s+[\d.]+s", re.M)
+_GO_TEST_FAIL = re.compile(r"^\s*--- FAIL: ", re.M)
+_CARGO = re.compile(r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed;", re.M)
+_EXUNIT = re.compile(r"^(\d+) (?:tests?|doctests?|properties)(?:, \d+ (?:doctests?|properties))*, (\d+) failures?(?:, (\d+) (?:excluded|skipped))?.*$", re.M)
+_COMMIT = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
+_PR_URL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/\d+")
+_EXIT = re.compile(r"\AExit code (\d+)")
+
+
+def _clean(text: str) -> str:
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
+    """Test-run summaries in the tail of a command's output.
+
+    Returns ``[(runner, counts, quote)]`` with runner in ``pytest``, ``jest``, ``vitest``,
+    ``exunit``, ``go``, ``cargo``; counts map ``passed``/``failed`` (and others the runner prints) to ints;
+    quote is the verbatim summary line. Only the last :data:`TAIL_BYTES` characters are read.
+    Formats: pytest's final ``N failed, M passed in Xs`` line; jest's ``Tests: … total``;
+    vitest's ``Tests  N failed | M passed (T)``; ExUnit's ``N tests, M failures``; go test's ``ok``/``FAIL`` package lines
+    (counted as packages); cargo's ``test result:`` lines (summed over test binaries).
+    """
+    tail = _clean(text[-TAIL_BYTES:])
+    out: list[tuple[str, dict[str, int], str]] = []
+    m = None
+    for m in _JEST.finditer(tail):
+        pass
+    if m is not None:
+        counts = {w: int(n) for n, w in _COUNT_WORD.findall(m.group(1))}
+        counts.setdefault("passed", 0)
+        counts.setdefault("failed", 0)
+        out.append(("jest", counts, m.group(0).strip()))
+        return out
+    m = None
+    for m in _VITEST.finditer(tail):
+        pass
+    if m is not None:
+        counts = {w: int(n) for n, w in _COUNT_WORD.findall(m.group(1))}
+        counts.setdefault("passed", 0)
+        counts.setdefault("failed", 0)
+        out.append(("vitest", counts, m.group(0).strip()))
+        return out
+    cargo = _CARGO.findall(tail)
+    if cargo:
+        passed = sum(int(p) for _, p, _ in cargo)
+        failed = sum(int(f) for _, _, f in cargo)
+        quote = _CARGO.search(tail).group(0)  # type: ignore[union-attr]
+        if len(cargo) > 1:
+            quote += f" (+{len(cargo) - 1} more test result lines)"
+        out.append(("cargo", {"passed": passed, "failed": failed}, quote))
+        return out
+    m = None
+    for m in _EXUNIT.finditer(tail):
+        pass
+    if m is not None:
+        total, failed = int(m.group(1)), int(m.group(2))
+        out.append(("exunit", {"passed": max(total - failed, 0), "failed": failed}, m.group(0).strip()))
+        return out
+    oks = _GO_OK.findall(tail)
+    fails = _GO_FAIL.findall(tail)
+    if oks or fails:
+        quote = (fails[-1] if fails else oks[-1]).strip()
+        counts = {"passed": len(oks), "failed": len(fails)}
+        tf = len(_GO_TEST_FAIL.findall(tail))
+        if tf:
+            counts["failed_tests"] = tf
+        out.append(("go", counts, quote))
+        return out
+    m = None
+    for m in _PYTEST_LINE.finditer(tail):
+        pass
+    if m is not None:
+        counts = {}
+        for n, w in _PYTEST_PART.findall(m.group(1)):
+            w = {"error": "errors", "warning": "warnings"}.get(w, w)
+            counts[w] = counts.get(w, 0) + int(n)
+        if "passed" in counts or "failed" in counts or "errors" in counts:
+            counts.setdefault("passed", 0)
+            counts.setdefault("failed", 0)
+            out.append(("pytest", counts, m.group(0).strip(" =\n")))
+    return out
+
+
+def extract_commits(text: str) -> list[tuple[str, str, str]]:
+    """``[(hash, subject, quote)]`` from ``git commit`` output (``[branch abc1234] subject``),
+    read from the first :data:`HEAD_BYTES` characters."""
+    head = _clean(text[:HEAD_BYTES])
+    return [(m.group(2), m.group(3).strip(), m.group(0).strip()) for m in _COMMIT.finditer(head)]
+
+
+def extract_pr_urls(text: str) -> list[str]:
+    """GitHub pull-request URLs in the first :data:`HEAD_BYTES` and last :data:`TAIL_BYTES`
+    characters (``gh pr create`` prints the URL last), each once, in order."""
+    part = text if len(text) <= HEAD_BYTES + TAIL_BYTES else text[:HEAD_BYTES] + "\n" + text[-TAIL_BYTES:]
+    seen: list[str] = []
+    for u in _PR_URL.findall(part):
+        if u not in seen:
+            seen.append(u)
+    return seen
+
+
+def extract_exit_code(text: str) -> int | None:
+    """The exit code Claude Code puts first in a failing Bash result (``Exit code 1``), or None."""
+    m = _EXIT.match(text)
+    return int(m.group(1)) if m else None
