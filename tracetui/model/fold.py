@@ -26,6 +26,7 @@ from tracetui.ingest.decode import (
     decode_message,
     excerpt_of,
 )
+from tracetui.model.derive import Deriver
 from tracetui.model.pricing import estimate_cost
 from tracetui.model.prompts import classify_user_text
 from tracetui.model.state import (
@@ -178,7 +179,7 @@ class FileFold:
         self.pr_links: list[str] = []
         self.history: list[AgentState] = []
         #: derived state (episodes, facts, anomalies) fed with every event; see model/derive.py
-        self.derive: Any = None
+        self.derive: Any = Deriver()
         self._seq = 0
         self._tool_error_ids: set[str] = set()
         self.malformed = 0
@@ -389,6 +390,8 @@ class FileFold:
             ft.last = anchor
         if name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
             self._call_inputs[tid] = inp
+        if self.derive is not None:
+            self.derive.on_call(self, call, inp)
         if name in SUBAGENT_TOOLS and isinstance(inp, dict):
             desc = inp.get("description") or excerpt_of(str(inp.get("prompt", "")), 60)
             st = inp.get("subagent_type")
@@ -635,6 +638,7 @@ class FileFold:
             last_anchor=self.last_anchor,
             sidechain_file=bool(self.sidechain_file),
             pr_links=tuple(self.pr_links),
+            derived=self.derive.snapshot(self) if self.derive is not None else None,
         )
 
 
@@ -754,6 +758,7 @@ class SessionFold:
             pending=tuple(pending),
             files=tuple(files.values()),
             history=tuple(self.folds[0].history) if self.folds else (),
+            episodes=main.derived.episodes if main.derived is not None else (),
             ledgers=tuple(f.events for f in self.folds),
             generation=self.generation,
         )
