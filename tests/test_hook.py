@@ -1,0 +1,348 @@
+"""``tracetui hook`` (issue 5 §1, §2): recorded hook inputs for every event and source, broken
+input, the UserPromptSubmit gate, the output cap, and the settings.json merge."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixtures import append, compact_boundary, jsonl, prompt, text_block, assistant, tool_call, tool_result, usage, write
+
+import tracetui.hook as hook
+from tracetui.cli import main
+from tracetui.hook import MAX_CHARS, merge_settings, remove_from_settings
+
+INPUTS = Path(__file__).parent / "hook_inputs"
+SID = "5e55e55e-0000-4000-8000-000000000001"
+OLD_SID = "5e55e55e-0000-4000-8000-000000000002"
+OLDER_SID = "5e55e55e-0000-4000-8000-000000000003"
+
+
+def _project(tmp_path: Path) -> Path:
+    d = tmp_path / "projects" / "-work-demo"
+    d.mkdir(parents=True)
+    return d
+
+
+def _session(proj: Path, sid: str = SID, goal: str = "make the API tests pass", extra: list[Any] | None = None) -> Path:
+    recs = [
+        prompt(goal, session=sid),
+        tool_call("t1", "Bash", {"command": "pytest -q"}, session=sid),
+        tool_result("t1", "3 failed, 10 passed", session=sid),
+        assistant([text_block("the fixture is wrong")], msg_id="m9", u=usage(50, 5), session=sid),
+        tool_call("t2", "Edit", {"file_path": "/work/demo/tests/conftest.py", "old_string": "a", "new_string": "b"}, session=sid),
+        *(extra or []),
+    ]
+    return write(proj / f"{sid}.jsonl", recs)
+
+
+def _input(name: str, transcript: Path, sid: str = SID) -> bytes:
+    text = (INPUTS / name).read_bytes()
+    return text.replace(b"{transcript}", str(transcript).encode()).replace(b"{session_id}", sid.encode()).replace(b"{cwd}", b"/work/demo")
+
+
+def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], data: bytes, *args: str) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code = main(["hook", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_card(out: str, goal: str = "make the API tests pass") -> None:
+    assert out.strip(), "expected a card"
+    assert len(out) <= MAX_CHARS + 1 < 10_000
+    first, last = out.splitlines()[0], out.rstrip("\n").splitlines()[-1]
+    assert "derived from its transcript" in out and "check it" in out  # the disclaimer, up front
+    assert last == hook.FOOTER
+    assert goal in out
+    del first
+
+
+# -- SessionStart -------------------------------------------------------------------------------
+
+
+def test_startup_prints_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path))
+    assert run(monkeypatch, capsys, _input("session_start_startup.json", t)) == (0, "", "")
+
+
+@pytest.mark.parametrize("name", ["session_start_compact.json", "session_start_resume.json"])
+def test_compact_and_resume_print_this_sessions_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
+    code, out, err = run(monkeypatch, capsys, _input(name, t))
+    assert code == 0 and err == ""
+    assert_card(out)
+    assert SID in out.splitlines()[0] and str(t) in out.splitlines()[0]
+
+
+def test_clear_prints_the_newest_other_session_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    proj = _project(tmp_path)
+    older = _session(proj, OLDER_SID, goal="an older goal")
+    os.utime(older, (1_000_000, 1_000_000))
+    old = _session(proj, OLD_SID, goal="the cleared goal")
+    os.utime(old, (2_000_000, 2_000_000))
+    write(proj / "agent-zzz.jsonl", [prompt("a subagent", session=OLD_SID)])  # never a main session
+    new = proj / f"{SID}.jsonl"  # the new session: Claude Code may not have written it yet
+    code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
+    assert code == 0 and err == ""
+    assert_card(out, "the cleared goal")
+    assert "an older goal" not in out
+    assert out.startswith("[This session was started with /clear") and OLD_SID in out.splitlines()[0]
+    assert "PREVIOUS session" in out
+
+
+def test_clear_with_no_other_session_prints_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path))
+    assert run(monkeypatch, capsys, _input("session_start_clear.json", t)) == (0, "", "")
+
+
+def test_other_events_print_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path))
+    assert run(monkeypatch, capsys, _input("pre_tool_use.json", t)) == (0, "", "")
+
+
+def test_missing_transcript_prints_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _project(tmp_path) / "not-yet.jsonl"
+    assert run(monkeypatch, capsys, _input("session_start_resume.json", t)) == (0, "", "")
+    assert run(monkeypatch, capsys, _input("user_prompt_submit.json", t)) == (0, "", "")
+
+
+# -- UserPromptSubmit: the gate --------------------------------------------------------------
+
+
+def test_prompt_gate_opens_once_per_compaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path))
+    ups = lambda: run(monkeypatch, capsys, _input("user_prompt_submit.json", t))  # noqa: E731
+    assert ups() == (0, "", "")  # nothing to pay for: no compaction, no anomaly
+    append(t, jsonl([compact_boundary(150000, session=SID)]))
+    code, out, err = ups()
+    assert code == 0 and err == ""
+    assert_card(out)
+    assert ups() == (0, "", "")  # this compaction was already carried
+    append(t, jsonl([prompt("next", session=SID), compact_boundary(160000, session=SID)]))
+    code, out, _ = ups()
+    assert_card(out)
+
+
+def test_compact_session_start_counts_as_the_injection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
+    assert_card(run(monkeypatch, capsys, _input("session_start_compact.json", t))[1])
+    assert run(monkeypatch, capsys, _input("user_prompt_submit.json", t)) == (0, "", "")
+
+
+def test_prompt_gate_opens_on_a_new_warning_anomaly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    proj = _project(tmp_path)
+    errors = []
+    for i in range(4):  # a tool error streak (severity error)
+        errors += [tool_call(f"e{i}", "Bash", {"command": f"make {i}"}, session=SID), tool_result(f"e{i}", "boom", is_error=True, session=SID)]
+    t = _session(proj, extra=errors)
+    code, out, err = run(monkeypatch, capsys, _input("user_prompt_submit.json", t))
+    assert code == 0 and err == ""
+    assert_card(out)
+    # the same anomaly, still open: already carried
+    assert run(monkeypatch, capsys, _input("user_prompt_submit.json", t)) == (0, "", "")
+    # with the anomaly gate off, an open anomaly alone does not open it
+    (tmp_path / "tracetui-cache").exists()
+    t2 = _session(proj, "5e55e55e-0000-4000-8000-00000000000a", extra=errors)
+    assert run(monkeypatch, capsys, _input("user_prompt_submit.json", t2, "5e55e55e-0000-4000-8000-00000000000a"), "--gate", "compaction") == (0, "", "")
+
+
+def test_always_turns_the_gate_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path))
+    for _ in range(2):
+        code, out, err = run(monkeypatch, capsys, _input("user_prompt_submit.json", t), "--always")
+        assert code == 0 and err == ""
+        assert_card(out)
+
+
+def test_gate_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
+    monkeypatch.setenv("TRACETUI_HOOK_GATE", "none")
+    assert run(monkeypatch, capsys, _input("user_prompt_submit.json", t)) == (0, "", "")
+    monkeypatch.setenv("TRACETUI_HOOK_GATE", "compaction")
+    assert_card(run(monkeypatch, capsys, _input("user_prompt_submit.json", t))[1])
+
+
+# -- output cap ------------------------------------------------------------------------------
+
+
+def test_output_is_capped_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path))
+    body = "\n".join(f"line {i} " + "x" * 90 for i in range(2000))
+    monkeypatch.setattr(hook, "_render_card", lambda state, now: body)
+    code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t))
+    assert code == 0 and err == ""
+    assert len(out) <= MAX_CHARS + 1
+    assert "card shortened by tracetui hook" in out and f"of {len(body)} characters shown" in out
+    assert out.rstrip("\n").endswith(hook.FOOTER)
+
+
+def test_fallback_card_until_the_card_view_exists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracetui.ingest.session import SessionReader
+
+    t = _session(_project(tmp_path))
+    r = SessionReader([t], price=False)
+    r.poll()
+    text = hook._fallback_card(r.snapshot(), None)
+    assert "minimal card" in text and "make the API tests pass" in text
+    assert "pending Edit" in text and f"{SID}.jsonl:5" in text  # the pending call, with its anchor
+
+
+# -- never break the session -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in INPUTS.glob("broken_*")))
+def test_broken_input_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    t = _session(_project(tmp_path))
+    code, out, err = run(monkeypatch, capsys, _input(name, t))
+    assert code == 0 and out == ""
+    assert err.count("\n") == 1 and err.startswith("tracetui hook: "), err
+
+
+def test_not_a_transcript_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _project(tmp_path) / f"{SID}.jsonl"
+    t.write_bytes(b"\x00\x01 not a transcript\n")
+    code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t))
+    assert (code, out) == (0, "") and err.count("\n") == 1 and "not a transcript" in err
+
+
+def test_internal_error_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path))
+
+    def boom(*a: Any, **k: Any) -> Any:
+        raise RuntimeError("something deep\nwith a second line")
+
+    monkeypatch.setattr(hook, "_fold", boom)
+    code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t))
+    assert (code, out) == (0, "") and err == "tracetui hook: RuntimeError: something deep\n"
+
+
+@pytest.mark.parametrize("args", [["--gate", "bogus"], ["--max-chars", "many"], ["--from-the-future"], ["stray-word"]])
+def test_bad_arguments_do_not_block_the_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
+    code, out, err = run(monkeypatch, capsys, _input("user_prompt_submit.json", t), *args)
+    assert code == 0  # exit 2 would block the user's prompt
+    assert err.count("\n") == 1 and err.startswith("tracetui hook: ")
+    if args == ["--from-the-future"]:  # an unknown flag is ignored, the hook still works
+        assert_card(out)
+    else:
+        assert out == ""
+
+
+def test_cache_makes_the_second_call_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from tracetui.ingest.cache import open_cached
+
+    t = _session(_project(tmp_path))
+    code, out1, _ = run(monkeypatch, capsys, _input("session_start_resume.json", t))
+    assert open_cached([t]).cache_status == "warm"
+    code, out2, _ = run(monkeypatch, capsys, _input("session_start_resume.json", t))
+    code, out3, _ = run(monkeypatch, capsys, _input("session_start_resume.json", t), "--no-cache")
+    assert out1 == out2 == out3
+
+
+# -- settings.json ---------------------------------------------------------------------------
+
+EXISTING = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(ls:*)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+        "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/bin/log-prompt", "timeout": 5}]}],
+    },
+}
+
+
+def _ours(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(ev, g) for ev, gs in settings.get("hooks", {}).items() for g in gs if any(hook._is_ours(h) for h in g["hooks"])]
+
+
+def test_merge_keeps_every_other_hook_and_is_idempotent() -> None:
+    before = json.loads(json.dumps(EXISTING))
+    once = merge_settings(before, hook.EVENTS, "tracetui hook")
+    assert before == EXISTING  # the input is not mutated
+    assert once["model"] == "opus" and once["permissions"] == EXISTING["permissions"]
+    for ev, groups in EXISTING["hooks"].items():
+        assert once["hooks"][ev][: len(groups)] == groups  # others kept, in place
+    ours = _ours(once)
+    assert [ev for ev, _ in ours] == ["SessionStart", "UserPromptSubmit"]
+    assert ours[0][1]["matcher"] == "compact|resume|clear" and "matcher" not in ours[1][1]
+    assert ours[0][1]["hooks"] == [{"type": "command", "command": "tracetui hook", "timeout": hook.HOOK_TIMEOUT}]
+    assert merge_settings(once, hook.EVENTS, "tracetui hook") == once
+    assert remove_from_settings(once) == EXISTING
+
+
+def test_merge_replaces_an_older_entry_of_ours_instead_of_adding_one() -> None:
+    s = json.loads(json.dumps(EXISTING))
+    s["hooks"]["UserPromptSubmit"][0]["hooks"].append({"type": "command", "command": "/opt/venv/bin/tracetui hook --always", "timeout": 3})
+    out = merge_settings(s, ("UserPromptSubmit",), "tracetui hook")
+    cmds = [h["command"] for g in out["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
+    assert cmds == ["~/bin/log-prompt", "tracetui hook"]
+    assert "SessionStart" in out["hooks"] and not any(g for ev, g in _ours(out) if ev == "SessionStart")
+
+
+def test_commands_that_merely_mention_tracetui_are_not_ours() -> None:
+    for cmd in ["tracetui hook install --user", "echo tracetui-hooker", "mytracetui hook", "tracetui state"]:
+        assert not hook._is_ours({"type": "command", "command": cmd}), cmd
+    for cmd in ["tracetui hook", "/usr/local/bin/tracetui hook --always", "python -m tracetui.cli hook", '"/x y/tracetui" hook']:
+        assert hook._is_ours({"type": "command", "command": cmd}), cmd
+
+
+def test_install_project_writes_backup_and_second_install_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    sp = tmp_path / "proj" / ".claude" / "settings.json"
+    sp.parent.mkdir(parents=True)
+    original = json.dumps(EXISTING, indent=4)
+    sp.write_text(original)
+    assert main(["hook", "install", "--project", "--dir", str(tmp_path / "proj")]) == 0
+    out = capsys.readouterr().out
+    assert "installed" in out and "backup" in out
+    (bak,) = sp.parent.glob("settings.json.bak-*")
+    assert bak.read_text() == original
+    first = sp.read_text()
+    assert len(_ours(json.loads(first))) == 2
+    assert main(["hook", "install", "--project", "--dir", str(tmp_path / "proj")]) == 0
+    assert "unchanged" in capsys.readouterr().out
+    assert sp.read_text() == first and len(list(sp.parent.glob("settings.json.bak-*"))) == 1
+    assert main(["hook", "uninstall", "--dir", str(tmp_path / "proj")]) == 0
+    assert json.loads(sp.read_text()) == EXISTING
+
+
+def test_install_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sp = tmp_path / ".claude" / "settings.json"
+    assert main(["hook", "install", "--dir", str(tmp_path), "--dry-run", "--events", "UserPromptSubmit"]) == 0
+    out = capsys.readouterr().out
+    assert not sp.exists()
+    assert '+      "UserPromptSubmit": [' in out or '+    "UserPromptSubmit": [' in out
+    assert "SessionStart" not in out and "nothing written" in out
+
+
+def test_install_user_honours_claude_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    assert main(["hook", "install", "--user"]) == 0
+    s = json.loads((tmp_path / "cfg" / "settings.json").read_text())
+    assert [ev for ev, _ in _ours(s)] == ["SessionStart", "UserPromptSubmit"]
+    assert not list((tmp_path / "cfg").glob("*.bak-*"))  # nothing to back up: there was no file
+    assert main(["hook", "uninstall", "--user"]) == 0
+    assert json.loads((tmp_path / "cfg" / "settings.json").read_text()) == {}
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {"x": 1}}}'])
+def test_install_refuses_a_settings_file_it_does_not_understand(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str) -> None:
+    sp = tmp_path / ".claude" / "settings.json"
+    sp.parent.mkdir(parents=True)
+    sp.write_text(content)
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not touching it" in err
+    assert sp.read_text() == content
+
+
+def test_install_rejects_unknown_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hook", "install", "--dir", str(tmp_path), "--events", "Stop"]) == 1
+    assert "unknown event Stop" in capsys.readouterr().err
+    assert not (tmp_path / ".claude").exists()
