@@ -130,6 +130,11 @@ class Episode(msgspec.Struct, frozen=True):
     dangling: tuple[ToolCall, ...]
     reason: str = ""
     superseded_by: Union[int, None] = None
+    #: ledger position of the event that made this version (the closing prompt, the late
+    #: result; for the open episode its end), so a view as of an earlier point can pick versions
+    made_at: int = 0
+    #: where the record that made this version is (the closing prompt, the late result)
+    reason_anchor: Union[Anchor, None] = None
 
 
 class EpisodeBuilder(msgspec.Struct):
@@ -173,7 +178,7 @@ class EpisodeBuilder(msgspec.Struct):
                 m[i] += u[i]
         return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}
 
-    def freeze(self, version: int, status: str, dangling: tuple[ToolCall, ...], lifecycle: str = "current", reason: str = "") -> Episode:
+    def freeze(self, version: int, status: str, dangling: tuple[ToolCall, ...], lifecycle: str = "current", reason: str = "", made_at: int | None = None) -> Episode:
         """This builder as a frozen :class:`Episode` (containers copied)."""
         tokens, by_model = self.tokens()
         return Episode(
@@ -206,6 +211,7 @@ class EpisodeBuilder(msgspec.Struct):
             conclusion_anchor=self.conclusion_anchor,
             dangling=dangling,
             reason=reason,
+            made_at=self.ledger_end if made_at is None else made_at,
         )
 
     def closing_status(self, dangling: int) -> str:
@@ -257,22 +263,22 @@ class EpisodeBook(msgspec.Struct):
         ``pending`` are the file's calls still open at that moment (main-thread ones count)."""
         b = self.open
         if b is not None and (b.index > 0 or b.tool_calls or b.texts):
-            self._close(b, pending, ev)
+            self._close(b, pending, ev, pos)
         self.prompts += 1
         nb = EpisodeBuilder(index=self.prompts, ledger_start=pos, ask=ev.excerpt, ask_form=ev.name or "text", ask_anchor=ev.anchor, ask_pending=True)
         self.open = nb
 
-    def _close(self, b: EpisodeBuilder, pending: list[ToolCall], ev: Event) -> None:
+    def _close(self, b: EpisodeBuilder, pending: list[ToolCall], ev: Event, pos: int) -> None:
         mine = tuple(msgspec.structs.replace(c) for c in pending if self.call_episode.get(c.id) == b.index)
         if mine and not b.interrupts:
             # the episode as it stood, then the interruption the new prompt reveals
-            v1 = b.freeze(1, "in_progress", mine, lifecycle="superseded")
+            v1 = b.freeze(1, "in_progress", mine, lifecycle="superseded", made_at=b.ledger_end)
             v1 = msgspec.structs.replace(v1, superseded_by=2)
             self.versions.append(v1)
-            where = f"{ev.anchor.src}:{ev.anchor.line}"
-            ep = b.freeze(2, "interrupted", mine, reason=f"next prompt at {where} arrived with {len(mine)} call(s) open")
+            ep = b.freeze(2, "interrupted", mine, reason=f"next prompt arrived with {len(mine)} call(s) open", made_at=pos)
+            ep = msgspec.structs.replace(ep, reason_anchor=ev.anchor)
         else:
-            ep = b.freeze(1, b.closing_status(len(mine)), mine)
+            ep = b.freeze(1, b.closing_status(len(mine)), mine, made_at=pos)
         self.latest[b.index] = len(self.versions)
         self.versions.append(ep)
 
@@ -305,7 +311,7 @@ class EpisodeBook(msgspec.Struct):
             tid = ev.tool_use_id or ""
             owner = self.call_episode.pop(tid, None)
             if owner is not None and owner != b.index and owner in self.latest:
-                self._late_result(owner, ev)
+                self._late_result(owner, ev, pos)
                 return
             if ev.is_error:
                 b.tool_errors += 1
@@ -355,7 +361,7 @@ class EpisodeBook(msgspec.Struct):
         if b is not None and message_id not in b.msg_model:
             b.msg_model[message_id] = model
 
-    def _late_result(self, index: int, ev: Event) -> None:
+    def _late_result(self, index: int, ev: Event, pos: int) -> None:
         pos = self.latest[index]
         old = self.versions[pos]
         tid = ev.tool_use_id or ""
@@ -373,8 +379,10 @@ class EpisodeBook(msgspec.Struct):
             dangling=dangling,
             tool_errors=tool_errors,
             errors=errors,
-            reason=f"late tool_result for …{tid[-8:]} at {ev.anchor.src}:{ev.anchor.line}",
+            reason=f"late tool_result for …{tid[-8:]}",
+            reason_anchor=ev.anchor,
             superseded_by=None,
+            made_at=pos,
         )
         new = msgspec.structs.replace(new, status=_recomputed_status(new, len(dangling)))
         self.versions[pos] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)

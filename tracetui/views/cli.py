@@ -1,0 +1,87 @@
+"""``tracetui view`` and ``tracetui card``: the worker view and the trace-as-state card on stdout.
+
+Registered by ``tracetui/cli.py`` through ``register_view(sub)`` / ``register_card(sub)``; both take
+the same source arguments and give the same one-line errors as ``tracetui state``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["register_view", "register_card"]
+
+
+def _episode_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--episode", type=int, metavar="N", default=None, help="compile as of the end of episode N (1-based; default: the whole session)")
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {n}")
+    return n
+
+
+def _load(ns: argparse.Namespace):
+    from tracetui.cli import _save_cache, load_state, resolve_paths
+
+    paths = resolve_paths(ns.paths)
+    reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
+    _save_cache(reader)
+    return state
+
+
+def _emit(text: str) -> int:
+    sys.stdout.write(text + "\n")
+    return 0
+
+
+def _cmd_view(ns: argparse.Namespace) -> int:
+    from tracetui.views.worker import render_worker_view
+
+    state = _load(ns)
+    try:
+        text = render_worker_view(state, episode=ns.episode, max_chars=ns.max_chars)
+    except ValueError as exc:
+        print(f"tracetui: {exc}", file=sys.stderr)
+        return 1
+    return _emit(text)
+
+
+def _cmd_card(ns: argparse.Namespace) -> int:
+    from tracetui.views.card import render_card
+
+    state = _load(ns)
+    try:
+        text = render_card(state, episode=ns.episode)
+    except ValueError as exc:
+        print(f"tracetui: {exc}", file=sys.stderr)
+        return 1
+    return _emit(text)
+
+
+def register_view(sub) -> None:
+    """Add the ``view`` subcommand to the ``tracetui`` subparsers ``sub``."""
+    from tracetui.cli import add_source_args
+    from tracetui.views.worker import DEFAULT_MAX_CHARS
+
+    p = sub.add_parser("view", help="print the worker view: compact text to paste into a fresh prompt")
+    add_source_args(p)
+    _episode_arg(p)
+    p.add_argument("--max-chars", type=_positive, default=DEFAULT_MAX_CHARS, metavar="N", help=f"size limit in characters (default {DEFAULT_MAX_CHARS})")
+    p.set_defaults(func=_cmd_view)
+
+
+def register_card(sub) -> None:
+    """Add the ``card`` subcommand to the ``tracetui`` subparsers ``sub``."""
+    from tracetui.cli import add_source_args
+    from tracetui.views.card import CARD_MAX_TOKENS
+
+    p = sub.add_parser("card", help=f"print the trace-as-state card (at most ~{CARD_MAX_TOKENS} tokens)")
+    add_source_args(p)
+    _episode_arg(p)
+    p.set_defaults(func=_cmd_card)

@@ -1,0 +1,278 @@
+"""The worker view (``tracetui view``): compact text a developer pastes into a fresh prompt.
+
+A pure function of :class:`~tracetui.model.state.RunState` (no I/O, no clock): sections GOAL,
+LATEST ASK, NOW, IN FLIGHT, ANOMALIES, COUNTERS, FILES, KEY FACTS, RECENT FAILURES, EPISODES,
+and a WATERMARK line saying what the view covers. Every line that states a fact ends with its
+anchor (``@ file:line``); anything shortened says so (``+12 more files``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from tracetui.model.anomalies import Anomaly, detect_anomalies
+from tracetui.model.episodes import Episode, parse_ts
+from tracetui.model.state import RunState
+from tracetui.views.text import (
+    Item,
+    Section,
+    anchored,
+    as_datetime,
+    episode_count,
+    fit,
+    fmt_duration,
+    fmt_n,
+    one_line,
+    quote,
+    short_names,
+    state_as_of,
+)
+
+__all__ = [
+    "render_worker_view",
+    "DEFAULT_MAX_CHARS",
+    "key_aggregates",
+    "current_episodes",
+    "recent_failures",
+    "episode_cost",
+    "watermark",
+    "SEVERITY_ORDER",
+    "rel_path",
+]
+
+#: the default size of the worker view, in characters (issue 3 §4)
+DEFAULT_MAX_CHARS = 6000
+#: items offered per list before fitting (more are counted in the ``+N more`` line)
+OFFER = 60
+SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}
+_FACT_ORDER = ("tests.", "git.", "pr.", "cmd.", "todo.")
+
+
+def current_episodes(state: RunState) -> list[Episode]:
+    """The newest version of each episode (lifecycle current or suspected-stale), oldest first."""
+    best: dict[int, Episode] = {}
+    for ep in state.episodes:
+        if ep.lifecycle == "superseded":
+            continue
+        old = best.get(ep.index)
+        if old is None or ep.version > old.version:
+            best[ep.index] = ep
+    return [best[k] for k in sorted(best)]
+
+
+def episode_cost(state: RunState, ep: Episode) -> float | None:
+    """Estimated USD of an episode (genai-prices), ``None`` when unpriced or pricing is off."""
+    if state.cost_note == "not priced" or not ep.tokens_by_model:
+        return None if state.cost_note == "not priced" else 0.0
+    from tracetui.model.pricing import estimate_cost
+
+    cost, _ = estimate_cost(ep.tokens_by_model, ep.end)
+    return cost
+
+
+def _derived_of(state: RunState):
+    for st in (state.main, *state.agents):
+        d = getattr(st, "derived", None)
+        if d is not None:
+            yield st, d
+
+
+def key_aggregates(state: RunState) -> list[tuple[int, Any]]:
+    """``[(src, Aggregate)]`` of every file, main first, in a stable key order (tests, git, PR,
+    exit codes, todos)."""
+    out = []
+    for st, d in _derived_of(state):
+        for key, agg in d.aggregates.items():
+            out.append((st.src, agg))
+
+    def rank(x: tuple[int, Any]) -> tuple:
+        src, agg = x
+        k = agg.key
+        pre = next((i for i, p in enumerate(_FACT_ORDER) if k.startswith(p)), len(_FACT_ORDER))
+        return (src != state.main.src, pre, k, src)
+
+    return sorted(out, key=rank)
+
+
+def _agg_line(state: RunState, src: int, agg: Any) -> Item:
+    where = "" if src == state.main.src else f"[{state.source_name(src)}] "
+    fmt = state.fmt_anchor
+    if agg.numeric == agg.count and agg.count:
+        stats = f"last {agg.last}" + (f" · min {agg.min} max {agg.max} sum {agg.sum}" if agg.count > 1 else "")
+    else:
+        stats = f"last {quote(str(agg.last), 70)}"
+    return Item(f"{where}{agg.key}: {stats} · coverage {agg.coverage(fmt)}", fmt(agg.through))
+
+
+def recent_failures(state: RunState) -> list[tuple[Any, str, Any]]:
+    """``[(anchor, text, quote)]`` of failed tool calls, rejected/interrupted tool uses and API
+    errors, newest first (main thread first among equals)."""
+    out = []
+    for st, d in _derived_of(state):
+        for n in d.ruled_out:
+            if n.kind in ("error", "rejected", "interrupted"):
+                out.append((n.anchor, n.text, n.quote))
+    for ep in current_episodes(state):
+        for e in ep.errors:
+            if e.tool == "API":
+                out.append((e.anchor, "API error", e.excerpt))
+    out.sort(key=lambda x: (x[0].src == state.main.src, x[0].line), reverse=True)
+    return out
+
+
+def _ruled_out_total(state: RunState) -> int:
+    return sum(1 for _st, d in _derived_of(state) for n in d.ruled_out if n.kind in ("error", "rejected", "interrupted"))
+
+
+def watermark(state: RunState) -> Item:
+    """What the view covers: the main file's bytes read, malformed and unknown records and
+    pending bytes (all files), how many files, and the last record materialised (byte offset
+    and, as the line's anchor, file:line)."""
+    main = state.sources[0] if state.sources else None
+    mal = sum(s.malformed for s in state.sources)
+    unk = sum(s.unknown for s in state.sources)
+    pend = sum(s.pending_bytes for s in state.sources)
+    last = state.main.last_anchor
+    parts = []
+    if main is not None:
+        parts.append(f"{main.consumed:,} of {main.size:,} bytes read" if main.size >= main.consumed else f"{main.consumed:,} bytes read")
+    parts.append(f"malformed {mal} · unknown {unk} · pending {pend} bytes")
+    if len(state.sources) > 1:
+        parts.append(f"{len(state.sources)} files")
+    resets = sum(s.truncated + s.replaced for s in state.sources)
+    if resets:
+        parts.append(f"{resets} truncation/replacement(s)")
+    if last is not None:
+        parts.append(f"materialised through the record at byte {last.offset:,}")
+    return Item("WATERMARK: " + " · ".join(parts), state.fmt_anchor(last))
+
+
+def rel_path(path: str, cwd: str | None) -> str:
+    """``path`` relative to ``cwd`` when it lies inside it (views show shorter paths)."""
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        return path[len(cwd.rstrip("/")) + 1 :]
+    return path
+
+
+def _age(now: datetime | None, ts: str | None) -> str:
+    if now is None or not ts:
+        return ""
+    t = parse_ts(ts)
+    if t is None:
+        return ""
+    d = (now - t).total_seconds()
+    return f" ({fmt_duration(d)} ago)" if d >= 0 else ""
+
+
+def _anomaly_item(state: RunState, a: Anomaly) -> Item:
+    ev = [state.fmt_anchor(e) for e in a.evidence if e != a.began][:3]
+    more = a.evidence_count - 1 - len(ev) if a.evidence_count > len(ev) + 1 else 0
+    evs = f" (evidence {', '.join(ev)}{f' +{more} more' if more > 0 else ''})" if ev else ""
+    if a.open:
+        return Item(f"[{a.severity}] {a.kind}: {a.message}{evs}; clears {a.clears}", state.fmt_anchor(a.began))
+    at = f" at {state.fmt_anchor(a.cleared)}" if a.cleared is not None else ""
+    return Item(f"[cleared{at}: {a.cleared_reason}] {a.kind}: {a.message}", state.fmt_anchor(a.began))
+
+
+def _episode_item(state: RunState, ep: Episode, superseded: int) -> Item:
+    cost = episode_cost(state, ep)
+    bits = [f"#{ep.index} v{ep.version} {ep.status}"]
+    if ep.lifecycle != "current":
+        bits[0] += f" ({ep.lifecycle})"
+    if superseded:
+        bits.append(f"{superseded} older version(s) superseded")
+    bits.append(f"{ep.tool_calls} calls" + (f", {ep.tool_errors} tool errors" if ep.tool_errors else "") + (f", {ep.api_errors} API errors" if ep.api_errors else ""))
+    if ep.dangling:
+        bits.append(f"{len(ep.dangling)} dangling")
+    if ep.subagents:
+        bits.append(f"{len(ep.subagents)} subagents")
+    bits.append(fmt_duration(ep.duration_s))
+    bits.append(f"{fmt_n(ep.tokens.total)} tok" + (f" ${cost:.2f}" if cost else ""))
+    ask = quote(ep.ask, 60) if ep.ask else "(before the first prompt)"
+    concl = f" → {quote(ep.conclusion, 60)}" if ep.conclusion and ep.status != "in_progress" else ""
+    return Item(" · ".join(bits) + f" · {ask}{concl}", state.fmt_anchor(ep.ask_anchor or ep.first))
+
+
+def render_worker_view(state: RunState, *, episode: int | None = None, now: datetime | float | int | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> str:
+    """The worker view of ``state`` as plain text of at most ``max_chars`` characters.
+
+    ``episode`` (1-based) compiles the view as of the end of that episode from
+    ``state.history`` (``None``: the whole session); ``now`` (a datetime or epoch seconds) adds
+    ages and the stall detector, and is never read from the clock. Raises ``ValueError`` for an
+    episode that does not exist. No Rich markup.
+    """
+    n_eps = episode_count(state)
+    st, legend = short_names(state_as_of(state, episode))
+    nowdt = as_datetime(now)
+    fa = st.fmt_anchor
+    sid = (st.main.session_id or "?")[:8]
+    src_name = st.source_name(st.main.src)
+    scope = "whole session" if episode is None or st is state else f"end of episode {episode} of {n_eps}"
+    head = [f"tracetui view · session {sid} · {src_name} · as of {scope}", watermark(st).render(400)]
+    if legend:
+        head.append("files: " + "; ".join(legend[:3]) + (f"; +{len(legend) - 3} more shortened names (same rule)" if len(legend) > 3 else ""))
+
+    secs: list[Section] = []
+    g = st.goal
+    if g is not None:
+        secs.append(Section("GOAL", [Item(quote(g.text, 300), fa(g.anchor))], inline=True, keep=1, cost=0))
+    la = st.latest_ask
+    if la is not None and (g is None or la.anchor != g.anchor):
+        secs.append(Section("LATEST ASK", [Item(quote(la.text, 300), fa(la.anchor))], inline=True, keep=1, cost=0))
+    fr = st.frontier
+    if fr is not None:
+        secs.append(Section("NOW", [Item(f"{fr.kind}: {one_line(fr.text, 160)}{_age(nowdt, fr.timestamp)}", fa(fr.anchor))], inline=True, keep=1, cost=0))
+
+    inflight = [
+        Item(f"{c.name} …{c.id[-8:]} {quote(c.brief, 80)}{_age(nowdt, c.timestamp)}" + ("" if c.anchor.src == st.main.src else f" [{st.source_name(c.anchor.src)}]"), fa(c.anchor))
+        for c in sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq))
+    ]
+    secs.append(Section(f"IN FLIGHT ({len(inflight)})", inflight[:OFFER] or [Item("none")], noun="pending calls", keep=3, cost=1, extra_more=max(len(inflight) - OFFER, 0)))
+
+    anomalies = list(detect_anomalies(st, nowdt, st.episodes))
+    open_a = sorted((a for a in anomalies if a.open), key=lambda a: (SEVERITY_ORDER.get(a.severity, 3), -(a.began.line if a.began else 0)))
+    cleared = sorted((a for a in anomalies if not a.open), key=lambda a: -(a.cleared.line if a.cleared else (a.began.line if a.began else 0)))
+    a_items = [_anomaly_item(st, a) for a in open_a] + [_anomaly_item(st, a) for a in cleared[:5]]
+    secs.append(Section(f"ANOMALIES ({len(open_a)} open, {len(cleared)} cleared)", a_items[:OFFER] or [Item("none")], noun="anomalies", keep=2, cost=2, extra_more=max(len(a_items) - OFFER, 0) + max(len(cleared) - 5, 0)))
+
+    c = st.counters
+    t = st.tokens
+    cost = f"${st.cost_usd:.2f} (estimate)" if st.cost_usd is not None else f"cost unknown ({st.cost_note})"
+    through = fa(st.main.last_anchor)
+    counters = [
+        Item(f"records {c.records} · prompts {c.user_prompts} · tool calls {c.tool_calls} (errors {c.tool_errors}) · interrupts {c.interrupts} · compactions {c.compactions} · API errors {c.api_errors}, retries {c.api_retries} · subagents {len(st.main.subagents)}", through),
+        Item(f"tokens in {fmt_n(t.input)} · out {fmt_n(t.output)} · cache write {fmt_n(t.cache_creation)} · cache read {fmt_n(t.cache_read)} · {c.api_messages} API messages · {cost}", through),
+    ]
+    tools = list(st.tools_by_name.items())
+    if tools:
+        shown = ", ".join(f"{k} {v}" for k, v in tools[:8])
+        counters.append(Item(f"tools: {shown}" + (f" +{len(tools) - 8} more tools" if len(tools) > 8 else ""), through))
+    secs.append(Section("COUNTERS", counters, noun="counter lines", keep=2, cost=0))
+
+    files = sorted(st.files, key=lambda f: ((f.last.src == st.main.src) if f.last else False, f.last.line if f.last else 0), reverse=True)
+    f_items = [Item(f"{rel_path(f.path, st.main.cwd)} · read {f.reads} write {f.writes} edit {f.edits}", fa(f.last)) for f in files[:OFFER]]
+    title = f"FILES ({len(files)}" + (f", paths relative to {st.main.cwd})" if st.main.cwd else ")")
+    secs.append(Section(title, f_items or [Item("none")], noun="files", keep=1, cost=5, extra_more=max(len(files) - OFFER, 0)))
+
+    aggs = key_aggregates(st)
+    k_items = [_agg_line(st, src, agg) for src, agg in aggs[:OFFER]]
+    evicted = sum(d.facts_evicted for _s, d in _derived_of(st))
+    k_title = "KEY FACTS (aggregates, exact; coverage = values included" + (f"; {evicted} old facts evicted, aggregates kept)" if evicted else ")")
+    secs.append(Section(k_title, k_items or [Item("none extracted")], noun="aggregates", keep=1, cost=3, extra_more=max(len(aggs) - OFFER, 0)))
+
+    fails = recent_failures(st)
+    total_fails = max(_ruled_out_total(st), len(fails))
+    r_items = [Item(f"{text}" + (f": {quote(q, 100)}" if q else ""), fa(a)) for a, text, q in fails[:OFFER]]
+    secs.append(Section(f"RECENT FAILURES ({total_fails})", r_items or [Item("none")], noun="failures", keep=1, cost=3, extra_more=max(len(fails) - OFFER, 0)))
+
+    eps = current_episodes(st)
+    sup: dict[int, int] = {}
+    for ep in st.episodes:
+        if ep.lifecycle == "superseded":
+            sup[ep.index] = sup.get(ep.index, 0) + 1
+    e_items = [_episode_item(st, ep, sup.get(ep.index, 0)) for ep in reversed(eps)][:OFFER]
+    secs.append(Section(f"EPISODES ({len(eps)}, newest first)", e_items or [Item("none")], noun="episodes", keep=1, cost=4, extra_more=max(len(eps) - OFFER, 0)))
+
+    foot = ["(anchors are file:line in the transcript; tool output is quoted «like this» as data)"]
+    return fit(head, secs, foot, max_chars)
