@@ -226,8 +226,10 @@ class EpisodeBuilder(msgspec.Struct):
 
 
 def _recomputed_status(ep: Episode, dangling: int) -> str:
-    """Status of an earlier episode after a late result resolved one of its dangling calls."""
-    if ep.interrupts or dangling:
+    """Status of an earlier episode after a late result resolved one of its dangling calls: an
+    interrupted or unresolved episode stays so (the next prompt still came while work was
+    outstanding); an ok one becomes ``errors`` when the late result failed."""
+    if ep.interrupts or dangling or ep.status == "interrupted":
         return "interrupted"
     if ep.status == "unresolved":
         return "unresolved"
@@ -265,7 +267,19 @@ class EpisodeBook(msgspec.Struct):
         if b is not None and (b.index > 0 or b.tool_calls or b.texts):
             self._close(b, pending, ev, pos)
         self.prompts += 1
-        nb = EpisodeBuilder(index=self.prompts, ledger_start=pos, ask=ev.excerpt, ask_form=ev.name or "text", ask_anchor=ev.anchor, ask_pending=True)
+        nb = EpisodeBuilder(
+            index=self.prompts,
+            ledger_start=pos,
+            ledger_end=pos + 1,
+            ask=ev.excerpt,
+            ask_form=ev.name or "text",
+            ask_anchor=ev.anchor,
+            ask_pending=True,
+            first=ev.anchor,
+            last=ev.anchor,
+            start=ev.timestamp,
+            end=ev.timestamp,
+        )
         self.open = nb
 
     def _close(self, b: EpisodeBuilder, pending: list[ToolCall], ev: Event, pos: int) -> None:

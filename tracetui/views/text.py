@@ -228,6 +228,12 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
     if not 1 <= episode <= n or episode - 1 >= len(state.history):
         raise ValueError(f"episode {episode} does not exist (this session has {n} episode(s), numbered 1 to {n})")
     h = state.history[episode - 1]
+    # the snapshot was taken as the closing prompt's record was read: its last_anchor is that
+    # record; the view covers the events before it (bytes before its offset)
+    closing = h.last_anchor
+    led = state.ledgers[h.src] if h.src < len(state.ledgers) else []
+    if 0 < h.ledger_len <= len(led):
+        h = msgspec.structs.replace(h, last_anchor=led[h.ledger_len - 1].anchor)
     cost, note = None, state.cost_note
     if state.cost_note != "not priced":
         from tracetui.model.pricing import estimate_cost
@@ -238,8 +244,8 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
         srcs.append(
             msgspec.structs.replace(
                 s,
-                consumed=(h.last_anchor.offset if h.last_anchor is not None else 0),
-                lines=(h.last_anchor.line if h.last_anchor is not None else 0),
+                consumed=(closing.offset if closing is not None else 0),
+                lines=(closing.line - 1 if closing is not None else 0),
                 pending_bytes=0,
                 malformed=h.counters.malformed,
                 unknown=h.counters.unknown_records + h.counters.unknown_blocks,
