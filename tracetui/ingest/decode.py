@@ -221,17 +221,13 @@ _py_decoder = json.JSONDecoder()
 def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
     """The fallback path: repair encoding, then recover every JSON value on the line.
 
-    Byte offsets of recovered objects are measured in the original bytes where the line is
-    valid UTF-8; otherwise they are character offsets of the repaired text (still unique and
-    monotonic, so anchors stay stable across re-reads).
+    Each undecodable byte becomes one U+FFFD. Offsets of recovered objects are byte offsets in
+    the original bytes (the text is decoded with ``surrogateescape``, which maps each bad byte to
+    one character and back), so an anchor is the same whether a part arrives on its own or
+    after a record on the same line.
     """
     raw = bytes(buf)
-    valid_utf8 = True
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8", "replace")
-        valid_utf8 = False
+    text = raw.decode("utf-8", "surrogateescape")
     out: list[Decoded] = []
     pos = 0
     n = len(text)
@@ -240,28 +236,34 @@ def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
             pos += 1
         if pos >= n:
             break
-        rel = len(text[:pos].encode("utf-8", "surrogatepass")) if valid_utf8 else pos
+        rel = len(text[:pos].encode("utf-8", "surrogateescape"))
         try:
             obj, end = _py_decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             # the column counts from the start of the bad part (its anchor), not of the line, so
             # the reason is the same whether the part arrived after a record or on a line of its own
             col = exc.pos - pos + 1
-            out.append((rel, Quarantined(rel, f"invalid JSON: {exc.msg} (column {col})", excerpt_of(text[pos:])), b""))
+            out.append((rel, Quarantined(rel, f"invalid JSON: {exc.msg} (column {col})", excerpt_of(_scrub(text[pos : pos + 400]))), b""))
             break
         piece = text[pos:end]
         if not isinstance(obj, dict):
             out.append(
-                (rel, Quarantined(rel, f"not a JSON object ({type(obj).__name__})", excerpt_of(piece)), b"")
+                (rel, Quarantined(rel, f"not a JSON object ({type(obj).__name__})", excerpt_of(_scrub(piece[:400]))), b"")
             )
         else:
-            clean = _scrub(obj)
-            payload = _encoder.encode(clean)
-            # decode the repaired bytes (not msgspec.convert: Raw fields need JSON bytes)
+            orig = raw[rel : rel + len(piece.encode("utf-8", "surrogateescape"))]
             try:
-                rec = _typed(payload)
+                # the object's own bytes, when they decode: the same payload (and digest) as
+                # when the object arrives on a line of its own
+                rec, payload = _typed(orig), orig
             except (msgspec.DecodeError, msgspec.ValidationError):
-                rec = _record_from_obj(clean)
+                clean = _scrub(obj)
+                payload = _encoder.encode(clean)
+                # decode the repaired bytes (not msgspec.convert: Raw fields need JSON bytes)
+                try:
+                    rec = _typed(payload)
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    rec = _record_from_obj(clean)
             out.append((rel, rec, payload))
         pos = end
     return out
@@ -270,19 +272,28 @@ def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
 def decode_line(buf: bytes | memoryview) -> list[Decoded]:
     """Decode one line (without its newline) into ``[(rel_offset, Record | Quarantined, payload)]``.
 
-    The common case is one record at offset 0 whose payload is ``buf`` itself. Never raises.
+    The common case is one record at offset 0 whose payload is ``buf`` itself. Whitespace
+    around an object is not part of its payload (nor of its offset). Never raises.
     """
     try:
-        return [(0, _typed(buf), buf)]
+        rec = _typed(buf)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return _slow_decode(buf)
+    if buf[0] in _WS or buf[-1] in _WS:
+        b = bytes(buf)
+        core = b.lstrip(b" \t\r\n")
+        return [(len(b) - len(core), rec, core.rstrip(b" \t\r\n"))]
+    return [(0, rec, buf)]
+
+
+_WS = frozenset(b" \t\r\n")
 
 
 def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:
     """Re-encode a JSON value whose bytes msgspec rejects (invalid UTF-8, escaped lone
     surrogates) with U+FFFD in place of the bad characters; ``None`` when it is not JSON."""
     try:
-        obj = json.loads(bytes(raw).decode("utf-8", "replace"))
+        obj = json.loads(bytes(raw).decode("utf-8", "surrogateescape"))
     except ValueError:
         return None
     return _encoder.encode(_scrub(obj))
@@ -336,6 +347,6 @@ def decode_any(raw: msgspec.Raw | bytes | None) -> Any:
         return _any_decoder.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         try:
-            return _scrub(json.loads(bytes(raw).decode("utf-8", "replace")))
+            return _scrub(json.loads(bytes(raw).decode("utf-8", "surrogateescape")))
         except ValueError:
             return None

@@ -107,10 +107,16 @@ class SessionReader:
             if self.progress is not None and line_no % 2048 == 0:
                 self.progress(offset, total)
         if final and t.held:
+            # the complete records at the start of a line without newline count; a bad part
+            # after them stays held (so the result does not depend on when the reads happened)
             items = decode_line(t.held)
-            if items and not any(isinstance(it, Quarantined) for _, it, _ in items):
-                feed(src, t.line_no + 1, t.offset, t.held)
-                t.consume_held()
+            n = 0
+            while n < len(items) and not isinstance(items[n][1], Quarantined):
+                n += 1
+            if n:
+                end = items[n][0] if n < len(items) else len(t.held)
+                feed(src, t.line_no + 1, t.offset, memoryview(t.held)[:end])
+                t.consume_held(end)
         self.fold.set_io(src, t.size, t.offset, t.line_no, t.pending_bytes, None)
         return reset is not None or (t.offset, t.pending_bytes, None) != before
 

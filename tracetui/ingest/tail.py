@@ -122,13 +122,18 @@ class Tailer:
             with open(self.path, "rb") as f:
                 self.head = f.read(min(HEAD_BYTES, self.offset + len(self.held)))
 
-    def consume_held(self) -> None:
-        """Consume the held bytes without a newline (the caller found a complete record there).
+    def consume_held(self, n: int | None = None) -> None:
+        """Consume the first ``n`` held bytes (all by default) without a newline: the caller
+        found complete records there.
 
         The line number does not advance: the rest of that line, if the writer adds any, keeps it.
         """
-        self.offset += len(self.held)
-        self.held = b""
+        if n is None or n >= len(self.held):
+            self.offset += len(self.held)
+            self.held = b""
+        else:
+            self.offset += n
+            self.held = self.held[n:]
 
     @property
     def pending_bytes(self) -> int:
