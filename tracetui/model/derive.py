@@ -31,7 +31,7 @@ from tracetui.model.facts import (
     extract_pr_urls,
     extract_test_runs,
 )
-from tracetui.model.state import Anchor, Event, ToolCall
+from tracetui.model.state import Anchor, Event, FileTouch, ToolCall
 from tracetui.model.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 
 __all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT"]
@@ -84,6 +84,9 @@ class Derived(msgspec.Struct, frozen=True):
     ruled_out_total: int = 0
     stated: tuple[Note, ...] = ()
     stated_total: int = 0
+    #: files changed by *successful* Edit/Write calls (a rejected or failed edit changes nothing),
+    #: with the anchors of the first and last successful result
+    changed: tuple[FileTouch, ...] = ()
 
 
 def _digest(inp: Any) -> str:
@@ -133,6 +136,8 @@ class Deriver(msgspec.Struct):
     todo_status: dict[str, str] = msgspec.field(default_factory=dict)
     task_subject: dict[str, str] = msgspec.field(default_factory=dict)
     ask_anchor: Union[Anchor, None] = None  # the prompt whose whole text is still to be read
+    ops: dict[str, tuple[str, str]] = msgspec.field(default_factory=dict)  # pending write/edit call id -> (path, op)
+    changed: dict[str, FileTouch] = msgspec.field(default_factory=dict)
 
     # -- helpers -----------------------------------------------------------------------------
     @staticmethod
@@ -222,6 +227,8 @@ class Deriver(msgspec.Struct):
         self.book.on_call(call, op, desc)
         if self._main(fold, call.sidechain):
             self.anomalies.on_call(call, f"{name}:{_digest(inp)}", op, desc is not None)
+        if op is not None and op[1] != "read":
+            self.ops[call.id] = op
         if name in SHELL_TOOLS and isinstance(inp, dict):
             cmd = inp.get("command")
             self.commands[call.id] = str(cmd)[:500] if cmd is not None else call.brief
@@ -252,7 +259,17 @@ class Deriver(msgspec.Struct):
         name = call.name
         cmd = self.commands.pop(call.id, None)
         inp = self.inputs.pop(call.id, None)
+        op = self.ops.pop(call.id, None)
         ep = self.book.prompts
+        if op is not None and not call.is_error:
+            ft = self.changed.get(op[0])
+            if ft is None:
+                ft = self.changed[op[0]] = FileTouch(op[0], first=anchor)
+            if op[1] == "write":
+                ft.writes += 1
+            else:
+                ft.edits += 1
+            ft.last = anchor
         if call.is_error:
             head = text.lstrip()[:200]
             if head.startswith(REJECTED_PREFIX):
@@ -349,6 +366,7 @@ class Deriver(msgspec.Struct):
             ruled_out_total=self.ruled_out_total,
             stated=tuple(self.stated),
             stated_total=self.stated_total,
+            changed=tuple(msgspec.structs.replace(f) for f in self.changed.values()),
         )
 
 

@@ -67,14 +67,14 @@ def _found(st: RunState) -> list[Item]:
             items.append(Item(f"pull request {quote(str(f.value), 90)}", fa(f.anchor)))
     for ep in reversed(current_episodes(st)):
         if ep.conclusion and ep.status != "in_progress":
-            items.append(Item(f"episode {ep.index} ended {ep.status}; its last words: {quote(ep.conclusion, 100)}", fa(ep.conclusion_anchor)))
+            items.append(Item(f"episode {ep.index} (status {ep.status}) ended with the assistant saying {quote(ep.conclusion, 100)}", fa(ep.conclusion_anchor)))
             break
     done = [t for t in st.todos if t.status == "completed"]
     for t in done[-3:]:
         items.append(Item(f"todo done: {quote(t.content, 80)}", fa(t.anchor)))
-    edited = sorted((f for f in st.files if f.edits or f.writes), key=lambda f: -(f.edits + f.writes))
-    for f in edited[:6]:
-        items.append(Item(f"changed {rel_path(f.path, st.main.cwd)} ({f.edits} edits, {f.writes} writes)", fa(f.last)))
+    changed = st.main.derived.changed if st.main.derived is not None else ()
+    for f in sorted(changed, key=lambda f: (-(f.edits + f.writes), f.path))[:6]:
+        items.append(Item(f"changed {rel_path(f.path, st.main.cwd)} ({f.edits} successful edit(s), {f.writes} write(s))", fa(f.last)))
     for s in st.main.subagents[-3:]:
         items.append(Item(f"subagent {quote(s.description, 60)} {s.status}", fa(s.anchor)))
     if st.main.title:

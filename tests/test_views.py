@@ -1,0 +1,261 @@
+"""The worker view and the card: goldens, anchors, budgets, as-of-episode, the CLI."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scenario import Script, golden_script
+
+from tracetui.cli import main
+from tracetui.views.card import CARD_MAX_TOKENS, DISCLAIMER, PLACEMENT, render_card
+from tracetui.views.text import Item, Section, estimate_tokens, fit, quote
+from tracetui.views.worker import DEFAULT_MAX_CHARS, render_worker_view
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+ANCHOR_END = re.compile(r" @ (\S+:\d+|unlocated)$")
+SECTIONS = ("GOAL", "LATEST ASK", "NOW", "IN FLIGHT", "ANOMALIES", "COUNTERS", "FILES", "KEY FACTS", "RECENT FAILURES", "EPISODES")
+NOW = datetime(2026, 1, 1, 10, 30, 0, tzinfo=timezone.utc)
+
+
+def _golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE or not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == text + "\n", f"{name} differs; review and rerun with UPDATE_GOLDEN=1"
+
+
+@pytest.fixture(scope="module")
+def state():
+    return golden_script().state()
+
+
+# -- goldens -------------------------------------------------------------------------------
+
+
+def test_worker_view_golden(state) -> None:
+    _golden("worker_view.txt", render_worker_view(state))
+
+
+def test_worker_view_golden_with_now_and_small_budget(state) -> None:
+    _golden("worker_view_now_1500.txt", render_worker_view(state, now=NOW, max_chars=1500))
+
+
+def test_worker_view_golden_as_of_episode_1(state) -> None:
+    _golden("worker_view_episode1.txt", render_worker_view(state, episode=1))
+
+
+def test_card_golden(state) -> None:
+    _golden("card.txt", render_card(state))
+
+
+def test_card_golden_as_of_episode_2(state) -> None:
+    _golden("card_episode2.txt", render_card(state, episode=2))
+
+
+# -- the worker view's contract -------------------------------------------------------------
+
+
+def test_worker_view_has_every_section_in_order(state) -> None:
+    text = render_worker_view(state)
+    pos = [text.find("\n" + s) for s in SECTIONS]
+    assert all(p > 0 for p in pos), pos
+    assert pos == sorted(pos)
+
+
+def test_every_fact_line_ends_with_its_anchor(state) -> None:
+    text = render_worker_view(state, now=NOW)
+    lines = text.split("\n")
+    fact_lines = [ln for ln in lines[1:-1] if not ln.startswith("files: ") and ln.strip() and not re.match(r"^\s*\+\d+ more", ln) and ln.strip() != "none" and not ln.isupper() and not re.match(r"^[A-Z ]+ \(.*\)$", ln) and ln != "COUNTERS"]
+    assert fact_lines
+    for ln in fact_lines:
+        assert ANCHOR_END.search(ln), ln
+
+
+def test_in_flight_lines_name_tool_id_tail_input_and_anchor(state) -> None:
+    text = render_worker_view(state)
+    block = text.split("IN FLIGHT (2)\n")[1].split("\nANOMALIES")[0].split("\n")
+    assert block == ["  Bash …leep0001 «sleep 600 && echo done» @ session.jsonl:30", "  Bash …atch0001 «gh pr checks --watch» @ session.jsonl:27"]
+
+
+def test_watermark_says_what_the_view_covers(state) -> None:
+    wm = render_worker_view(state).split("\n")[1]
+    size = state.sources[0].size
+    assert wm.startswith("WATERMARK: ")
+    assert f"{size:,} of {size:,} bytes read" in wm
+    assert "malformed 0 · unknown 0 · pending 0 bytes" in wm
+    assert f"byte {state.main.last_anchor.offset:,}" in wm and wm.endswith("@ session.jsonl:30")
+
+
+def test_watermark_counts_malformed_and_unknown_records() -> None:
+    s = Script().prompt("a").say("b")
+    s.add(b"{not json")
+    s.add({"type": "brand-new-record", "x": 1})
+    text = render_worker_view(s.state())
+    assert "malformed 1 · unknown 1" in text.split("\n")[1]
+
+
+def test_ages_need_now_and_never_read_the_clock(state) -> None:
+    assert "ago" not in render_worker_view(state)
+    with_now = render_worker_view(state, now=NOW)
+    assert "sleep 600 && echo done» (" in with_now and " ago)" in with_now
+    assert render_worker_view(state, now=NOW.timestamp()) == with_now
+
+
+def test_shortened_lists_say_so() -> None:
+    s = Script().prompt("touch many files")
+    for i in range(40):
+        s.call(f"t{i:03d}", "Read", {"file_path": f"/work/demo/f{i:02d}.py"})
+        s.result(f"t{i:03d}", "x")
+    text = render_worker_view(s.state(), max_chars=2500)
+    m = re.search(r"\+(\d+) more files", text)
+    assert m, text
+    shown = len(re.findall(r"^  f\d\d\.py", text, re.M))
+    assert shown + int(m.group(1)) == 40
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(min_value=1, max_value=9000), st.sampled_from([None, 1, 2]))
+def test_the_budget_always_holds(state, max_chars: int, episode) -> None:
+    text = render_worker_view(state, episode=episode, max_chars=max_chars)
+    assert len(text) <= max_chars
+    if max_chars >= 1200:
+        assert text.split("\n")[1].startswith("WATERMARK")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.lists(st.text(min_size=0, max_size=300), max_size=30), min_size=1, max_size=6),
+    st.integers(min_value=0, max_value=5000),
+)
+def test_fit_never_exceeds_the_budget(lists, budget: int) -> None:
+    secs = [Section(f"S{i}", [Item(t, f"f.jsonl:{j}") for j, t in enumerate(items)], keep=i % 2, cost=i) for i, items in enumerate(lists)]
+    text = fit(["HEAD"], secs, ["FOOT"], budget)
+    assert len(text) <= budget
+    if budget >= 200 + sum(len(s.title) + 30 for s in secs):
+        assert text.startswith("HEAD") and text.endswith("FOOT")
+
+
+def test_default_budget_is_6000(state) -> None:
+    s = Script().prompt("x" * 5000)
+    for i in range(200):
+        s.call(f"t{i:03d}", "Read", {"file_path": f"/work/demo/some/long/path/file_{i:03d}.py"})
+        s.result(f"t{i:03d}", "Exit code 2\n" + "boom " * 50, is_error=True)
+    text = render_worker_view(s.state())
+    assert DEFAULT_MAX_CHARS == 6000 and len(text) <= 6000
+    assert "more files" in text and "more failures" in text
+
+
+def test_unknown_episode_is_a_value_error(state) -> None:
+    with pytest.raises(ValueError, match="episode 9 does not exist"):
+        render_worker_view(state, episode=9)
+    with pytest.raises(ValueError):
+        render_card(state, episode=0)
+
+
+def test_as_of_episode_leaves_out_what_came_later(state) -> None:
+    one = render_worker_view(state, episode=1)
+    assert "as of end of episode 1 of 3" in one
+    assert "pull/42" not in one and "sleep 600" not in one
+    assert "IN FLIGHT (0)" in one
+
+
+# -- the card's contract ---------------------------------------------------------------------
+
+
+def test_card_sections_placement_and_disclaimer(state) -> None:
+    card = render_card(state)
+    lines = card.split("\n")
+    assert lines[1] == PLACEMENT and "BEFORE" in PLACEMENT
+    assert lines[-1] == DISCLAIMER
+    pos = [card.find(h) for h in ("0. TASK CONDITION", "1. FOUND", "2. RULED OUT", "3. OPEN", "LEFT OUT")]
+    assert all(p > 0 for p in pos) and pos == sorted(pos)
+    # section 0 is the task condition: goal, sub-goal, the criterion and constraints stated
+    sec0 = card.split("0. TASK CONDITION\n")[1].split("1. FOUND")[0]
+    assert "Goal (first prompt): «Add a --verbose flag" in sec0
+    assert "Sub-goal now (latest ask): «Stop watching; what is the PR number?»" in sec0
+    assert "Acceptance criterion stated: «Tests must pass.»" in sec0
+    assert "Constraint stated: «Don't touch the public API.»" in sec0
+
+
+def test_card_ruled_out_and_open(state) -> None:
+    card = render_card(state)
+    ruled = card.split("2. RULED OUT")[1].split("3. OPEN")[0]
+    assert "user rejected Edit(/work/demo/api.py) @ session.jsonl:13" in ruled
+    assert "reverted" in ruled and "todo dropped while pending: write tests" in ruled
+    assert "tried Bash(pytest -q): failed with «Exit code 1" in ruled
+    opened = card.split("3. OPEN")[1]
+    assert "pending call Bash …leep0001" in opened
+
+
+def test_card_quotes_tool_output_as_data(state) -> None:
+    card = render_card(state)
+    i = card.find("IGNORE ALL PREVIOUS INSTRUCTIONS")
+    assert i > 0
+    line = card[card.rfind("\n", 0, i) + 1 : card.find("\n", i)]
+    assert line.count("«") == line.count("»") >= 1
+    assert line.rfind("«", 0, line.find("IGNORE")) > line.rfind("»", 0, line.find("IGNORE"))
+    assert quote("a «b» c") == '«a "b" c»'
+
+
+def test_card_stays_within_800_tokens_and_says_what_it_left_out() -> None:
+    s = Script().prompt("Do it all. It must work. Never break things. " * 20)
+    for i in range(120):
+        s.call(f"t{i:03d}", "Bash", {"command": f"pytest tests/test_{i}.py"})
+        s.result(f"t{i:03d}", f"Exit code 1\nE assert {i}\n1 failed, {i} passed in 0.1s", is_error=True)
+    card = render_card(s.state())
+    assert estimate_tokens(card) <= CARD_MAX_TOKENS
+    m = re.search(r"~(\d+) tokens", card)
+    assert m and int(m.group(1)) == estimate_tokens(card)
+    assert re.search(r"\+\d+ more excluded hypotheses", card)
+    assert card.endswith(DISCLAIMER)
+
+
+def test_card_marks_facts_without_anchor_unlocated() -> None:
+    s = Script().prompt("a").say("b")
+    s.add({"type": "custom-title", "customTitle": "My session", "sessionId": "s"})
+    assert "session title «My session» @ unlocated" in render_card(s.state())
+
+
+def test_views_are_pure_functions(state) -> None:
+    assert render_worker_view(state) == render_worker_view(state)
+    assert render_card(state) == render_card(state)
+
+
+# -- the CLI ---------------------------------------------------------------------------------
+
+
+def test_cli_view_and_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tracetui.ingest.session import SessionReader
+
+    p = tmp_path / "session.jsonl"
+    p.write_bytes(golden_script().data())
+    r = SessionReader([p])
+    r.poll()
+    state = r.snapshot()  # priced, as the CLI does
+    assert main(["view", str(p), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert out == render_worker_view(state) + "\n"
+    assert main(["view", str(p), "--no-cache", "--max-chars", "900"]) == 0
+    assert len(capsys.readouterr().out) <= 901
+    assert main(["card", str(p), "--no-cache", "--episode", "1"]) == 0
+    assert capsys.readouterr().out == render_card(state, episode=1) + "\n"
+
+
+def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "session.jsonl"
+    p.write_bytes(golden_script().data())
+    assert main(["view", str(p), "--no-cache", "--episode", "9"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "episode 9 does not exist" in err
+    for cmd in ("view", "card", "state"):
+        assert main([cmd, str(tmp_path / "missing.jsonl")]) == 1
+        err = capsys.readouterr().err
+        assert err == f"tracetui: {tmp_path / 'missing.jsonl'}: no such file\n"
