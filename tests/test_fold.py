@@ -461,3 +461,11 @@ def test_metadata_records_kept_as_events() -> None:
     assert st.counters.records == 4 and st.counters.unknown_records == 0
     assert st.main.title == "My title" and st.main.pr_links == ("https://x/pr/1",)
     assert [e.kind for e in st.events(0)] == ["metadata", "metadata", "metadata", "attachment"]
+
+
+def test_prompt_rule_is_per_record_text_blocks_joined() -> None:
+    rec = user([text_block("<ide_opened_file>The user opened a.py</ide_opened_file>"), text_block("fix the bug")])
+    st = fold([rec, user([text_block("[Request interrupted by user]"), text_block("")])])
+    assert st.counters.user_prompts == 1 and st.counters.interrupts == 1
+    assert st.goal.text == "<ide_opened_file>The user opened a.py</ide_opened_file>\nfix the bug"
+    assert [e.kind for e in st.events(0)] == ["prompt", "user_text", "interrupt", "user_text"]

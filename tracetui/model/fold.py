@@ -312,8 +312,8 @@ class FileFold:
         if msg.usage is not None and model != SYNTHETIC_MODEL:
             us = msg.usage
             u = (us.input_tokens, us.output_tokens, us.cache_creation_input_tokens, us.cache_read_input_tokens)
-            if key not in self.usage.by_id:
-                self.models[model] = self.models.get(model, 0) + 1
+            # every model seen with usage is a model used, even on a reused message id
+            self.models[model] = self.models.get(model, 0) + (key not in self.usage.by_id)
             self.usage.add(key, model, u)
             self.counters.api_messages = len(self.usage)
             if self.on_usage is not None:
@@ -417,6 +417,10 @@ class FileFold:
             return
         blocks = [decode_block(raw) for raw in content]
         has_result = any(b.type == "tool_result" for b in blocks)
+        # the prompt rule is per record (issue 2 §5): a record with several text blocks is one
+        # prompt (or interrupt) whose text is its text blocks joined; the first block carries it
+        texts = [i for i, b in enumerate(blocks) if b.type == "text" and not b.schema_error]
+        joined = "\n".join(blocks[i].text or "" for i in texts) if len(texts) > 1 and not has_result else None
         for i, (raw, b) in enumerate(zip(content, blocks)):
             bt = b.type
             if bt == "tool_result" and not b.schema_error:
@@ -424,8 +428,12 @@ class FileFold:
             elif bt == "text" and not b.schema_error:
                 if has_result:
                     self._event("user_text", anchor, rec, i, raw, excerpt_of(b.text or "", EXCERPT_CHARS))
-                else:
+                elif joined is None:
                     self._user_text(rec, anchor, i, raw, b.text or "", main)
+                elif i == texts[0]:
+                    self._user_text(rec, anchor, i, raw, joined, main)
+                else:
+                    self._event("user_text", anchor, rec, i, raw, excerpt_of(b.text or "", EXCERPT_CHARS), name="part")
             elif bt == "image" and not b.schema_error:
                 self._event("image", anchor, rec, i, raw, "[image]", name="image")
             else:
