@@ -1,0 +1,326 @@
+"""Pilot tests: every binding of the monitor, what lands in the clipboard, and bad situations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.command import CommandPalette
+
+from test_tui_support import FROZEN_NOW, app_for, demo_session, small_session, wait_for_state
+from tracetui.tui.app import TraceApp
+from tracetui.tui.screens.episode import EpisodeScreen
+from tracetui.tui.screens.help import HelpScreen
+from tracetui.tui.screens.sessions import SessionSwitcher
+from tracetui.tui.widgets.episodes import EpisodesList
+from tracetui.tui.widgets.goal import GoalPane
+from tracetui.tui.widgets.header import SessionHeader
+from tracetui.tui.widgets.pending_calls import PendingCalls
+from tracetui.tui.widgets.timeline import Timeline
+
+
+def text_of(widget) -> str:
+    return str(widget.content)
+
+
+async def test_every_binding_has_an_id_and_a_description() -> None:
+    ids = set()
+    for b in TraceApp.BINDINGS:
+        assert b.id and b.description, b
+        ids.add(b.id)
+    assert len(ids) == len(TraceApp.BINDINGS)
+    for screen in (HelpScreen, EpisodeScreen, SessionSwitcher):
+        for b in screen.BINDINGS:
+            assert b.id and b.description, (screen, b)
+
+
+async def test_panes_show_the_folded_state(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    async with app_for([path], tmp_path).run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert view.state.main.prompts == 2
+        goal = text_of(view.query_one(GoalPane))
+        assert "Fix the parser" in goal and "Latest ask" in goal and "Now add a test" in goal
+        pending = text_of(view.query_one(PendingCalls))
+        assert "Bash" in pending and "pytest -q tests/test_parser.py" in pending
+        # the frozen clock drives the age: the call was made at 09:00:11.5, now is 09:06:00
+        assert "5m48s" in pending
+        header = text_of(view.query_one(SessionHeader))
+        assert "LIVE" in header and "s.jsonl:" in header and "0 malformed" in header
+        assert len(view.query_one(EpisodesList).rows_data) == 2
+
+
+async def test_history_keys_scrub_and_return_to_live(tmp_path: Path) -> None:
+    path = demo_session(tmp_path)
+    async with app_for([path], tmp_path).run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        n = len(view.state.history)
+        assert n == 4 and view.episode is None
+        await pilot.press("left_square_bracket")
+        assert view.episode == 4
+        assert "HISTORY" in text_of(view.query_one(SessionHeader))
+        assert "HISTORY" in text_of(view.query_one(Timeline))
+        await pilot.press("left_square_bracket", "left_square_bracket", "left_square_bracket")
+        assert view.episode == 1
+        # the panes show the state as of the end of episode 1: its prompt is the latest ask
+        shown = view.shown_state()
+        assert shown.main.prompts == 1 and shown.latest_ask.text.startswith("Add rate limiting")
+        assert "Latest ask" not in text_of(view.query_one(GoalPane))
+        await pilot.press("left_square_bracket")  # already at the first: stays
+        assert view.episode == 1
+        await pilot.press("right_square_bracket")
+        assert view.episode == 2
+        await pilot.press("l")
+        assert view.episode is None
+        assert "LIVE" in text_of(view.query_one(SessionHeader))
+        await pilot.press("left_square_bracket", "right_square_bracket")
+        assert view.episode is None  # forward past the last completed episode is live
+
+
+async def test_copy_card_and_worker_view_land_in_clipboard_and_files(tmp_path: Path) -> None:
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("c")
+        card = app.clipboard
+        assert card and "Add rate limiting" in card
+        files = sorted((tmp_path / "exports").iterdir())
+        assert [f.name for f in files] == [f"{path.stem}-card-live.txt"]
+        assert files[0].read_text("utf-8") == card
+        await pilot.press("w")
+        view_text = app.clipboard
+        assert view_text != card and "GOAL" in view_text
+        assert (tmp_path / "exports" / f"{path.stem}-worker-live.txt").read_text("utf-8") == view_text
+        # scrubbed: the card is compiled as of the end of episode 4
+        await pilot.press("left_square_bracket", "c")
+        assert (tmp_path / "exports" / f"{path.stem}-card-ep4.txt").read_text("utf-8") == app.clipboard
+        assert app.clipboard != card
+
+
+async def test_clipboard_is_capped_but_the_file_is_whole(tmp_path: Path) -> None:
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    app.settings.clipboard_cap = 300
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("w")
+        whole = (tmp_path / "exports" / f"{path.stem}-worker-live.txt").read_text("utf-8")
+        assert len(app.clipboard.encode()) <= 300 < len(whole.encode())
+        assert "cut at 300 bytes" in app.clipboard and str(tmp_path / "exports") in app.clipboard
+
+
+async def test_help_opens_with_f1_and_question_mark(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("q")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_drill_down_reads_excerpts_back_by_anchor(tmp_path: Path) -> None:
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("left_square_bracket", "left_square_bracket", "left_square_bracket", "left_square_bracket", "e")
+        screen = app.screen
+        assert isinstance(screen, EpisodeScreen) and screen.row.index == 1
+        for _ in range(100):
+            if screen.loaded:
+                break
+            await pilot.pause(0.02)
+        assert screen.loaded
+        steps = str(screen.query_one("#episode-steps").content)
+        # the failing pytest run: its result is longer than the ledger's 100-character excerpt
+        assert "2 failed, 12 passed" in steps
+        assert "ERROR" in steps and "Task" in steps
+        versions = str(screen.query_one("#episode-versions").content)
+        assert "v1" in versions
+        await pilot.press("escape")
+        assert not isinstance(app.screen, EpisodeScreen)
+
+
+async def test_enter_on_an_episode_opens_it(tmp_path: Path) -> None:
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        lst = view.query_one(EpisodesList)
+        lst.focus()
+        lst.highlighted = 1
+        await pilot.press("enter")
+        assert isinstance(app.screen, EpisodeScreen) and app.screen.row.index == 2
+
+
+async def test_pause_holds_updates_and_resume_applies_them(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    b = small_session(path)
+    app = app_for([path], tmp_path, follow=True, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.press("p")
+        assert view.paused and "PAUSED" in text_of(view.query_one(SessionHeader))
+        gen = view.state.generation
+        b.records.clear()
+        b.tick(1).prompt("third prompt while paused")
+        with open(path, "ab") as f:
+            f.write(b.data())
+        for _ in range(200):
+            if view.latest is not None and view.latest.generation > gen:
+                break
+            await pilot.pause(0.02)
+        assert view.latest.main.prompts == 3
+        assert view.state.main.prompts == 2  # held
+        await pilot.press("p")
+        assert not view.paused and view.state.main.prompts == 3
+
+
+async def test_session_switcher_lists_sessions_and_opens_a_tab(tmp_path: Path) -> None:
+    first = tmp_path / "projects" / "-p1" / "aaaa1111-0000-4000-8000-000000000001.jsonl"
+    second = tmp_path / "projects" / "-p2" / "bbbb2222-0000-4000-8000-000000000002.jsonl"
+    small_session(first)
+    small_session(second)
+    app = app_for([first], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("s")
+        screen = app.screen
+        assert isinstance(screen, SessionSwitcher)
+        for _ in range(100):
+            if screen.sessions:
+                break
+            await pilot.pause(0.02)
+        assert {s.project for s in screen.sessions} == {"-p1", "-p2"}
+        table = screen.query_one("#sessions-table")
+        row = [s.path for s in screen.sessions].index(second)
+        table.move_cursor(row=row)
+        await pilot.press("enter")
+        assert not isinstance(app.screen, SessionSwitcher)
+        await pilot.pause()
+        view = await wait_for_state(pilot)
+        assert view.spec.paths[0] == second
+        assert len(app.query("SessionView")) == 2
+
+
+async def test_palette_has_an_entry_for_every_action(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for needed in ("Copy card", "Copy worker view", "Episode back", "Episode forward", "Back to live", "Open episode", "Pause / resume", "Sessions", "Help"):
+            assert needed in titles
+        callbacks = {c.callback.__name__ for c in app.get_system_commands(app.screen) if hasattr(c.callback, "__name__")}
+        bound = {f"action_{b.action}" for b in TraceApp.BINDINGS if b.action != "quit"}
+        assert bound <= callbacks
+        await pilot.press("ctrl+p")
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press("escape")
+
+
+async def test_q_quits(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert app._exit
+
+
+async def test_transcript_text_is_data_not_markup(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    small_session(path, markup=True)
+    async with app_for([path], tmp_path).run_test(size=(160, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        goal = view.query_one(GoalPane)
+        shown = text_of(goal)
+        assert "[bold]parser[/bold]" in shown and "[link=http://x]here[/link]" in shown
+        assert "\x1b" not in shown and "now" in shown
+        rendered = "".join(s.text for s in goal.render_lines(goal.region.reset_offset)[1])  # first content line as drawn
+        assert "[bold]" in rendered
+
+
+async def test_missing_file_is_reported_and_the_app_keeps_running(tmp_path: Path) -> None:
+    path = tmp_path / "late.jsonl"
+    app = app_for([path], tmp_path, follow=True, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        for _ in range(100):
+            if view.notice_text:
+                break
+            await pilot.pause(0.02)
+        assert "no such file" in view.notice_text
+        small_session(path)
+        for _ in range(200):
+            if view.state.main.prompts == 2:
+                break
+            await pilot.pause(0.02)
+        assert view.state.main.prompts == 2
+        assert view.notice_text == ""
+
+
+async def test_truncated_file_is_folded_again_and_said_so(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path, follow=True, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert view.state.main.prompts == 2
+        b = small_session(tmp_path / "other.jsonl")
+        path.write_bytes(b.lines()[0] + b"\n")  # shrink to its first record
+        for _ in range(200):
+            if view.state.main.prompts == 1:
+                break
+            await pilot.pause(0.02)
+        assert view.state.main.prompts == 1
+        assert view.state.sources[0].truncated + view.state.sources[0].replaced >= 1
+        assert any("folded again" in str(n.message) for n in app._notifications)
+
+
+async def test_terminal_too_small_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(50, 12)) as pilot:
+        await wait_for_state(pilot)
+        box = app.query_one("#too-small")
+        assert box.display and "too small" in str(box.content)
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert not box.display
+
+
+async def test_no_session_at_all_says_so(tmp_path: Path) -> None:
+    from tracetui.tui.app import make_app
+    from tracetui.tui.settings import Settings
+
+    app = make_app(Settings(clock=lambda: FROZEN_NOW))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.query_one("#empty").display
+        assert "No session to show" in str(app.query_one("#empty").content)
+        await pilot.press("c")  # nothing to copy: no crash
+        assert app.clipboard == ""
+
+
+@pytest.mark.parametrize("key", ["c", "w", "e", "left_square_bracket"])
+async def test_actions_before_the_first_snapshot_do_not_crash(tmp_path: Path, key: str) -> None:
+    path = tmp_path / "missing" / "nothing.jsonl"
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(key)
+        await pilot.pause()
+        assert app.is_running

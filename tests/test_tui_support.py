@@ -1,0 +1,81 @@
+"""Helpers shared by the TUI tests: fixture sessions written to tmp_path, a frozen clock, and
+waiting for the ingest worker. (Named test_tui_* so it sits with the tests it serves; it holds
+one test of its own: that the fixtures are what the other tests assume.)"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tracetui.demo.build import TranscriptBuilder, write_demo
+from tracetui.tui.app import TraceApp, make_app
+from tracetui.tui.settings import SessionSpec, Settings
+from tracetui.tui.widgets.session_view import SessionView
+
+#: the frozen "now" of the app clock: two minutes after the demo session's last record
+FROZEN_NOW = datetime(2026, 3, 2, 9, 6, 0, tzinfo=timezone.utc).timestamp()
+#: ten minutes later: the pending calls have stalled (the stall detector fires)
+STALLED_NOW = FROZEN_NOW + 600
+
+
+def demo_session(tmp_path: Path) -> Path:
+    """The bundled demo session written whole under ``tmp_path`` (main path returned)."""
+    main, _sub = write_demo(tmp_path / "projects" / "-home-dev-shop-api")
+    return main
+
+
+def small_session(path: Path, markup: bool = False) -> TranscriptBuilder:
+    """Two episodes: a read and a failing command, then a second prompt with a call in flight.
+    With ``markup``, the first prompt carries Rich markup and an ANSI escape (data, not markup)."""
+    b = TranscriptBuilder()
+    first = "Fix the [bold]parser[/bold] \x1b[31mnow\x1b[0m [link=http://x]here[/link]" if markup else "Fix the parser"
+    b.prompt(first)
+    b.tick(1).tool("Read", {"file_path": "/home/dev/shop-api/parser.py"}, "def parse(): ...", took=0.5)
+    b.tick(1).tool("Bash", {"command": "pytest -q"}, "Exit code 1\n1 failed", is_error=True, took=2)
+    b.tick(1).text("The parser fails on empty input.")
+    b.tick(5).prompt("Now add a test for empty input")
+    b.tick(1).tool_use("Bash", {"command": "pytest -q tests/test_parser.py"})
+    b.write(path)
+    return b
+
+
+def settings_for(paths: list[Path], tmp_path: Path, now: float = FROZEN_NOW, follow: bool = False, watch: bool = False) -> Settings:
+    """Settings with a frozen clock, exports under ``tmp_path/exports``, no cache."""
+    return Settings(
+        sessions=[SessionSpec((p,), p.stem[:8]) for p in paths],
+        follow=follow,
+        watch=watch,
+        use_cache=False,
+        clock=lambda: now,
+        export_dir=tmp_path / "exports",
+        tick_seconds=3600,
+        projects_root=tmp_path / "projects",
+    )
+
+
+def app_for(paths: list[Path], tmp_path: Path, **kw) -> TraceApp:
+    return make_app(settings_for(paths, tmp_path, **kw))
+
+
+async def wait_for_state(pilot, generation: int = 0, tries: int = 200) -> SessionView:
+    """Pause until the current session view holds a state newer than ``generation``."""
+    app = pilot.app
+    for _ in range(tries):
+        view = app.current_view
+        if view is not None and view.state is not None and view.state.generation > generation:
+            await pilot.pause()
+            return view
+        await pilot.pause(0.02)
+    raise AssertionError("the ingest worker posted no snapshot")
+
+
+def test_fixtures_are_what_the_tests_assume(tmp_path: Path) -> None:
+    from tracetui.ingest.session import SessionReader
+
+    r = SessionReader(demo_session(tmp_path))
+    r.poll()
+    st = r.snapshot()
+    assert st.main.prompts == 5 and len(st.history) == 4
+    assert len(st.pending) == 2 and len(st.agents) == 1
+    last = max(a.last_timestamp for a in (st.main, *st.agents))
+    assert datetime.fromisoformat(last.replace("Z", "+00:00")).timestamp() < FROZEN_NOW

@@ -1,0 +1,1 @@
+"""The bundled demo session: transcripts the project writes itself, replayed live."""

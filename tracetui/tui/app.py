@@ -1,0 +1,304 @@
+"""The Textual app: one tab per session, bindings, command palette, export, help, switcher."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable
+
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult, SystemCommand
+from textual.geometry import Size
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from tracetui.tui.format import one_line
+from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
+from tracetui.tui.settings import SessionSpec, Settings
+from tracetui.tui.widgets.session_view import SessionView
+
+__all__ = ["TraceApp", "make_app", "MIN_SIZE", "render_export"]
+
+#: the smallest terminal (columns, rows) the layout is made for
+MIN_SIZE = (60, 16)
+
+
+def render_export(kind: str, view: SessionView) -> str:
+    """The text of ``kind`` (``card`` or ``worker``) for the state ``view`` shows (live or
+    scrubbed), compiled by the headless views; a plain state summary when this build lacks them."""
+    live = view.state
+    assert live is not None
+    k = view.episode
+    now = view.settings.clock()
+    try:
+        if kind == "card":
+            from tracetui.views.card import render_card as render
+        else:
+            from tracetui.views.worker import render_worker_view as render
+    except ImportError:
+        render = None
+    if render is not None:
+        return render(live, episode=k, now=now)
+    from tracetui.views.state_json import state_summary
+
+    shown = view.shown_state() or live
+    scope = "live" if k is None else f"as of the end of episode {k}"
+    return f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"
+
+
+class TraceApp(App[int]):
+    """The observer view of one or more Claude Code sessions."""
+
+    CSS_PATH = "tracetui.tcss"
+    TITLE = "tracetui"
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="help", key_display="F1"),
+        Binding("question_mark", "help", "Help", id="help-alt", show=False),
+        Binding("left_square_bracket", "history_back", "Back", id="history-back", key_display="["),
+        Binding("right_square_bracket", "history_forward", "Forward", id="history-forward", key_display="]"),
+        Binding("l", "live", "Live", id="live"),
+        Binding("e", "drill_down", "Episode", id="drill-down"),
+        Binding("c", "copy_card", "Copy card", id="copy-card"),
+        Binding("w", "copy_worker", "Copy view", id="copy-worker"),
+        Binding("p", "toggle_pause", "Pause", id="pause"),
+        Binding("s", "sessions", "Sessions", id="sessions"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__()
+        self.settings = settings
+        self.replay = None
+        self._tab_n = 0
+
+    # -- layout -----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="tabs"):
+            for spec in self.settings.sessions:
+                yield self._pane(spec)
+        yield Static(Text(""), id="empty")
+        yield Static(Text(""), id="too-small")
+        yield Footer()
+
+    def _pane(self, spec: SessionSpec) -> TabPane:
+        self._tab_n += 1
+        title = Content(one_line(spec.label or Path(spec.paths[0]).stem[:8], 40))
+        return TabPane(title, SessionView(spec, self.settings), id=f"tab-{self._tab_n}")
+
+    def on_mount(self) -> None:
+        self.query_one("#too-small").display = False
+        self._update_chrome()
+        self.set_interval(self.settings.tick_seconds, self._tick)
+        if self.settings.demo_reason:
+            self.notify(self.settings.demo_reason, title="Demo", timeout=10, markup=False)
+        self._check_size()
+
+    def on_unmount(self) -> None:
+        if self.replay is not None:
+            self.replay.stop()
+
+    def _update_chrome(self) -> None:
+        views = list(self.query(SessionView))
+        tabs = self.query_one(TabbedContent)
+        tabs.set_class(len(views) <= 1, "-single")
+        empty = self.query_one("#empty", Static)
+        empty.display = not views
+        tabs.display = bool(views)
+        if not views:
+            from tracetui.ingest.discover import projects_dir
+
+            empty.update(Text(f"No session to show: no Claude Code sessions under {projects_dir()}.\nPress s to pick a session, or run `tracetui --demo`.", justify="center"))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size)
+
+    def _check_size(self, size: Size | None = None) -> None:
+        w, h = size or self.size
+        small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
+        self.screen.set_class(h >= 40, "-tall")
+        self.screen.set_class(small, "-too-small")
+        box = self.query_one("#too-small", Static)
+        box.display = small
+        if small:
+            box.update(Text(f"Terminal too small: {w}×{h}.\nNeeds at least {MIN_SIZE[0]}×{MIN_SIZE[1]}.", justify="center"))
+
+    def _tick(self) -> None:
+        view = self.current_view
+        if view is not None:
+            view.tick()
+
+    @property
+    def current_view(self) -> SessionView | None:
+        """The session view of the active tab."""
+        try:
+            tabs = self.query_one(TabbedContent)
+        except Exception:
+            return None
+        pane = tabs.active_pane
+        if pane is None:
+            return None
+        try:
+            return pane.query_one(SessionView)
+        except Exception:
+            return None
+
+    def open_session(self, spec: SessionSpec) -> None:
+        """Show ``spec`` in its tab (a new tab when it is not open)."""
+        tabs = self.query_one(TabbedContent)
+        for view in self.query(SessionView):
+            if view.spec.key == spec.key:
+                pane = view.parent
+                while pane is not None and not isinstance(pane, TabPane):
+                    pane = pane.parent
+                if pane is not None and pane.id:
+                    tabs.active = pane.id
+                return
+        pane = self._pane(spec)
+        tabs.add_pane(pane)
+        tabs.active = pane.id or ""
+        self.call_after_refresh(self._update_chrome)
+
+    # -- actions ----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not isinstance(self.screen, Screen) or self.screen is not self.screen_stack[0]:
+            return True
+        view = self.current_view
+        has = view is not None and view.state is not None
+        if action == "history_back":
+            return has and view.completed() > 0 and (view.episode is None or view.episode > 1) or None
+        if action in ("history_forward", "live"):
+            return has and view.episode is not None or None
+        if action in ("copy_card", "copy_worker", "drill_down", "toggle_pause"):
+            return has or None
+        return True
+
+    def _refresh_bindings(self) -> None:
+        self.refresh_bindings()
+
+    def action_history_back(self) -> None:
+        view = self.current_view
+        if view is None or not view.history_back():
+            self.bell()
+        self._refresh_bindings()
+
+    def action_history_forward(self) -> None:
+        view = self.current_view
+        if view is None or not view.history_forward():
+            self.bell()
+        self._refresh_bindings()
+
+    def action_live(self) -> None:
+        view = self.current_view
+        if view is None or not view.go_live():
+            self.bell()
+        self._refresh_bindings()
+
+    def action_toggle_pause(self) -> None:
+        view = self.current_view
+        if view is None:
+            return
+        view.paused = not view.paused
+        self.notify("Paused: updates are folded and held" if view.paused else "Live again", timeout=3)
+
+    def action_drill_down(self) -> None:
+        view = self.current_view
+        if view is None or view.state is None:
+            self.bell()
+            return
+        row = view.selected_episode()
+        if row is None:
+            self.notify("No episode yet", severity="warning", timeout=3)
+            return
+        from tracetui.tui.screens.episode import EpisodeScreen
+
+        self.push_screen(EpisodeScreen(view.state, row))
+
+    def action_copy_card(self) -> None:
+        self._copy("card")
+
+    def action_copy_worker(self) -> None:
+        self._copy("worker")
+
+    def _copy(self, kind: str) -> None:
+        view = self.current_view
+        if view is None or view.state is None:
+            self.bell()
+            return
+        label = "card" if kind == "card" else "worker view"
+        try:
+            text = render_export(kind, view)
+        except Exception as exc:  # a view bug must not end the monitor
+            self.notify(f"Could not compile the {label}: {type(exc).__name__}: {exc}", severity="error", markup=False)
+            return
+        session = view.state.main.session_id or Path(view.spec.paths[0]).stem
+        path: Path | None = None
+        try:
+            path = write_export(text, kind, session, view.episode, export_dir(self.settings.export_dir))
+        except OSError as exc:
+            self.notify(f"Could not write the {label} file: {exc}", severity="error", markup=False)
+        clip, cut = cap_text(text, self.settings.clipboard_cap, path)
+        self.copy_to_clipboard(clip)
+        scope = "live" if view.episode is None else f"as of episode {view.episode}"
+        where = f"; written to {path}" if path else ""
+        note = f" (cut to {self.settings.clipboard_cap} bytes for the clipboard)" if cut else ""
+        self.notify(f"Copied the {label} ({scope}, {len(text)} chars){note}{where}", title="Copied", markup=False, timeout=8)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """OSC 52 as Textual writes it, plus the same sequence wrapped for tmux's passthrough
+        when ``TMUX`` is set (tmux ≥ 3.3 drops unwrapped OSC 52 unless set-clipboard is on)."""
+        super().copy_to_clipboard(text)
+        driver = getattr(self, "_driver", None)
+        if os.environ.get("TMUX") and driver is not None:
+            driver.write(tmux_wrap(osc52(text)))
+
+    def action_help(self) -> None:
+        from tracetui.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_sessions(self) -> None:
+        from tracetui.tui.screens.sessions import SessionSwitcher
+
+        def chosen(spec: SessionSpec | None) -> None:
+            if spec is not None:
+                self.open_session(spec)
+
+        self.push_screen(SessionSwitcher(self.settings.projects_root), chosen)
+
+    def on_tabbed_content_tab_activated(self) -> None:
+        self._refresh_bindings()
+        view = self.current_view
+        if view is not None:
+            view.refresh_panes()
+
+    # -- command palette --------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Copy card", "Copy the trace-as-state card of the state shown (also written to a file)", self.action_copy_card)
+        yield SystemCommand("Copy worker view", "Copy the worker view of the state shown (also written to a file)", self.action_copy_worker)
+        yield SystemCommand("Episode back", "Scrub one episode back (panes show the state as of its end)", self.action_history_back)
+        yield SystemCommand("Episode forward", "Scrub one episode forward", self.action_history_forward)
+        yield SystemCommand("Back to live", "Leave history mode and show the live state", self.action_live)
+        yield SystemCommand("Open episode", "Drill down into the selected episode", self.action_drill_down)
+        yield SystemCommand("Pause / resume", "Hold updates on screen (folding continues)", self.action_toggle_pause)
+        yield SystemCommand("Sessions", "Switch to another session", self.action_sessions)
+        yield SystemCommand("Help", "Show keys and what the panes mean", self.action_help)
+
+
+def make_app(settings: Settings) -> TraceApp:
+    """The app for ``settings``. With ``settings.demo``, starts the demo replay (files in a
+    temporary folder, appended at a realistic pace) and puts its session first."""
+    app = TraceApp(settings)
+    if settings.demo and not any(s.demo for s in settings.sessions):
+        from tracetui.demo.replay import DemoReplay
+
+        replay = DemoReplay(speed=settings.demo_speed)
+        main = replay.start()
+        settings.sessions.insert(0, SessionSpec((main,), "demo", demo=True))
+        settings.projects_root = settings.projects_root or replay.root / "projects"
+        app.replay = replay
+    return app

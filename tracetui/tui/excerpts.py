@@ -1,0 +1,101 @@
+"""Read a content block back from its transcript by anchor (byte offset), for the drill-down.
+
+The ledger keeps ~100 characters of each event; the payload stays in the file. These functions
+do file I/O and are called from a thread worker, never from the UI thread.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tracetui.model.state import Anchor, RunState
+from tracetui.tui.format import clean
+
+__all__ = ["read_record", "block_text", "read_excerpt", "MAX_LINE_BYTES", "EXCERPT_CHARS"]
+
+#: bytes of one line read back at most (a longer line is read up to this and said so)
+MAX_LINE_BYTES = 4 << 20
+#: characters of a read-back excerpt shown in the drill-down
+EXCERPT_CHARS = 600
+
+_decoder = json.JSONDecoder()
+
+
+def read_record(path: str, offset: int) -> dict[str, Any]:
+    """The JSON object starting at byte ``offset`` of ``path``. Raises ``OSError`` on I/O
+    errors and ``ValueError`` when the bytes there are not a JSON object (file changed?)."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        line = f.readline(MAX_LINE_BYTES)
+    text = line.decode("utf-8", "replace")
+    obj, _end = _decoder.raw_decode(text)
+    if not isinstance(obj, dict):
+        raise ValueError(f"{path}@{offset}: not a JSON object")
+    return obj
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for b in content:
+            if isinstance(b, dict):
+                if b.get("type") == "text":
+                    parts.append(str(b.get("text", "")))
+                elif b.get("type") == "image":
+                    parts.append("[image]")
+                else:
+                    parts.append(f"[{b.get('type', '?')}]")
+        return "\n".join(parts)
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def block_text(rec: dict[str, Any], block: int) -> str:
+    """The text of content block ``block`` of record ``rec``: a tool_use's input as JSON, a
+    tool_result's content, a text block's text; the record's own text for other records."""
+    msg = rec.get("message")
+    if isinstance(msg, dict):
+        content = msg.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list) and 0 <= block < len(content):
+            b = content[block]
+            if not isinstance(b, dict):
+                return json.dumps(b, ensure_ascii=False)
+            t = b.get("type")
+            if t == "tool_use":
+                return json.dumps(b.get("input"), ensure_ascii=False, indent=None)
+            if t == "tool_result":
+                return _content_text(b.get("content"))
+            if t == "text":
+                return str(b.get("text", ""))
+            if t in ("thinking", "redacted_thinking"):
+                return str(b.get("thinking") or "(thinking not stored)")
+            return json.dumps(b, ensure_ascii=False)[:2000]
+    for key in ("content", "summary", "aiTitle", "customTitle", "lastPrompt"):
+        v = rec.get(key)
+        if isinstance(v, str):
+            return v
+    return json.dumps(rec, ensure_ascii=False)[:2000]
+
+
+def read_excerpt(state: RunState, anchor: Anchor, block: int, limit: int = EXCERPT_CHARS) -> str:
+    """Up to ``limit`` characters of the block at ``anchor``, control sequences removed; on any
+    failure, a one-line note saying what went wrong (never raises)."""
+    if not 0 <= anchor.src < len(state.sources):
+        return f"(source {anchor.src} unknown)"
+    path = state.sources[anchor.src].path
+    try:
+        rec = read_record(path, anchor.offset)
+    except OSError as exc:
+        return f"(cannot read {state.fmt_anchor(anchor)}: {exc.strerror or exc})"
+    except ValueError:
+        return f"(no record at {state.fmt_anchor(anchor)}: the file changed since it was folded)"
+    text = clean(block_text(rec, block)).strip()
+    if len(text) > limit:
+        # head and tail: commands put their verdict last (test summaries, exit codes)
+        half = max(1, limit // 2)
+        text = f"{text[:half]} … [{len(text) - 2 * half} chars cut; whole block at {state.fmt_anchor(anchor)}] … {text[-half:]}"
+    return text

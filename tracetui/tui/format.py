@@ -1,0 +1,143 @@
+"""Pure formatters for the panes: transcript text made safe, ages, tokens, bytes.
+
+Transcript text is data. Everything here returns plain ``str`` with terminal control sequences
+removed, or :class:`rich.text.Text` built without markup parsing, so ``[bold]`` or
+``[link=…]`` in a prompt shows as typed and an ``ESC[31m`` never reaches the terminal. Nothing
+here reads the clock: ``now`` (seconds since the epoch) is always an argument.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from functools import lru_cache
+
+from rich.text import Text
+
+__all__ = [
+    "clean",
+    "one_line",
+    "data",
+    "parse_ts",
+    "age_of",
+    "fmt_age",
+    "fmt_tokens",
+    "fmt_bytes",
+    "fmt_usd",
+    "short_path",
+]
+
+# CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC (ESC P|X|^|_ … ST), other ESC pairs,
+# then any remaining C0 control (except \t \n) and C1 control (U+0080–U+009F).
+_ESC_SEQ = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b[@-Z\\-_]?"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """``text`` without terminal control sequences and control characters (tabs become spaces,
+    newlines stay)."""
+    if not text:
+        return ""
+    if "\x1b" in text or "\x9b" in text:
+        text = _ESC_SEQ.sub("", text)
+    text = text.replace("\t", "    ").replace("\r\n", "\n")
+    return _CONTROL.sub("", text)
+
+
+def one_line(text: str | None, limit: int = 0) -> str:
+    """:func:`clean` text on one line (whitespace runs collapsed), cut to ``limit`` characters
+    with ``…`` when ``limit`` > 0."""
+    s = " ".join(clean(text or "").split())
+    if limit and len(s) > limit:
+        return s[: max(0, limit - 1)] + "…"
+    return s
+
+
+def data(text: str | None, style: str = "", limit: int = 0, multiline: bool = False) -> Text:
+    """A :class:`Text` holding transcript text literally (never parsed as markup)."""
+    s = clean(text or "") if multiline else one_line(text, limit)
+    if multiline and limit and len(s) > limit:
+        s = s[: limit - 1] + "…"
+    return Text(s, style=style, no_wrap=not multiline, overflow="ellipsis")
+
+
+@lru_cache(maxsize=4096)
+def parse_ts(ts: str | None) -> float | None:
+    """A record timestamp (ISO-8601, ``Z`` suffix) in seconds since the epoch, or ``None``."""
+    if not ts:
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def age_of(ts: str | None, now: float) -> float | None:
+    """Seconds from record timestamp ``ts`` to ``now`` (never negative), or ``None``."""
+    t = parse_ts(ts)
+    if t is None:
+        return None
+    return max(0.0, now - t)
+
+
+def fmt_age(seconds: float | None) -> str:
+    """``4s``, ``2m05s``, ``1h02m``, ``3d04h``; ``?`` when unknown."""
+    if seconds is None:
+        return "?"
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+
+
+def fmt_tokens(n: int | None) -> str:
+    """Tokens in short form: ``950``, ``12.3k``, ``4.56M``."""
+    if n is None:
+        return "?"
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
+def fmt_bytes(n: int | None) -> str:
+    """Bytes in short form: ``512 B``, ``48.1 KB``, ``3.2 MB`` (powers of 1024)."""
+    if n is None:
+        return "?"
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    if n < 1024**3:
+        return f"{n / 1024 / 1024:.1f} MB"
+    return f"{n / 1024**3:.2f} GB"
+
+
+def fmt_usd(usd: float | None) -> str:
+    """An estimated cost in USD (``~$1.23``), or ``cost ?`` when a model has no known price."""
+    if usd is None:
+        return "cost ?"
+    if usd < 0.01:
+        return f"~${usd:.4f}"
+    return f"~${usd:.2f}"
+
+
+def short_path(path: str, cwd: str | None, limit: int = 0) -> str:
+    """``path`` relative to ``cwd`` when inside it, cut from the left to ``limit`` characters."""
+    p = clean(path)
+    if cwd and p.startswith(cwd.rstrip("/") + "/"):
+        p = p[len(cwd.rstrip("/")) + 1 :]
+    if limit and len(p) > limit:
+        p = "…" + p[-(limit - 1) :]
+    return p

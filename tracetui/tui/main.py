@@ -1,0 +1,93 @@
+"""``tracetui [PATH|SESSION ...] [--demo] [--all [--hours N]]``: arguments → settings → the app."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from tracetui.tui.settings import SessionSpec, Settings
+
+__all__ = ["run_app", "build_settings", "parser"]
+
+
+def parser() -> argparse.ArgumentParser:
+    """The app's arguments (the headless subcommands have their own, in :mod:`tracetui.cli`)."""
+    p = argparse.ArgumentParser(
+        prog="tracetui",
+        description="A terminal live monitor for Claude Code sessions. Subcommands: state, view, card, hook.",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH|SESSION", help="transcript files or session ids (one tab each; default: the newest session)")
+    p.add_argument("--demo", action="store_true", help="play the bundled demo session")
+    p.add_argument("--all", action="store_true", help="one tab per session active in the last --hours hours")
+    p.add_argument("--hours", type=float, default=24.0, metavar="N", help="with --all: sessions modified in the last N hours (default 24)")
+    p.add_argument("--no-subagents", action="store_true", help="fold only the named files")
+    p.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
+    p.add_argument("--poll", action="store_true", help="poll files instead of using file events")
+    p.add_argument("--export-dir", type=Path, metavar="DIR", help="where copied cards and views are also written")
+    p.add_argument("--demo-speed", type=float, default=0.35, metavar="X", help="demo pace: recorded gaps times X (default 0.35)")
+    return p
+
+
+def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
+    """Settings for ``argv``. Raises ``DiscoveryError`` for a session id that matches nothing."""
+    from tracetui.ingest.discover import list_sessions, newest_session, projects_dir, resolve_target
+
+    ns = parser().parse_args(list(argv))
+    s = Settings(
+        subagents=not ns.no_subagents,
+        use_cache=not ns.no_cache,
+        watch=not ns.poll,
+        export_dir=ns.export_dir,
+        demo_speed=ns.demo_speed,
+    )
+    now = time.time() if now is None else now
+    if ns.paths:
+        for a in ns.paths:
+            p = resolve_target(a)
+            s.sessions.append(SessionSpec((p,), p.stem[:8]))
+    if ns.all:
+        s.all_hours = ns.hours
+        cutoff = now - ns.hours * 3600
+        have = {sp.key for sp in s.sessions}
+        for info in list_sessions():
+            if info.mtime >= cutoff and str(info.path) not in have:
+                s.sessions.append(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"))
+        if not s.sessions and not ns.demo:
+            s.demo = True
+            s.demo_reason = f"No session was active in the last {ns.hours:g} hours under {projects_dir()}: playing the bundled demo."
+    if ns.demo:
+        s.demo = True
+        s.demo_reason = s.demo_reason or "Playing the bundled demo session (written by tracetui itself)."
+    if not s.sessions and not s.demo:
+        newest = newest_session()
+        if newest is None:
+            s.demo = True
+            s.demo_reason = f"No Claude Code sessions under {projects_dir()}: playing the bundled demo instead."
+        else:
+            s.sessions.append(SessionSpec((newest.path,), newest.session_id[:8]))
+    return s
+
+
+def run_app(argv: Sequence[str]) -> int:
+    """Run the app for ``argv``; returns the exit code. Errors are one line on stderr."""
+    from tracetui.ingest.discover import DiscoveryError
+
+    try:
+        settings = build_settings(argv)
+    except DiscoveryError as exc:
+        print(f"tracetui: {exc}", file=sys.stderr)
+        return 1
+    from tracetui.tui.app import make_app
+
+    app = make_app(settings)
+    try:
+        app.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if app.replay is not None:
+            app.replay.stop()
+    return int(app.return_code or 0)

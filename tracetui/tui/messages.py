@@ -1,0 +1,50 @@
+"""Messages the ingest worker posts to the app (toolong's pattern: whole snapshots, coalesced)."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from tracetui.model.state import RunState
+
+__all__ = ["SnapshotReady", "IngestProgress", "IngestNotice"]
+
+
+class SnapshotReady(Message):
+    """A new folded state of session ``key``.
+
+    A snapshot is whole, so a newer one of the same session may replace one still queued:
+    dropping the stale one loses nothing (``can_replace``). Deltas are never coalesced.
+    """
+
+    def __init__(self, key: str, state: RunState) -> None:
+        super().__init__()
+        self.key = key
+        #: the frozen state; never mutated after it was posted
+        self.state = state
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SnapshotReady) and message.key == self.key
+
+
+class IngestProgress(Message):
+    """Bytes folded so far of a long read of session ``key`` (``done`` of ``total`` bytes)."""
+
+    def __init__(self, key: str, done: int, total: int) -> None:
+        super().__init__()
+        self.key = key
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IngestProgress) and message.key == self.key
+
+
+class IngestNotice(Message):
+    """Something the user should know about the files of session ``key``: ``level`` is
+    ``information``, ``warning`` or ``error``; ``text`` is one line naming the file."""
+
+    def __init__(self, key: str, level: str, text: str) -> None:
+        super().__init__()
+        self.key = key
+        self.level = level
+        self.text = text

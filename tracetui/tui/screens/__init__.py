@@ -1,0 +1,1 @@
+"""Screens pushed over the monitor: help, episode drill-down, session switcher."""

@@ -1,0 +1,192 @@
+"""The episode drill-down: its steps and tool calls with excerpts read back by anchor, its
+errors, anchors and version history."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from tracetui.model.state import Event, RunState
+from tracetui.tui.excerpts import read_excerpt
+from tracetui.tui.format import data, fmt_age, fmt_tokens, one_line, parse_ts
+from tracetui.tui.view_model import EpisodeRow, episode_events
+from tracetui.tui.widgets.episodes import STATUS_STYLE
+from tracetui.tui.widgets.pane import short_anchor
+
+__all__ = ["EpisodeScreen", "MAX_STEPS"]
+
+#: steps read back from disk at most (the rest show their inline ledger excerpt)
+MAX_STEPS = 300
+_SHOWN_KINDS = {"tool_use", "tool_result", "assistant_text", "interrupt", "api_error", "compaction", "compact_summary", "prompt", "system", "unknown_record", "unknown_block"}
+
+
+class EpisodeScreen(Screen[None]):
+    """Everything one episode did. Escape goes back to the monitor."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="episode-back"),
+        Binding("q", "app.pop_screen", "Back", id="episode-back-q", show=False),
+    ]
+
+    def __init__(self, state: RunState, row: EpisodeRow) -> None:
+        super().__init__(classes="episode-screen")
+        self.state = state
+        self.row = row
+        self.events: list[Event] = episode_events(state, row)
+        #: read-back excerpts by (src, offset, block); filled by a thread worker
+        self.excerpts: dict[tuple[int, int, int], str] = {}
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="episode-body"):
+            yield Static(self._summary(), id="episode-summary")
+            yield Static(self._steps(), id="episode-steps")
+            yield Static(self._errors_and_anchors(), id="episode-errors")
+            yield Static(self._versions(), id="episode-versions")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"Episode {self.row.index}"
+        if self.events:
+            self.read_back()
+
+    # -- I/O in a thread --------------------------------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, name="read-back")
+    def read_back(self) -> None:
+        """Read the inputs and results of the episode's steps back from the files."""
+        got: dict[tuple[int, int, int], str] = {}
+        n = 0
+        for ev in self.events:
+            if ev.kind in ("tool_use", "tool_result", "assistant_text", "prompt", "api_error"):
+                got[(ev.anchor.src, ev.anchor.offset, ev.block)] = read_excerpt(self.state, ev.anchor, ev.block)
+                n += 1
+                if n >= MAX_STEPS:
+                    break
+        self.app.call_from_thread(self._loaded, got)
+
+    def _loaded(self, got: dict[tuple[int, int, int], str]) -> None:
+        self.excerpts = got
+        self.loaded = True
+        self.query_one("#episode-steps", Static).update(self._steps())
+
+    # -- content ----------------------------------------------------------------------------
+    def _excerpt(self, ev: Event) -> str:
+        return self.excerpts.get((ev.anchor.src, ev.anchor.offset, ev.block), ev.excerpt)
+
+    def _summary(self) -> Text:
+        r, st = self.row, self.state
+        mark, style = STATUS_STYLE.get(r.status, ("·", ""))
+        t = Text()
+        t.append(f"Episode {r.index} ", style="bold")
+        t.append(f"{mark} {r.status.replace('_', ' ')}", style=style)
+        if r.versions:
+            t.append(f"  version {getattr(r.source, 'version', len(r.versions))} of {len(r.versions)}", style="dim")
+        a, b = parse_ts(r.start), parse_ts(r.end)
+        took = fmt_age(b - a) if a is not None and b is not None and b >= a else ("running" if r.live else "?")
+        t.append(f"\n{r.tool_calls} tool calls · {r.tool_errors} errors · {fmt_tokens(r.tokens)} tokens · took {took}")
+        t.append(f" · ledger events {r.ledger_start}–{r.ledger_end}", style="dim")
+        t.append("\n\nAsk ", style="bold")
+        t.append(f"{short_anchor(st, r.ask_anchor)}\n", style="dim")
+        t.append_text(data(r.ask, multiline=True, limit=2000))
+        return t
+
+    def _steps(self) -> Text:
+        st = self.state
+        results = {ev.tool_use_id: ev for ev in self.events if ev.kind == "tool_result" and ev.tool_use_id}
+        t = Text()
+        t.append("\nSteps", style="bold underline")
+        t.append("  (inputs and results read back from the transcript by anchor)" if self.loaded else "  (reading excerpts back…)", style="dim")
+        other = 0
+        n = 0
+        for ev in self.events:
+            if ev.kind not in _SHOWN_KINDS or (ev.kind == "system" and not ev.is_error) or ev.kind == "prompt" and n == 0:
+                other += ev.kind not in _SHOWN_KINDS or ev.kind == "system"
+                if ev.kind == "prompt":
+                    n += 1
+                continue
+            n += 1
+            if ev.kind == "tool_result":
+                if ev.tool_use_id in results and any(e.kind == "tool_use" and e.tool_use_id == ev.tool_use_id for e in self.events):
+                    continue  # shown under its call
+                t.append("\n⮑ orphan result ", style="yellow")
+                t.append_text(data(self._excerpt(ev), limit=300))
+                t.append(f"  {short_anchor(st, ev.anchor)}", style="dim")
+                continue
+            t.append("\n")
+            if ev.kind == "tool_use":
+                t.append("▸ ", style="bold cyan")
+                t.append(ev.name or "?", style="bold")
+                t.append(f"  {short_anchor(st, ev.anchor)}  …{(ev.tool_use_id or '')[-8:]}\n", style="dim")
+                t.append("  in  ", style="dim")
+                t.append_text(data(self._excerpt(ev), limit=900))
+                res = results.get(ev.tool_use_id)
+                t.append("\n")
+                if res is None:
+                    t.append("  out ", style="dim")
+                    t.append("no result in this episode (pending or dangling)", style="bold yellow")
+                else:
+                    t.append("  out ", style="dim")
+                    if res.is_error:
+                        t.append("ERROR ", style="bold red")
+                    t.append_text(data(self._excerpt(res), limit=900, style="red" if res.is_error else ""))
+                    t.append(f"  {short_anchor(st, res.anchor)}", style="dim")
+            elif ev.kind == "assistant_text":
+                t.append("✎ ", style="bold green")
+                t.append_text(data(self._excerpt(ev), limit=600, multiline=True))
+                t.append(f"  {short_anchor(st, ev.anchor)}", style="dim")
+            elif ev.kind in ("interrupt", "api_error") or ev.is_error:
+                t.append(f"✖ {ev.kind.replace('_', ' ')} ", style="bold red")
+                t.append_text(data(self._excerpt(ev), limit=300))
+                t.append(f"  {short_anchor(st, ev.anchor)}", style="dim")
+            else:
+                t.append(f"• {ev.kind.replace('_', ' ')} ", style="bold magenta")
+                t.append_text(data(ev.excerpt, limit=200))
+                t.append(f"  {short_anchor(st, ev.anchor)}", style="dim")
+        if not self.events:
+            t.append("\nno events", style="dim italic")
+        if other:
+            t.append(f"\n+{other} other events (thinking, progress, metadata) not listed", style="italic dim")
+        return t
+
+    def _errors_and_anchors(self) -> Text:
+        st = self.state
+        t = Text()
+        t.append("\n\nErrors", style="bold underline")
+        errs = [ev for ev in self.events if ev.is_error or ev.kind in ("api_error", "interrupt")]
+        if not errs:
+            t.append("\nnone", style="dim italic")
+        for ev in errs[:50]:
+            t.append(f"\n{short_anchor(st, ev.anchor)} ", style="dim")
+            t.append(f"{ev.name or ev.kind} ", style="bold red")
+            t.append_text(data(ev.excerpt, limit=160))
+        if len(errs) > 50:
+            t.append(f"\n+{len(errs) - 50} more errors", style="italic")
+        t.append("\n\nAnchors", style="bold underline")
+        first = self.events[0].anchor if self.events else None
+        last = self.events[-1].anchor if self.events else None
+        t.append(f"\nask {short_anchor(st, self.row.ask_anchor)} · first event {short_anchor(st, first)} · last event {short_anchor(st, last)}")
+        if first is not None and 0 <= first.src < len(st.sources):
+            t.append("\nfile ", style="dim")
+            t.append(one_line(st.sources[first.src].path, 300))
+            t.append(f" bytes {first.offset}–{last.offset if last else first.offset}", style="dim")
+        return t
+
+    def _versions(self) -> Text:
+        t = Text()
+        t.append("\n\nVersion history", style="bold underline")
+        if not self.row.versions:
+            t.append("\none version (this build derives episodes from the fold's history; versions need the episode model)", style="dim italic")
+            return t
+        for ep in self.row.versions:
+            t.append(f"\nv{getattr(ep, 'version', '?')} ", style="bold")
+            t.append(f"{getattr(ep, 'lifecycle', '?')} · {getattr(ep, 'status', '?')}")
+            reason = getattr(ep, "reason", "")
+            if reason:
+                t.append(" · ")
+                t.append_text(data(reason, limit=200))
+        return t

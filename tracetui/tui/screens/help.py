@@ -1,0 +1,61 @@
+"""The help screen (F1, ?): every key with its description, and what the panes mean."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+__all__ = ["HelpScreen", "PANES"]
+
+PANES = (
+    ("Header", "LIVE / PAUSED / HISTORY, session, project (cwd), model; the watermark: through which file:line the state is folded, malformed and unknown counts, pending bytes."),
+    ("Timeline", "one cell per episode (a human prompt and what followed), coloured by status; the highlighted cell is the one shown."),
+    ("Goal", "the first human prompt, and the latest ask."),
+    ("Now", "the call in flight, or the last thing the agent did, with its age."),
+    ("Pending calls", "tool calls without a result yet, with ticking ages."),
+    ("Episodes", "status, calls, errors, tokens, duration and ask per episode; Enter opens the drill-down."),
+    ("Counters", "turns, tool calls by name, errors, tokens, estimated cost (USD), and the context-window gauge (input + cache tokens of the last API call)."),
+    ("Anomalies", "badges coloured by severity: info, warning, error, critical."),
+    ("Files / Todos / Subagents", "files touched (r/w/e), the todo list, Task/Agent calls with their transcripts."),
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and panes; Escape, q, F1 or ? close it."""
+
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close", id="help-close"),
+        Binding("q", "dismiss", "Close", id="help-close-q", show=False),
+        Binding("f1", "dismiss", "Close", id="help-close-f1", show=False),
+        Binding("question_mark", "dismiss", "Close", id="help-close-qm", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        keys = Table.grid(padding=(0, 2))
+        keys.add_column(style="bold", no_wrap=True)
+        keys.add_column()
+        seen = set()
+        for b in self.app.BINDINGS:
+            if isinstance(b, Binding):
+                desc = {"help-alt": "Help (also ?)"}.get(b.id or "", b.description)
+                keys.add_row(Text(b.key_display or b.key), Text(f"{desc}"))
+                seen.add(b.key)
+        keys.add_row(Text("ctrl+p"), Text("Command palette: every action by name"))
+        keys.add_row(Text("enter"), Text("Open the episode under the cursor (Episodes pane)"))
+        keys.add_row(Text("tab"), Text("Move focus between panes"))
+        panes = Table.grid(padding=(0, 2))
+        panes.add_column(style="bold", no_wrap=True)
+        panes.add_column()
+        for name, what in PANES:
+            panes.add_row(Text(name), Text(what))
+        with VerticalScroll(id="help-body"):
+            yield Static(Text("tracetui — keys", style="bold underline"))
+            yield Static(keys)
+            yield Static(Text("\nPanes", style="bold underline"))
+            yield Static(panes)
+            yield Static(Text("\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.", style="dim"))

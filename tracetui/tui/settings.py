@@ -1,0 +1,55 @@
+"""What the app is asked to show and how: built by :func:`tracetui.tui.main.run_app` or tests."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+__all__ = ["SessionSpec", "Settings"]
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """One tab: the files of one session (the first is the main transcript) and its label."""
+
+    paths: tuple[Path, ...]
+    label: str = ""
+    demo: bool = False
+
+    @property
+    def key(self) -> str:
+        """A stable id for the tab: the main transcript's path."""
+        return str(self.paths[0])
+
+
+@dataclass
+class Settings:
+    """App settings.
+
+    * ``sessions``: one tab each; empty means "nothing to show" (the app says so).
+    * ``demo``: play the bundled demo (a :class:`~tracetui.demo.replay.DemoReplay` is started
+      by the app and its session added as the first tab); ``demo_reason`` is told to the user.
+    * ``clock``: seconds since the epoch; tests freeze it so ages are deterministic.
+    * ``follow``: keep tailing (``False``: read once, for tests and snapshots).
+    * ``watch``: use file events (``False``: polling only).
+    * ``export_dir``: where copied texts are also written (default: the user cache dir).
+    * ``clipboard_cap``: bytes of UTF-8 text sent through OSC 52 at most (terminals and tmux
+      drop longer sequences; the whole text is always in the export file).
+    """
+
+    sessions: list[SessionSpec] = field(default_factory=list)
+    demo: bool = False
+    demo_reason: str = ""
+    demo_speed: float = 0.35
+    subagents: bool = True
+    use_cache: bool = True
+    follow: bool = True
+    watch: bool = True
+    clock: Callable[[], float] = time.time
+    export_dir: Path | None = None
+    clipboard_cap: int = 100_000
+    tick_seconds: float = 1.0
+    all_hours: float | None = None
+    projects_root: Path | None = None

@@ -1,0 +1,289 @@
+"""What the panes show, computed from a ``RunState``: episode rows, anomaly rows, the context
+gauge, and the state as of the end of an episode (scrubbing).
+
+Pure (no clock, no I/O). Episodes and anomalies come from the derived state of the model
+(``state.episodes`` / ``state.anomalies``) when this build has them; otherwise episodes are
+computed from ``state.history`` (one per human prompt) and anomalies are limited to ingest
+honesty, and the pane says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from tracetui.model.state import AgentState, Anchor, Counters, Event, PromptInfo, RunState
+
+__all__ = [
+    "EpisodeRow",
+    "AnomalyRow",
+    "episode_rows",
+    "anomaly_rows",
+    "state_as_of",
+    "context_usage",
+    "context_window",
+    "episode_events",
+    "SEVERITIES",
+]
+
+#: severities, mildest first; the badge colour follows this order
+SEVERITIES = ("info", "warning", "error", "critical")
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    """One episode (1-based ``index``: the n-th human prompt) as the Episodes pane lists it."""
+
+    index: int
+    ask: str
+    ask_anchor: Anchor | None
+    status: str
+    tool_calls: int
+    tool_errors: int
+    tokens: int
+    start: str | None
+    end: str | None
+    ledger_start: int
+    ledger_end: int
+    live: bool = False
+    versions: tuple[Any, ...] = ()
+    source: Any = None  # the derived Episode, when the model has them
+
+
+@dataclass(frozen=True)
+class AnomalyRow:
+    """An anomaly as a badge: kind, severity (one of :data:`SEVERITIES`), message, where it
+    began, and whether it cleared."""
+
+    kind: str
+    severity: str
+    message: str
+    anchor: Anchor | None
+    cleared: bool = False
+    evidence: tuple[Anchor, ...] = field(default=())
+
+
+def _diff(a: Counters, b: Counters | None) -> Counters:
+    if b is None:
+        return a
+    return Counters(*(x - y for x, y in zip(msgspec.structs.astuple(a), msgspec.structs.astuple(b))))
+
+
+def _derived_episodes(state: RunState) -> tuple[Any, ...] | None:
+    eps = getattr(state, "episodes", None)
+    if eps is None:
+        derived = getattr(state, "derived", None)
+        eps = getattr(derived, "episodes", None) if derived is not None else None
+    return tuple(eps) if eps is not None else None
+
+
+def episode_rows(state: RunState) -> list[EpisodeRow]:
+    """One row per human prompt of the main thread, oldest first; the last is live while the
+    session runs. Each completed episode ``k`` ends where ``state.history[k-1]`` was taken."""
+    derived = _derived_episodes(state)
+    if derived:
+        return _rows_from_derived(state, derived)
+    main = state.main
+    hist = state.history
+    rows: list[EpisodeRow] = []
+    prev: AgentState | None = None
+    n = len(hist) + (1 if main.latest_ask is not None else 0)
+    for k in range(1, n + 1):
+        end_state = hist[k - 1] if k <= len(hist) else main
+        ask: PromptInfo | None = end_state.latest_ask
+        d = _diff(end_state.counters, prev.counters if prev is not None else None)
+        tok = end_state.tokens.total - (prev.tokens.total if prev is not None else 0)
+        live = k > len(hist)
+        if live:
+            status = "in_progress"
+        elif d.interrupts:
+            status = "interrupted"
+        elif d.tool_errors or d.api_errors:
+            status = "errors"
+        else:
+            status = "ok"
+        rows.append(
+            EpisodeRow(
+                index=k,
+                ask=ask.text if ask else "",
+                ask_anchor=ask.anchor if ask else None,
+                status=status,
+                tool_calls=d.tool_calls,
+                tool_errors=d.tool_errors + d.api_errors,
+                tokens=tok,
+                start=ask.timestamp if ask else None,
+                end=None if live else end_state.last_timestamp,
+                ledger_start=max(0, (ask.seq - 1) if ask else 0),
+                ledger_end=end_state.ledger_len,
+                live=live,
+            )
+        )
+        prev = end_state
+    return rows
+
+
+def _rows_from_derived(state: RunState, eps: tuple[Any, ...]) -> list[EpisodeRow]:
+    current: dict[int, Any] = {}
+    versions: dict[int, list[Any]] = {}
+    for ep in eps:
+        idx = getattr(ep, "index", 0)
+        versions.setdefault(idx, []).append(ep)
+        if getattr(ep, "lifecycle", "current") != "superseded":
+            current[idx] = ep
+    rows = []
+    for idx in sorted(current):
+        if idx == 0:
+            continue  # the stretch before the first prompt is not an episode of a prompt
+        ep = current[idx]
+        tok = getattr(ep, "tokens", None)
+        rows.append(
+            EpisodeRow(
+                index=idx,
+                ask=getattr(ep, "ask", ""),
+                ask_anchor=getattr(ep, "ask_anchor", None),
+                status=getattr(ep, "status", "?"),
+                tool_calls=getattr(ep, "tool_calls", 0),
+                tool_errors=getattr(ep, "tool_errors", 0) + getattr(ep, "api_errors", 0),
+                tokens=tok.total if tok is not None else 0,
+                start=getattr(ep, "start", None),
+                end=getattr(ep, "end", None),
+                ledger_start=getattr(ep, "ledger_start", 0),
+                ledger_end=getattr(ep, "ledger_end", 0),
+                live=getattr(ep, "status", "") == "in_progress",
+                versions=tuple(sorted(versions[idx], key=lambda e: getattr(e, "version", 0))),
+                source=ep,
+            )
+        )
+    return rows
+
+
+def state_as_of(state: RunState, k: int, cost: tuple[float | None, str] | None = None) -> RunState:
+    """The state as of the end of completed episode ``k`` (1-based, ``1 <= k <= len(history)``).
+
+    The views' rule (``tracetui.views.text.state_as_of``) when this build has it, so the panes
+    and the exported card and worker view show the same state; else the rule below.
+
+    The main thread is exactly ``state.history[k-1]``; counters, tokens, tools, pending calls
+    and files are the main thread's then. Subagent files are kept as they are now (their past
+    states are not kept by the fold). ``cost`` is ``(usd, note)`` for those tokens, when the
+    caller priced them; otherwise the cost is unknown. Raises ``IndexError`` for a bad ``k``.
+    """
+    if not 1 <= k <= len(state.history):
+        raise IndexError(f"episode {k} is not a completed episode (1..{len(state.history)})")
+    try:
+        from tracetui.views.text import state_as_of as views_rule
+    except ImportError:
+        views_rule = None
+    if views_rule is not None:
+        return views_rule(state, k)
+    h = state.history[k - 1]
+    usd, note = cost if cost is not None else (None, "not priced as of this episode")
+    linked = {link.source for link in h.subagents if link.source is not None}
+    live_links = {link.tool_use_id: link for link in state.main.subagents}
+    links = tuple(
+        msgspec.structs.replace(link, source=live_links[link.tool_use_id].source) if link.tool_use_id in live_links and link.source is None else link
+        for link in h.subagents
+    )
+    linked |= {link.source for link in links if link.source is not None}
+    h2 = msgspec.structs.replace(h, subagents=links)
+    return msgspec.structs.replace(
+        state,
+        main=h2,
+        agents=tuple(a for a in state.agents if a.src in linked),
+        counters=h.counters,
+        tools_by_name=dict(sorted(h.tools_by_name.items(), key=lambda kv: (-kv[1], kv[0]))),
+        tokens=h.tokens,
+        tokens_by_model=h.tokens_by_model,
+        cost_usd=usd,
+        cost_note=note,
+        models=h.models,
+        pending=h.pending,
+        files=h.files,
+        history=state.history[: k - 1],
+    )
+
+
+def context_window(model: str | None, used: int = 0) -> int:
+    """The context window of ``model`` in tokens, by the model's rule
+    (``tracetui.model.anomalies.context_window``): 1,000,000 for ``1m`` variants or once a call
+    used more than 200,000, else 200,000."""
+    try:
+        from tracetui.model.anomalies import context_window as rule
+    except ImportError:
+        rule = None
+    if rule is not None:
+        return rule(model, used)
+    if (model and "1m" in model.lower()) or used > 200_000:
+        return 1_000_000
+    return 200_000
+
+
+def context_usage(state: RunState, scan: int = 400) -> tuple[int, Anchor | None]:
+    """Tokens the main thread's last API call saw (input + cache creation + cache read) and its
+    anchor; ``(0, None)`` before the first call. Looks back at most ``scan`` events."""
+    main = state.main
+    led = state.ledgers[main.src] if main.src < len(state.ledgers) else []
+    end = min(main.ledger_len, len(led))
+    for i in range(end - 1, max(-1, end - 1 - scan), -1):
+        ev: Event = led[i]
+        if ev.usage is not None and not ev.sidechain:
+            u = ev.usage
+            return u[0] + u[2] + u[3], ev.anchor
+    return 0, None
+
+
+def _severity(s: Any) -> str:
+    s = str(s or "info").lower()
+    if s in SEVERITIES:
+        return s
+    return {"warn": "warning", "high": "error", "low": "info", "medium": "warning", "crit": "critical"}.get(s, "warning")
+
+
+def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[AnomalyRow], bool]:
+    """``(rows, derived)``: open anomalies first (most severe first), then cleared ones.
+
+    Uses the model's detectors (``tracetui.model.anomalies.detect_anomalies``, with ``now`` for
+    the stall detector; ``None`` while scrubbing). ``derived`` is False when this build has no
+    detectors: the rows are then only the ingest-honesty facts the state itself carries.
+    """
+    try:
+        from tracetui.model.anomalies import detect_anomalies
+    except ImportError:
+        detect_anomalies = None
+    rows: list[AnomalyRow] = []
+    if detect_anomalies is not None:
+        for a in detect_anomalies(state, now, getattr(state, "episodes", None) or None):
+            is_open = getattr(a, "open", True)
+            rows.append(
+                AnomalyRow(
+                    kind=str(a.kind),
+                    severity=_severity(a.severity),
+                    message=str(a.message),
+                    anchor=getattr(a, "began", None),
+                    cleared=not is_open,
+                    evidence=tuple(getattr(a, "evidence", ()) or ()),
+                )
+            )
+        is_derived = True
+    else:
+        is_derived = False
+        for s in state.sources:
+            if s.error:
+                rows.append(AnomalyRow("unreadable", "error", s.error, s.last_anchor))
+            if s.truncated or s.replaced:
+                rows.append(AnomalyRow("file_reset", "warning", f"{s.name}: " + "; ".join(s.resets[-2:]), s.last_anchor))
+            if s.malformed:
+                rows.append(AnomalyRow("malformed", "warning", f"{s.name}: {s.malformed} malformed line(s) quarantined", s.last_anchor))
+            if s.unknown:
+                rows.append(AnomalyRow("unknown", "info", f"{s.name}: {s.unknown} unknown record(s)/block(s) kept", s.last_anchor))
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    rows.sort(key=lambda r: (r.cleared, -order.get(r.severity, 1)))
+    return rows, is_derived
+
+
+def episode_events(state: RunState, row: EpisodeRow) -> list[Event]:
+    """The main-thread ledger events of episode ``row`` (from its prompt to the next one)."""
+    led = state.ledgers[state.main.src] if state.ledgers else []
+    return led[row.ledger_start : min(row.ledger_end, len(led))]

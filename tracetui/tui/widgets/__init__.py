@@ -1,0 +1,1 @@
+"""The widgets of the monitor: one pane per module."""

@@ -1,0 +1,61 @@
+"""The Anomalies pane: one badge per anomaly, coloured by severity (open ones first)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from tracetui.tui.format import one_line
+from tracetui.tui.view_model import AnomalyRow, anomaly_rows
+from tracetui.tui.widgets.pane import Shown, short_anchor
+
+__all__ = ["AnomalyBadges"]
+
+_ICON = {"info": "ℹ", "warning": "⚠", "error": "✖", "critical": "‼"}
+
+
+class AnomalyBadges(Vertical):
+    """Badges for the anomalies of the shown state; the colours come from the theme (tcss
+    classes ``-info``, ``-warning``, ``-error``, ``-critical``, ``-cleared``)."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.border_title = "Anomalies"
+        self.rows: list[AnomalyRow] = []
+        self.derived = True
+        self._key: object = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("none", style="dim italic"), classes="anomaly-empty")
+
+    def show(self, shown: Shown) -> None:
+        rows, derived = anomaly_rows(shown.state, shown.now)
+        key = (tuple((r.kind, r.severity, r.message, r.cleared, r.anchor) for r in rows), derived, self.size.height)
+        if key == self._key:
+            return
+        self._key = key
+        self.rows, self.derived = rows, derived
+        open_n = sum(1 for r in rows if not r.cleared)
+        self.border_title = f"Anomalies ({open_n} open)" if rows else "Anomalies"
+        self.border_subtitle = None if derived else "ingest checks only"
+        st = shown.state
+        room = max(1, self.content_size.height or 1)
+        widgets = []
+        show = rows if len(rows) <= room else rows[: room - 1]
+        for r in show:
+            label = Text(no_wrap=True, overflow="ellipsis")
+            label.append(f" {_ICON.get(r.severity, '•')} {r.kind} ", style="bold")
+            label.append(one_line(r.message, 200))
+            label.append(f"  {short_anchor(st, r.anchor)}" if r.anchor else "")
+            if r.cleared:
+                label.append("  (cleared)")
+            widgets.append(Static(label, classes=f"badge -{'cleared' if r.cleared else r.severity}"))
+        if len(show) < len(rows):
+            widgets.append(Static(Text(f"+{len(rows) - len(show)} more anomalies", style="italic")))
+        if not widgets:
+            widgets.append(Static(Text("none", style="dim italic"), classes="anomaly-empty"))
+        with self.app.batch_update():
+            self.remove_children()
+            self.mount_all(widgets)

@@ -1,0 +1,100 @@
+"""The Episodes pane: one line per human prompt; Enter on a line opens its drill-down."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import OptionList
+
+from tracetui.tui.format import fmt_age, fmt_tokens, one_line, parse_ts
+from tracetui.tui.view_model import EpisodeRow
+from tracetui.tui.widgets.pane import Shown
+
+__all__ = ["EpisodesList", "STATUS_STYLE", "episode_line"]
+
+STATUS_STYLE = {
+    "in_progress": ("…", "bold yellow"),
+    "ok": ("✓", "green"),
+    "errors": ("!", "bold red"),
+    "interrupted": ("⏸", "magenta"),
+    "unresolved": ("?", "red"),
+}
+
+
+def episode_line(row: EpisodeRow, width: int, selected: bool = False) -> Text:
+    """``  3 ✓ ask…   12c  1e  45.1k  2m05s`` fitted to ``width`` cells. The figures have
+    fixed widths so they line up; they are dropped from the right before the ask gets shorter
+    than 12 characters."""
+    mark, style = STATUS_STYLE.get(row.status, ("·", ""))
+    a, b = parse_ts(row.start), parse_ts(row.end)
+    took = "live" if row.live else fmt_age(b - a if a is not None and b is not None and b >= a else None)
+    figures = [
+        (f"{row.tool_calls:>4}c", ""),
+        (f"{row.tool_errors:>3}e", "bold red" if row.tool_errors else "dim"),
+        (f"{fmt_tokens(row.tokens):>6}", "dim"),
+        (f"{took:>6}", "dim"),
+    ]
+    head = f"{row.index:>3} "
+    versions = f" v{len(row.versions)}" if len(row.versions) > 1 else ""
+    while figures and width - len(head) - 2 - sum(len(f) + 1 for f, _ in figures) < 12:
+        figures.pop()
+    room = max(4, width - len(head) - 2 - sum(len(f) + 1 for f, _ in figures))
+    ask = one_line(row.ask, max(1, room - len(versions))) + versions
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append(head, style="reverse bold" if selected else "bold")
+    t.append(f"{mark} ", style=style)
+    t.append(ask.ljust(room))
+    for f, st in figures:
+        t.append(" ")
+        t.append(f, style=st)
+    return t
+
+
+class EpisodesList(OptionList):
+    """Episodes, oldest first; the scrubbed one is marked; Enter opens the drill-down."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.border_title = "Episodes"
+        self.rows_data: tuple[EpisodeRow, ...] = ()
+        self._keys: list[object] = []
+        self._width = 0
+        self.shown: Shown | None = None
+
+    def show(self, shown: Shown) -> None:
+        self.shown = shown
+        rows = shown.rows
+        sel = shown.episode
+        width = max(20, self.scrollable_content_region.width or self.size.width)
+        self.border_title = f"Episodes ({len(rows)})"
+        keys = [(r.index, r.status, r.tool_calls, r.tool_errors, r.tokens, r.end, len(r.versions), r.ask, sel == r.index) for r in rows]
+        if keys == self._keys and width == self._width:
+            return
+        old = self._keys if width == self._width else []
+        follow = self.highlighted is None or self.highlighted >= len(self._keys) - 1
+        if len(old) > len(keys) or any(a[0] != b[0] for a, b in zip(old, keys)) or not old:
+            self.clear_options()
+            old = []
+        for i, (r, k) in enumerate(zip(rows, keys)):
+            if i < len(old):
+                if old[i] != k:
+                    self.replace_option_prompt_at_index(i, episode_line(r, width, sel == r.index))
+            else:
+                self.add_option(episode_line(r, width, sel == r.index))
+        self._keys = keys
+        self._width = width
+        self.rows_data = tuple(rows)
+        if sel is not None and rows:
+            self.highlighted = max(0, min(len(rows) - 1, sel - rows[0].index))
+        elif follow and rows:
+            self.highlighted = len(rows) - 1
+
+    def on_resize(self) -> None:
+        if self.shown is not None:
+            self.show(self.shown)
+
+    def selected_index(self) -> int | None:
+        """The episode index (1-based) under the cursor, or ``None`` when empty."""
+        h = self.highlighted
+        if not self.rows_data or h is None or not 0 <= h < len(self.rows_data):
+            return None
+        return self.rows_data[h].index

@@ -1,0 +1,43 @@
+"""The Files pane: paths read, written and edited, most recently touched first."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from tracetui.tui.format import short_path
+from tracetui.tui.widgets.pane import Pane, Shown
+
+__all__ = ["FilesPane"]
+
+
+class FilesPane(Pane):
+    """Files touched (paths as the tool inputs gave them), with read/write/edit counts."""
+
+    TITLE = "Files"
+
+    def key(self, shown: Shown) -> object:
+        return tuple((f.path, f.reads, f.writes, f.edits) for f in shown.state.files)
+
+    def build(self, shown: Shown) -> Text:
+        st = shown.state
+        # most recently touched first: the main thread's by line, then the subagents' (lines of
+        # different files do not order against each other)
+        files = sorted(st.files, key=lambda f: ((f.last.src == st.main.src, f.last.line) if f.last else (False, 0)), reverse=True)
+        self.border_title = f"Files ({len(files)})"
+        if not files:
+            return Text("no files touched", style="dim italic")
+        rows = self.rows_available
+        show = files if len(files) <= rows else files[: rows - 1]
+        w = self.width_available
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for i, f in enumerate(show):
+            if i:
+                out.append("\n")
+            counts = f"{f.reads}r {f.writes}w {f.edits}e"
+            name = short_path(f.path, st.main.cwd, max(8, w - len(counts) - 1))
+            out.append(name)
+            out.append(" " * max(1, w - len(name) - len(counts)))
+            out.append(counts, style="bold yellow" if f.edits + f.writes else "dim")
+        if len(show) < len(files):
+            out.append(f"\n+{len(files) - len(show)} more files", style="italic")
+        return out

@@ -1,0 +1,81 @@
+"""The session header: status (LIVE, PAUSED, HISTORY), session, project, model, watermark."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tracetui.tui.format import fmt_bytes, one_line
+from tracetui.tui.widgets.pane import Shown
+
+__all__ = ["SessionHeader", "status_of"]
+
+
+def status_of(shown: Shown) -> str:
+    """``HISTORY``, ``PAUSED`` or ``LIVE``."""
+    if shown.history:
+        return "HISTORY"
+    if shown.paused:
+        return "PAUSED"
+    return "LIVE"
+
+
+class SessionHeader(Static):
+    """Two lines: who (status, session, project, model) and the watermark (what is covered)."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("", id=id, classes=classes)
+        self.demo = False
+        self.mode = ""
+
+    def show(self, shown: Shown) -> None:
+        live = shown.live
+        m = live.main
+        status = status_of(shown)
+        self.set_class(status == "HISTORY", "-history")
+        self.set_class(status == "PAUSED", "-paused")
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append(f" {status} ", style="bold reverse")
+        if self.demo:
+            t.append(" DEMO ", style="bold reverse magenta")
+        t.append(" ")
+        sid = m.session_id or (live.sources[0].name if live.sources else "?")
+        t.append(one_line(m.title, 40) if m.title else sid[:8], style="bold")
+        if m.title:
+            t.append(f" {sid[:8]}", style="dim")
+        t.append("  ")
+        t.append(one_line(m.cwd or "?", 50))
+        if m.git_branch:
+            t.append(f" ({one_line(m.git_branch, 30)})", style="dim")
+        model = m.models[-1] if m.models else (live.models[-1] if live.models else "no model yet")
+        t.append("  ")
+        t.append(one_line(model, 40), style="bold")
+        if m.version:
+            t.append(f"  cc {one_line(m.version, 12)}", style="dim")
+        t.append("\n")
+        t.append_text(watermark(shown, self.mode))
+        self.update(t)
+
+
+def watermark(shown: Shown, mode: str = "") -> Text:
+    """Through which file:line the state is folded, bytes, malformed, unknown, pending bytes."""
+    live = shown.live
+    t = Text(no_wrap=True, overflow="ellipsis", style="dim")
+    if not live.sources:
+        t.append(" no source")
+        return t
+    s = live.sources[0]
+    st = shown.state
+    through = st.main.last_anchor
+    t.append(f" through {st.fmt_anchor(through)}" if through else " through nothing yet")
+    t.append(f" @{fmt_bytes(s.consumed)}")
+    mal = sum(x.malformed for x in live.sources)
+    unk = sum(x.unknown for x in live.sources)
+    pend = sum(x.pending_bytes for x in live.sources)
+    t.append(f" · {mal} malformed", style="bold yellow" if mal else "dim")
+    t.append(f" · {unk} unknown", style="yellow" if unk else "dim")
+    t.append(f" · {pend} B pending")
+    t.append(f" · {len(live.sources)} file(s)")
+    if mode:
+        t.append(f" · {mode}")
+    return t

@@ -1,0 +1,96 @@
+"""The base of the text panes, and :class:`Shown`: what every pane is given on each update."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tracetui.model.state import Anchor, RunState
+from tracetui.tui.view_model import EpisodeRow
+
+__all__ = ["Shown", "Pane", "anchor_text", "short_anchor"]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One update of a session's panes.
+
+    ``live`` is the newest folded state; ``state`` is what the panes show (``live``, or the state
+    as of the end of episode ``episode`` while scrubbing); ``now`` is the app clock in seconds
+    since the epoch (ages tick from it); ``rows`` are the episodes of ``live``.
+    """
+
+    live: RunState
+    state: RunState
+    episode: int | None
+    now: float
+    rows: tuple[EpisodeRow, ...]
+    paused: bool = False
+
+    @property
+    def history(self) -> bool:
+        """True while scrubbing (the panes show a past state)."""
+        return self.episode is not None
+
+
+def short_anchor(state: RunState, anchor: Anchor | None) -> str:
+    """``file:line`` of ``anchor`` with a long file name cut to its first 8 characters
+    (``d3m0c0de…:41``); the header's watermark and the drill-down name the whole file."""
+    if anchor is None:
+        return "unlocated"
+    name = state.source_name(anchor.src)
+    if len(name) > 22:
+        name = name[:8] + "…"
+    return f"{name}:{anchor.line}"
+
+
+def anchor_text(state: RunState, anchor: Anchor | None) -> Text:
+    """:func:`short_anchor` in a dim style (file names come from disk: shown as data)."""
+    return Text(short_anchor(state, anchor), style="dim", no_wrap=True)
+
+
+class Pane(Static):
+    """A bordered pane whose content is rebuilt from a :class:`Shown` and the pane's size.
+
+    Subclasses implement :meth:`build` returning a :class:`Text`; the pane keeps the last
+    :class:`Shown` so a resize re-renders (lists shorten to fit and say ``+N more``).
+    """
+
+    TITLE = ""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("", id=id, classes=classes)
+        self.shown: Shown | None = None
+        self.border_title = self.TITLE
+        self._key: object = None
+
+    def show(self, shown: Shown) -> None:
+        """Render ``shown`` (skipped when :meth:`key` says nothing this pane shows changed)."""
+        self.shown = shown
+        key = (self.key(shown), self.size)
+        if key == self._key and key[0] is not None:
+            return
+        self._key = key
+        self.update(self.build(shown))
+
+    def key(self, shown: Shown) -> object:
+        """What the pane's content depends on (``None``: always rebuild)."""
+        return None
+
+    def build(self, shown: Shown) -> Text:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def rows_available(self) -> int:
+        """Lines of content that fit (at least 1)."""
+        return max(1, self.content_size.height)
+
+    @property
+    def width_available(self) -> int:
+        return max(10, self.content_size.width)
+
+    def on_resize(self) -> None:
+        if self.shown is not None:
+            self.show(self.shown)

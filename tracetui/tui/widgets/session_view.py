@@ -1,0 +1,253 @@
+"""One session's monitor: header, timeline, and panes, fed by one ingest thread worker."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import var
+from textual.widgets import OptionList, ProgressBar, Static
+from textual.worker import get_current_worker
+
+from tracetui.model.state import RunState
+from tracetui.tui.format import fmt_bytes
+from tracetui.tui.ingest_loop import IngestLoop
+from tracetui.tui.messages import IngestNotice, IngestProgress, SnapshotReady
+from tracetui.tui.settings import SessionSpec, Settings
+from tracetui.tui.view_model import episode_rows, state_as_of
+from tracetui.tui.widgets.anomalies import AnomalyBadges
+from tracetui.tui.widgets.counters import CountersPane
+from tracetui.tui.widgets.episodes import EpisodesList
+from tracetui.tui.widgets.files import FilesPane
+from tracetui.tui.widgets.goal import GoalPane
+from tracetui.tui.widgets.header import SessionHeader
+from tracetui.tui.widgets.now import NowPane
+from tracetui.tui.widgets.pane import Shown
+from tracetui.tui.widgets.pending_calls import PendingCalls
+from tracetui.tui.widgets.subagents import SubagentsTree
+from tracetui.tui.widgets.timeline import Timeline
+from tracetui.tui.widgets.todos import TodosPane
+
+if TYPE_CHECKING:
+    from tracetui.tui.view_model import EpisodeRow
+
+__all__ = ["SessionView"]
+
+
+class SessionView(Vertical):
+    """The panes of one session. Its ingest worker posts :class:`SnapshotReady` to it; one
+    watcher fans the state out to the panes."""
+
+    #: the newest folded state (``always_update``: comparing big Structs on every set is waste)
+    state: var[RunState | None] = var(None, always_update=True)
+    #: the scrubbed episode (1-based, a completed one), or ``None`` for live
+    episode: var[int | None] = var(None)
+    #: while paused, new snapshots are folded and held, not shown
+    paused: var[bool] = var(False)
+
+    def __init__(self, spec: SessionSpec, settings: Settings, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="session")
+        self.spec = spec
+        self.settings = settings
+        self.latest: RunState | None = None
+        self.loop: IngestLoop | None = None
+        self.held = 0
+        self.notice_text = ""
+        self._as_of_cache: dict[tuple[int, int], RunState] = {}
+        self._cost_cache: dict[int, tuple[float | None, str]] = {}
+        self.rows: tuple[EpisodeRow, ...] = ()
+        self.shown: Shown | None = None
+
+    # -- layout -----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        header = SessionHeader(classes="session-header")
+        header.demo = self.spec.demo
+        yield header
+        yield Timeline(classes="timeline")
+        yield ProgressBar(total=100, show_eta=False, classes="fold-progress")
+        yield Static("", classes="notice")
+        with Horizontal(classes="body"):
+            with Vertical(classes="col col-left"):
+                yield GoalPane(classes="pane goal")
+                yield NowPane(classes="pane now")
+                yield PendingCalls(classes="pane pending")
+                yield EpisodesList(classes="pane episodes")
+            with Vertical(classes="col col-right"):
+                yield CountersPane(classes="pane counters")
+                yield AnomalyBadges(classes="pane anomalies")
+                yield FilesPane(classes="pane files")
+                yield TodosPane(classes="pane todos")
+                yield SubagentsTree(classes="pane subagents")
+
+    def on_mount(self) -> None:
+        self.query_one(".fold-progress").display = False
+        self.query_one(".notice").display = False
+        self.ingest()
+
+    def on_unmount(self) -> None:
+        if self.loop is not None:
+            self.loop.stop()
+
+    # -- ingest -----------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="ingest", name="ingest")
+    def ingest(self) -> None:
+        """Tail and fold this session's files (thread worker; never touches widgets)."""
+        worker = get_current_worker()
+        s = self.settings
+        self.loop = IngestLoop(
+            self.spec.key,
+            list(self.spec.paths),
+            self.post_message,
+            subagents=s.subagents,
+            use_cache=s.use_cache,
+            follow=s.follow,
+            watch=s.watch,
+        )
+        self.loop.run(lambda: worker.is_cancelled)
+
+    def on_snapshot_ready(self, message: SnapshotReady) -> None:
+        message.stop()
+        self.latest = message.state
+        self.query_one(".fold-progress").display = False
+        if self.paused:
+            self.held += 1
+            if self.shown is not None:
+                self.query_one(SessionHeader).show(self.shown)
+            return
+        self.state = message.state
+
+    def on_ingest_progress(self, message: IngestProgress) -> None:
+        message.stop()
+        bar = self.query_one(".fold-progress", ProgressBar)
+        if message.total > 4 << 20:  # a bar only for reads long enough to notice
+            bar.display = True
+            bar.update(total=message.total, progress=message.done)
+            self.query_one(".notice", Static).display = True
+            self.query_one(".notice", Static).update(Text(f" folding {fmt_bytes(message.done)} of {fmt_bytes(message.total)}…", style="bold"))
+
+    def on_ingest_notice(self, message: IngestNotice) -> None:
+        message.stop()
+        notice = self.query_one(".notice", Static)
+        if message.level == "error":
+            self.notice_text = message.text
+            notice.update(Text(f" ✖ {message.text}", style="bold"))
+            notice.set_class(True, "-error")
+            notice.display = True
+        else:
+            if message.level == "information" and self.notice_text:
+                self.notice_text = ""
+                notice.display = False
+                notice.set_class(False, "-error")
+        self.app.notify(message.text, title=self.spec.label or "tracetui", severity=message.level, markup=False, timeout=6)
+
+    # -- state → panes ----------------------------------------------------------------------
+    def watch_state(self, _old: RunState | None, _new: RunState | None) -> None:
+        self.refresh_panes()
+
+    def watch_episode(self) -> None:
+        self.refresh_panes()
+
+    def watch_paused(self, paused: bool) -> None:
+        if not paused and self.latest is not None and self.latest is not self.state:
+            self.held = 0
+            self.state = self.latest
+        else:
+            self.refresh_panes()
+
+    def shown_state(self) -> RunState | None:
+        """The state the panes show: live, or as of the end of the scrubbed episode."""
+        live = self.state
+        if live is None or self.episode is None:
+            return live
+        k = self.episode
+        if not 1 <= k <= len(live.history):
+            return live
+        key = (k, live.generation)
+        got = self._as_of_cache.get(key)
+        if got is None:
+            cost = self._cost_cache.get(k)
+            if cost is None:
+                h = live.history[k - 1]
+                try:
+                    from tracetui.model.pricing import estimate_cost
+
+                    cost = estimate_cost(h.tokens_by_model, h.last_timestamp)
+                except Exception:
+                    cost = (None, "not priced")
+                self._cost_cache[k] = cost
+            got = state_as_of(live, k, cost)
+            self._as_of_cache = {key: got}
+        return got
+
+    def refresh_panes(self) -> None:
+        """Fan the state out to every pane (cheap panes skip when nothing they show changed)."""
+        live = self.state
+        if live is None:
+            return
+        if self.episode is not None and self.episode > len(live.history):
+            self.episode = None
+            return
+        shown_state = self.shown_state()
+        assert shown_state is not None
+        self.rows = tuple(episode_rows(live))
+        shown = Shown(live, shown_state, self.episode, self.settings.clock(), self.rows, self.paused)
+        self.shown = shown
+        header = self.query_one(SessionHeader)
+        header.mode = (self.loop.mode if self.loop else "") + (f" · {self.held} update(s) held" if self.paused and self.held else "")
+        self.set_class(shown.history, "-history")
+        with self.app.batch_update():
+            header.show(shown)
+            self.query_one(Timeline).show(shown)
+            for pane in (GoalPane, NowPane, PendingCalls, CountersPane, FilesPane, TodosPane):
+                self.query_one(pane).show(shown)
+            self.query_one(AnomalyBadges).show(shown)
+            self.query_one(SubagentsTree).show(shown)
+            self.query_one(EpisodesList).show(shown)
+
+    def tick(self) -> None:
+        """The app clock moved: re-render what shows ages."""
+        if self.state is not None:
+            self.refresh_panes()
+
+    # -- scrubbing --------------------------------------------------------------------------
+    def completed(self) -> int:
+        """Completed episodes of the live state (those that can be scrubbed to)."""
+        return len(self.state.history) if self.state is not None else 0
+
+    def history_back(self) -> bool:
+        """One episode back (from live: the last completed one). False when there is none."""
+        n = self.completed()
+        if n == 0:
+            return False
+        self.episode = n if self.episode is None else max(1, self.episode - 1)
+        return True
+
+    def history_forward(self) -> bool:
+        """One episode forward; past the last completed one is live. False when already live."""
+        if self.episode is None:
+            return False
+        self.episode = None if self.episode + 1 > self.completed() else self.episode + 1
+        return True
+
+    def go_live(self) -> bool:
+        if self.episode is None:
+            return False
+        self.episode = None
+        return True
+
+    def selected_episode(self) -> EpisodeRow | None:
+        """The episode the cursor of the Episodes pane is on (or the scrubbed one)."""
+        table = self.query_one(EpisodesList)
+        idx = self.episode if self.episode is not None else table.selected_index()
+        for r in self.rows:
+            if r.index == idx:
+                return r
+        return self.rows[-1] if self.rows else None
+
+    @on(OptionList.OptionSelected)
+    def _open_row(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.app.action_drill_down()

@@ -1,0 +1,84 @@
+"""The Subagents pane: each Task/Agent call as a tree node, its transcript's state beneath."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Tree
+
+from tracetui.model.state import AgentState, RunState, SubagentLink
+from tracetui.tui.format import fmt_tokens, one_line
+from tracetui.tui.widgets.pane import Shown, short_anchor
+
+__all__ = ["SubagentsTree"]
+
+_STATUS = {"running": "bold yellow", "completed": "green", "error": "bold red", "async_launched": "cyan"}
+
+
+def _label(state: RunState, link: SubagentLink) -> Text:
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append(f"{link.tool} ", style="bold")
+    t.append(one_line(link.description, 60))
+    if link.subagent_type:
+        t.append(f" [{one_line(link.subagent_type, 30)}]", style="dim")
+    t.append(f" {link.status}", style=_STATUS.get(link.status, "magenta"))
+    if link.total_tokens is not None:
+        t.append(f" {fmt_tokens(link.total_tokens)} tok", style="dim")
+    t.append(f" {short_anchor(state, link.anchor)}", style="dim")
+    return t
+
+
+def _agent_label(state: RunState, a: AgentState) -> Text:
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append(state.source_name(a.src), style="dim")
+    t.append(f" {a.counters.tool_calls} calls", style="")
+    if a.counters.tool_errors:
+        t.append(f" {a.counters.tool_errors} err", style="bold red")
+    if a.pending:
+        t.append(f" {len(a.pending)} pending", style="yellow")
+    if a.frontier is not None:
+        t.append(" · " + one_line(a.frontier.text, 50), style="italic")
+    return t
+
+
+class SubagentsTree(Tree[int]):
+    """Subagents under the main thread; nested subagents under their parent agent."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(Text("main thread"), id=id, classes=classes)
+        self.show_root = False
+        self.border_title = "Subagents"
+        self._key: object = None
+
+    def show(self, shown: Shown) -> None:
+        st = shown.state
+        agents = {a.src: a for a in st.agents}
+        key = (
+            tuple((l.tool_use_id, l.status, l.source, l.total_tokens) for l in st.main.subagents),
+            tuple((a.src, a.ledger_len, len(a.pending)) for a in st.agents),
+        )
+        if key == self._key:
+            return
+        self._key = key
+        linked: set[int] = set()
+        self.clear()
+        self.border_title = f"Subagents ({len(st.main.subagents)})" if st.main.subagents else "Subagents"
+
+        def add(node, links, depth: int) -> None:
+            for link in links:
+                child = node.add(_label(st, link), data=link.source, expand=True)
+                a = agents.get(link.source) if link.source is not None else None
+                if a is None:
+                    child.add_leaf(Text("transcript not found yet" if link.status == "running" else "no transcript file", style="dim italic"))
+                    continue
+                linked.add(a.src)
+                child.add_leaf(_agent_label(st, a), data=a.src)
+                if depth < 4 and a.subagents:
+                    add(child, a.subagents, depth + 1)
+
+        add(self.root, st.main.subagents, 0)
+        orphans = [a for a in st.agents if a.src not in linked]
+        for a in orphans:
+            self.root.add_leaf(Text.assemble(("unlinked ", "yellow"), _agent_label(st, a)), data=a.src)
+        if not st.main.subagents and not orphans:
+            self.root.add_leaf(Text("no subagents", style="dim italic"))
+        self.root.expand()
