@@ -1,0 +1,140 @@
+"""Generate synthetic Claude Code transcripts for the benchmark (used when ../shared/corpus is absent).
+
+The records follow the shapes of ``../shared/docs/transcript-format.md`` and the size mix of real
+sessions (a few KB a line on average, tool results up to hundreds of KB, one record per content
+block with the usage repeated, progress and file-history records in between). Deterministic for a
+given seed. Nothing here is copied from real transcripts.
+
+Usage: ``python bench/gen.py OUT.jsonl [--mb 300] [--seed 1]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+WORDS = (
+    "the fold reads appended bytes decodes records keeps counters tokens files todos subagents "
+    "prompt tool result error compact session agent anchor ledger event state view card worker "
+    "python test bench memory speed line offset json msgspec orjson struct raw excerpt digest"
+).split()
+TOOLS = ("Bash", "Read", "Edit", "Write", "Grep", "Glob", "TodoWrite", "Task", "WebFetch", "MultiEdit")
+
+
+def _text(rng: random.Random, n_words: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n_words))
+
+
+def _code(rng: random.Random, n_lines: int) -> str:
+    return "\n".join(f"{i:>6}\u2192    {_text(rng, rng.randint(2, 12))}" for i in range(1, n_lines + 1))
+
+
+class Gen:
+    """A stream of records of one synthetic session."""
+
+    def __init__(self, seed: int = 1, session: str = "5e55105e-0000-4000-8000-000000000001") -> None:
+        self.rng = random.Random(seed)
+        self.session = session
+        self.n = 0
+        self.parent: str | None = None
+        self.tool_n = 0
+        self.msg_n = 0
+
+    def _env(self, type_: str, **kw) -> dict:
+        self.n += 1
+        uuid = f"{self.n:08x}-0000-4000-8000-{self.rng.getrandbits(48):012x}"
+        rec = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": "/home/user/project",
+            "sessionId": self.session,
+            "version": "2.1.30",
+            "gitBranch": "main",
+            "type": type_,
+            "uuid": uuid,
+            "timestamp": f"2026-01-01T{(self.n // 3600) % 24:02d}:{(self.n // 60) % 60:02d}:{self.n % 60:02d}.000Z",
+        }
+        rec.update(kw)
+        self.parent = uuid
+        return rec
+
+    def _usage(self, out: int) -> dict:
+        return {
+            "input_tokens": self.rng.randint(1, 20),
+            "cache_creation_input_tokens": self.rng.randint(0, 5000),
+            "cache_read_input_tokens": self.rng.randint(10000, 150000),
+            "output_tokens": out,
+            "service_tier": "standard",
+        }
+
+    def _assistant(self, block: dict, msg_id: str, usage: dict) -> dict:
+        msg = {"model": "claude-opus-4-5-20251101", "id": msg_id, "type": "message", "role": "assistant", "content": [block], "stop_reason": None, "stop_sequence": None, "usage": usage}
+        return self._env("assistant", message=msg, requestId=f"req_{msg_id[4:]}")
+
+    def turn(self) -> list[dict]:
+        """One prompt and a few API messages with tool calls and their results."""
+        rng = self.rng
+        out = [self._env("user", message={"role": "user", "content": _text(rng, rng.randint(5, 80))}, permissionMode="default")]
+        for _ in range(rng.randint(2, 8)):
+            self.msg_n += 1
+            mid = f"msg_{self.msg_n:024d}"
+            u = self._usage(rng.randint(1, 50))
+            if rng.random() < 0.6:
+                out.append(self._assistant({"type": "thinking", "thinking": _text(rng, rng.randint(10, 200)), "signature": "Eu" + "A" * rng.randint(200, 1500)}, mid, dict(u)))
+            if rng.random() < 0.5:
+                u["output_tokens"] += rng.randint(10, 300)
+                out.append(self._assistant({"type": "text", "text": _text(rng, rng.randint(10, 150))}, mid, dict(u)))
+            self.tool_n += 1
+            tid = f"toolu_{self.tool_n:020d}"
+            name = rng.choice(TOOLS)
+            inp = {"file_path": f"/home/user/project/src/mod{rng.randint(1, 40)}.py"} if name in ("Read", "Edit", "Write", "MultiEdit") else {"command": _text(rng, 6), "description": _text(rng, 4)}
+            if name == "Edit":
+                inp.update(old_string=_text(rng, 20), new_string=_text(rng, 25))
+            u["output_tokens"] += rng.randint(10, 300)
+            out.append(self._assistant({"type": "tool_use", "id": tid, "name": name, "input": inp}, mid, dict(u)))
+            for _ in range(rng.choice((0, 0, 1, 2, 5))):
+                out.append(self._env("progress", data={"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": f"PostToolUse:{name}", "command": "echo ok"}, parentToolUseID=tid, toolUseID=tid))
+            size = rng.choice((5, 20, 60, 200, 200, 600, 2000, 6000))
+            body = _code(rng, size) if name == "Read" else _text(rng, size)
+            err = rng.random() < 0.05
+            res = {"type": "tool_result", "tool_use_id": tid, "content": body}
+            if err:
+                res["is_error"] = True
+            tur = "Error: failed" if err else ({"type": "text", "file": {"filePath": inp.get("file_path"), "content": body, "numLines": size}} if name == "Read" else {"stdout": body[:2000], "stderr": "", "interrupted": False})
+            out.append(self._env("user", message={"role": "user", "content": [res]}, toolUseResult=tur, sourceToolAssistantUUID=self.parent))
+        if rng.random() < 0.3:
+            out.append({"type": "file-history-snapshot", "messageId": self.parent, "snapshot": {"messageId": self.parent, "trackedFileBackups": {}, "timestamp": "2026-01-01T00:00:00.000Z"}, "isSnapshotUpdate": False})
+        out.append(self._env("system", subtype="turn_duration", durationMs=rng.randint(1000, 90000), isMeta=False))
+        return out
+
+
+def generate(path: Path, mb: float, seed: int = 1) -> int:
+    """Write at least ``mb`` megabytes (10^6 bytes) of transcript to ``path``; returns bytes written."""
+    target = int(mb * 1_000_000)
+    g = Gen(seed)
+    written = 0
+    with open(path, "wb") as f:
+        while written < target:
+            chunk = b"".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for r in g.turn())
+            f.write(chunk)
+            written += len(chunk)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--mb", type=float, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ns = ap.parse_args(argv)
+    n = generate(ns.out, ns.mb, ns.seed)
+    print(f"wrote {n / 1e6:.1f} MB to {ns.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
