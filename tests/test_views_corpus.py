@@ -1,0 +1,34 @@
+"""Every transcript of ../shared/corpus yields a worker view and a card within budget, without
+error, for the whole session and as of its first and middle episodes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracetui.ingest.session import SessionReader
+from tracetui.views.card import CARD_MAX_TOKENS, DISCLAIMER, render_card
+from tracetui.views.text import estimate_tokens
+from tracetui.views.worker import DEFAULT_MAX_CHARS, render_worker_view
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
+
+
+@pytest.mark.skipif(not FILES, reason=f"corpus not found at {CORPUS} (it is not part of the repository)")
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES] if FILES else None)
+def test_view_and_card_within_budget(path: Path) -> None:
+    r = SessionReader([path], subagents=False, price=False)
+    r.poll()
+    state = r.snapshot()
+    n = state.main.prompts
+    for episode in sorted({None, *([1, (n + 1) // 2] if n > 1 else [])}, key=lambda e: e or 0):
+        view = render_worker_view(state, episode=episode, now=2_000_000_000)
+        assert len(view) <= DEFAULT_MAX_CHARS
+        assert view.split("\n")[1].startswith("WATERMARK: ")
+        small = render_worker_view(state, episode=episode, max_chars=1500)
+        assert len(small) <= 1500
+        card = render_card(state, episode=episode)
+        assert estimate_tokens(card) <= CARD_MAX_TOKENS
+        assert card.endswith(DISCLAIMER) and "0. TASK CONDITION" in card
