@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import msgspec
 from fixtures import envelope
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scenario import Script, golden_script
 
 from tracetui.model.derive import Deriver
@@ -171,3 +173,31 @@ def test_the_deriver_round_trips_through_msgpack() -> None:
 def test_reading_the_same_bytes_twice_gives_the_same_episodes() -> None:
     data = golden_script().data()
     assert fold_bytes(data).episodes == fold_bytes(data).episodes
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=20_000), max_size=6))
+def test_any_chunking_gives_the_same_derived_state(cuts) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from tracetui.ingest.session import SessionReader
+
+    data = golden_script().data()
+    bounds = [0, *sorted({c % len(data) for c in cuts}), len(data)]
+    with tempfile.TemporaryDirectory() as d:
+        whole_p, chunk_p = Path(d) / "w" / "s.jsonl", Path(d) / "c" / "s.jsonl"
+        for p in (whole_p, chunk_p):
+            p.parent.mkdir()
+        whole_p.write_bytes(data)
+        w = SessionReader(whole_p, subagents=False, price=False)
+        w.poll()
+        chunk_p.write_bytes(b"")
+        c = SessionReader(chunk_p, subagents=False, price=False)
+        for a, b in zip(bounds, bounds[1:]):
+            with open(chunk_p, "ab") as f:
+                f.write(data[a:b])
+            c.poll(final=False)
+        c.poll(final=True)
+        assert c.snapshot().main.derived == w.snapshot().main.derived
+        assert [h.derived for h in c.snapshot().history] == [h.derived for h in w.snapshot().history]
