@@ -204,3 +204,11 @@ def test_pr_link_record_alone() -> None:
     s.add(envelope("pr-link", uuid=None, prNumber=9, prUrl="https://github.com/o/r/pull/9"))
     agg = s.state().main.derived.aggregates
     assert agg["pr.link"].last == "https://github.com/o/r/pull/9" and agg["pr.link"].count == 1
+
+
+def test_stated_criteria_and_constraints_rule() -> None:
+    from tracetui.model.derive import _statements
+
+    got = _statements("Keep going. Leave the tests alone. Do not push to main. It should compile. Thanks!")
+    assert got == [("constraint", "Leave the tests alone."), ("constraint", "Do not push to main."), ("criterion", "It should compile.")]
+    assert _statements("continue please") == []

@@ -47,7 +47,7 @@ REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 #: the text of a tool_result the user interrupted
 INTERRUPTED_PREFIX = "[Request interrupted by user"
 
-_CONSTRAINT = re.compile(r"\b(don'?t|do not|never|must not|mustn'?t|shouldn'?t|should not|only|without|avoid|no more than|at most|keep\b|not allowed)", re.I)
+_CONSTRAINT = re.compile(r"\b(don'?t|do not|never|must not|mustn'?t|shouldn'?t|should not|only|without|avoid|no more than|at most|not allowed|leave .{1,40} (?:alone|unchanged|as is))", re.I)
 _CRITERION = re.compile(r"\b(must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?)", re.I)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 
