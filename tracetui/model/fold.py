@@ -378,16 +378,18 @@ class FileFold:
         op = file_ops(name, inp)
         if op is not None:
             path, kind = op
+            # leaves are replaced, never mutated: snapshots share them without copying
             ft = self.files.get(path)
             if ft is None:
-                ft = self.files[path] = FileTouch(path, first=anchor)
+                ft = FileTouch(path, first=anchor)
+            r, w, e = ft.reads, ft.writes, ft.edits
             if kind == "read":
-                ft.reads += 1
+                r += 1
             elif kind == "write":
-                ft.writes += 1
+                w += 1
             else:
-                ft.edits += 1
-            ft.last = anchor
+                e += 1
+            self.files[path] = FileTouch(path, r, w, e, ft.first, anchor)
         if name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
             self._call_inputs[tid] = inp
         if self.derive is not None:
@@ -477,15 +479,15 @@ class FileFold:
             return
         if tid in self.pending:
             del self.pending[tid]
-        call.result_anchor = anchor
-        call.is_error = is_error
-        call.result_excerpt = excerpt_of(text, EXCERPT_CHARS)
+        # a new object, not a mutation: snapshots share the call objects of ``pending``
+        call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=excerpt_of(text, EXCERPT_CHARS))
         if self.derive is not None:
             self.derive.on_result(self, call, text, rec)
         inp = self._call_inputs.pop(tid, None)
         if name in SUBAGENT_TOOLS:
             link = self.subagents.get(tid)
             if link is not None:
+                link = self.subagents[tid] = msgspec.structs.replace(link)  # copy on write
                 res = decode_any(rec.toolUseResult)
                 link.result_anchor = anchor
                 if isinstance(res, dict):
@@ -521,6 +523,8 @@ class FileFold:
             tid = str(inp.get("taskId", ""))
             status = inp.get("status")
             todo = self.todos.get(tid)
+            if todo is not None:
+                todo = self.todos[tid] = msgspec.structs.replace(todo)  # copy on write
             if status == "deleted":
                 self.todos.pop(tid, None)
             elif todo is not None:
@@ -555,7 +559,7 @@ class FileFold:
             link = self.subagents.get(rec.parentToolUseID)
             aid = data.get("agentId")
             if link is not None and isinstance(aid, str) and link.agent_id is None:
-                link.agent_id = aid
+                self.subagents[rec.parentToolUseID] = msgspec.structs.replace(link, agent_id=aid)
         self._event("progress", anchor, rec, 0, payload, str(sub or "progress"), name=sub, tool_use_id=rec.parentToolUseID or rec.toolUseID)
 
     def _metadata(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
@@ -615,7 +619,8 @@ class FileFold:
         return self.last_action
 
     def snapshot(self) -> AgentState:
-        """A frozen copy of this file's state (containers copied, leaves shared)."""
+        """A frozen copy of this file's state: containers copied, leaves shared (the fold
+        replaces a leaf instead of mutating it, so a snapshot never changes afterwards)."""
         return AgentState(
             src=self.src,
             agent_id=self.agent_id,
@@ -624,13 +629,13 @@ class FileFold:
             tokens=self.usage.tokens(),
             tokens_by_model=self.usage.tokens_by_model(),
             models=tuple(sorted(self.models)),
-            pending=tuple(msgspec.structs.replace(c) for c in self.pending.values()),
-            files=tuple(msgspec.structs.replace(f) for f in self.files.values()),
-            todos=tuple(msgspec.structs.replace(t) for t in self.todos.values()),
+            pending=tuple(self.pending.values()),
+            files=tuple(self.files.values()),
+            todos=tuple(self.todos.values()),
             goal=self.goal,
             latest_ask=self.latest_ask,
             frontier=self.frontier(),
-            subagents=tuple(msgspec.structs.replace(s) for s in self.subagents.values()),
+            subagents=tuple(self.subagents.values()),
             compactions=tuple(self.compactions),
             quarantine=tuple(self.quarantine),
             unknown=tuple(self.unknown),
