@@ -212,3 +212,19 @@ def test_stated_criteria_and_constraints_rule() -> None:
     got = _statements("Keep going. Leave the tests alone. Do not push to main. It should compile. Thanks!")
     assert got == [("constraint", "Leave the tests alone."), ("constraint", "Do not push to main."), ("criterion", "It should compile.")]
     assert _statements("continue please") == []
+
+
+def test_excluded_hypotheses_reverted_edit_and_interrupted_tool_use() -> None:
+    s = Script().prompt("edit")
+    s.call("toolu_e1", "Edit", {"file_path": "/w/a.py", "old_string": "A", "new_string": "B"})
+    s.result("toolu_e1", "ok")
+    s.call("toolu_e2", "Edit", {"file_path": "/w/a.py", "old_string": "B", "new_string": "C"})  # not a revert
+    s.result("toolu_e2", "ok")
+    assert [n.kind for n in s.state().main.derived.ruled_out] == []
+    s.call("toolu_e3", "Edit", {"file_path": "/w/a.py", "old_string": "C", "new_string": "B"})  # undoes e2
+    s.result("toolu_e3", "ok")
+    s.call("toolu_b1", "Bash", {"command": "sleep 5"})
+    s.result("toolu_b1", "[Request interrupted by user for tool use]", is_error=True)
+    notes = s.state().main.derived.ruled_out
+    assert [(n.kind, n.anchor.line) for n in notes] == [("reverted", 6), ("interrupted", 9)]
+    assert notes[0].text == "edit of /w/a.py reverted (edit at line 4 undone)"

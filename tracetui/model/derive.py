@@ -42,6 +42,8 @@ SHELL_TOOLS = frozenset({"Bash", "BashOutput", "TaskOutput", "PowerShell"})
 NOTES_KEPT = 40
 #: criteria/constraints stated by the user kept per file; all are counted
 STATED_KEPT = 30
+#: edits remembered per file for revert detection (an edit undoing one older than this is not seen)
+EDITS_KEPT = 50
 #: the text Claude Code gives a tool_result when the user rejects the tool use (transcript-format.md §6)
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 #: the text of a tool_result the user interrupted
@@ -246,11 +248,14 @@ class Deriver(msgspec.Struct):
                     where = f" (edit at line {first.line} undone)" if first is not None else ""
                     self._note(Note("reverted", f"edit of {path} reverted{where}", call.anchor, "", self.book.prompts))
                 seen.append(fwd)
-                if len(seen) > 50:
-                    del seen[0]
+                if len(seen) > EDITS_KEPT:
+                    old_key = seen.pop(0)
+                    if old_key not in seen:
+                        self.edit_anchor.pop(f"{path}|{old_key}", None)
                 self.edit_anchor[f"{path}|{fwd}"] = call.anchor
         elif op is not None and name in WRITE_TOOLS:
-            self.edits.pop(op[0], None)
+            for key in self.edits.pop(op[0], []):
+                self.edit_anchor.pop(f"{op[0]}|{key}", None)
 
     def on_result(self, fold: Any, call: ToolCall, text: str, rec: Any) -> None:
         """Called by the fold for every tool_result paired with a known call (whole text)."""
