@@ -315,8 +315,9 @@ class AnomalyTracker(msgspec.Struct):
             self.dangling_ids[c.id] = key
 
     def frozen(self) -> tuple[Anomaly, ...]:
-        """Cleared history then open anomalies, copied."""
-        return tuple(msgspec.structs.replace(a) for a in self.history) + tuple(msgspec.structs.replace(a) for a in self.open.values())
+        """Cleared history then open anomalies. Cleared ones are never changed again, so they
+        are shared; open ones are copied (they still gain evidence)."""
+        return tuple(self.history) + tuple(msgspec.structs.replace(a) for a in self.open.values())
 
 
 # -- view-time detectors ----------------------------------------------------------------------
