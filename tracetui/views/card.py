@@ -122,7 +122,9 @@ def _open(st: RunState) -> list[Item]:
             continue
         for a in d.anomalies:
             if a.open and a.kind in _OPEN_KINDS:
-                items.append(Item(f"open anomaly {a.kind}: {a.message}", fa(a.began)))
+                cwd = (st.main.cwd or "").rstrip("/")
+                msg = a.message.replace(cwd + "/", "") if cwd else a.message
+                items.append(Item(f"open anomaly {a.kind}: {msg}", fa(a.began)))
     return items
 
 

@@ -166,13 +166,15 @@ def _age(now: datetime | None, ts: str | None) -> str:
 
 
 def _anomaly_item(state: RunState, a: Anomaly) -> Item:
+    cwd = (state.main.cwd or "").rstrip("/")
+    msg = a.message.replace(cwd + "/", "") if cwd else a.message
     ev = [state.fmt_anchor(e) for e in a.evidence if e != a.began][:3]
     more = a.evidence_count - 1 - len(ev) if a.evidence_count > len(ev) + 1 else 0
     evs = f" (evidence {', '.join(ev)}{f' +{more} more' if more > 0 else ''})" if ev else ""
     if a.open:
-        return Item(f"[{a.severity}] {a.kind}: {a.message}{evs}; clears {a.clears}", state.fmt_anchor(a.began))
+        return Item(f"[{a.severity}] {a.kind}: {msg}{evs}; clears {a.clears}", state.fmt_anchor(a.began))
     at = f" at {state.fmt_anchor(a.cleared)}" if a.cleared is not None else ""
-    return Item(f"[cleared{at}: {a.cleared_reason}] {a.kind}: {a.message}", state.fmt_anchor(a.began))
+    return Item(f"[cleared{at}: {a.cleared_reason}] {a.kind}: {msg}", state.fmt_anchor(a.began))
 
 
 def _episode_item(state: RunState, ep: Episode, superseded: int) -> Item:
