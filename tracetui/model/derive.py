@@ -191,7 +191,9 @@ class Deriver(msgspec.Struct):
             self.ask_anchor = ev.anchor
             return
         book.on_event(ev, pos)
-        main = self._main(fold, ev.sidechain)
+        if k == "progress" or k == "attachment" or k == "metadata" and ev.name != "pr-link":
+            return  # the commonest events need nothing more
+        main = not ev.sidechain or bool(fold.sidechain_file)
         if k == "tool_result":
             if main:
                 self.anomalies.on_result(ev)

@@ -298,7 +298,7 @@ class EpisodeBook(msgspec.Struct):
 
     def on_event(self, ev: Event, pos: int) -> None:
         """Any ledger event other than a prompt, at ledger position ``pos``."""
-        b = self.builder(pos)
+        b = self.open or self.builder(pos)
         b.ledger_end = pos + 1
         if b.first is None:
             b.first = ev.anchor

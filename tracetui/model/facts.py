@@ -146,6 +146,8 @@ class FactStore(msgspec.Struct):
 
 # -- extractors -----------------------------------------------------------------------------
 
+#: one of these appears in every summary line the patterns below match
+_SUMMARY_WORDS = ("passed", "failed", "failure", "error", "ok ", "FAIL", "test result")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PYTEST_LINE = re.compile(r"^[=\s]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, )?)+)(?: in [\d.]+s)?.*?=*\s*$", re.M)
 _PYTEST_PART = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)")
@@ -176,8 +178,11 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     vitest's ``Tests  N failed | M passed (T)``; ExUnit's ``N tests, M failures``; go test's ``ok``/``FAIL`` package lines
     (counted as packages); cargo's ``test result:`` lines (summed over test binaries).
     """
-    tail = _clean(text[-TAIL_BYTES:])
+    tail = text[-TAIL_BYTES:]
     out: list[tuple[str, dict[str, int], str]] = []
+    if not any(w in tail for w in _SUMMARY_WORDS):
+        return out  # the cheap test first: most command output holds no test summary
+    tail = _clean(tail)
     m = None
     for m in _JEST.finditer(tail):
         pass
