@@ -209,3 +209,20 @@ def test_cleared_anomalies_stay_in_the_history() -> None:
         s.result(f"u{i}", "Exit code 1", is_error=True)
     streaks = [a for a in detect_anomalies(s.state()) if a.kind == "tool_error_streak"]
     assert [a.open for a in streaks] == [False, True]
+
+
+def test_ingest_honesty_unknown_records_and_truncated_files(tmp_path) -> None:
+    from tracetui.ingest.session import SessionReader
+
+    s = Script().prompt("a").say("b")
+    s.add({"type": "brand-new-record-type", "sessionId": "x"})
+    a = _one(s.state(), "ingest")
+    assert "1 unknown record(s)/block(s)" in a.message
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(s.data())
+    r = SessionReader([p], subagents=False, price=False)
+    r.poll()
+    p.write_bytes(Script().prompt("again").data())  # shorter: truncated and rewritten
+    r.poll()
+    a = _one(r.snapshot(), "ingest")
+    assert a.severity == "error" and ("truncat" in a.message or "replace" in a.message)
