@@ -153,8 +153,8 @@ def script_bytes(kinds: list[str], final_newline: bool = True) -> bytes:
     return jsonl(s.out, final_newline)
 
 
-def resume_in_parts(path: Path, data: bytes, cuts: list[int], subagents: bool = False) -> cache.CachedReader:
-    """Write ``data`` in parts; after each part open from the cache, fold, save."""
+def resume_in_parts(path: Path, data: bytes, cuts: list[int], subagents: bool = False, lazy: bool = False) -> cache.CachedReader:
+    """Write ``data`` in parts; after each part open from the cache (lazily or not), fold, save."""
     path.write_bytes(b"")
     prev = 0
     reader = None
@@ -163,10 +163,11 @@ def resume_in_parts(path: Path, data: bytes, cuts: list[int], subagents: bool = 
         prev = c
         if path.stat().st_size == 0:
             continue
-        reader = open_cached([path], subagents=subagents, price=False)
+        reader = open_cached([path], subagents=subagents, price=False, lazy=lazy)
         reader.poll()
         reader.save_cache()
     assert reader is not None
+    reader.materialise()
     return reader
 
 
@@ -175,14 +176,15 @@ def resume_in_parts(path: Path, data: bytes, cuts: list[int], subagents: bool = 
     kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=40),
     fracs=st.lists(st.floats(0, 1), min_size=1, max_size=3),
     final_newline=st.booleans(),
+    lazy=st.booleans(),
 )
-def test_resume_from_cache_equals_one_full_fold(tmp_path: Path, kinds: list[str], fracs: list[float], final_newline: bool) -> None:
+def test_resume_from_cache_equals_one_full_fold(tmp_path: Path, kinds: list[str], fracs: list[float], final_newline: bool, lazy: bool) -> None:
     data = script_bytes(kinds, final_newline)
     path = tmp_path / "prop" / "s.jsonl"
     path.parent.mkdir(exist_ok=True)
     cache_path([path], False).unlink(missing_ok=True)
     cuts = [int(f * len(data)) for f in fracs]  # any byte: mid-line cuts included
-    resumed = resume_in_parts(path, data, cuts)
+    resumed = resume_in_parts(path, data, cuts, lazy=lazy)
     full = SessionReader([path], subagents=False, price=False)
     s_full = fold_state(full)
     s_res = resumed.snapshot()
@@ -206,6 +208,33 @@ def test_warm_open_reads_nothing_new_and_matches(tmp_path: Path) -> None:
     assert_same_state(r2.snapshot(), s1)
     assert r2.save_cache() is False
     assert not list(cache_path([p]).parent.glob("*.tmp"))
+
+
+def test_lazy_open_hands_out_no_half_filled_ledger(tmp_path: Path) -> None:
+    p = write(tmp_path / "s.jsonl", [prompt("one"), tool_call("t1", "Bash", {"command": "ls"}), tool_result("t1", "x"), prompt("two")])
+    r = open_cached([p], price=False)
+    ref = fold_state(r)
+    r.save_cache()
+    append(p, jsonl([tool_call("t2", "Read", {"file_path": "/a"}), prompt("three")]))
+    lz = open_cached([p], price=False, lazy=True)
+    assert lz.cache_status == "warm"
+    s_lazy = fold_state(lz)
+    s_full = fold_state(SessionReader([p], price=False))
+    # everything but the ledgers and the history is there, and equal
+    assert s_lazy.ledgers == () and s_lazy.history == ()
+    assert state_to_json(s_lazy) == state_to_json(s_full)
+    assert_same(s_lazy.main, s_full.main, "main")
+    assert len(lz.fold.folds[0].events) == len(s_full.ledgers[0]) > len(ref.ledgers[0])  # placeholders keep len() right
+    lz.materialise()
+    assert_same_state(lz.snapshot(), s_full)
+    assert_same_folds(lz, _folded(p))
+
+
+def _folded(p: Path) -> SessionReader:
+    r = SessionReader([p], price=False)
+    r.poll()
+    r.snapshot()  # a snapshot settles derive's pending work, as the reader under test had
+    return r
 
 
 def test_resume_with_subagent_files(tmp_path: Path) -> None:

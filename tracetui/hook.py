@@ -117,32 +117,49 @@ def _save_hook_state(session_id: str, state: dict[str, Any]) -> None:
 
 
 def _fold(path: Path, use_cache: bool):
-    """``RunState`` of the session whose main transcript is ``path`` (with its subagents)."""
+    """``RunState`` of the session whose main transcript is ``path`` (with its subagents).
+
+    Unpriced: the card states no cost, and the price table costs 0.3 s to import."""
     from tracetui.ingest.session import SessionReader, open_paths
 
     open_paths([path])
     if use_cache:
         from tracetui.ingest.cache import open_cached
 
-        reader = open_cached([path], subagents=True)
+        reader = open_cached([path], subagents=True, price=False, lazy=True)  # the card reads no ledger
     else:
-        reader = SessionReader([path], subagents=True)
+        reader = SessionReader([path], subagents=True, price=False)
     reader.poll()
     reader.check_transcript()
     state = reader.snapshot()
-    save = getattr(reader, "save_cache", None)
-    if save is not None:
-        save()
+    if hasattr(reader, "save_cache"):
+        _PENDING_SAVES.append(reader)
     return state
 
 
+#: readers whose cache entry is saved once the hook's answer is out (see :func:`_save_pending`)
+_PENDING_SAVES: list[Any] = []
+
+
+def _save_pending(background: bool) -> None:
+    """Save the fold cache of the sessions folded by this call; with ``background``, a large
+    session is saved by a detached child process, so the hook returns without waiting."""
+    while _PENDING_SAVES:
+        _PENDING_SAVES.pop().save_cache(background=background)
+
+
 def _open_anomalies(state: Any, now: Any) -> list[Any]:
-    """Open anomalies of severity warn or above (none when the detectors are not built in)."""
-    try:
-        from tracetui.model.anomalies import detect_anomalies
-    except ImportError:
-        return []
-    return [a for a in detect_anomalies(state, now=now) if a.open and a.severity in GATE_SEVERITIES]
+    """Open anomalies of severity warn or above, from the incremental detectors of every file
+    (``AgentState.derived.anomalies``). The view-time detectors stay out of the gate: the stall
+    detector measures idle time, which at a turn boundary is the user's, and the cost-spike
+    detector needs the price table (0.3 s to import, more than the hook's budget)."""
+    out = []
+    for st in (state.main, *state.agents):
+        d = getattr(st, "derived", None)
+        for a in getattr(d, "anomalies", ()) or ():
+            if a.open and a.severity in GATE_SEVERITIES:
+                out.append(a)
+    return out
 
 
 def _anomaly_key(a: Any) -> str:
@@ -224,14 +241,23 @@ def _newest_other_session(transcript: Path, session_id: str | None) -> Path | No
     return found
 
 
-def run_hook(data: bytes | str, *, gate: tuple[str, ...] = ("compaction", "anomaly"), always: bool = False, use_cache: bool = True, max_chars: int = MAX_CHARS, now: Any = None) -> str:
+def run_hook(data: bytes | str, *, gate: tuple[str, ...] = ("compaction", "anomaly"), always: bool = False, use_cache: bool = True, max_chars: int = MAX_CHARS, now: Any = None, defer_save: bool = False) -> str:
     """The text to print for one hook input (``""`` for nothing).
 
     ``data``: the JSON object Claude Code writes on stdin. ``now``: the wall clock (a datetime),
-    passed to the stall detector. Raises :class:`HookError` (bad input) or ``OSError`` /
-    ``TranscriptError`` (unreadable transcript); the command turns any error into one line on
-    stderr and exit 0.
+    passed to the stall detector. ``defer_save``: leave the fold cache save to the caller
+    (:func:`_save_pending`, after the answer is written). Raises :class:`HookError` (bad input)
+    or ``OSError`` / ``TranscriptError`` (unreadable transcript); the command turns any error
+    into one line on stderr and exit 0.
     """
+    try:
+        return _run_hook(data, gate, always, use_cache, max_chars, now)
+    finally:
+        if not defer_save:
+            _save_pending(background=False)
+
+
+def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache: bool, max_chars: int, now: Any) -> str:
     import orjson
 
     try:
@@ -295,7 +321,19 @@ def _cmd_hook(ns: argparse.Namespace) -> int:
     action = getattr(ns, "hook_action", None)
     if action in ("install", "uninstall"):
         return _cmd_install(ns, action)
-    # run mode: never break the session
+    import gc
+
+    gc_was = gc.isenabled()
+    gc.disable()  # the hook keeps what it builds until it exits: the cyclic GC only costs time
+    try:
+        return _run_mode(ns)
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def _run_mode(ns: argparse.Namespace) -> int:
+    """``tracetui hook`` without install/uninstall: never break the session."""
     try:
         err = getattr(ns, "hook_error", None)
         if err:
@@ -307,8 +345,9 @@ def _cmd_hook(ns: argparse.Namespace) -> int:
         data = sys.stdin.buffer.read()
         # now=None: the hook runs at turn boundaries, where time since the last record is the
         # user's idle time, not a stalled agent; so the stall detector stays out of the card
-        out = run_hook(data, gate=gate, always=bool(getattr(ns, "always", False)), use_cache=not getattr(ns, "no_cache", False), max_chars=min(int(getattr(ns, "max_chars", MAX_CHARS) or MAX_CHARS), MAX_CHARS), now=None)
+        out = run_hook(data, gate=gate, always=bool(getattr(ns, "always", False)), use_cache=not getattr(ns, "no_cache", False), max_chars=min(int(getattr(ns, "max_chars", MAX_CHARS) or MAX_CHARS), MAX_CHARS), now=None, defer_save=True)
     except BaseException as exc:  # noqa: BLE001 - the user's session must go on, whatever happened
+        _PENDING_SAVES.clear()
         if isinstance(exc, SystemExit) and not exc.code:
             return 0
         msg = str(exc).splitlines()[0] if str(exc) else ""
@@ -320,6 +359,10 @@ def _cmd_hook(ns: argparse.Namespace) -> int:
             sys.stdout.flush()
         except (OSError, ValueError):
             pass
+    try:
+        _save_pending(background=True)
+    except BaseException as exc:  # noqa: BLE001 - the answer is out; a failed save costs speed only
+        print(f"tracetui hook: fold cache not saved: {type(exc).__name__}: {exc}"[:300], file=sys.stderr)
     return 0
 
 

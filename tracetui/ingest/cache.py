@@ -61,11 +61,13 @@ __all__ = [
 ]
 
 #: version of the on-disk layout; bump it when the format of this module changes
-SCHEMA = 1
+SCHEMA = 2
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the cache folder is pruned (oldest first) when its files exceed this many bytes
 MAX_CACHE_BYTES = 2 << 30
+#: sessions at least this large (bytes read) are saved by a background process when asked
+BACKGROUND_SAVE_BYTES = 64 << 20
 
 
 class CacheEncodeError(TypeError):
@@ -87,7 +89,7 @@ def cache_dir() -> Path:
 # ``raw`` the msgpack bytes msgspec decodes back with the type built from ``desc``.
 _SCALARS = {type(None): ("none",), bool: ("bool",), int: ("int",), float: ("float",), str: ("str",), bytes: ("bytes",)}
 _SCALAR_TYPES = {"none": type(None), "bool": bool, "int": int, "float": float, "str": str, "bytes": bytes}
-_PLAIN_KINDS = ("mlist", "mtuple", "mdict", "obj", "custom")
+_PLAIN_KINDS = ("mlist", "mtuple", "mdict", "obj", "custom", "delta")
 
 
 class _NoType(Exception):
@@ -197,8 +199,198 @@ def _tuplify(d: Any) -> Any:
 _enc = msgspec.msgpack.Encoder()
 
 
-def encode_value(v: Any, where: str = "value", _stack: tuple[int, ...] = ()) -> tuple[tuple, bytes]:
-    """``(desc, raw)`` for ``v``. Raises :class:`CacheEncodeError` naming ``where``."""
+@lru_cache(maxsize=256)
+def _is_deep(cls: type) -> bool:
+    """Whether Struct ``cls`` holds collections of Structs (directly or in a nested Struct):
+    a list of such snapshots is where consecutive items share most of their content."""
+    import msgspec.inspect as mi
+
+    seen: set[type] = set()
+
+    def coll(t: Any) -> bool:
+        if isinstance(t, (mi.ListType, mi.VarTupleType, mi.SetType, mi.FrozenSetType)):
+            return isinstance(t.item_type, mi.StructType) or coll(t.item_type)
+        if isinstance(t, mi.TupleType):
+            return any(isinstance(x, mi.StructType) or coll(x) for x in t.item_types)
+        if isinstance(t, mi.DictType):
+            return isinstance(t.value_type, mi.StructType) or coll(t.value_type)
+        if isinstance(t, mi.UnionType):
+            return any(coll(x) for x in t.types)
+        if isinstance(t, mi.StructType):
+            if t.cls in seen:
+                return False
+            seen.add(t.cls)
+            return any(coll(f.type) for f in t.fields)
+        return False
+
+    try:
+        return coll(mi.type_info(cls))
+    except Exception:  # an unresolvable annotation: encode such lists plainly
+        return False
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b or (type(a) is type(b) and a == b)
+
+
+#: how far ahead in the previous sequence :func:`_runs` looks for an item (deletions skipped)
+_LOOKAHEAD = 8
+
+
+def _match_len(a: Any, i: int, b: Any, j: int) -> int:
+    """How many items from ``a[i]`` equal those from ``b[j]`` (``a[i] == b[j]`` known):
+    galloping over C-level slice comparisons, so a long equal run costs no Python loop."""
+    na, nb = len(a), len(b)
+    r, step = 1, 1
+    while i + r + step <= na and j + r + step <= nb and a[i + r : i + r + step] == b[j + r : j + r + step]:
+        r += step
+        step *= 2
+    while step > 1:
+        step //= 2
+        if i + r + step <= na and j + r + step <= nb and a[i + r : i + r + step] == b[j + r : j + r + step]:
+            r += step
+    return r
+
+
+def _runs(a: Any, b: Any) -> tuple[list[list[int]], list[Any]]:
+    """``a`` as runs over ``b``: ``[j, n]`` takes ``b[j:j+n]``, ``[-1, n]`` the next ``n`` of
+    the returned new items. Any alignment is correct; a good one is small."""
+    runs: list[list[int]] = []
+    new: list[Any] = []
+    i = j = 0
+    na, nb = len(a), len(b)
+    while i < na:
+        if j < nb and _same(a[i], b[j]):
+            r = _match_len(a, i, b, j)
+            runs.append([j, r])
+            i += r
+            j += r
+            continue
+        for d in range(1, _LOOKAHEAD + 1):
+            if j + d < nb and _same(a[i], b[j + d]):
+                j += d
+                break
+        else:
+            new.append(a[i])
+            if runs and runs[-1][0] == -1:
+                runs[-1][1] += 1
+            else:
+                runs.append([-1, 1])
+            if i + 1 < na and j + 1 < nb and _same(a[i + 1], b[j + 1]):
+                j += 1  # a changed item in place of b[j]
+            i += 1
+    return runs, new
+
+
+def _delta(prev: Any, cur: Any, where: str, stack: tuple[int, ...]) -> list:
+    """The fields of Struct ``cur`` that differ from ``prev`` (same type), as
+    ``[name, kind, data]``: kind 0 a whole value ``(desc, raw)``; kind 1 a tuple or list of
+    Structs as runs over ``prev``'s (:func:`_runs`): ``(runs, desc, raw of the new items)``;
+    kind 2 a nested Struct as its own delta."""
+    out: list = []
+    for name in cur.__struct_fields__:
+        a = getattr(cur, name)
+        b = getattr(prev, name)
+        if a is b:
+            continue
+        ta = type(a)
+        if ta is type(b):
+            if (ta is tuple or ta is list) and a and b and isinstance(a[0], msgspec.Struct):
+                if len(a) == len(b) and a == b:
+                    continue
+                runs, new = _runs(a, b)
+                out.append([name, 1, [runs, *encode_value(new if ta is list else tuple(new), f"{where}.{name}", stack)]])
+                continue
+            if isinstance(a, msgspec.Struct) and _is_deep(ta):
+                d = _delta(b, a, f"{where}.{name}", stack)
+                if d:
+                    out.append([name, 2, d])
+                continue
+            if a == b:
+                continue
+        out.append([name, 0, list(encode_value(a, f"{where}.{name}", stack))])
+    return out
+
+
+def _undelta(prev: Any, changes: list) -> Any:
+    if not changes:
+        return prev
+    vals: dict[str, Any] = {}
+    for name, kind, data in changes:
+        if kind == 0:
+            vals[name] = decode_value(data[0], data[1])
+        elif kind == 1:
+            runs, desc, raw = data
+            base = getattr(prev, name)
+            new = decode_value(desc, raw)
+            items: list = []
+            k = 0
+            for j, n in runs:
+                if j >= 0:
+                    if j + n > len(base):
+                        raise ValueError("corrupt cache: a delta run past its base")
+                    items.extend(base[j : j + n])
+                else:
+                    items.extend(new[k : k + n])
+                    k += n
+            vals[name] = items if type(new) is list else tuple(items)
+        elif kind == 2:
+            vals[name] = _undelta(getattr(prev, name), data)
+        else:
+            raise ValueError(f"corrupt cache: delta kind {kind}")
+    return msgspec.structs.replace(prev, **vals)
+
+
+def _encode_delta_list(v: list | tuple, t: type, where: str, stack: tuple[int, ...]) -> bytes:
+    first = encode_value(v[0], f"{where}[0]", stack)
+    deltas = [_delta(v[i - 1], v[i], f"{where}[{i}]", stack) for i in range(1, len(v))]
+    return _enc.encode([list(first), deltas])
+
+
+def _decode_delta_list(raw: bytes) -> list:
+    first, deltas = msgspec.msgpack.decode(raw)
+    cur = decode_value(first[0], first[1])
+    out = [cur]
+    for d in deltas:
+        cur = _undelta(cur, d)
+        out.append(cur)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _desc_str(desc: tuple) -> str:
+    return repr(desc)
+
+
+_DESCS: dict[str, tuple] = {}
+
+
+def _desc_tuple(desc: Any) -> tuple:
+    if isinstance(desc, str):
+        d = _DESCS.get(desc)
+        if d is None:
+            import ast
+
+            try:
+                d = ast.literal_eval(desc)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                raise ValueError("corrupt cache: bad type descriptor") from None
+            if not isinstance(d, tuple) or not d:
+                raise ValueError("corrupt cache: bad type descriptor")
+            if len(_DESCS) < 65536:
+                _DESCS[desc] = d
+        return d
+    return _tuplify(desc)
+
+
+def encode_value(v: Any, where: str = "value", _stack: tuple[int, ...] = ()) -> tuple[str, bytes]:
+    """``(desc, raw)`` for ``v``: ``desc`` a short string naming its runtime type (a tuple's
+    ``repr``), ``raw`` msgpack bytes. Raises :class:`CacheEncodeError` naming ``where``."""
+    d, raw = _encode_value(v, where, _stack)
+    return _desc_str(d), raw
+
+
+def _encode_value(v: Any, where: str, _stack: tuple[int, ...]) -> tuple[tuple, bytes]:
     try:
         desc = _infer(v)
     except _NoType:
@@ -208,6 +400,11 @@ def encode_value(v: Any, where: str = "value", _stack: tuple[int, ...] = ()) -> 
             _decoder(desc)  # msgspec refuses some unions (two Struct types, say); fall back
         except (TypeError, ValueError):
             desc = None
+    if desc is not None and desc[0] in ("list", "tuplev") and desc[1][0] == "struct" and len(v) > 1:
+        cls = _resolve(desc[1][1])
+        if _is_deep(cls):  # snapshots: consecutive items share most content; save the changes
+            kind = "list" if desc[0] == "list" else "tuple"
+            return ("delta", kind), _encode_delta_list(v, cls, where, _stack)
     if desc is not None:
         try:
             return desc, _enc.encode(v)
@@ -238,15 +435,15 @@ def encode_value(v: Any, where: str = "value", _stack: tuple[int, ...] = ()) -> 
     return ("obj", _cls_path(t)), encode_object(v, where, stack)
 
 
-def decode_value(desc: Any, raw: bytes) -> Any:
+def decode_value(desc: Any, raw: bytes, lazy: "_Lazy | None" = None) -> Any:
     """The value :func:`encode_value` encoded. Raises ``ValueError``/``msgspec.DecodeError``
-    on a corrupt or foreign entry."""
-    desc = _tuplify(desc)
+    on a corrupt or foreign entry. ``lazy``: see :class:`_Lazy` (objects inside only)."""
+    desc = _desc_tuple(desc)
     k = desc[0]
     if k not in _PLAIN_KINDS:
         return _decoder(desc).decode(raw)
     if k in ("mlist", "mtuple"):
-        items = [decode_value(d, r) for d, r in msgspec.msgpack.decode(raw, type=list[tuple[Any, bytes]])]
+        items = [decode_value(d, r, lazy) for d, r in msgspec.msgpack.decode(raw, type=list[tuple[Any, bytes]])]
         return items if k == "mlist" else tuple(items)
     if k == "mdict":
         kraw, parts = msgspec.msgpack.decode(raw, type=tuple[bytes, list[tuple[Any, bytes]]])
@@ -254,11 +451,14 @@ def decode_value(desc: Any, raw: bytes) -> Any:
         if len(keys) != len(parts):
             raise ValueError("corrupt cache: dict keys and values differ in number")
         return {key: decode_value(d, r) for key, (d, r) in zip(keys, parts)}
+    if k == "delta":
+        items = _decode_delta_list(raw)
+        return items if desc[1] == "list" else tuple(items)
     cls = _resolve(desc[1])
     if k == "custom":
         d, r = msgspec.msgpack.decode(raw, type=tuple[Any, bytes])
         return cls.from_cache(decode_value(d, r))
-    return decode_object(cls, raw)
+    return decode_object(cls, raw, lazy)
 
 
 def _attrs_of(obj: Any) -> dict[str, Any]:
@@ -298,15 +498,34 @@ def encode_object(obj: Any, where: str = "object", _stack: tuple[int, ...] = ())
         if name in skip and None in skip[name]:
             continue
         d, r = encode_value(val, f"{where}.{name}", _stack)
-        entries.append((name, d, r))
+        entries.append((name, d, r, len(val) if type(val) is list else -1))
     return _enc.encode([entries, refs])
 
 
-def decode_object(cls: type, raw: bytes) -> Any:
+class _Lazy:
+    """Which list attributes of a :class:`FileFold` to leave encoded at restore (``names``),
+    and what was left (``left``: ``(fold, name, desc, raw, length)``). Such a list is restored
+    as ``length`` placeholders (``None``) so that ``len()`` and ``append`` behave; the real items
+    are decoded by :meth:`CachedReader.materialise` before anything reads or saves them."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+        self.left: list[tuple[Any, str, Any, bytes, int]] = []
+
+
+def decode_object(cls: type, raw: bytes, lazy: _Lazy | None = None) -> Any:
     """An instance of ``cls`` with the attributes :func:`encode_object` saved (no ``__init__``
     call, except for :class:`FileFold`, which checks its attribute set via ``from_cache``)."""
-    entries, refs = msgspec.msgpack.decode(raw, type=tuple[list[tuple[str, Any, bytes]], list[tuple[str, Any, str, Any]]])
-    attrs = {name: decode_value(d, r) for name, d, r in entries}
+    entries, refs = msgspec.msgpack.decode(raw, type=tuple[list[tuple[str, Any, bytes, int]], list[tuple[str, Any, str, Any]]])
+    deferred = []
+    attrs = {}
+    is_fold = lazy is not None and issubclass(cls, FileFold)
+    for name, d, r, n in entries:
+        if is_fold and n >= 0 and name in lazy.names:  # type: ignore[union-attr]
+            attrs[name] = [None] * n
+            deferred.append((name, d, r, n))
+        else:
+            attrs[name] = decode_value(d, r, lazy)
     for name, key, fname, fkey in refs:
         src = attrs[fname] if fkey is None else attrs[fname][fkey]
         if key is None:
@@ -314,7 +533,10 @@ def decode_object(cls: type, raw: bytes) -> Any:
         else:
             attrs[name][key] = src
     if issubclass(cls, FileFold):
-        return cls.from_cache(attrs)
+        fold = cls.from_cache(attrs)
+        for name, d, r, n in deferred:
+            lazy.left.append((fold, name, d, r, n))  # type: ignore[union-attr]
+        return fold
     obj = cls.__new__(cls)
     for k, v in attrs.items():
         setattr(obj, k, v)
@@ -384,11 +606,28 @@ class CachedReader(SessionReader):
         self.priced = price
         self._prices: dict[bytes, tuple[float | None, str]] = {}
         self._saved_at: tuple | None = None
+        self._lazy: list[tuple[Any, str, Any, bytes, int]] = []
         self.cache_status = "cold"  # cold | warm | invalid: <why> | off
+
+    def materialise(self) -> None:
+        """Decode the lists a lazy open left encoded (see :func:`open_cached`), in place."""
+        left, self._lazy = self._lazy, []
+        for fold, name, desc, raw, n in left:
+            if not any(f is fold for f in self.fold.folds):
+                continue  # the file was reset since: that fold is gone
+            items = decode_value(desc, raw)
+            lst = getattr(fold, name)
+            if len(items) != n or len(lst) < n:
+                raise ValueError(f"corrupt cache: {name} holds {len(items)} items, {n} expected")
+            lst[:n] = items
 
     # -- pricing ---------------------------------------------------------------------------
     def snapshot(self) -> RunState:
+        """The combined state. After a lazy open (until :meth:`materialise`), ``ledgers`` and
+        ``history`` are empty: they were left encoded, never handed out half-filled."""
         state = self.fold.snapshot()
+        if self._lazy:
+            state = msgspec.structs.replace(state, ledgers=(), history=())
         if not self.priced:
             return state
         key, last_ts = _price_key(state)
@@ -404,10 +643,17 @@ class CachedReader(SessionReader):
     def _position(self) -> tuple:
         return tuple((t.path, t.offset, t.line_no, t.inode) for t in self.tailers)
 
-    def save_cache(self) -> bool:
-        """Write the cache entry atomically; ``True`` when written. Skipped when nothing was
-        read since the last load or save, or when a file is in error. Never raises: a failure
-        is one line on stderr."""
+    def save_cache(self, background: bool = False) -> bool:
+        """Write the cache entry atomically; ``True`` when written (or handed to a background
+        process). Skipped when nothing was read since the last load or save, or when a file is
+        in error. Never raises: a failure is one line on stderr.
+
+        ``background``: when the session is larger than :data:`BACKGROUND_SAVE_BYTES` and the
+        platform can fork, a detached child process writes the entry and this call returns at
+        once (the hook answers without waiting for the encode and the write)."""
+        if background and self._position() != self._saved_at and hasattr(os, "fork"):
+            if sum(t.offset for t in self.tailers) >= BACKGROUND_SAVE_BYTES:
+                return self._save_in_child()
         try:
             return self._save()
         except CacheEncodeError as exc:
@@ -416,10 +662,37 @@ class CachedReader(SessionReader):
             print(f"tracetui: fold cache not saved: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return False
 
+    def _save_in_child(self) -> bool:
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except (OSError, ValueError):
+                pass
+        try:
+            pid = os.fork()
+        except OSError:
+            return self.save_cache(background=False)
+        if pid:
+            self._saved_at = self._position()
+            return True
+        code = 0
+        try:  # the child: detach from the caller's pipes (Claude Code waits for them to close)
+            os.setsid()
+            fd = os.open(os.devnull, os.O_RDWR)
+            for n in (0, 1, 2):
+                os.dup2(fd, n)
+            self.materialise()
+            self._save()
+        except BaseException:  # noqa: BLE001 - nowhere left to report it
+            code = 1
+        finally:
+            os._exit(code)
+
     def _save(self) -> bool:
         pos = self._position()
         if pos == self._saved_at:
             return False
+        self.materialise()
         if any(st.error for st in self.fold.sources):
             return False
         sources = []
@@ -452,8 +725,9 @@ class CachedReader(SessionReader):
         _prune(dest.parent, keep=dest)
         return True
 
-    def _restore(self, entry: _Entry) -> None:
-        fold = decode_object(SessionFold, entry.fold)
+    def _restore(self, entry: _Entry, lazy: frozenset[str] = frozenset()) -> None:
+        lz = _Lazy(lazy) if lazy else None
+        fold = decode_object(SessionFold, entry.fold, lz)
         if not isinstance(fold, SessionFold) or len(fold.folds) != len(entry.sources) or len(fold.sources) != len(entry.sources):
             raise ValueError("corrupt cache: fold and sources differ")
         for f in fold.folds:
@@ -468,6 +742,7 @@ class CachedReader(SessionReader):
         self._known = {Path(k) for k in entry.known}
         self._prices = {k: (c, n) for k, c, n in entry.prices}
         self._saved_at = self._position()
+        self._lazy = lz.left if lz is not None else []
 
 
 def _prune(folder: Path, keep: Path) -> None:
@@ -522,25 +797,42 @@ def _why_stale(entry: _Entry, paths: list[Path], subagents: bool) -> str | None:
     return None
 
 
-def open_cached(paths: list[Path], subagents: bool = True, price: bool = True) -> CachedReader:
+#: the FileFold lists a lazy open leaves encoded: the ledger and the per-episode history (the
+#: bulk of a large entry); the fold only appends to them and takes their length
+LAZY_LISTS = frozenset({"events", "history"})
+
+
+def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, lazy: bool = False) -> CachedReader:
     """A reader for ``paths`` resumed from the fold cache when a valid entry exists, else a
     fresh one (which still saves with :meth:`CachedReader.save_cache`). Never raises for a
-    missing, unreadable, stale or corrupt cache entry; ``reader.cache_status`` says which."""
+    missing, unreadable, stale or corrupt cache entry; ``reader.cache_status`` says which.
+
+    ``lazy``: leave :data:`LAZY_LISTS` encoded (placeholders of the right length) for a caller
+    that needs neither the ledgers nor the history, such as the hook's card: its snapshots have
+    empty ``ledgers`` and ``history`` until :meth:`CachedReader.materialise`, which saving does
+    first."""
     paths = [Path(p) for p in paths]
     reader = CachedReader(paths, subagents=subagents, price=price)
     try:
         data = cache_path(paths, subagents).read_bytes()
     except OSError:
         return reader
+    import gc
+
+    gc_was = gc.isenabled()
+    gc.disable()  # decoding creates many objects, all kept: the cyclic GC would only rescan them
     try:
         entry = msgspec.msgpack.decode(data, type=_Entry)
         why = _why_stale(entry, paths, subagents)
         if why is None:
-            reader._restore(entry)
+            reader._restore(entry, LAZY_LISTS if lazy else frozenset())
             reader.cache_status = "warm"
         else:
             reader.cache_status = f"invalid: {why}"
     except Exception as exc:  # a corrupt or foreign entry: fold from the start
         reader = CachedReader(paths, subagents=subagents, price=price)
         reader.cache_status = f"invalid: {type(exc).__name__}: {str(exc)[:80]}"
+    finally:
+        if gc_was:
+            gc.enable()
     return reader
