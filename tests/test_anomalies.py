@@ -49,6 +49,12 @@ def test_tool_loop() -> None:
         s.result(f"t{i}", "same")
     a = _one(s.state(), "tool_loop")
     assert a.open and a.began.line == 2 and a.evidence_count == TOOL_LOOP_REPEATS
+    # the input is normalised: another description or spacing is the same call
+    r = Script().prompt("a")
+    for i in range(TOOL_LOOP_REPEATS):
+        r.call(f"t{i}", "Bash", {"command": "make " + " " * i + "all", "description": f"try {i}"})
+        r.result(f"t{i}", "same")
+    assert "tool_loop" in _kinds(r.state())
     # negative: different inputs
     n = Script().prompt("a")
     for i in range(TOOL_LOOP_REPEATS + 2):

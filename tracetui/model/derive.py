@@ -91,6 +91,19 @@ class Derived(msgspec.Struct, frozen=True):
     changed: tuple[FileTouch, ...] = ()
 
 
+#: input keys left out when comparing tool inputs for the tool-loop detector: the agent rewords
+#: a Bash ``description`` or changes a ``timeout`` while repeating the very same command
+VOLATILE_KEYS = frozenset({"description", "timeout", "run_in_background"})
+
+
+def normalised_input(inp: Any) -> Any:
+    """A tool input as the tool-loop detector compares it: :data:`VOLATILE_KEYS` dropped and
+    runs of whitespace in string values folded to one space."""
+    if not isinstance(inp, dict):
+        return inp
+    return {k: (" ".join(v.split()) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
+
+
 def _digest(inp: Any) -> str:
     try:
         data = orjson.dumps(inp, option=orjson.OPT_SORT_KEYS)
@@ -230,7 +243,7 @@ class Deriver(msgspec.Struct):
             desc = str(inp.get("description") or _one_line(str(inp.get("prompt", "")), 60))
         self.book.on_call(call, op, desc)
         if self._main(fold, call.sidechain):
-            self.anomalies.on_call(call, f"{name}:{_digest(inp)}", op, desc is not None)
+            self.anomalies.on_call(call, f"{name}:{_digest(normalised_input(inp))}", op, desc is not None)
         if op is not None and op[1] != "read":
             self.ops[call.id] = op
         if name in SHELL_TOOLS and isinstance(inp, dict):
