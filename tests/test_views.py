@@ -259,3 +259,14 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
         assert main([cmd, str(tmp_path / "missing.jsonl")]) == 1
         err = capsys.readouterr().err
         assert err == f"tracetui: {tmp_path / 'missing.jsonl'}: no such file\n"
+
+
+def test_views_hold_no_rich_markup(state) -> None:
+    """A view may be shown by a Rich/Textual widget: it must not contain ``[tag]`` markup."""
+    s = Script().prompt("a")
+    for i in range(4):
+        s.call(f"t{i}", "Bash", {"command": "make"})
+        s.result(f"t{i}", "Exit code 1", is_error=True)
+    s.call("ok", "Bash", {"command": "true"}).result("ok", "")
+    for text in (render_worker_view(state), render_card(state), render_worker_view(s.state()), render_card(s.state())):
+        assert not re.search(r"\[/?[a-z][a-z _#0-9]*\]", text), re.search(r"\[/?[a-z][a-z _#0-9]*\]", text)

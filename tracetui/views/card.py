@@ -53,7 +53,7 @@ def _found(st: RunState) -> list[Item]:
         last = {k: a.last for k, a in fields.items()}  # type: ignore[attr-defined]
         any_agg = next(iter(fields.values()))
         q = next((f.quote for f in reversed(facts) if f.key.startswith(f"tests.{runner}.") and f.anchor == any_agg.through), "")  # type: ignore[attr-defined]
-        where = "" if src == st.main.src else f"[{st.source_name(src)}] "
+        where = "" if src == st.main.src else f"({st.source_name(src)}) "
         counts = ", ".join(f"{k} {v}" for k, v in sorted(last.items()))
         runs = any_agg.count  # type: ignore[attr-defined]
         items.append(Item(f"{where}{runner} last run: {counts} {quote(q, 80)} ({runs} run(s) seen)", fa(any_agg.through)))  # type: ignore[attr-defined]

@@ -96,7 +96,7 @@ def key_aggregates(state: RunState) -> list[tuple[int, Any]]:
 
 
 def _agg_line(state: RunState, src: int, agg: Any) -> Item:
-    where = "" if src == state.main.src else f"[{state.source_name(src)}] "
+    where = "" if src == state.main.src else f"({state.source_name(src)}) "
     fmt = state.fmt_anchor
     if agg.numeric == agg.count and agg.count:
         stats = f"last {agg.last}" + (f" · min {agg.min} max {agg.max} sum {agg.sum}" if agg.count > 1 else "")
@@ -172,9 +172,9 @@ def _anomaly_item(state: RunState, a: Anomaly) -> Item:
     more = a.evidence_count - 1 - len(ev) if a.evidence_count > len(ev) + 1 else 0
     evs = f" (evidence {', '.join(ev)}{f' +{more} more' if more > 0 else ''})" if ev else ""
     if a.open:
-        return Item(f"[{a.severity}] {a.kind}: {msg}{evs}; clears {a.clears}", state.fmt_anchor(a.began))
+        return Item(f"{a.severity.upper()} {a.kind}: {msg}{evs}; clears {a.clears}", state.fmt_anchor(a.began))
     at = f" at {state.fmt_anchor(a.cleared)}" if a.cleared is not None else ""
-    return Item(f"[cleared{at}: {a.cleared_reason}] {a.kind}: {msg}", state.fmt_anchor(a.began))
+    return Item(f"cleared{at} ({a.cleared_reason}): {a.kind}: {msg}", state.fmt_anchor(a.began))
 
 
 def _episode_item(state: RunState, ep: Episode, superseded: int) -> Item:
@@ -227,7 +227,7 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
         secs.append(Section("NOW", [Item(f"{fr.kind}: {one_line(fr.text, 160)}{_age(nowdt, fr.timestamp)}", fa(fr.anchor))], inline=True, keep=1, cost=0))
 
     inflight = [
-        Item(f"{c.name} …{c.id[-8:]} {quote(c.brief, 80)}{_age(nowdt, c.timestamp)}" + ("" if c.anchor.src == st.main.src else f" [{st.source_name(c.anchor.src)}]"), fa(c.anchor))
+        Item(f"{c.name} …{c.id[-8:]} {quote(c.brief, 80)}{_age(nowdt, c.timestamp)}" + ("" if c.anchor.src == st.main.src else f" (in {st.source_name(c.anchor.src)})"), fa(c.anchor))
         for c in sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq))
     ]
     secs.append(Section(f"IN FLIGHT ({len(inflight)})", inflight[:OFFER] or [Item("none")], noun="pending calls", keep=3, cost=1, extra_more=max(len(inflight) - OFFER, 0)))
