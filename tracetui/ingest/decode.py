@@ -31,6 +31,9 @@ __all__ = [
     "decode_block",
     "decode_message",
     "decode_any",
+    "decode_head",
+    "result_text",
+    "ResultPart",
     "KNOWN_RECORD_TYPES",
     "KNOWN_BLOCK_TYPES",
     "excerpt_of",
@@ -147,6 +150,40 @@ class Record(msgspec.Struct):
     schema_error: Union[str, None] = None
 
 
+class ResultPart(msgspec.Struct):
+    """One part of a tool_result's list content (text, image, tool_reference, ...); an image's
+    data is skipped, not decoded."""
+
+    type: Any = None
+    text: Any = None
+    tool_name: Any = msgspec.UNSET
+
+
+class _BlockFast(Block):
+    """A block whose tool_result content is decoded in the same pass (the common shapes)."""
+
+    content: Union[str, list[ResultPart], None] = None
+
+
+class _MessageFast(Message):
+    content: Union[str, list[msgspec.Raw], None] = None
+
+
+class _RecordFast(Record):
+    """A record whose ``message`` is decoded in the same pass as the envelope (one scan of the
+    line instead of two). A message of unexpected shape falls back to :class:`Record`."""
+
+    message: Union[_MessageFast, None] = None
+
+
+class _Head(msgspec.Struct):
+    """The ``type`` and ``agentId`` of an object (``progress.data``, ``attachment``); the rest
+    of the object is skipped, not decoded."""
+
+    type: Any = None
+    agentId: Any = None
+
+
 class Quarantined(msgspec.Struct, gc=False):
     """A line (or the part of one) that is not a JSON object.
 
@@ -164,6 +201,9 @@ class _TypeOnly(msgspec.Struct):
 
 
 _record_decoder = msgspec.json.Decoder(Record)
+_fast_record_decoder = msgspec.json.Decoder(_RecordFast)
+_fast_block_decoder = msgspec.json.Decoder(_BlockFast)
+_head_decoder = msgspec.json.Decoder(_Head)
 _type_decoder = msgspec.json.Decoder(_TypeOnly)
 _block_decoder = msgspec.json.Decoder(Block)
 _message_decoder = msgspec.json.Decoder(Message)
@@ -192,6 +232,10 @@ def _record_from_obj(obj: dict[str, Any]) -> Record:
 
 def _typed(buf: bytes | memoryview) -> Record:
     """Decode one JSON object; on a schema mismatch keep only its type. Raises DecodeError."""
+    try:
+        return _fast_record_decoder.decode(buf)
+    except msgspec.ValidationError:
+        pass  # e.g. a message of unexpected shape: decode the envelope alone
     try:
         return _record_decoder.decode(buf)
     except msgspec.ValidationError as exc:
@@ -300,7 +344,14 @@ def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:
 
 
 def decode_block(raw: msgspec.Raw | bytes) -> Block:
-    """Decode one content block. A block of unexpected shape comes back with ``schema_error``."""
+    """Decode one content block. A block of unexpected shape comes back with ``schema_error``.
+
+    A tool_result's ``content`` comes back decoded (a string or a list of :class:`ResultPart`)
+    when it has the usual shape, else as :class:`msgspec.Raw` (see :func:`result_text`)."""
+    try:
+        return _fast_block_decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        pass
     try:
         return _block_decoder.decode(raw)
     except msgspec.DecodeError:
@@ -321,8 +372,11 @@ def decode_block(raw: msgspec.Raw | bytes) -> Block:
         return Block(type="", schema_error=str(exc))
 
 
-def decode_message(raw: msgspec.Raw) -> Message | None:
-    """Decode ``record.message``; ``None`` when absent or not of the expected shape."""
+def decode_message(raw: msgspec.Raw | Message | None) -> Message | None:
+    """Decode ``record.message``; ``None`` when absent or not of the expected shape. A message
+    decoded with its record already is returned as is."""
+    if raw is None or isinstance(raw, Message):
+        return raw
     if not raw:
         return None
     try:
@@ -337,6 +391,57 @@ def decode_message(raw: msgspec.Raw) -> Message | None:
             return _message_decoder.decode(fixed)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
+
+
+def decode_head(raw: msgspec.Raw | bytes | None) -> tuple[Any, Any]:
+    """``(type, agentId)`` of a raw JSON object, skipping the rest; ``(None, None)`` when it is
+    absent or not an object."""
+    if not raw:
+        return None, None
+    try:
+        h = _head_decoder.decode(raw)
+    except msgspec.ValidationError:
+        return None, None
+    except msgspec.DecodeError:
+        fixed = _repair(raw)
+        if fixed is None:
+            return None, None
+        try:
+            h = _head_decoder.decode(fixed)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None, None
+    return h.type, h.agentId
+
+
+def result_text(content: Any) -> str:
+    """The text of a tool_result's content: a string as is; list parts joined by newlines (text
+    parts as written, ``[image]``, ``[tool NAME]`` for tool references, other parts left out)."""
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        parts = []
+        for b in content:
+            if isinstance(b, ResultPart):
+                t = b.type
+                if t == "text" and isinstance(b.text, str):
+                    parts.append(b.text)
+                elif t == "image":
+                    parts.append("[image]")
+                elif t == "tool_reference":
+                    parts.append(f"[tool {'?' if b.tool_name is msgspec.UNSET else b.tool_name}]")
+            elif isinstance(b, dict):
+                if b.get("type") == "text" and isinstance(b.get("text"), str):
+                    parts.append(b["text"])
+                elif b.get("type") == "image":
+                    parts.append("[image]")
+                elif b.get("type") == "tool_reference":
+                    parts.append(f"[tool {b.get('tool_name', '?')}]")
+        return "\n".join(parts)
+    if isinstance(content, msgspec.Raw):
+        return result_text(decode_any(content))
+    return str(content)
 
 
 def decode_any(raw: msgspec.Raw | bytes | None) -> Any:

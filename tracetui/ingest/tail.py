@@ -14,7 +14,7 @@ from typing import Iterator
 __all__ = ["CHUNK_BYTES", "HEAD_BYTES", "Tailer", "TailReset", "Line"]
 
 #: bytes read per system call; bounds the memory of one read (a longer line spans chunks)
-CHUNK_BYTES = 8 << 20
+CHUNK_BYTES = 1 << 20
 #: bytes at the start of a file whose fingerprint tells a replaced file from a grown one
 HEAD_BYTES = 256
 
@@ -94,30 +94,48 @@ class Tailer:
         """Yield every complete line appended since the last call, in file order.
 
         Blank lines are yielded too (as empty views); the caller decides what they count as.
+        Lines inside a chunk are views of the chunk (no copy); only a line that spans chunks is
+        joined from its pieces, once, so a line of any length costs its own size, not more.
         """
         read_pos = self.offset + len(self.held)
         with open(self.path, "rb") as f:
             f.seek(read_pos)
+            pieces = [self.held] if self.held else []  # the start of a line that spans chunks
             while True:
                 data = f.read(CHUNK_BYTES)
                 if not data:
                     break
-                buf = self.held + data if self.held else data
-                base = self.offset
-                mv = memoryview(buf)
+                find = data.find
+                nl = find(b"\n")
+                if nl < 0:
+                    pieces.append(data)
+                    continue
                 start = 0
-                find = buf.find
-                while True:
-                    nl = find(b"\n", start)
-                    if nl < 0:
-                        break
+                if pieces:
+                    pieces.append(data[:nl])
+                    line = b"".join(pieces)
+                    pieces = []
+                    self.held = b""
                     self.line_no += 1
-                    end = nl - 1 if nl > start and buf[nl - 1] == 13 else nl  # tolerate \r\n
-                    yield self.line_no, base + start, mv[start:end]
+                    base = self.offset
+                    n = len(line)
+                    yield self.line_no, base, memoryview(line)[: n - 1 if n and line[-1] == 13 else n]
+                    self.offset = base + n + 1
+                    start = nl + 1
+                    nl = find(b"\n", start)
+                mv = memoryview(data)
+                base = self.offset - start  # file offset of data[0]
+                line_no = self.line_no
+                while nl >= 0:
+                    line_no += 1
+                    self.line_no = line_no
+                    yield line_no, base + start, mv[start : nl - 1 if nl > start and data[nl - 1] == 13 else nl]  # tolerate \r\n
                     start = nl + 1
                     self.offset = base + start
-                self.held = bytes(mv[start:]) if start < len(buf) else b""
-                mv.release()
+                    nl = find(b"\n", start)
+                if start < len(data):
+                    pieces.append(data[start:])
+            self.held = b"".join(pieces)
         if len(self.head) < HEAD_BYTES:
             with open(self.path, "rb") as f:
                 self.head = f.read(min(HEAD_BYTES, self.offset + len(self.held)))

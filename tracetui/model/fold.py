@@ -10,6 +10,7 @@ order. :class:`SessionFold` combines the folds of a main transcript and its suba
 from __future__ import annotations
 
 import hashlib
+import sys
 from typing import Any, Callable, Iterable
 
 import msgspec
@@ -22,9 +23,11 @@ from tracetui.ingest.decode import (
     Record,
     decode_any,
     decode_block,
+    decode_head,
     decode_line,
     decode_message,
     excerpt_of,
+    result_text,
 )
 from tracetui.model.derive import Deriver
 from tracetui.model.pricing import estimate_cost
@@ -58,6 +61,8 @@ EXCERPT_CHARS = 100
 MAX_SAMPLES = 200
 
 _sha = hashlib.sha256
+#: names repeated on many events (tool names, subtypes) are kept once
+_intern = sys.intern
 _META_TYPES = frozenset(KNOWN_RECORD_TYPES - {"user", "assistant", "system", "progress", "attachment"})
 
 
@@ -181,6 +186,10 @@ class FileFold:
         #: derived state (episodes, facts, anomalies) fed with every event; see model/derive.py
         self.derive: Any = Deriver()
         self._seq = 0
+        #: the previous record's uuid and API message key: a record's parentUuid and a message's
+        #: later records then share these strings instead of holding copies (memory per event)
+        self._prev_uuid: str | None = None
+        self._prev_key: str | None = None
         self._tool_error_ids: set[str] = set()
         self.malformed = 0
         self.unknown_count = 0
@@ -255,6 +264,11 @@ class FileFold:
         c.records += 1
         self.last_anchor = anchor
         t = rec.type
+        pu = rec.parentUuid
+        if pu is not None and pu == self._prev_uuid:
+            rec.parentUuid = self._prev_uuid
+        if rec.uuid is not None:
+            self._prev_uuid = rec.uuid
         if rec.isSidechain:
             c.sidechain_records += 1
         if rec.timestamp:
@@ -286,8 +300,9 @@ class FileFold:
         elif t == "progress":
             self._progress(rec, anchor, payload)
         elif t == "attachment":
-            att = decode_any(rec.attachment)
-            sub = att.get("type") if isinstance(att, dict) else None
+            sub, _ = decode_head(rec.attachment)
+            if isinstance(sub, str):
+                sub = _intern(sub)
             self._event("attachment", anchor, rec, 0, payload, str(sub or "attachment"), name=sub)
         else:
             self._metadata(rec, anchor, payload)
@@ -308,6 +323,10 @@ class FileFold:
             return
         model = msg.model or "unknown"
         key = msg.id or rec.requestId or rec.uuid or f"{anchor.src}:{anchor.offset}"
+        if key == self._prev_key:
+            key = self._prev_key
+        else:
+            self._prev_key = key
         u: tuple[int, int, int, int] | None = None
         if msg.usage is not None and model != SYNTHETIC_MODEL:
             us = msg.usage
@@ -363,7 +382,7 @@ class FileFold:
         self._event("unknown_block", anchor, rec, i, raw, excerpt_of(f"{b.type}: {reason}"), "unknown", name=b.type)
 
     def _tool_use(self, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block, key: str, u: Any, main: bool) -> None:
-        name = b.name or "?"
+        name = _intern(b.name) if b.name else "?"
         tid = b.id or ""
         inp = decode_any(b.input)
         brief = brief_input(name, inp)
@@ -468,7 +487,7 @@ class FileFold:
     def _tool_result(self, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block, main: bool) -> None:
         tid = b.tool_use_id or ""
         is_error = bool(b.is_error)
-        text = _text_of_content(decode_any(b.content))
+        text = result_text(b.content)
         call = self.calls.get(tid)
         name = call.name if call is not None else None
         self._event("tool_result", anchor, rec, i, raw, excerpt_of(text, EXCERPT_CHARS), name=name, tool_use_id=tid, is_error=is_error)
@@ -537,7 +556,7 @@ class FileFold:
                 self.todos[tid] = Todo(tid, str(inp.get("subject", f"task {tid}")), status, anchor, "TaskUpdate")
 
     def _system(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
-        sub = rec.subtype
+        sub = _intern(rec.subtype) if rec.subtype else rec.subtype
         if sub == "compact_boundary":
             self.counters.compactions += 1
             self.compactions.append(anchor)
@@ -553,17 +572,17 @@ class FileFold:
         self._event("system", anchor, rec, 0, payload, excerpt_of(f"{sub or 'system'}: {text}" if text else (sub or "system"), EXCERPT_CHARS), is_error=sub == "api_error", name=sub)
 
     def _progress(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
-        data = decode_any(rec.data)
-        sub = data.get("type") if isinstance(data, dict) else None
-        if sub == "agent_progress" and isinstance(data, dict) and rec.parentToolUseID:
+        sub, aid = decode_head(rec.data)
+        if isinstance(sub, str):
+            sub = _intern(sub)
+        if sub == "agent_progress" and rec.parentToolUseID:
             link = self.subagents.get(rec.parentToolUseID)
-            aid = data.get("agentId")
             if link is not None and isinstance(aid, str) and link.agent_id is None:
                 self.subagents[rec.parentToolUseID] = msgspec.structs.replace(link, agent_id=aid)
         self._event("progress", anchor, rec, 0, payload, str(sub or "progress"), name=sub, tool_use_id=rec.parentToolUseID or rec.toolUseID)
 
     def _metadata(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
-        t = rec.type
+        t = _intern(rec.type) if isinstance(rec.type, str) else rec.type
         text = ""
         if t == "summary" and rec.summary:
             text = rec.summary
