@@ -287,6 +287,10 @@ async def test_truncated_file_is_folded_again_and_said_so(tmp_path: Path) -> Non
             await pilot.pause(0.02)
         assert view.state.main.prompts == 1
         assert view.state.sources[0].truncated + view.state.sources[0].replaced >= 1
+        for _ in range(100):  # notify() posts a message: let the app handle it
+            if any("folded again" in str(n.message) for n in app._notifications):
+                break
+            await pilot.pause(0.02)
         assert any("folded again" in str(n.message) for n in app._notifications)
 
 

@@ -22,6 +22,8 @@ from tracetui.tui.widgets.session_view import SessionView
 
 __all__ = ["TraceApp", "make_app", "MIN_SIZE", "render_export"]
 
+#: actions that act on the monitor's session view (hidden while a screen is over it)
+_MONITOR_ACTIONS = frozenset({"history_back", "history_forward", "live", "drill_down", "copy_card", "copy_worker", "toggle_pause", "sessions"})
 #: the smallest terminal (columns, rows) the layout is made for
 MIN_SIZE = (60, 16)
 
@@ -163,8 +165,9 @@ class TraceApp(App[int]):
 
     # -- actions ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if not isinstance(self.screen, Screen) or self.screen is not self.screen_stack[0]:
-            return True
+        if self.screen is not self.screen_stack[0]:
+            # over the monitor (drill-down, help, switcher) only help and quit apply
+            return action not in _MONITOR_ACTIONS
         view = self.current_view
         has = view is not None and view.state is not None
         if action == "history_back":

@@ -3,6 +3,8 @@ errors, anchors and version history."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -171,8 +173,10 @@ class EpisodeScreen(Screen[None]):
         last = self.events[-1].anchor if self.events else None
         t.append(f"\nask {short_anchor(st, self.row.ask_anchor)} · first event {short_anchor(st, first)} · last event {short_anchor(st, last)}")
         if first is not None and 0 <= first.src < len(st.sources):
+            # the project folder and file name: enough to find it, and the same on every machine
+            p = Path(st.sources[first.src].path)
             t.append("\nfile ", style="dim")
-            t.append(one_line(st.sources[first.src].path, 300))
+            t.append(one_line(f"{p.parent.name}/{p.name}", 300))
             t.append(f" bytes {first.offset}–{last.offset if last else first.offset}", style="dim")
         return t
 

@@ -31,7 +31,7 @@ class AnomalyBadges(Vertical):
         yield Static(Text("none", style="dim italic"), classes="anomaly-empty")
 
     def show(self, shown: Shown) -> None:
-        rows, derived = anomaly_rows(shown.state, shown.now)
+        rows, derived = anomaly_rows(shown.state, None if shown.history else shown.now)
         key = (tuple((r.kind, r.severity, r.message, r.cleared, r.anchor) for r in rows), derived, self.size.height)
         if key == self._key:
             return

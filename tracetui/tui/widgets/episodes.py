@@ -15,7 +15,7 @@ STATUS_STYLE = {
     "in_progress": ("…", "bold yellow"),
     "ok": ("✓", "green"),
     "errors": ("!", "bold red"),
-    "interrupted": ("⏸", "magenta"),
+    "interrupted": ("‖", "magenta"),
     "unresolved": ("?", "red"),
 }
 

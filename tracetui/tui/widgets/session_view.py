@@ -60,6 +60,7 @@ class SessionView(Vertical):
         self._cost_cache: dict[int, tuple[float | None, str]] = {}
         self.rows: tuple[EpisodeRow, ...] = ()
         self.shown: Shown | None = None
+        self._bindings_key: object = None
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -193,11 +194,23 @@ class SessionView(Vertical):
         shown_state = self.shown_state()
         assert shown_state is not None
         self.rows = tuple(episode_rows(live))
-        shown = Shown(live, shown_state, self.episode, self.settings.clock(), self.rows, self.paused)
+        now = self.settings.clock()
+        if self.episode is not None:
+            # ages as they were at the end of the episode (its last record), not as of today
+            from tracetui.tui.format import parse_ts
+
+            ended = parse_ts(shown_state.main.last_timestamp)
+            now = ended if ended is not None else now
+        shown = Shown(live, shown_state, self.episode, now, self.rows, self.paused)
         self.shown = shown
         header = self.query_one(SessionHeader)
         header.mode = (self.loop.mode if self.loop else "") + (f" · {self.held} update(s) held" if self.paused and self.held else "")
         self.set_class(shown.history, "-history")
+        # which keys can run depends on the state (check_action): refresh the footer when it may change
+        bkey = (self.completed(), self.episode, self.paused)
+        if bkey != self._bindings_key:
+            self._bindings_key = bkey
+            self.app.refresh_bindings()
         with self.app.batch_update():
             header.show(shown)
             self.query_one(Timeline).show(shown)

@@ -55,6 +55,7 @@ class SubagentsTree(Tree[int]):
         key = (
             tuple((l.tool_use_id, l.status, l.source, l.total_tokens) for l in st.main.subagents),
             tuple((a.src, a.ledger_len, len(a.pending)) for a in st.agents),
+            shown.history,
         )
         if key == self._key:
             return
@@ -63,12 +64,20 @@ class SubagentsTree(Tree[int]):
         self.clear()
         self.border_title = f"Subagents ({len(st.main.subagents)})" if st.main.subagents else "Subagents"
 
+        live_src = {l.tool_use_id: l.source for l in shown.live.main.subagents}
+
         def add(node, links, depth: int) -> None:
             for link in links:
                 child = node.add(_label(st, link), data=link.source, expand=True)
                 a = agents.get(link.source) if link.source is not None else None
                 if a is None:
-                    child.add_leaf(Text("transcript not found yet" if link.status == "running" else "no transcript file", style="dim italic"))
+                    if shown.history and (link.source is not None or live_src.get(link.tool_use_id) is not None):
+                        why = "its transcript's state is kept live only (not as of this episode)"
+                    elif link.status == "running":
+                        why = "transcript not found yet"
+                    else:
+                        why = "no transcript file"
+                    child.add_leaf(Text(why, style="dim italic"))
                     continue
                 linked.add(a.src)
                 child.add_leaf(_agent_label(st, a), data=a.src)

@@ -1,0 +1,107 @@
+"""Live: an append to a watched file reaches the panes; the ingest loop coalesces snapshots."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from test_tui_support import app_for, small_session, wait_for_state
+from tracetui.demo.build import TranscriptBuilder
+from tracetui.tui.ingest_loop import IngestLoop
+from tracetui.tui.messages import IngestNotice, SnapshotReady
+from tracetui.tui.widgets.goal import GoalPane
+from tracetui.tui.widgets.pending_calls import PendingCalls
+
+
+async def test_append_to_a_watched_file_updates_the_panes(tmp_path: Path) -> None:
+    path = tmp_path / "projects" / "-p" / "s.jsonl"
+    b = small_session(path)
+    app = app_for([path], tmp_path, follow=True, watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert view.loop is not None and view.loop.mode == "events"
+        assert "pytest -q tests/test_parser.py" in str(view.query_one(PendingCalls).content)
+        b.records.clear()
+        tid = [c.id for c in view.state.pending][0]
+        b.tick(3).tool_result(tid, "1 passed")
+        b.tick(1).prompt("Ship it: open the pull request")
+        with open(path, "ab") as f:
+            f.write(b.data())
+        for _ in range(300):
+            if view.state.main.prompts == 3:
+                break
+            await pilot.pause(0.01)
+        assert view.state.main.prompts == 3
+        await pilot.pause()
+        assert "Ship it: open the pull request" in str(view.query_one(GoalPane).content)
+        assert "none in flight" in str(view.query_one(PendingCalls).content)
+
+
+async def test_a_new_subagent_file_is_noticed(tmp_path: Path) -> None:
+    project = tmp_path / "projects" / "-p"
+    path = project / "5e55a0c1-0000-4000-8000-000000000001.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path, follow=True, watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert len(view.state.sources) == 1
+        sub = TranscriptBuilder(agent_id="a1234567")
+        sub.prompt("look around")
+        sub.tick(1).tool("Glob", {"pattern": "**/*.py"}, "a.py", took=0.1)
+        sub.write(project / path.stem / "subagents" / "agent-a1234567.jsonl")
+        for _ in range(300):
+            if len(view.state.sources) == 2:
+                break
+            await pilot.pause(0.01)
+        assert len(view.state.sources) == 2 and view.state.agents[0].counters.tool_calls == 1
+
+
+def test_loop_reads_once_without_follow(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    got: list = []
+    IngestLoop("k", [path], got.append, follow=False, watch=False, use_cache=False).run()
+    snaps = [m for m in got if isinstance(m, SnapshotReady)]
+    assert len(snaps) == 1 and snaps[0].key == "k" and snaps[0].state.main.prompts == 2
+
+
+def test_loop_coalesces_snapshots_and_reports_missing_files(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    got: list = []
+    t = [0.0]
+    loop = IngestLoop("k", [path], got.append, follow=True, watch=False, use_cache=False, clock=lambda: t[0])
+    th = threading.Thread(target=loop.run)
+    th.start()
+    try:
+        for _ in range(200):
+            if any(isinstance(m, IngestNotice) for m in got):
+                break
+            threading.Event().wait(0.01)
+        notes = [m for m in got if isinstance(m, IngestNotice)]
+        assert notes and notes[0].level == "error" and "no such file" in notes[0].text
+        # with the clock held still, changes are held: at most one snapshot per interval
+        n_before = sum(isinstance(m, SnapshotReady) for m in got)
+        small_session(path)
+        for _ in range(30):
+            loop.wake()
+            threading.Event().wait(0.01)
+        assert sum(isinstance(m, SnapshotReady) for m in got) == n_before
+        t[0] += 1.0  # the interval passed: the held change is posted, once
+        for _ in range(300):
+            if sum(isinstance(m, SnapshotReady) for m in got) > n_before:
+                break
+            threading.Event().wait(0.01)
+        snaps = [m for m in got if isinstance(m, SnapshotReady)]
+        assert len(snaps) == n_before + 1 and snaps[-1].state.main.prompts == 2
+    finally:
+        loop.stop()
+        th.join(5)
+    assert not th.is_alive()
+
+
+def test_snapshot_message_replaces_only_the_same_session() -> None:
+    from tracetui.model.fold import fold
+
+    st = fold([])
+    a, b, c = SnapshotReady("x", st), SnapshotReady("x", st), SnapshotReady("y", st)
+    assert a.can_replace(b) and not a.can_replace(c)

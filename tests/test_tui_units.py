@@ -1,0 +1,191 @@
+"""Unit tests of the TUI's pure parts: formatters, export, start-up settings, the demo."""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+
+from test_tui_support import FROZEN_NOW, demo_session, small_session
+from tracetui.demo.build import DEMO_SESSION_ID, build_demo, subagent_meta
+from tracetui.demo.replay import DemoReplay, demo_files
+from tracetui.ingest.session import SessionReader
+from tracetui.tui.export import cap_text, osc52, tmux_wrap, write_export
+from tracetui.tui.format import clean, data, fmt_age, fmt_bytes, fmt_tokens, fmt_usd, one_line, short_path
+from tracetui.tui.main import build_settings
+from tracetui.tui.view_model import anomaly_rows, context_usage, episode_rows, state_as_of
+
+
+# -- text is data ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "raw, want",
+    [
+        ("\x1b[31mred\x1b[0m", "red"),
+        ("a\x1b]0;title\x07b", "ab"),
+        ("a\x1b]52;c;Zm9v\x1b\\b", "ab"),
+        ("x\x1bPtmux;evil\x1b\\y", "xy"),
+        ("bell\x07 nul\x00 del\x7f c1\x9b31m", "bell nul del c1"),
+        ("tab\there", "tab    here"),
+        ("[bold]kept[/bold]", "[bold]kept[/bold]"),
+    ],
+)
+def test_clean_strips_terminal_control_sequences(raw: str, want: str) -> None:
+    assert clean(raw) == want
+
+
+def test_data_text_is_never_markup() -> None:
+    t = data("[bold red]x[/] [link=file:///etc/passwd]y[/link]")
+    assert t.plain == "[bold red]x[/] [link=file:///etc/passwd]y[/link]"
+    assert not t.spans
+
+
+def test_formatters() -> None:
+    assert one_line("a\n  b\tc", 0) == "a b c"
+    assert one_line("abcdef", 4) == "abc…"
+    assert [fmt_age(s) for s in (None, 4.9, 125, 3720, 90000)] == ["?", "4s", "2m05s", "1h02m", "1d01h"]
+    assert [fmt_tokens(n) for n in (950, 12_345, 4_560_000)] == ["950", "12.3k", "4.56M"]
+    assert fmt_bytes(512) == "512 B" and fmt_bytes(2048) == "2.0 KB"
+    assert fmt_usd(None) == "cost ?" and fmt_usd(1.234) == "~$1.23"
+    assert short_path("/w/p/a.py", "/w/p") == "a.py" and short_path("/x/a.py", "/w/p") == "/x/a.py"
+
+
+# -- export ----------------------------------------------------------------------------------
+def test_osc52_and_tmux_passthrough() -> None:
+    seq = osc52("héllo")
+    assert seq == "\x1b]52;c;" + base64.b64encode("héllo".encode()).decode() + "\a"
+    wrapped = tmux_wrap(seq)
+    assert wrapped.startswith("\x1bPtmux;\x1b\x1b]52;c;") and wrapped.endswith("\a\x1b\\")
+    assert wrapped.count("\x1b") == 4  # the inner ESC doubled, plus the DCS and its ST
+
+
+def test_tmux_copy_writes_the_wrapped_sequence(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracetui.tui.app import TraceApp
+    from tracetui.tui.settings import Settings
+
+    written: list[str] = []
+
+    class Driver:
+        def write(self, s: str) -> None:
+            written.append(s)
+
+    app = TraceApp(Settings())
+    app._driver = Driver()  # type: ignore[assignment]
+    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    app.copy_to_clipboard("card")
+    assert app.clipboard == "card"
+    assert written == [osc52("card"), tmux_wrap(osc52("card"))]
+    monkeypatch.delenv("TMUX")
+    written.clear()
+    app.copy_to_clipboard("x")
+    assert written == [osc52("x")]
+
+
+def test_cap_text_keeps_utf8_whole_and_names_the_file(tmp_path: Path) -> None:
+    text = "é" * 1000
+    out, cut = cap_text(text, 200, tmp_path / "f.txt")
+    assert cut and len(out.encode()) <= 200 and str(tmp_path / "f.txt") in out
+    assert cap_text("short", 200) == ("short", False)
+
+
+def test_write_export_names_scope(tmp_path: Path) -> None:
+    p = write_export("x", "card", "ab/cd", 3, tmp_path / "e")
+    assert p.name == "ab_cd-card-ep3.txt" and p.read_text() == "x"
+    assert write_export("y", "worker", "s", None, tmp_path / "e").name == "s-worker-live.txt"
+
+
+# -- start-up --------------------------------------------------------------------------------
+def test_no_sessions_plays_the_demo_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    s = build_settings([])
+    assert s.demo and not s.sessions and "playing the bundled demo" in s.demo_reason
+    assert str(tmp_path / "claude" / "projects") in s.demo_reason
+
+
+def test_newest_session_by_default_and_paths_one_tab_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root))
+    old = root / "projects" / "-a" / "11111111-0000-4000-8000-000000000001.jsonl"
+    new = root / "projects" / "-b" / "22222222-0000-4000-8000-000000000002.jsonl"
+    small_session(old)
+    small_session(new)
+    os.utime(old, (FROZEN_NOW - 7200, FROZEN_NOW - 7200))
+    os.utime(new, (FROZEN_NOW - 60, FROZEN_NOW - 60))
+    s = build_settings([])
+    assert [sp.paths[0] for sp in s.sessions] == [new] and not s.demo
+    s = build_settings([str(old), "22222222"])
+    assert [sp.paths[0] for sp in s.sessions] == [old, new]
+    s = build_settings(["--all", "--hours", "1"], now=FROZEN_NOW)
+    assert [sp.paths[0] for sp in s.sessions] == [new]
+    s = build_settings(["--all", "--hours", "3"], now=FROZEN_NOW)
+    assert {sp.paths[0] for sp in s.sessions} == {old, new}
+    s = build_settings(["--all", "--hours", "0.001"], now=FROZEN_NOW)
+    assert s.demo and "No session was active" in s.demo_reason
+    s = build_settings(["--demo", str(old)])
+    assert s.demo and [sp.paths[0] for sp in s.sessions] == [old]
+
+
+def test_unknown_session_id_is_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from tracetui.tui.main import run_app
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    assert run_app(["nosuchsession"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tracetui: ") and err.count("\n") == 1
+
+
+# -- the demo --------------------------------------------------------------------------------
+def test_shipped_demo_is_what_the_generator_writes() -> None:
+    m, a = build_demo()
+    main, sub, meta = demo_files()
+    assert main.read_bytes() == m.data()
+    assert sub.read_bytes() == a.data()
+    assert orjson.loads(meta.read_bytes()) == subagent_meta(a)
+
+
+def test_demo_moves_every_pane(tmp_path: Path) -> None:
+    r = SessionReader(demo_session(tmp_path))
+    r.poll()
+    st = r.snapshot()
+    c = st.counters
+    assert c.tool_errors >= 2 and c.interrupts == 1 and c.compactions == 1 and c.api_errors == 1
+    assert st.main.subagents and st.main.subagents[0].source == 1
+    assert st.pending and st.main.todos and st.files
+    kinds = {row.kind for row in anomaly_rows(st, FROZEN_NOW)[0]}
+    assert {"tool_loop", "interrupted_dangling"} <= kinds
+
+
+def test_demo_replay_appends_every_record_in_time_order(tmp_path: Path) -> None:
+    stamps = iter(range(10**6))
+    r = DemoReplay(tmp_path, sleep=lambda s: None, clock=lambda: 1_700_000_000.0 + next(stamps))
+    path = r.start()
+    assert r.done.wait(10)
+    r.stop(cleanup=False)
+    assert path.name == f"{DEMO_SESSION_ID}.jsonl" and r.written == r.total
+    main, sub, _meta = demo_files()
+    lines = path.read_bytes().splitlines()
+    assert len(lines) == len(main.read_bytes().splitlines())
+    assert len(r.agent_path.read_bytes().splitlines()) == len(sub.read_bytes().splitlines())
+    assert r.agent_path.with_name(f"agent-{r.agent_path.stem[6:]}.meta.json").exists()
+    ts = [orjson.loads(x).get("timestamp") for x in lines]
+    ts = [t for t in ts if t]
+    assert ts == sorted(ts)  # restamped with the (increasing) clock at write time
+
+
+# -- view model ------------------------------------------------------------------------------
+def test_episode_rows_and_state_as_of(tmp_path: Path) -> None:
+    r = SessionReader(demo_session(tmp_path))
+    r.poll()
+    st = r.snapshot()
+    rows = episode_rows(st)
+    assert [x.index for x in rows] == [1, 2, 3, 4, 5]
+    assert rows[-1].live and rows[0].status == "errors" and rows[1].status == "interrupted"
+    first = state_as_of(st, 1)
+    assert first.main.prompts == 1 and first.main.ledger_len == st.history[0].ledger_len
+    assert first.counters.tool_calls == st.history[0].counters.tool_calls
+    with pytest.raises((IndexError, ValueError)):
+        state_as_of(st, 5)
+    used, anchor = context_usage(st)
+    assert used > 0 and anchor is not None and anchor.src == 0
