@@ -282,14 +282,10 @@ class Deriver(msgspec.Struct):
         op = self.ops.pop(call.id, None)
         ep = self.book.prompts
         if op is not None and not call.is_error:
-            ft = self.changed.get(op[0])
-            if ft is None:
-                ft = self.changed[op[0]] = FileTouch(op[0], first=anchor)
-            if op[1] == "write":
-                ft.writes += 1
-            else:
-                ft.edits += 1
-            ft.last = anchor
+            # replaced, not mutated, so snapshots share these objects instead of copying them
+            ft = self.changed.get(op[0]) or FileTouch(op[0], first=anchor)
+            w, e = (ft.writes + 1, ft.edits) if op[1] == "write" else (ft.writes, ft.edits + 1)
+            self.changed[op[0]] = FileTouch(op[0], ft.reads, w, e, ft.first, anchor)
         if call.is_error:
             head = text.lstrip()[:200]
             if head.startswith(REJECTED_PREFIX):
@@ -386,7 +382,7 @@ class Deriver(msgspec.Struct):
             ruled_out_total=self.ruled_out_total,
             stated=tuple(self.stated),
             stated_total=self.stated_total,
-            changed=tuple(msgspec.structs.replace(f) for f in self.changed.values()),
+            changed=tuple(self.changed.values()),  # leaves are replaced, never mutated
         )
 
 
