@@ -230,6 +230,21 @@ def test_lazy_open_hands_out_no_half_filled_ledger(tmp_path: Path) -> None:
     assert_same_folds(lz, _folded(p))
 
 
+def test_mapped_entry_resumes_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "MMAP_BYTES", 0)  # every entry mapped, as a large one is
+    p = write(tmp_path / "s.jsonl", [prompt("one"), tool_call("t1", "Bash", {"command": "ls"}), prompt("two")])
+    r = open_cached([p], price=False)
+    fold_state(r)
+    r.save_cache()
+    append(p, jsonl([tool_result("t1", "x"), prompt("three")]))
+    for lazy in (False, True):
+        r2 = open_cached([p], price=False, lazy=lazy)
+        assert r2.cache_status == "warm"
+        fold_state(r2)
+        r2.materialise()
+        assert_same_state(r2.snapshot(), fold_state(SessionReader([p], price=False)))
+
+
 def _folded(p: Path) -> SessionReader:
     r = SessionReader([p], price=False)
     r.poll()

@@ -443,10 +443,10 @@ def decode_value(desc: Any, raw: bytes, lazy: "_Lazy | None" = None) -> Any:
     if k not in _PLAIN_KINDS:
         return _decoder(desc).decode(raw)
     if k in ("mlist", "mtuple"):
-        items = [decode_value(d, r, lazy) for d, r in msgspec.msgpack.decode(raw, type=list[tuple[Any, bytes]])]
+        items = [decode_value(d, r, lazy) for d, r in msgspec.msgpack.decode(raw, type=list[tuple[Any, memoryview]])]
         return items if k == "mlist" else tuple(items)
     if k == "mdict":
-        kraw, parts = msgspec.msgpack.decode(raw, type=tuple[bytes, list[tuple[Any, bytes]]])
+        kraw, parts = msgspec.msgpack.decode(raw, type=tuple[memoryview, list[tuple[Any, memoryview]]])
         keys = _decoder(("list", desc[1])).decode(kraw)
         if len(keys) != len(parts):
             raise ValueError("corrupt cache: dict keys and values differ in number")
@@ -456,7 +456,7 @@ def decode_value(desc: Any, raw: bytes, lazy: "_Lazy | None" = None) -> Any:
         return items if desc[1] == "list" else tuple(items)
     cls = _resolve(desc[1])
     if k == "custom":
-        d, r = msgspec.msgpack.decode(raw, type=tuple[Any, bytes])
+        d, r = msgspec.msgpack.decode(raw, type=tuple[Any, memoryview])
         return cls.from_cache(decode_value(d, r))
     return decode_object(cls, raw, lazy)
 
@@ -516,7 +516,7 @@ class _Lazy:
 def decode_object(cls: type, raw: bytes, lazy: _Lazy | None = None) -> Any:
     """An instance of ``cls`` with the attributes :func:`encode_object` saved (no ``__init__``
     call, except for :class:`FileFold`, which checks its attribute set via ``from_cache``)."""
-    entries, refs = msgspec.msgpack.decode(raw, type=tuple[list[tuple[str, Any, bytes, int]], list[tuple[str, Any, str, Any]]])
+    entries, refs = msgspec.msgpack.decode(raw, type=tuple[list[tuple[str, Any, memoryview, int]], list[tuple[str, Any, str, Any]]])
     deferred = []
     attrs = {}
     is_fold = lazy is not None and issubclass(cls, FileFold)
@@ -560,7 +560,7 @@ class _Entry(msgspec.Struct, array_like=True):
     subagents: bool
     sources: list[_SourceKey]
     known: list[str]
-    fold: bytes  # encode_object(SessionFold)
+    fold: memoryview  # encode_object(SessionFold); decoded zero-copy (a view of the file's bytes)
     prices: list[tuple[bytes, Union[float, None], str]] = []
 
 
@@ -764,6 +764,23 @@ def _prune(folder: Path, keep: Path) -> None:
             pass
 
 
+#: cache entries at least this large are mapped, not read: what a lazy open leaves encoded is
+#: then never even paged in
+MMAP_BYTES = 8 << 20
+
+
+def _read_entry(path: Path) -> Any:
+    """The entry's bytes: a ``bytes`` object, or a read-only ``mmap`` for a large file (entries
+    are replaced atomically, never rewritten in place, so a mapping stays valid)."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size < MMAP_BYTES:
+            return f.read()
+        import mmap
+
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+
 def _why_stale(entry: _Entry, paths: list[Path], subagents: bool) -> str | None:
     """Why a decoded entry cannot be resumed from, or ``None`` when it can."""
     if entry.schema != SCHEMA:
@@ -814,8 +831,8 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
     paths = [Path(p) for p in paths]
     reader = CachedReader(paths, subagents=subagents, price=price)
     try:
-        data = cache_path(paths, subagents).read_bytes()
-    except OSError:
+        data = _read_entry(cache_path(paths, subagents))
+    except (OSError, ValueError):
         return reader
     import gc
 
