@@ -54,7 +54,7 @@ class SessionHeader(Static):
             t.append(f"  cc {one_line(m.version, 12)}", style="dim")
         t.append("\n")
         t.append_text(watermark(shown, self.mode))
-        self.update(t)
+        self.update(t, layout=False)
 
 
 def watermark(shown: Shown, mode: str = "") -> Text:

@@ -73,7 +73,8 @@ class Pane(Static):
         if key == self._key and key[0] is not None:
             return
         self._key = key
-        self.update(self.build(shown))
+        # the pane's size comes from the stylesheet, never from its content: no layout pass
+        self.update(self.build(shown), layout=False)
 
     def key(self, shown: Shown) -> object:
         """What the pane's content depends on (``None``: always rebuild)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -34,7 +35,10 @@ from tracetui.tui.widgets.todos import TodosPane
 if TYPE_CHECKING:
     from tracetui.tui.view_model import EpisodeRow
 
-__all__ = ["SessionView"]
+__all__ = ["SessionView", "FREEZE_EVENTS"]
+
+#: ledger events of a first snapshot above which the heap is frozen (``gc.freeze``)
+FREEZE_EVENTS = 20_000
 
 
 class SessionView(Vertical):
@@ -111,6 +115,10 @@ class SessionView(Vertical):
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         message.stop()
+        if self.latest is None and len(message.state.ledgers[0] if message.state.ledgers else ()) >= FREEZE_EVENTS:
+            # a big first fold leaves a large heap that lives as long as the app; moving it out
+            # of the collector's reach keeps full collections (100+ ms pauses) off later updates
+            gc.freeze()
         self.latest = message.state
         self.query_one(".fold-progress").display = False
         if self.paused:

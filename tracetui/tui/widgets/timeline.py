@@ -20,7 +20,7 @@ class Timeline(Static):
 
     def show(self, shown: Shown) -> None:
         self.shown = shown
-        self.update(self.build(shown, max(20, self.size.width or 80)))
+        self.update(self.build(shown, max(20, self.size.width or 80)), layout=False)
 
     def on_resize(self) -> None:
         if self.shown is not None:

@@ -1,0 +1,123 @@
+"""Bench: the time to apply one update to the app with 100k events folded (target ≤ 50 ms).
+
+Builds a session of about 100,000 ledger events with the project's own transcript builder
+(200 episodes, ~500 events each, 300 files, a few errors), folds it, opens the app headless on
+it, then repeats: append one record, fold it (the worker's part, timed apart), and apply the new
+snapshot to the app (the UI's part: the watcher fans it out to every pane) until the screen is
+idle again (CPU time of the process: waiting for idle sleeps, which is not work). Prints the
+median and worst of each. Run: ``python bench/ui.py [--events N] [--updates N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tracetui.demo.build import TranscriptBuilder  # noqa: E402
+from tracetui.ingest.session import SessionReader  # noqa: E402
+from tracetui.tui.app import make_app  # noqa: E402
+from tracetui.tui.settings import SessionSpec, Settings  # noqa: E402
+
+
+def build(path: Path, events: int) -> TranscriptBuilder:
+    """A transcript of about ``events`` ledger events (one per content block / record)."""
+    b = TranscriptBuilder(context=20_000)
+    per_episode = 500
+    episodes = max(1, events // per_episode)
+    n = 0
+    for e in range(episodes):
+        b.tick(30).prompt(f"Episode {e}: refactor module {e % 40} and keep the tests green")
+        n += 1
+        while n < (e + 1) * per_episode - 3:
+            k = n % 300
+            if n % 7 == 0:
+                b.tick(1).tool("Edit", {"file_path": f"/home/dev/shop-api/src/m{k}.py", "old_string": "a", "new_string": "b"}, "The file has been updated.", took=0.3)
+            elif n % 11 == 0:
+                b.tick(1).tool("Bash", {"command": f"pytest -q tests/test_m{k}.py"}, "Exit code 1\n1 failed" if n % 44 == 0 else "3 passed", is_error=n % 44 == 0, took=2)
+            else:
+                b.tick(1).tool("Read", {"file_path": f"/home/dev/shop-api/src/m{k}.py"}, "def f(): ...", took=0.2)
+            n += 2
+        b.tick(1).text(f"Episode {e} done.")
+        n += 1
+        b.context = 20_000 + (e % 50) * 2_000
+    b.write(path)
+    return b
+
+
+async def run(path: Path, b: TranscriptBuilder, updates: int) -> tuple[list[float], list[float], list[float], int]:
+    reader = SessionReader(path)
+    reader.poll()
+    state = reader.snapshot()
+    events = len(state.ledgers[0])
+    clock = [time.time()]
+    settings = Settings(sessions=[SessionSpec((path,), "bench")], follow=False, watch=False, use_cache=False, clock=lambda: clock[0], tick_seconds=3600)
+    app = make_app(settings)
+    fold_ms: list[float] = []
+    sync_ms: list[float] = []
+    ui_ms: list[float] = []
+    async with app.run_test(size=(160, 50)) as pilot:
+        for _ in range(500):
+            view = app.current_view
+            if view is not None and view.state is not None:
+                break
+            await pilot.pause(0.05)
+        view = app.current_view
+        await pilot.pause()
+        for i in range(updates):
+            b.records.clear()
+            if i % 2:
+                b.tick(1).text(f"update {i}")
+            else:
+                b.tick(1).tool_use("Bash", {"command": f"sleep {i}"})
+            with open(path, "ab") as f:
+                f.write(b.data())
+            t0 = time.perf_counter()
+            reader.poll()
+            st = reader.snapshot()
+            t1 = time.perf_counter()
+            c1 = time.process_time()
+            view.state = st  # what on_snapshot_ready does: the watcher fans out to the panes
+            t2 = time.perf_counter()
+            await pilot.pause()  # until the app has rendered what the update changed
+            c2 = time.process_time()
+            clock[0] += 1
+            fold_ms.append((t1 - t0) * 1000)
+            sync_ms.append((t2 - t1) * 1000)
+            # CPU time, not wall time: waiting for idle sleeps in 20 ms steps, which is no work
+            ui_ms.append((c2 - c1) * 1000)
+    return fold_ms, sync_ms, ui_ms, events
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--events", type=int, default=100_000)
+    p.add_argument("--updates", type=int, default=30)
+    p.add_argument("-v", action="store_true", help="print every measurement")
+    ns = p.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "bench-session.jsonl"
+        t = time.perf_counter()
+        b = build(path, ns.events)
+        print(f"built {path.stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t:.1f} s")
+        fold_ms, sync_ms, ui_ms, events = asyncio.run(run(path, b, ns.updates))
+    med = statistics.median(ui_ms)
+    if "-v" in sys.argv:
+        print("fan-out ms:", [round(x) for x in sync_ms])
+        print("apply ms:", [round(x) for x in ui_ms])
+    print(f"events folded: {events:,}; {ns.updates} updates (each: one appended record)")
+    print(f"worker thread: fold one record + snapshot: median {statistics.median(fold_ms):.1f} ms, worst {max(fold_ms):.1f} ms")
+    print(f"UI: state -> panes (watcher fan-out): median {statistics.median(sync_ms):.1f} ms, worst {max(sync_ms):.1f} ms")
+    print(f"UI: apply one update incl. layout and render (CPU): median {med:.1f} ms, worst {max(ui_ms):.1f} ms (target <= 50 ms: {'met' if med <= 50 else 'NOT met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
