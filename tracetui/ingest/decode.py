@@ -216,7 +216,13 @@ Decoded = tuple[int, Union[Record, Quarantined], bytes | memoryview]
 
 def excerpt_of(text: str, limit: int = 80) -> str:
     """The first ``limit`` characters of ``text`` on one line (newlines folded to spaces)."""
-    text = text.strip()
+    text = text.lstrip()
+    if len(text) >= limit + 64 and not text[-64:].isspace():
+        # long and not blank at the end: the stripped text is longer than ``limit`` too, so cut
+        # without copying the whole (tool results can be megabytes)
+        text = text[: limit - 1] + "…"
+        return text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    text = text.rstrip()
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text.replace("\r", " ").replace("\n", " ").replace("\t", " ")

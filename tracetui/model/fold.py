@@ -63,6 +63,7 @@ MAX_SAMPLES = 200
 _sha = hashlib.sha256
 #: names repeated on many events (tool names, subtypes) are kept once
 _intern = sys.intern
+_BLANK = frozenset(b" \t\r\n\x0b\x0c")
 _META_TYPES = frozenset(KNOWN_RECORD_TYPES - {"user", "assistant", "system", "progress", "attachment"})
 
 
@@ -197,7 +198,7 @@ class FileFold:
     # -- input ------------------------------------------------------------------------------
     def feed_line(self, line_no: int, offset: int, buf: bytes | memoryview) -> None:
         """Fold one complete line (without its newline). Blank lines are ignored."""
-        if not buf or not bytes(buf[:1]).strip() and not bytes(buf).strip():
+        if not buf or buf[0] in _BLANK and not bytes(buf).strip():
             return
         for rel, item, payload in decode_line(buf):
             anchor = Anchor(self.src, line_no, offset + rel)
@@ -321,7 +322,7 @@ class FileFold:
             self._unknown(anchor, "assistant", "message missing or of unexpected shape")
             self._event("unknown_record", anchor, rec, 0, payload, "assistant without message", "unknown", name="assistant")
             return
-        model = msg.model or "unknown"
+        model = _intern(msg.model) if msg.model else "unknown"
         key = msg.id or rec.requestId or rec.uuid or f"{anchor.src}:{anchor.offset}"
         if key == self._prev_key:
             key = self._prev_key
