@@ -234,6 +234,30 @@ def test_bad_arguments_do_not_block_the_prompt(tmp_path: Path, monkeypatch: pyte
         assert out == ""
 
 
+def test_large_cold_session_is_folded_in_the_background(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    t = _session(_project(tmp_path))
+    started: list[Path] = []
+
+    def warm(path: Path) -> bool:  # stands in for the detached child: fold and save here
+        from tracetui.ingest.cache import open_cached
+
+        started.append(path)
+        r = open_cached([path], price=False)
+        r.poll()
+        r.save_cache()
+        return True
+
+    monkeypatch.setattr(hook, "COLD_BACKGROUND_BYTES", 1)
+    monkeypatch.setattr(hook, "_warm_in_background", warm)
+    code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t))
+    assert (code, out) == (0, "") and started == [t]
+    assert err.count("\n") == 1 and "building it in the background" in err
+    # the next call finds the cache warm and answers
+    code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t))
+    assert code == 0 and err == ""
+    assert_card(out)
+
+
 def test_cache_makes_the_second_call_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from tracetui.ingest.cache import open_cached
 

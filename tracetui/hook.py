@@ -40,6 +40,7 @@ __all__ = [
     "register_hook",
     "run_hook",
     "HookError",
+    "HookSkip",
     "MAX_CHARS",
     "GATES",
     "install_hooks",
@@ -62,8 +63,14 @@ GATE_SEVERITIES = ("warn", "error")
 EVENTS = ("SessionStart", "UserPromptSubmit")
 #: SessionStart sources the hook answers (``startup`` prints nothing, so it is not matched)
 SESSION_START_MATCHER = "compact|resume|clear"
-#: seconds Claude Code waits for the hook (a cold fold of a very large transcript takes a few)
+#: seconds Claude Code waits for the hook (set in the installed entry)
 HOOK_TIMEOUT = 30
+#: a session this large (bytes of transcript) with no usable fold cache entry is folded by a
+#: detached background process while the hook answers nothing, this once: a cold fold runs at
+#: roughly 100 MB/s here (bench/hook.py), and a hook should not make the user wait seconds
+COLD_BACKGROUND_BYTES = 64 << 20
+#: a background build younger than this (seconds) is not started again
+BUILD_MARKER_SECONDS = 600
 
 HEADER = (
     "[tracetui state card for session {sid}, derived from its transcript {path} through {through}. "
@@ -75,6 +82,10 @@ FOOTER = "[end of tracetui state card: derived from the transcript; verify befor
 
 class HookError(Exception):
     """The hook input or settings file is unusable; the message is one line."""
+
+
+class HookSkip(Exception):
+    """The hook has nothing to say this time, and says why on stderr (one line)."""
 
 
 # -- the hook itself ----------------------------------------------------------------------
@@ -127,6 +138,15 @@ def _fold(path: Path, use_cache: bool):
         from tracetui.ingest.cache import open_cached
 
         reader = open_cached([path], subagents=True, price=False, lazy=True)  # the card reads no ledger
+        if reader.cache_status != "warm":
+            todo = _session_bytes(path)
+            if todo >= COLD_BACKGROUND_BYTES and hasattr(os, "fork"):
+                started = _warm_in_background(path)
+                raise HookSkip(
+                    f"{path.name}: no fold cache yet for this {todo / 1e6:.0f} MB session; "
+                    + ("building it in the background" if started else "it is being built in the background")
+                    + ", so the card comes with a later call"
+                )
     else:
         reader = SessionReader([path], subagents=True, price=False)
     reader.poll()
@@ -135,6 +155,64 @@ def _fold(path: Path, use_cache: bool):
     if hasattr(reader, "save_cache"):
         _PENDING_SAVES.append(reader)
     return state
+
+
+def _session_bytes(path: Path) -> int:
+    """Bytes of the main transcript and its subagent files."""
+    from tracetui.ingest.discover import subagent_files
+
+    total = path.stat().st_size
+    for sf in subagent_files(path):
+        try:
+            total += sf.path.stat().st_size
+        except OSError:
+            pass
+    return total
+
+
+def _warm_in_background(path: Path) -> bool:
+    """Fold ``path`` (with subagents) and save its cache entry in a detached child process;
+    ``False`` when one is already at it (a ``.building`` marker younger than
+    :data:`BUILD_MARKER_SECONDS`)."""
+    import time
+
+    from tracetui.ingest.cache import cache_path, open_cached
+
+    marker = cache_path([path], True).with_suffix(".building")
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if time.time() - marker.stat().st_mtime < BUILD_MARKER_SECONDS:
+            return False
+        marker.unlink()
+    except FileNotFoundError:
+        pass
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        return False
+    os.write(fd, str(os.getpid()).encode())
+    os.close(fd)
+    for f in (sys.stdout, sys.stderr):
+        f.flush()
+    if os.fork():
+        return True
+    code = 0
+    try:  # the child, detached from Claude Code's pipes
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for n in (0, 1, 2):
+            os.dup2(null, n)
+        reader = open_cached([path], subagents=True, price=False)
+        reader.poll()
+        reader.save_cache()
+    except BaseException:  # noqa: BLE001 - nowhere left to report it; the next call tries again
+        code = 1
+    finally:
+        try:
+            marker.unlink()
+        except OSError:
+            pass
+        os._exit(code)
 
 
 #: readers whose cache entry is saved once the hook's answer is out (see :func:`_save_pending`)
@@ -351,7 +429,8 @@ def _run_mode(ns: argparse.Namespace) -> int:
         if isinstance(exc, SystemExit) and not exc.code:
             return 0
         msg = str(exc).splitlines()[0] if str(exc) else ""
-        print(f"tracetui hook: {type(exc).__name__}: {msg}"[:500], file=sys.stderr)
+        what = "" if isinstance(exc, HookSkip) else f"{type(exc).__name__}: "
+        print(f"tracetui hook: {what}{msg}"[:500], file=sys.stderr)
         return 0
     if out:
         try:
