@@ -57,17 +57,17 @@ class TraceApp(App[int]):
     CSS_PATH = "tracetui.tcss"
     TITLE = "tracetui"
     BINDINGS = [
-        Binding("f1", "help", "Help", id="help", key_display="F1"),
-        Binding("question_mark", "help", "Help", id="help-alt", show=False),
-        Binding("left_square_bracket", "history_back", "Back", id="history-back", key_display="["),
-        Binding("right_square_bracket", "history_forward", "Forward", id="history-forward", key_display="]"),
-        Binding("l", "live", "Live", id="live"),
-        Binding("e", "drill_down", "Episode", id="drill-down"),
-        Binding("c", "copy_card", "Copy card", id="copy-card"),
-        Binding("w", "copy_worker", "Copy view", id="copy-worker"),
-        Binding("p", "toggle_pause", "Pause", id="pause"),
-        Binding("s", "sessions", "Sessions", id="sessions"),
-        Binding("q", "quit", "Quit", id="quit"),
+        Binding("f1", "help", "Help", id="help", key_display="F1", tooltip="Show keys and what the panes mean"),
+        Binding("question_mark", "help", "Help", id="help-alt", show=False, key_display="?", tooltip="Show keys and what the panes mean"),
+        Binding("left_square_bracket", "history_back", "Back", id="history-back", key_display="[", tooltip="Step one episode back: every pane shows the state as of its end (HISTORY)"),
+        Binding("right_square_bracket", "history_forward", "Forward", id="history-forward", key_display="]", tooltip="Step one episode forward; past the last completed one is live"),
+        Binding("l", "live", "Live", id="live", tooltip="Back to the live state"),
+        Binding("e", "drill_down", "Episode", id="drill-down", tooltip="Open the selected (or scrubbed) episode: steps, excerpts, errors, anchors, versions"),
+        Binding("c", "copy_card", "Copy card", id="copy-card", tooltip="Copy the trace-as-state card of the state shown; also written to a file"),
+        Binding("w", "copy_worker", "Copy view", id="copy-worker", tooltip="Copy the worker view of the state shown; also written to a file"),
+        Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Hold the screen; folding continues and resumes where it is"),
+        Binding("s", "sessions", "Sessions", id="sessions", tooltip="Pick another session (project, size, last activity); it opens in a tab"),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Quit tracetui"),
     ]
 
     def __init__(self, settings: Settings) -> None:

@@ -42,8 +42,7 @@ class HelpScreen(ModalScreen[None]):
         seen = set()
         for b in self.app.BINDINGS:
             if isinstance(b, Binding):
-                desc = {"help-alt": "Help (also ?)"}.get(b.id or "", b.description)
-                keys.add_row(Text(b.key_display or b.key), Text(f"{desc}"))
+                keys.add_row(Text(b.key_display or b.key), Text(b.tooltip or b.description))
                 seen.add(b.key)
         keys.add_row(Text("ctrl+p"), Text("Command palette: every action by name"))
         keys.add_row(Text("enter"), Text("Open the episode under the cursor (Episodes pane)"))
