@@ -229,3 +229,21 @@ def test_missing_file_is_reported_in_status_not_raised(tmp_path: Path) -> None:
     r.poll()
     st = r.snapshot()
     assert st.sources[0].error and "gone.jsonl" in st.sources[0].error
+
+
+def test_poll_pauses_gc_and_restores_it(tmp_path: Path) -> None:
+    import gc
+
+    p = write(tmp_path / "s.jsonl", [prompt("a")])
+    r = SessionReader(p, subagents=False, price=False)
+    assert gc.isenabled()
+    r.poll()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        append(p, jsonl([prompt("b")]))
+        r.poll()
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()
+    assert r.snapshot().counters.records == 2

@@ -85,6 +85,8 @@ class UsageBook:
 
     def add(self, key: str, model: str, u: tuple[int, int, int, int]) -> None:
         old = self.by_id.get(key)
+        if old == u:
+            return  # the usage repeated on the next record of the same message
         if old is None:
             new = u
             self.model_of[key] = model
@@ -351,7 +353,7 @@ class FileFold:
         content = msg.content
         if isinstance(content, str):
             self._event("assistant_text", anchor, rec, 0, payload, excerpt_of(content, EXCERPT_CHARS), message_id=key, usage=u)
-            if main and content.strip():
+            if main and content and not content.isspace():
                 self.last_action = Frontier("text", excerpt_of(content, EXCERPT_CHARS), anchor, timestamp=rec.timestamp)
             return
         if not content:
@@ -364,9 +366,10 @@ class FileFold:
                 self._tool_use(rec, anchor, i, raw, b, key, u, main)
             elif bt == "text" and not b.schema_error:
                 text = b.text or ""
-                self._event("assistant_text", anchor, rec, i, raw, excerpt_of(text, EXCERPT_CHARS), message_id=key, usage=u)
-                if main and text.strip():
-                    self.last_action = Frontier("text", excerpt_of(text, EXCERPT_CHARS), anchor, timestamp=rec.timestamp)
+                exc = excerpt_of(text, EXCERPT_CHARS)
+                self._event("assistant_text", anchor, rec, i, raw, exc, message_id=key, usage=u)
+                if main and text and not text.isspace():
+                    self.last_action = Frontier("text", exc, anchor, timestamp=rec.timestamp)
             elif bt in ("thinking", "redacted_thinking") and not b.schema_error:
                 self._event("thinking", anchor, rec, i, raw, "thinking", message_id=key, usage=u)
             else:
