@@ -21,7 +21,9 @@ WORDS = (
     "prompt tool result error compact session agent anchor ledger event state view card worker "
     "python test bench memory speed line offset json msgspec orjson struct raw excerpt digest"
 ).split()
+#: tool names and their weights (roughly the mix of the corpus: Bash and Read most, Task rare)
 TOOLS = ("Bash", "Read", "Edit", "Write", "Grep", "Glob", "TodoWrite", "Task", "WebFetch", "MultiEdit")
+TOOL_WEIGHTS = (30, 25, 15, 5, 8, 5, 4, 1, 2, 2)
 
 
 def _text(rng: random.Random, n_words: int) -> str:
@@ -90,7 +92,7 @@ class Gen:
                 out.append(self._assistant({"type": "text", "text": _text(rng, rng.randint(10, 150))}, mid, dict(u)))
             self.tool_n += 1
             tid = f"toolu_{self.tool_n:020d}"
-            name = rng.choice(TOOLS)
+            name = rng.choices(TOOLS, TOOL_WEIGHTS)[0]
             inp = {"file_path": f"/home/user/project/src/mod{rng.randint(1, 40)}.py"} if name in ("Read", "Edit", "Write", "MultiEdit") else {"command": _text(rng, 6), "description": _text(rng, 4)}
             if name == "Edit":
                 inp.update(old_string=_text(rng, 20), new_string=_text(rng, 25))
