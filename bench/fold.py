@@ -7,6 +7,8 @@ in the same run, each in a fresh subprocess (so imports and earlier runs do not 
 * the baseline: read the file and ``orjson.loads`` every line;
 * the fold: ``tracetui.cli.load_state`` without the persistent cache (SessionReader poll +
   snapshot, as ``tracetui state --no-cache`` does);
+* the same fold with the ``FileFold.derive`` hook off (episodes, facts, anomalies), to show
+  the share of each;
 * the fold of a ``--rss-mb`` file, for its peak RSS (``os.wait4`` rusage of that child).
 
 Prints MB/s of both, their ratio, and peak RSS (MB = 2^20 bytes for RSS). Targets (issue 2 §8):
@@ -33,6 +35,7 @@ BASELINE = r"""
 import json, sys, time, orjson
 path = sys.argv[1]
 t = time.perf_counter()
+c = time.process_time()
 n = bad = 0
 with open(path, "rb") as f:
     held = b""
@@ -55,7 +58,7 @@ with open(path, "rb") as f:
             start = nl + 1
         held = bytes(mv[start:])
         mv.release()
-print(json.dumps({"seconds": time.perf_counter() - t, "lines": n, "bad": bad}))
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c, "lines": n, "bad": bad}))
 """
 
 FOLD = r"""
@@ -63,11 +66,19 @@ import json, sys, time
 from pathlib import Path
 from tracetui.cli import load_state
 import tracetui.model.pricing  # import the price table up front: timed is the fold, not imports
+import tracetui.model.fold as fold_mod
+if len(sys.argv) > 2 and sys.argv[2] == "core":  # the fold without its derive hook (episodes, facts, anomalies)
+    _init = fold_mod.FileFold.__init__
+    def _no_derive(self, *a, **k):
+        _init(self, *a, **k)
+        self.derive = None
+    fold_mod.FileFold.__init__ = _no_derive
 path = Path(sys.argv[1])
 t = time.perf_counter()
+c = time.process_time()
 reader, state = load_state([path], subagents=True, use_cache=False)
 dt = time.perf_counter() - t
-print(json.dumps({"seconds": dt, "records": state.counters.records, "events": sum(len(l) for l in state.ledgers)}))
+print(json.dumps({"seconds": dt, "cpu": time.process_time() - c, "records": state.counters.records, "events": sum(len(l) for l in state.ledgers)}))
 """
 
 
@@ -99,9 +110,9 @@ def build(out: Path, mb: float, source: str) -> str:
     return f"{len(files)} corpus files ({corpus_bytes / 1e6:.1f} MB) concatenated, {rounds} round(s)"
 
 
-def run_child(code: str, path: Path) -> tuple[dict, float]:
+def run_child(code: str, path: Path, *args: str) -> tuple[dict, float]:
     """Run ``code`` in a fresh interpreter; returns its JSON result and its peak RSS in MB."""
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, cwd=ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path), *args], stdout=subprocess.PIPE, cwd=ROOT)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -123,13 +134,17 @@ def main(argv: list[str] | None = None) -> int:
         how = build(path, ns.mb, ns.source)
         size = path.stat().st_size
         print(f"input     {size / 1e6:.1f} MB, {how} (built in {time.perf_counter() - t:.1f} s)")
+        print(f"machine   {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} (wall-clock MB/s; read the CPU seconds on a busy machine)")
         base = min((run_child(BASELINE, path) for _ in range(ns.repeat)), key=lambda r: r[0]["seconds"])
         fold = min((run_child(FOLD, path) for _ in range(ns.repeat)), key=lambda r: r[0]["seconds"])
+        core = min((run_child(FOLD, path, "core") for _ in range(ns.repeat)), key=lambda r: r[0]["seconds"])
         b_mbs = size / 1e6 / base[0]["seconds"]
         f_mbs = size / 1e6 / fold[0]["seconds"]
-        print(f"baseline  orjson.loads of every line: {b_mbs:7.1f} MB/s  ({base[0]['seconds']:.2f} s, {base[0]['lines']:,} lines)")
-        print(f"fold      tracetui state, cold:       {f_mbs:7.1f} MB/s  ({fold[0]['seconds']:.2f} s, {fold[0]['records']:,} records, {fold[0]['events']:,} events)")
+        c_mbs = size / 1e6 / core[0]["seconds"]
+        print(f"baseline  orjson.loads of every line: {b_mbs:7.1f} MB/s  ({base[0]['seconds']:.2f} s, CPU {base[0]['cpu']:.2f} s, {base[0]['lines']:,} lines)")
+        print(f"fold      tracetui state, cold:       {f_mbs:7.1f} MB/s  ({fold[0]['seconds']:.2f} s, CPU {fold[0]['cpu']:.2f} s, {fold[0]['records']:,} records, {fold[0]['events']:,} events)")
         print(f"ratio     fold / baseline:            {f_mbs / b_mbs:7.2f}   (target >= 1.00)")
+        print(f"          without the derive hook:    {c_mbs:7.1f} MB/s  ({core[0]['seconds']:.2f} s, CPU {core[0]['cpu']:.2f} s; ratio {c_mbs / b_mbs:.2f}; peak RSS {core[1]:.1f} MB)")
         print(f"peak RSS  fold of {size / 1e6:.0f} MB:            {fold[1]:7.1f} MB")
         if ns.rss_mb:
             path.unlink()
