@@ -168,3 +168,52 @@ def test_decode_any_scrubs_surrogates() -> None:
 def test_quarantined_type_carries_reason() -> None:
     (rel, q, _), = decode_line(b"[1, 2]")
     assert isinstance(q, Quarantined) and rel == 0 and q.excerpt == "[1, 2]"
+
+
+def _result_excerpt(content) -> str:
+    from fixtures import tool_call
+
+    st = fold_bytes(jsonl([tool_call("t1", "Bash", {"command": "x"}), tool_result("t1", content)]))
+    (ev,) = [e for e in st.events(0) if e.kind == "tool_result"]
+    assert st.pending == () and st.counters.unknown_blocks == 0
+    return ev.excerpt
+
+
+def test_tool_result_content_shapes_give_the_same_text() -> None:
+    assert _result_excerpt("plain") == "plain"
+    parts = [
+        {"type": "text", "text": "one"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA" * 100}},
+        {"type": "tool_reference", "tool_name": "Grep"},
+        {"type": "tool_reference"},
+        {"type": "unknown_part", "x": 1},
+        {"type": "text", "text": "two"},
+    ]
+    assert _result_excerpt(parts) == "one [image] [tool Grep] [tool ?] two"
+    # shapes the one-pass decoder does not take fall back to the general path, same rules
+    assert _result_excerpt(["not an object", {"type": "text", "text": "kept"}]) == "kept"
+    assert _result_excerpt([{"type": "text", "text": 5}, {"type": "text", "text": "ok"}]) == "ok"
+    assert _result_excerpt({"weird": "dict"}) == "{'weird': 'dict'}"
+    assert _result_excerpt(None) == ""
+    assert _result_excerpt([]) == ""
+
+
+def test_message_of_unusual_shape_keeps_the_envelope() -> None:
+    # usage with a null field: the one-pass decode rejects it, the record keeps its envelope
+    rec = assistant([text_block("hi")], u={"input_tokens": None, "output_tokens": 3})
+    rec["uuid"] = "u-odd"
+    st = fold_bytes(jsonl([rec]))
+    assert st.counters.records == 1 and st.counters.unknown_records == 1
+    (ev,) = st.events(0)
+    assert ev.uuid == "u-odd" and ev.kind == "unknown_record"
+
+
+def test_whitespace_around_an_object_is_not_payload() -> None:
+    import hashlib
+
+    raw = line(prompt("p"))
+    (rel, rec, payload), = decode_line(b"  " + raw + b" \t")
+    assert rel == 2 and bytes(payload) == raw
+    st = fold_bytes(b"  " + raw + b"  \n")
+    (ev,) = st.events(0)
+    assert ev.anchor.offset == 2 and ev.sha256 == hashlib.sha256(raw).digest()
