@@ -105,3 +105,25 @@ def test_snapshot_message_replaces_only_the_same_session() -> None:
     st = fold([])
     a, b, c = SnapshotReady("x", st), SnapshotReady("x", st), SnapshotReady("y", st)
     assert a.can_replace(b) and not a.can_replace(c)
+
+
+async def test_all_mode_opens_a_tab_for_a_new_session(tmp_path: Path) -> None:
+    from tracetui.tui.widgets.session_view import SessionView
+
+    first = tmp_path / "projects" / "-p1" / "aaaa1111-0000-4000-8000-000000000001.jsonl"
+    small_session(first)
+    app = app_for([first], tmp_path, follow=True, watch=True)
+    app.settings.all_hours = 24
+    app.settings.clock = __import__("time").time  # new sessions are judged "recent" by the real clock
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.pause(0.3)  # the watcher's first listing
+        second = tmp_path / "projects" / "-p2" / "bbbb2222-0000-4000-8000-000000000002.jsonl"
+        small_session(second)
+        for _ in range(400):  # file events wake it at once; the polling fallback within 5 s
+            if len(app.query(SessionView)) == 2:
+                break
+            await pilot.pause(0.02)
+        views = list(app.query(SessionView))
+        assert [v.spec.paths[0] for v in views] == [first, second]
+        assert app.current_view.spec.paths[0] == first  # a new tab does not steal focus

@@ -7,16 +7,18 @@ from pathlib import Path
 from typing import Iterable
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.geometry import Size
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from tracetui.tui.format import one_line
 from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
+from tracetui.tui.messages import SessionsFound
 from tracetui.tui.settings import SessionSpec, Settings
 from tracetui.tui.widgets.session_view import SessionView
 
@@ -59,12 +61,12 @@ class TraceApp(App[int]):
     BINDINGS = [
         Binding("f1", "help", "Help", id="help", key_display="F1", tooltip="Show keys and what the panes mean"),
         Binding("question_mark", "help", "Help", id="help-alt", show=False, key_display="?", tooltip="Show keys and what the panes mean"),
-        Binding("left_square_bracket", "history_back", "Back", id="history-back", key_display="[", tooltip="Step one episode back: every pane shows the state as of its end (HISTORY)"),
-        Binding("right_square_bracket", "history_forward", "Forward", id="history-forward", key_display="]", tooltip="Step one episode forward; past the last completed one is live"),
+        Binding("left_square_bracket", "history_back", "Prev", id="history-back", key_display="[", tooltip="Step one episode back: every pane shows the state as of its end (HISTORY)"),
+        Binding("right_square_bracket", "history_forward", "Next", id="history-forward", key_display="]", tooltip="Step one episode forward; past the last completed one is live"),
         Binding("l", "live", "Live", id="live", tooltip="Back to the live state"),
-        Binding("e", "drill_down", "Episode", id="drill-down", tooltip="Open the selected (or scrubbed) episode: steps, excerpts, errors, anchors, versions"),
-        Binding("c", "copy_card", "Copy card", id="copy-card", tooltip="Copy the trace-as-state card of the state shown; also written to a file"),
-        Binding("w", "copy_worker", "Copy view", id="copy-worker", tooltip="Copy the worker view of the state shown; also written to a file"),
+        Binding("e", "drill_down", "Open", id="drill-down", tooltip="Open the selected (or scrubbed) episode: steps, excerpts, errors, anchors, versions"),
+        Binding("c", "copy_card", "Card", id="copy-card", tooltip="Copy the trace-as-state card of the state shown; also written to a file"),
+        Binding("w", "copy_worker", "View", id="copy-worker", tooltip="Copy the worker view of the state shown; also written to a file"),
         Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Hold the screen; folding continues and resumes where it is"),
         Binding("s", "sessions", "Sessions", id="sessions", tooltip="Pick another session (project, size, last activity); it opens in a tab"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit tracetui"),
@@ -74,6 +76,7 @@ class TraceApp(App[int]):
         super().__init__()
         self.settings = settings
         self.replay = None
+        self.sessions_watch = None
         self._tab_n = 0
 
     # -- layout -----------------------------------------------------------------------------
@@ -97,10 +100,33 @@ class TraceApp(App[int]):
         if self.settings.demo_reason:
             self.notify(self.settings.demo_reason, title="Demo", timeout=10, markup=False)
         self._check_size()
+        if self.settings.follow and not self.settings.demo:
+            self.watch_sessions()
 
     def on_unmount(self) -> None:
         if self.replay is not None:
             self.replay.stop()
+        if self.sessions_watch is not None:
+            self.sessions_watch.stop()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="sessions", name="sessions-watch")
+    def watch_sessions(self) -> None:
+        """Notice sessions that start while the app runs (thread worker)."""
+        from tracetui.tui.sessions_watch import SessionsWatch
+
+        worker = get_current_worker()
+        s = self.settings
+        self.sessions_watch = SessionsWatch(self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock, s.watch)
+        self.sessions_watch.run(lambda: worker.is_cancelled)
+
+    def on_sessions_found(self, message: SessionsFound) -> None:
+        """``--all``: open a tab per new session; otherwise say that one started."""
+        for info in message.sessions:
+            if self.settings.all_hours is not None:
+                self.open_session(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"), activate=False)
+                self.notify(f"New session {info.session_id[:8]} in {info.project}: opened in a tab", title="Sessions", markup=False)
+            else:
+                self.notify(f"New session {info.session_id[:8]} in {info.project}: press s to open it", title="Sessions", markup=False)
 
     def _update_chrome(self) -> None:
         views = list(self.query(SessionView))
@@ -121,6 +147,10 @@ class TraceApp(App[int]):
         w, h = size or self.size
         small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
         self.screen.set_class(h >= 40, "-tall")
+        try:
+            self.query_one(Footer).compact = w < 120  # every key fits in 80 columns
+        except Exception:
+            pass
         self.screen.set_class(small, "-too-small")
         box = self.query_one("#too-small", Static)
         box.display = small
@@ -147,8 +177,8 @@ class TraceApp(App[int]):
         except Exception:
             return None
 
-    def open_session(self, spec: SessionSpec) -> None:
-        """Show ``spec`` in its tab (a new tab when it is not open)."""
+    def open_session(self, spec: SessionSpec, activate: bool = True) -> None:
+        """Show ``spec`` in its tab (a new tab when it is not open; ``activate``: switch to it)."""
         tabs = self.query_one(TabbedContent)
         for view in self.query(SessionView):
             if view.spec.key == spec.key:
@@ -160,7 +190,8 @@ class TraceApp(App[int]):
                 return
         pane = self._pane(spec)
         tabs.add_pane(pane)
-        tabs.active = pane.id or ""
+        if activate:
+            tabs.active = pane.id or ""
         self.call_after_refresh(self._update_chrome)
 
     # -- actions ----------------------------------------------------------------------------
@@ -173,7 +204,8 @@ class TraceApp(App[int]):
         if action == "history_back":
             return has and view.completed() > 0 and (view.episode is None or view.episode > 1) or None
         if action in ("history_forward", "live"):
-            return has and view.episode is not None or None
+            # only meaningful while scrubbing: hidden from the footer when live, to save room
+            return bool(has and view.episode is not None)
         if action in ("copy_card", "copy_worker", "drill_down", "toggle_pause"):
             return has or None
         return True

@@ -6,7 +6,7 @@ from textual.message import Message
 
 from tracetui.model.state import RunState
 
-__all__ = ["SnapshotReady", "IngestProgress", "IngestNotice"]
+__all__ = ["SnapshotReady", "IngestProgress", "IngestNotice", "SessionsFound"]
 
 
 class SnapshotReady(Message):
@@ -48,3 +48,12 @@ class IngestNotice(Message):
         self.key = key
         self.level = level
         self.text = text
+
+
+class SessionsFound(Message):
+    """Sessions that appeared (or became active) under the projects folder since the app
+    started: a list of :class:`~tracetui.ingest.discover.SessionInfo`, newest first."""
+
+    def __init__(self, sessions: list) -> None:
+        super().__init__()
+        self.sessions = sessions

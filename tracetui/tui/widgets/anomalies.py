@@ -13,6 +13,9 @@ from tracetui.tui.widgets.pane import Shown, short_anchor
 
 __all__ = ["AnomalyBadges"]
 
+#: cleared anomalies listed at most (all are counted)
+CLEARED_SHOWN = 3
+
 _ICON = {"info": "ℹ", "warning": "⚠", "error": "✖", "critical": "‼"}
 
 
@@ -43,7 +46,11 @@ class AnomalyBadges(Vertical):
         st = shown.state
         room = max(1, self.content_size.height or 1)
         widgets = []
-        show = rows if len(rows) <= room else rows[: room - 1]
+        # open ones first; cleared ones stay in the history but only a few are listed here
+        opened = [r for r in rows if not r.cleared]
+        cleared = [r for r in rows if r.cleared]
+        show_rows = opened + cleared[:CLEARED_SHOWN]
+        show = show_rows if len(show_rows) <= room and len(show_rows) == len(rows) else show_rows[: room - 1]
         for r in show:
             label = Text(no_wrap=True, overflow="ellipsis")
             label.append(f" {_ICON.get(r.severity, '•')} {r.kind} ", style="bold")
@@ -53,7 +60,9 @@ class AnomalyBadges(Vertical):
                 label.append("  (cleared)")
             widgets.append(Static(label, classes=f"badge -{'cleared' if r.cleared else r.severity}"))
         if len(show) < len(rows):
-            widgets.append(Static(Text(f"+{len(rows) - len(show)} more anomalies", style="italic")))
+            more_open = len(opened) - sum(1 for r in show if not r.cleared)
+            more_cleared = len(cleared) - sum(1 for r in show if r.cleared)
+            widgets.append(Static(Text(f"+{more_open + more_cleared} more anomalies ({more_open} open, {more_cleared} cleared)", style="italic")))
         if not widgets:
             widgets.append(Static(Text("none", style="dim italic"), classes="anomaly-empty"))
         with self.app.batch_update():

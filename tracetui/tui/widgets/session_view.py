@@ -90,6 +90,7 @@ class SessionView(Vertical):
     def on_mount(self) -> None:
         self.query_one(".fold-progress").display = False
         self.query_one(".notice").display = False
+        self.query_one(SessionHeader).update(Text(f" reading {self.spec.paths[0]}…", style="bold"))
         self.ingest()
 
     def on_unmount(self) -> None:
@@ -121,6 +122,8 @@ class SessionView(Vertical):
             gc.freeze()
         self.latest = message.state
         self.query_one(".fold-progress").display = False
+        if not self.notice_text:  # the progress line, not an error: the read is done
+            self.query_one(".notice").display = False
         if self.paused:
             self.held += 1
             if self.shown is not None:
