@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any, Callable
@@ -496,3 +497,14 @@ def test_state_uses_the_cache_and_no_cache_bypasses_it(tmp_path: Path, capsys: p
     assert main(["state", "--json", "--no-cache", str(p)]) == 0
     out3 = capsys.readouterr().out
     assert out0 == out1 and out2 == out3 and out1 != out2
+
+
+def test_unwritable_cache_dir_costs_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(blocker))
+    p = write(tmp_path / "s.jsonl", [prompt("goal")])
+    assert main(["state", "--json", str(p)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["goal"]["text"] == "goal"
+    assert err.startswith("tracetui: fold cache not saved:") and err.count("\n") == 1
