@@ -679,7 +679,7 @@ def register_hook(sub: Any) -> None:
     ph.add_argument("--max-chars", type=int, default=MAX_CHARS, help=f"output cap in characters (at most {MAX_CHARS})")
     hs = ph.add_subparsers(dest="hook_action")
     for name in ("install", "uninstall"):
-        pi = hs.add_parser(name, help=f"{name} the hook in Claude Code's settings.json")
+        pi = hs.add_parser(name, help="add the hook to Claude Code's settings.json" if name == "install" else "remove the hook from Claude Code's settings.json")
         scope = pi.add_mutually_exclusive_group()
         scope.add_argument("--project", action="store_true", help="<dir>/.claude/settings.json (the default)")
         scope.add_argument("--user", action="store_true", help="<claude dir>/settings.json ($CLAUDE_CONFIG_DIR or ~/.claude)")
