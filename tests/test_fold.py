@@ -469,3 +469,22 @@ def test_prompt_rule_is_per_record_text_blocks_joined() -> None:
     assert st.counters.user_prompts == 1 and st.counters.interrupts == 1
     assert st.goal.text == "<ide_opened_file>The user opened a.py</ide_opened_file>\nfix the bug"
     assert [e.kind for e in st.events(0)] == ["prompt", "user_text", "interrupt", "user_text"]
+
+
+def test_snapshots_share_unchanged_parts_and_never_change() -> None:
+    f = FileFold()
+    feed = [tool_call("t1", "Read", {"file_path": "/a"}), tool_call("t2", "Task", {"description": "d", "prompt": "p"})]
+    for n, r in enumerate(feed, 1):
+        f.feed_line(n, n * 1000, jsonl([r]).rstrip(b"\n"))
+    s1 = f.snapshot()
+    s2 = f.snapshot()
+    assert s2.files is s1.files and s2.subagents is s1.subagents and s2.pending is s1.pending
+    f.feed_line(3, 3000, jsonl([tool_call("t3", "Edit", {"file_path": "/a"})]).rstrip(b"\n"))
+    f.feed_line(4, 4000, jsonl([tool_result("t1", "x")]).rstrip(b"\n"))
+    s3 = f.snapshot()
+    assert s3.subagents is s1.subagents  # untouched
+    assert s3.files is not s1.files and [(x.reads, x.edits) for x in s3.files] == [(1, 1)]
+    # the earlier snapshots did not change
+    assert [(x.reads, x.edits) for x in s1.files] == [(1, 0)]
+    assert [c.id for c in s1.pending] == ["t1", "t2"] and s1.pending[0].result_anchor is None
+    assert [c.id for c in s3.pending] == ["t2", "t3"]

@@ -139,6 +139,23 @@ def _text_of_content(content: Any) -> str:
     return "" if content is None else str(content)
 
 
+def _share(prev: tuple, values: Any) -> tuple:
+    """``prev`` when it holds exactly ``values`` (the same objects, in order), else a new tuple.
+
+    Sound because the fold replaces leaves instead of mutating them: the same objects in the
+    same order are the same content."""
+    n = len(prev)
+    if n == len(values):
+        if n == 0:
+            return prev
+        for a, b in zip(prev, values):
+            if a is not b:
+                break
+        else:
+            return prev
+    return tuple(values)
+
+
 class FileFold:
     """Folds the records of one transcript file, in file order, into events and state.
 
@@ -193,6 +210,8 @@ class FileFold:
         #: later records then share these strings instead of holding copies (memory per event)
         self._prev_uuid: str | None = None
         self._prev_key: str | None = None
+        #: the previous snapshot, whose unchanged tuples the next one reuses (structural sharing)
+        self._last_snapshot: AgentState | None = None
         self._tool_error_ids: set[str] = set()
         self.malformed = 0
         self.unknown_count = 0
@@ -643,8 +662,25 @@ class FileFold:
 
     def snapshot(self) -> AgentState:
         """A frozen copy of this file's state: containers copied, leaves shared (the fold
-        replaces a leaf instead of mutating it, so a snapshot never changes afterwards)."""
-        return AgentState(
+        replaces a leaf instead of mutating it, so a snapshot never changes afterwards).
+
+        A container that did not change since the previous snapshot is the same tuple object
+        (``old.files is new.files``): views can skip work, and the per-prompt history costs
+        memory only for what changed."""
+        last = self._last_snapshot
+        if last is None:
+            pending, files, todos, subagents = (tuple(self.pending.values()), tuple(self.files.values()), tuple(self.todos.values()), tuple(self.subagents.values()))
+            compactions, quarantine, unknown, pr_links = tuple(self.compactions), tuple(self.quarantine), tuple(self.unknown), tuple(self.pr_links)
+        else:
+            pending = _share(last.pending, self.pending.values())
+            files = _share(last.files, self.files.values())
+            todos = _share(last.todos, self.todos.values())
+            subagents = _share(last.subagents, self.subagents.values())
+            compactions = _share(last.compactions, self.compactions)
+            quarantine = _share(last.quarantine, self.quarantine)
+            unknown = _share(last.unknown, self.unknown)
+            pr_links = _share(last.pr_links, self.pr_links)
+        snap = self._last_snapshot = AgentState(
             src=self.src,
             agent_id=self.agent_id,
             counters=msgspec.structs.replace(self.counters),
@@ -652,16 +688,16 @@ class FileFold:
             tokens=self.usage.tokens(),
             tokens_by_model=self.usage.tokens_by_model(),
             models=tuple(sorted(self.models)),
-            pending=tuple(self.pending.values()),
-            files=tuple(self.files.values()),
-            todos=tuple(self.todos.values()),
+            pending=pending,
+            files=files,
+            todos=todos,
             goal=self.goal,
             latest_ask=self.latest_ask,
             frontier=self.frontier(),
-            subagents=tuple(self.subagents.values()),
-            compactions=tuple(self.compactions),
-            quarantine=tuple(self.quarantine),
-            unknown=tuple(self.unknown),
+            subagents=subagents,
+            compactions=compactions,
+            quarantine=quarantine,
+            unknown=unknown,
             prompts=self.prompts,
             ledger_len=len(self.events),
             session_id=self.session_id,
@@ -673,9 +709,10 @@ class FileFold:
             last_timestamp=self.last_timestamp,
             last_anchor=self.last_anchor,
             sidechain_file=bool(self.sidechain_file),
-            pr_links=tuple(self.pr_links),
+            pr_links=pr_links,
             derived=self.derive.snapshot(self) if self.derive is not None else None,
         )
+        return snap
 
 
 class SessionFold:
