@@ -354,6 +354,12 @@ def test_invalid_on_version_change(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     _check_refolds(p, "written by tracetui")
 
 
+def test_invalid_when_the_fold_code_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = _saved(tmp_path)
+    monkeypatch.setattr(cache, "code_fingerprint", lambda: "other code")
+    _check_refolds(p, "other fold code")
+
+
 def test_invalid_on_schema_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = _saved(tmp_path)
     monkeypatch.setattr(cache, "SCHEMA", cache.SCHEMA + 1)

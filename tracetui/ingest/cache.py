@@ -9,8 +9,8 @@ directory). The next run restores them and reads only the bytes appended since.
 Key and invalidation — a cache entry is used only when all of these hold, else the session is
 folded from the start (never a wrong state):
 
-* same cache schema (:data:`SCHEMA`), same tracetui version, same list of named paths, same
-  ``subagents`` flag;
+* same cache schema (:data:`SCHEMA`), same tracetui version, same fold code
+  (:func:`code_fingerprint`), same list of named paths, same ``subagents`` flag;
 * for every saved file: same inode, size at least the saved resume offset, and the same
   fingerprint (SHA-256 of the first :data:`FP_BYTES` bytes and of the :data:`FP_BYTES` bytes
   before the resume offset) — a truncated, replaced or rewritten file fails this;
@@ -58,6 +58,7 @@ __all__ = [
     "decode_value",
     "encode_object",
     "decode_object",
+    "code_fingerprint",
 ]
 
 #: version of the on-disk layout; bump it when the format of this module changes
@@ -562,6 +563,26 @@ class _Entry(msgspec.Struct, array_like=True):
     known: list[str]
     fold: memoryview  # encode_object(SessionFold); decoded zero-copy (a view of the file's bytes)
     prices: list[tuple[bytes, Union[float, None], str]] = []
+    code: str = ""  # code_fingerprint() of the writer
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """SHA-256 over the source of the modules whose code decides the fold's state
+    (``tracetui/ingest/*.py`` and ``tracetui/model/*.py``): a cache entry written by other code
+    (an upgrade, a development change that keeps the version string) is not resumed from,
+    because its state could differ from a fresh fold's. ``"?"`` when the sources can't be read
+    (then the version check alone applies)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    try:
+        for sub in ("ingest", "model"):
+            for f in sorted((root / sub).glob("*.py")):
+                h.update(f.name.encode())
+                h.update(f.read_bytes())
+    except OSError:
+        return "?"
+    return h.hexdigest()[:32]
 
 
 def _session_key(paths: list[Path], subagents: bool) -> str:
@@ -709,6 +730,7 @@ class CachedReader(SessionReader):
             sorted(str(k) for k in self._known),
             encode_object(self.fold, "SessionFold"),
             [(k, v[0], v[1]) for k, v in self._prices.items()],
+            code_fingerprint(),
         )
         data = msgspec.msgpack.encode(entry)
         dest = cache_path(self.paths, self.subagents)
@@ -787,6 +809,8 @@ def _why_stale(entry: _Entry, paths: list[Path], subagents: bool) -> str | None:
         return f"cache schema {entry.schema} != {SCHEMA}"
     if entry.version != __version__:
         return f"written by tracetui {entry.version}, this is {__version__}"
+    if entry.code != code_fingerprint():
+        return "written by other fold code (same version)"
     if entry.paths != [str(p) for p in paths] or entry.subagents != subagents:
         return "other files"
     for sk in entry.sources:

@@ -99,7 +99,6 @@ class TraceApp(App[int]):
         self.set_interval(self.settings.tick_seconds, self._tick)
         if self.settings.demo_reason:
             self.notify(self.settings.demo_reason, title="Demo", timeout=10, markup=False)
-        self._check_size()
         if self.settings.follow and not self.settings.demo:
             self.watch_sessions()
 
@@ -134,7 +133,7 @@ class TraceApp(App[int]):
         tabs.set_class(len(views) <= 1, "-single")
         empty = self.query_one("#empty", Static)
         empty.display = not views
-        tabs.display = bool(views)
+        self._check_size()
         if not views:
             from tracetui.ingest.discover import projects_dir
 
@@ -144,16 +143,20 @@ class TraceApp(App[int]):
         self._check_size(event.size)
 
     def _check_size(self, size: Size | None = None) -> None:
+        """Say so when the terminal is smaller than :data:`MIN_SIZE`; more room, taller panes."""
         w, h = size or self.size
         small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
-        self.screen.set_class(h >= 40, "-tall")
+        base = self.screen_stack[0] if self.screen_stack else self.screen
+        base.set_class(small, "-too-small")
+        base.set_class(h >= 40, "-tall")
         try:
             self.query_one(Footer).compact = w < 120  # every key fits in 80 columns
+            box = self.query_one("#too-small", Static)
+            tabs = self.query_one(TabbedContent)
         except Exception:
-            pass
-        self.screen.set_class(small, "-too-small")
-        box = self.query_one("#too-small", Static)
+            return
         box.display = small
+        tabs.display = not small and bool(list(self.query(SessionView)))
         if small:
             box.update(Text(f"Terminal too small: {w}×{h}.\nNeeds at least {MIN_SIZE[0]}×{MIN_SIZE[1]}.", justify="center"))
 
