@@ -152,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
             size = path.stat().st_size
             res, rss = run_child(FOLD, path)
             print(f"peak RSS  fold of {size / 1e6:.0f} MB:            {rss:7.1f} MB   (target < 200 MB; {size / 1e6 / res['seconds']:.1f} MB/s)")
+            res, rss = run_child(FOLD, path, "core")
+            print(f"          without the derive hook:    {rss:7.1f} MB   ({size / 1e6 / res['seconds']:.1f} MB/s)")
     return 0
 
 
