@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from tracetui.ingest.session import SessionReader
@@ -200,7 +201,9 @@ def recount(data: bytes) -> dict[str, Any]:
 def _fold(path: Path, subagents: bool = False) -> dict[str, Any]:
     r = SessionReader(path, subagents=subagents, price=False)
     r.poll()
-    return state_to_json(r.snapshot())
+    js = state_to_json(r.snapshot())
+    orjson.dumps(js)  # what `tracetui state --json` prints: no lone surrogate, nothing unencodable
+    return js
 
 
 def _name(p: Path) -> str:
