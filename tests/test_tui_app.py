@@ -328,3 +328,49 @@ async def test_actions_before_the_first_snapshot_do_not_crash(tmp_path: Path, ke
         await pilot.press(key)
         await pilot.pause()
         assert app.is_running
+
+
+async def test_long_read_shows_a_progress_bar_then_hides_it(tmp_path: Path) -> None:
+    from textual.widgets import ProgressBar
+
+    from tracetui.tui.messages import IngestProgress, SnapshotReady
+
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        state = view.state
+        view.post_message(IngestProgress(view.spec.key, 30 << 20, 120 << 20))
+        await pilot.pause()
+        bar = view.query_one(".fold-progress", ProgressBar)
+        assert bar.display and bar.percentage == 0.25
+        assert "folding 30.0 MB of 120.0 MB" in str(view.query_one(".notice").content)
+        view.post_message(SnapshotReady(view.spec.key, state))
+        await pilot.pause()
+        assert not bar.display and not view.query_one(".notice").display
+
+
+async def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # root ignores file modes, so the denial is simulated where the tailer opens the file
+    import builtins
+
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    real_open = builtins.open
+
+    def deny(file, *a, **kw):
+        if str(file) == str(path):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *a, **kw)
+
+    monkeypatch.setattr(builtins, "open", deny)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        for _ in range(100):
+            if view.notice_text:
+                break
+            await pilot.pause(0.02)
+        assert "permission denied" in view.notice_text
+        assert app.is_running

@@ -127,3 +127,45 @@ async def test_all_mode_opens_a_tab_for_a_new_session(tmp_path: Path) -> None:
         views = list(app.query(SessionView))
         assert [v.spec.paths[0] for v in views] == [first, second]
         assert app.current_view.spec.paths[0] == first  # a new tab does not steal focus
+
+
+async def test_live_folding_continues_while_scrubbing(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    b = small_session(path)
+    app = app_for([path], tmp_path, follow=True, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.press("left_square_bracket")
+        assert view.episode == 1
+        b.records.clear()
+        b.tick(2).prompt("a third prompt arrives while the user looks at episode 1")
+        with open(path, "ab") as f:
+            f.write(b.data())
+        for _ in range(300):
+            if view.state.main.prompts == 3:
+                break
+            await pilot.pause(0.01)
+        assert view.state.main.prompts == 3  # folded
+        assert view.episode == 1  # still scrubbed
+        assert view.shown_state().main.prompts == 1  # the panes still show episode 1
+        assert "a third prompt" not in str(view.query_one(GoalPane).content)
+
+
+async def test_replaced_file_is_folded_again(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path, follow=True, watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        other = TranscriptBuilder(session_id="0ther000-0000-4000-8000-000000000009")
+        other.prompt("a different session now lives at this path")
+        other.write(tmp_path / "new.jsonl")
+        os.replace(tmp_path / "new.jsonl", path)
+        for _ in range(300):
+            if view.state.main.prompts == 1 and view.state.sources[0].replaced:
+                break
+            await pilot.pause(0.01)
+        assert view.state.sources[0].replaced == 1
+        assert view.state.main.goal.text == "a different session now lives at this path"
