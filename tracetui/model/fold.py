@@ -625,8 +625,10 @@ class FileFold:
         self._event("metadata", anchor, rec, 0, payload, excerpt_of(f"{t}: {text}" if text else str(t), EXCERPT_CHARS), name=t)
 
     # -- persistent cache (tracetui/ingest/cache.py) ------------------------------------------
-    #: attributes :meth:`to_cache` leaves out: callbacks, re-attached by the owner on restore
-    CACHE_SKIP = ("on_usage",)
+    #: attributes :meth:`to_cache` leaves out: callbacks (re-attached by the owner on restore)
+    #: and memos that only save work or memory (``_last_snapshot``: the snapshot the next one
+    #: shares unchanged tuples with; after a restore the next snapshot builds them afresh)
+    CACHE_SKIP = ("on_usage", "_last_snapshot")
 
     def to_cache(self) -> dict[str, Any]:
         """Every attribute of this fold except :data:`CACHE_SKIP`, by name (shared, not copied).
