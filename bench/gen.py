@@ -100,7 +100,7 @@ class Gen:
             out.append(self._assistant({"type": "tool_use", "id": tid, "name": name, "input": inp}, mid, dict(u)))
             for _ in range(rng.choice((0, 0, 1, 2, 5))):
                 out.append(self._env("progress", data={"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": f"PostToolUse:{name}", "command": "echo ok"}, parentToolUseID=tid, toolUseID=tid))
-            size = rng.choice((5, 20, 60, 200, 200, 600, 2000, 6000))
+            size = rng.choice((5, 10, 20, 40, 60, 100, 200, 600, 2500))
             body = _code(rng, size) if name == "Read" else _text(rng, size)
             err = rng.random() < 0.05
             res = {"type": "tool_result", "tool_use_id": tid, "content": body}
