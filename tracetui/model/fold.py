@@ -121,24 +121,6 @@ class UsageBook:
         return len(self.by_id)
 
 
-def _text_of_content(content: Any) -> str:
-    """The text of a tool_result's content (a string, or a list of blocks)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for b in content:
-            if isinstance(b, dict):
-                if b.get("type") == "text" and isinstance(b.get("text"), str):
-                    parts.append(b["text"])
-                elif b.get("type") == "image":
-                    parts.append("[image]")
-                elif b.get("type") == "tool_reference":
-                    parts.append(f"[tool {b.get('tool_name', '?')}]")
-        return "\n".join(parts)
-    return "" if content is None else str(content)
-
-
 def _share(prev: tuple, values: Any) -> tuple:
     """``prev`` when it holds exactly ``values`` (the same objects, in order), else a new tuple.
 
