@@ -5,12 +5,17 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from test_tui_support import app_for, small_session, wait_for_state
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.tui.ingest_loop import IngestLoop
 from tracetui.tui.messages import IngestNotice, SnapshotReady
 from tracetui.tui.widgets.goal import GoalPane
 from tracetui.tui.widgets.pending_calls import PendingCalls
+
+# watchdog's inotify backend warns when a folder it already watches is created again
+pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 
 
 async def test_append_to_a_watched_file_updates_the_panes(tmp_path: Path) -> None:

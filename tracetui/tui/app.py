@@ -77,6 +77,7 @@ class TraceApp(App[int]):
         self.settings = settings
         self.replay = None
         self.sessions_watch = None
+        self._demo_done_said = False
         self._tab_n = 0
 
     # -- layout -----------------------------------------------------------------------------
@@ -161,6 +162,9 @@ class TraceApp(App[int]):
             box.update(Text(f"Terminal too small: {w}×{h}.\nNeeds at least {MIN_SIZE[0]}×{MIN_SIZE[1]}.", justify="center"))
 
     def _tick(self) -> None:
+        if self.replay is not None and self.replay.done.is_set() and not self._demo_done_said:
+            self._demo_done_said = True
+            self.notify("The demo has played to its end (its last command stays in flight). [ and ] step through its episodes; q quits.", title="Demo", timeout=12, markup=False)
         view = self.current_view
         if view is not None:
             view.tick()

@@ -35,6 +35,8 @@ class NowPane(Pane):
         out.append(f"for {fmt_age(age_of(f.timestamp, shown.now))}  " if f.kind == "in_flight" else f"{fmt_age(age_of(f.timestamp, shown.now))} ago  ", style="dim")
         out.append_text(anchor_text(st, f.anchor))
         last = age_of(shown.live.main.last_timestamp, shown.now)
-        if not shown.history and last is not None and last >= 30:
+        own = age_of(f.timestamp, shown.now)
+        # silence is worth saying when it is long, unless the line already says as much
+        if not shown.history and last is not None and last >= 30 and (own is None or abs(own - last) > 5):
             out.append(f"  · no record for {fmt_age(last)}", style="yellow")
         return out
