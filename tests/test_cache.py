@@ -21,7 +21,6 @@ from fixtures import (
     text_block,
     tool_call,
     tool_result,
-    tool_use_block,
     usage,
     write,
 )
