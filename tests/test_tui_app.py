@@ -374,3 +374,20 @@ async def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.M
             await pilot.pause(0.02)
         assert "permission denied" in view.notice_text
         assert app.is_running
+
+
+async def test_a_failing_pane_says_so_and_the_app_keeps_running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracetui.tui.widgets.files import FilesPane
+
+    def boom(self, shown):
+        raise RuntimeError("unexpected shape")
+
+    monkeypatch.setattr(FilesPane, "build", boom)
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert "FilesPane failed: RuntimeError: unexpected shape" in str(view.query_one(FilesPane).content)
+        assert "Fix the parser" in str(view.query_one(GoalPane).content)  # the others still drew
+        assert app.is_running

@@ -179,9 +179,14 @@ class IngestLoop:
                 if dirty:
                     left = self.min_interval - (self.clock() - last_post)
                     if left <= 0 or first:
-                        state = self.reader.snapshot()
-                        self._notices(state)
-                        self.post(SnapshotReady(self.key, state))
+                        try:
+                            state = self.reader.snapshot()
+                        except Exception as exc:  # a fold bug: say it, keep tailing
+                            self.post(IngestNotice(self.key, "error", f"{self.paths[0].name}: the fold failed: {type(exc).__name__}: {exc}"))
+                            state = None
+                        if state is not None:
+                            self._notices(state)
+                            self.post(SnapshotReady(self.key, state))
                         last_post = self.clock()
                         dirty = False
                         first = False

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import OptionList, ProgressBar, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from tracetui.model.state import RunState
 from tracetui.tui.format import fmt_bytes
@@ -65,6 +65,7 @@ class SessionView(Vertical):
         self.rows: tuple[EpisodeRow, ...] = ()
         self.shown: Shown | None = None
         self._bindings_key: object = None
+        self._failures: set[str] = set()
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -223,13 +224,28 @@ class SessionView(Vertical):
             self._bindings_key = bkey
             self.app.refresh_bindings()
         with self.app.batch_update():
-            header.show(shown)
-            self.query_one(Timeline).show(shown)
-            for pane in (GoalPane, NowPane, PendingCalls, CountersPane, FilesPane, TodosPane):
-                self.query_one(pane).show(shown)
-            self.query_one(AnomalyBadges).show(shown)
-            self.query_one(SubagentsTree).show(shown)
-            self.query_one(EpisodesList).show(shown)
+            for kind in (SessionHeader, Timeline, GoalPane, NowPane, PendingCalls, CountersPane, FilesPane, TodosPane, AnomalyBadges, SubagentsTree, EpisodesList):
+                widget = self.query_one(kind)
+                try:
+                    widget.show(shown)
+                except Exception as exc:  # one pane's bug must not end the monitor
+                    self._pane_failed(widget, exc)
+
+    def _pane_failed(self, widget, exc: Exception) -> None:
+        """Say in the pane (and once as a notification) that it could not be drawn."""
+        msg = f"{type(widget).__name__} failed: {type(exc).__name__}: {exc}"
+        if isinstance(widget, Static):
+            widget.update(Text(msg, style="bold red"))
+        else:
+            widget.border_subtitle = "failed: see notification"
+        if msg not in self._failures:
+            self._failures.add(msg)
+            self.app.notify(msg, title="tracetui bug", severity="error", markup=False, timeout=10)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name == "ingest" and event.state == WorkerState.ERROR:
+            err = event.worker.error
+            self.on_ingest_notice(IngestNotice(self.spec.key, "error", f"reading stopped: {type(err).__name__}: {err}"))
 
     def tick(self) -> None:
         """The app clock moved: re-render what shows ages."""
