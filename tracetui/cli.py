@@ -103,7 +103,19 @@ def _save_cache(reader) -> None:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tracetui", description="A terminal live monitor for Claude Code sessions.")
+    p = argparse.ArgumentParser(
+        prog="tracetui",
+        description="A terminal live monitor for Claude Code sessions.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "the live monitor (no subcommand):\n"
+            "  tracetui                      the newest session (the bundled demo when there is none)\n"
+            "  tracetui PATH|SESSION ...     one tab per transcript file or session id (prefix)\n"
+            "  tracetui --all [--hours N]    one tab per session active in the last N hours\n"
+            "  tracetui --demo               play the bundled demo session\n"
+            "  tracetui -- --help            every option of the monitor"
+        ),
+    )
     p.add_argument("--version", action="version", version=f"tracetui {__version__}")
     sub = p.add_subparsers(dest="command")
     ps = sub.add_parser("state", help="fold a transcript and print its state")
@@ -144,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tracetui.ingest.session import TranscriptError
 
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--"]:  # "tracetui -- --help": the monitor's own options
+        return _run_app(argv[1:])
     if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
         return _run_app(argv)
     parser = _build_parser()
