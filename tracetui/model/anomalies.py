@@ -314,10 +314,33 @@ class AnomalyTracker(msgspec.Struct):
         for c in calls:
             self.dangling_ids[c.id] = key
 
-    def frozen(self) -> tuple[Anomaly, ...]:
+    def frozen(self, prev: tuple[Anomaly, ...] = ()) -> tuple[Anomaly, ...]:
         """Cleared history then open anomalies. Cleared ones are never changed again, so they
-        are shared; open ones are copied (they still gain evidence)."""
-        return tuple(self.history) + tuple(msgspec.structs.replace(a) for a in self.open.values())
+        are shared; open ones are copied (they still gain evidence), except that a copy in
+        ``prev`` (the previous snapshot's tuple) equal to an open anomaly is reused, and
+        ``prev`` itself is returned when nothing changed (snapshots share what did not change)."""
+        hist = self.history
+        nh = len(hist)
+        same = len(prev) == nh + len(self.open)
+        if same:
+            for a, b in zip(prev, hist):
+                if a is not b:
+                    same = False
+                    break
+        old = {a.key: a for a in prev[nh:]} if same else {a.key: a for a in prev if a.cleared is None and not a.cleared_reason}
+        out = list(hist)
+        for a in self.open.values():
+            b = old.get(a.key)
+            if b is None or b != a:
+                b = msgspec.structs.replace(a)
+                same = False
+            out.append(b)
+        if same:
+            for a, b in zip(prev[nh:], out[nh:]):
+                if a is not b:
+                    same = False
+                    break
+        return prev if same else tuple(out)
 
 
 # -- view-time detectors ----------------------------------------------------------------------

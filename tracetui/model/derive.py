@@ -364,26 +364,63 @@ class Deriver(msgspec.Struct):
             self._fact("todo.status", f"{key}: {old or 'unknown'} → {status}", anchor, eid, 0, subject)
 
     # -- output ------------------------------------------------------------------------------
-    def snapshot(self, fold: Any) -> Derived:
-        """The frozen derived state (containers copied; open episode as ``in_progress``)."""
+    def snapshot(self, fold: Any, episodes: bool = True) -> Derived:
+        """The frozen derived state (open episode as ``in_progress``). Without ``episodes``
+        (the fold's per-prompt history snapshots) ``episodes`` is left empty.
+
+        Leaves are never mutated once handed out (facts, aggregates, anomalies and file touches
+        are replaced when they change), so a container equal to the previous snapshot's
+        (``fold._last_snapshot``) is that very object: the per-prompt history costs memory only
+        for what changed."""
         if self.ask_anchor is not None:
             self._fill_ask(fold)
-        la = fold.latest_ask
-        episodes = self.book.snapshot(self._main_pending(fold), la.text if la else None, la.anchor if la else None)
-        facts, aggs, evicted = self.store.frozen()
+        last = getattr(fold, "_last_snapshot", None)
+        prev: Derived | None = last.derived if last is not None else None
+        if episodes:
+            la = fold.latest_ask
+            eps = self.book.snapshot(self._main_pending(fold), la.text if la else None, la.anchor if la else None)
+        else:
+            eps = ()
+        store = self.store
+        if prev is not None and prev.facts_total == store.added and prev.facts_evicted == store.evicted:
+            facts, aggs, evicted = prev.facts, prev.aggregates, prev.facts_evicted
+        else:
+            facts, aggs, evicted = store.frozen()
+        if prev is None:
+            anomalies = self.anomalies.frozen()
+            ruled_out, stated, changed = tuple(self.ruled_out), tuple(self.stated), tuple(self.changed.values())
+        else:
+            anomalies = self.anomalies.frozen(prev.anomalies)
+            ruled_out = _share(prev.ruled_out, self.ruled_out)
+            stated = _share(prev.stated, self.stated)
+            changed = _share(prev.changed, self.changed.values())
         return Derived(
-            episodes=episodes,
+            episodes=eps,
             facts=facts,
             aggregates=aggs,
             facts_evicted=evicted,
-            facts_total=self.store.added,
-            anomalies=self.anomalies.frozen(),
-            ruled_out=tuple(self.ruled_out),
+            facts_total=store.added,
+            anomalies=anomalies,
+            ruled_out=ruled_out,
             ruled_out_total=self.ruled_out_total,
-            stated=tuple(self.stated),
+            stated=stated,
             stated_total=self.stated_total,
-            changed=tuple(self.changed.values()),  # leaves are replaced, never mutated
+            changed=changed,  # leaves are replaced, never mutated
         )
+
+
+def _share(prev: tuple, values: Any) -> tuple:
+    """``prev`` when it holds exactly ``values`` (the same objects, in order), else a new tuple."""
+    n = len(prev)
+    if n == len(values):
+        if n == 0:
+            return prev
+        for a, b in zip(prev, values):
+            if a is not b:
+                break
+        else:
+            return prev
+    return tuple(values)
 
 
 def _publish_forward_refs() -> None:

@@ -129,8 +129,8 @@ class FactStore(msgspec.Struct):
         self.added += 1
         self.seen[ident] = self.added
         agg = self.aggregates.get(fact.key)
-        if agg is None:
-            agg = self.aggregates[fact.key] = Aggregate(fact.key)
+        # a new object, not a mutation: snapshots share the aggregates without copying them
+        agg = self.aggregates[fact.key] = Aggregate(fact.key) if agg is None else msgspec.structs.replace(agg)
         agg.add(fact.value, fact.anchor)
         self.recent.append(fact)
         if len(self.recent) > self.bound:
@@ -140,8 +140,9 @@ class FactStore(msgspec.Struct):
         return True
 
     def frozen(self) -> tuple[tuple[Fact, ...], dict[str, Aggregate], int]:
-        """``(recent facts, aggregates copied, evicted count)``."""
-        return tuple(self.recent), {k: msgspec.structs.replace(v) for k, v in sorted(self.aggregates.items())}, self.evicted
+        """``(recent facts, aggregates by key in key order, evicted count)``. The aggregates are
+        shared, not copied: :meth:`add` replaces an aggregate instead of mutating it."""
+        return tuple(self.recent), dict(sorted(self.aggregates.items())), self.evicted
 
 
 # -- extractors -----------------------------------------------------------------------------

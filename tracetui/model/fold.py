@@ -477,7 +477,7 @@ class FileFold:
         if kind == "prompt" and main:
             if self.goal is not None:
                 # the episode of the previous prompt is complete: keep its state for scrubbing
-                self.history.append(self.snapshot())
+                self.history.append(self.snapshot(history=True))
             self.counters.user_prompts += 1
             self.prompts += 1
             self._event("prompt", anchor, rec, i, raw, excerpt_of(norm, EXCERPT_CHARS), name=form)
@@ -644,13 +644,18 @@ class FileFold:
                 return Frontier("in_flight", f"{call.name}({call.brief})", call.anchor, call.name, call.id, call.timestamp)
         return self.last_action
 
-    def snapshot(self) -> AgentState:
+    def snapshot(self, history: bool = False) -> AgentState:
         """A frozen copy of this file's state: containers copied, leaves shared (the fold
         replaces a leaf instead of mutating it, so a snapshot never changes afterwards).
 
-        A container that did not change since the previous snapshot is the same tuple object
-        (``old.files is new.files``): views can skip work, and the per-prompt history costs
-        memory only for what changed."""
+        A container that did not change since the previous snapshot is the same object
+        (``old.files is new.files``, likewise the dicts ``tools_by_name`` and
+        ``tokens_by_model``): views can skip work, and the per-prompt history costs memory only
+        for what changed. With ``history`` (the snapshot kept in :attr:`history` as a prompt
+        closes an episode) the derived state leaves out the episodes (``derived.episodes`` is
+        empty): every version records where it was made, so the episodes as of that point are
+        ``episodes_as_of(state.episodes, snapshot.ledger_len)`` (views/text.py), and a copy per
+        prompt would cost time and memory quadratic in the prompts."""
         last = self._last_snapshot
         if last is None:
             pending, files, todos, subagents = (tuple(self.pending.values()), tuple(self.files.values()), tuple(self.todos.values()), tuple(self.subagents.values()))
@@ -664,13 +669,21 @@ class FileFold:
             quarantine = _share(last.quarantine, self.quarantine)
             unknown = _share(last.unknown, self.unknown)
             pr_links = _share(last.pr_links, self.pr_links)
+        tools_by_name = self.tools_by_name
+        tokens_by_model = self.usage.tokens_by_model()
+        if last is not None and last.tools_by_name == tools_by_name:
+            tools_by_name = last.tools_by_name
+        else:
+            tools_by_name = dict(tools_by_name)
+        if last is not None and last.tokens_by_model == tokens_by_model:
+            tokens_by_model = last.tokens_by_model
         snap = self._last_snapshot = AgentState(
             src=self.src,
             agent_id=self.agent_id,
             counters=msgspec.structs.replace(self.counters),
-            tools_by_name=dict(self.tools_by_name),
+            tools_by_name=tools_by_name,
             tokens=self.usage.tokens(),
-            tokens_by_model=self.usage.tokens_by_model(),
+            tokens_by_model=tokens_by_model,
             models=tuple(sorted(self.models)),
             pending=pending,
             files=files,
@@ -694,7 +707,7 @@ class FileFold:
             last_anchor=self.last_anchor,
             sidechain_file=bool(self.sidechain_file),
             pr_links=pr_links,
-            derived=self.derive.snapshot(self) if self.derive is not None else None,
+            derived=self.derive.snapshot(self, episodes=not history) if self.derive is not None else None,
         )
         return snap
 

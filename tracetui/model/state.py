@@ -300,7 +300,9 @@ class RunState(msgspec.Struct):
     * ``cost_usd`` is an estimate from genai-prices (``None`` when a model has no known price;
       never a guessed zero); ``cost_note`` says which models were not priced.
     * ``history`` holds the main thread's state at the end of each completed episode (one per
-      human prompt), so views can be compiled as of any episode without I/O.
+      human prompt), so views can be compiled as of any episode without I/O. Their
+      ``derived.episodes`` is empty: the episodes as of a history state ``h`` are
+      ``views.text.episodes_as_of(episodes, h.ledger_len)`` (every version records where it was made).
     * ``ledgers`` are the per-source event lists (append-only, shared, never copied); read an
       event list only up to the ``ledger_len`` of the state that refers to it.
     """

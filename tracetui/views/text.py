@@ -234,6 +234,10 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
     led = state.ledgers[h.src] if h.src < len(state.ledgers) else []
     if 0 < h.ledger_len <= len(led):
         h = msgspec.structs.replace(h, last_anchor=led[h.ledger_len - 1].anchor)
+    eps = episodes_as_of(state.episodes, h.ledger_len)
+    if h.derived is not None and not h.derived.episodes:
+        # history snapshots leave their episodes out (FileFold.snapshot): give it those as of then
+        h = msgspec.structs.replace(h, derived=msgspec.structs.replace(h.derived, episodes=eps))
     cost, note = None, state.cost_note
     if state.cost_note != "not priced":
         from tracetui.model.pricing import estimate_cost
@@ -267,7 +271,7 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
         pending=h.pending,
         files=h.files,
         history=state.history[: episode - 1],
-        episodes=episodes_as_of(state.episodes, h.ledger_len),
+        episodes=eps,
     )
 
 

@@ -1,0 +1,95 @@
+"""Snapshots share what did not change, and never change afterwards (the fold's memory rule).
+
+The per-prompt history keeps one :class:`AgentState` per episode; it stays small because an
+unchanged container is the previous snapshot's object and leaves are replaced, never mutated.
+These tests check both halves: sharing happens, and a snapshot taken earlier still encodes to
+the same bytes after everything that followed (so nothing it shares was mutated).
+"""
+
+from __future__ import annotations
+
+import msgspec
+from scenario import Script, golden_script
+
+from tracetui.model.fold import FileFold, fold_bytes
+from tracetui.views.text import episodes_as_of, state_as_of
+
+
+def _busy_script() -> Script:
+    """Anomalies that gain evidence and change message (error streak, re-reads, edit thrash),
+    facts whose aggregates change (two test runs), and three prompts."""
+    s = golden_script()
+    s.prompt("Keep going until the tests pass.")
+    for i in range(4):
+        s.call(f"toolu_04READ{i:08d}", "Read", {"file_path": "/work/demo/cli.py"})
+        s.result(f"toolu_04READ{i:08d}", "def main(): ...")
+    for i in range(4):
+        s.call(f"toolu_04BASH{i:08d}", "Bash", {"command": f"pytest -q -k t{i}"})
+        s.result(f"toolu_04BASH{i:08d}", f"Exit code 1\n{i + 1} failed, 2 passed in 0.1s", is_error=True)
+    for i in range(6):
+        s.call(f"toolu_04EDIT{i:08d}", "Edit", {"file_path": "/work/demo/cli.py", "old_string": f"a{i}", "new_string": f"b{i}"})
+        s.result(f"toolu_04EDIT{i:08d}", "The file has been updated.")
+    s.call("toolu_04BASHok000001", "Bash", {"command": "pytest -q"})
+    s.result("toolu_04BASHok000001", "5 passed in 0.2s")
+    s.say("Green now.")
+    s.prompt("Thanks.")
+    return s
+
+
+def _fold_line_by_line(data: bytes) -> tuple[FileFold, list]:
+    f = FileFold(0)
+    snaps = []
+    off = 0
+    for n, raw in enumerate(data.split(b"\n")[:-1], 1):
+        f.feed_line(n, off, raw)
+        off += len(raw) + 1
+        snaps.append(f.snapshot())
+    return f, snaps
+
+
+def test_a_snapshot_never_changes_after_more_records() -> None:
+    f, snaps = _fold_line_by_line(_busy_script().data())
+    enc = msgspec.msgpack.encode
+    # encode each snapshot as it was when taken, by refolding up to that point
+    data = _busy_script().data().split(b"\n")[:-1]
+    for k in (5, len(data) // 2, len(data) - 3):
+        g = FileFold(0)
+        off = 0
+        for n, raw in enumerate(data[:k], 1):
+            g.feed_line(n, off, raw)
+            off += len(raw) + 1
+        fresh = g.snapshot()
+        assert enc(snaps[k - 1]) == enc(fresh), f"snapshot after line {k} changed later"
+        assert [enc(h) for h in g.history] == [enc(h) for h in f.history[: len(g.history)]]
+    d = snaps[-1].derived
+    assert any(a.evidence_count > 3 for a in d.anomalies)  # the script does exercise mutation
+    assert any(a.count > 1 for a in d.aggregates.values())
+
+
+def test_unchanged_containers_are_the_previous_snapshots() -> None:
+    f, snaps = _fold_line_by_line(_busy_script().data())
+    a, b = f.snapshot(), f.snapshot()
+    assert a is not b
+    for name in ("facts", "aggregates", "anomalies", "ruled_out", "stated", "changed"):
+        assert getattr(a.derived, name) is getattr(b.derived, name), name
+    assert a.tools_by_name is b.tools_by_name and a.tokens_by_model is b.tokens_by_model
+    # across the history, anomalies that did not change are shared objects, not copies
+    ids = {}
+    shared = 0
+    for h in f.history:
+        for an in h.derived.anomalies:
+            shared += ids.setdefault(an.key, an) is an and an is not None
+    assert shared >= 1
+
+
+def test_history_states_leave_episodes_to_the_live_tuple() -> None:
+    st = fold_bytes(_busy_script().data())
+    assert len(st.history) == 4  # five prompts: the golden three and two more
+    assert all(h.derived.episodes == () for h in st.history)
+    for k in range(1, len(st.history) + 1):
+        h = st.history[k - 1]
+        past = state_as_of(st, k)
+        assert past.episodes == episodes_as_of(st.episodes, h.ledger_len)
+        assert past.main.derived.episodes == past.episodes
+        assert past.main.derived.anomalies == h.derived.anomalies
+        assert [e.index for e in past.episodes if e.lifecycle == "current"] == list(range(1, k + 1))
