@@ -189,3 +189,19 @@ def test_episode_rows_and_state_as_of(tmp_path: Path) -> None:
         state_as_of(st, 5)
     used, anchor = context_usage(st)
     assert used > 0 and anchor is not None and anchor.src == 0
+
+
+def test_main_model_is_the_one_with_most_tokens(tmp_path: Path) -> None:
+    from tracetui.demo.build import TranscriptBuilder
+    from tracetui.tui.view_model import main_model
+
+    b = TranscriptBuilder(model="claude-opus-4-1")
+    b.prompt("go")
+    b.text("short", output=10)
+    b.model = "claude-haiku-4-5"
+    b.text("a much longer answer", output=5000)
+    path = b.write(tmp_path / "m.jsonl")
+    r = SessionReader(path)
+    r.poll()
+    name, others = main_model(r.snapshot())
+    assert name == "claude-haiku-4-5" and others == 1

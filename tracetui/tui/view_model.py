@@ -24,6 +24,7 @@ __all__ = [
     "state_as_of",
     "context_usage",
     "context_window",
+    "main_model",
     "episode_events",
     "SEVERITIES",
 ]
@@ -203,6 +204,16 @@ def state_as_of(state: RunState, k: int, cost: tuple[float | None, str] | None =
         files=h.files,
         history=state.history[: k - 1],
     )
+
+
+def main_model(state: RunState) -> tuple[str | None, int]:
+    """``(model, others)``: the main thread's model with the most tokens (the one doing the
+    work), and how many other models the session used; ``(None, 0)`` before the first call."""
+    by = state.main.tokens_by_model or state.tokens_by_model
+    if not by:
+        return None, 0
+    name = max(by, key=lambda m: (by[m].total, m))
+    return name, len(set(state.models) - {name})
 
 
 def context_window(model: str | None, used: int = 0) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tracetui.tui.format import fmt_tokens, fmt_usd
-from tracetui.tui.view_model import context_usage, context_window
+from tracetui.tui.view_model import context_usage, context_window, main_model
 from tracetui.tui.widgets.pane import Pane, Shown
 
 __all__ = ["CountersPane", "gauge"]
@@ -72,7 +72,7 @@ class CountersPane(Pane):
         out.append(fmt_usd(st.cost_usd), style="bold")
         out.append(" estimate" if st.cost_usd is not None else f" ({st.cost_note})", style="dim")
         used, _anchor = context_usage(st)
-        model = st.main.models[-1] if st.main.models else (st.models[-1] if st.models else None)
+        model, _others = main_model(st)
         window = context_window(model, used)
         label = f" {fmt_tokens(used)}/{fmt_tokens(window)} {100 * used // window if window else 0}%"
         out.append("\nctx ", style="dim")

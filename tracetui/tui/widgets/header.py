@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tracetui.tui.format import fmt_bytes, one_line
+from tracetui.tui.view_model import main_model
 from tracetui.tui.widgets.pane import Shown
 
 __all__ = ["SessionHeader", "status_of"]
@@ -47,9 +48,11 @@ class SessionHeader(Static):
         t.append(one_line(m.cwd or "?", 50))
         if m.git_branch:
             t.append(f" ({one_line(m.git_branch, 30)})", style="dim")
-        model = m.models[-1] if m.models else (live.models[-1] if live.models else "no model yet")
+        model, others = main_model(live)
         t.append("  ")
-        t.append(one_line(model, 40), style="bold")
+        t.append(one_line(model or "no model yet", 40), style="bold")
+        if others:
+            t.append(f" +{others} more", style="dim")
         if m.version:
             t.append(f"  cc {one_line(m.version, 12)}", style="dim")
         t.append("\n")
