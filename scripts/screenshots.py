@@ -57,6 +57,7 @@ SHOTS = [
     ("drill-down", (120, 40), NOW, _keys(*["left_square_bracket"] * 4, "e", drill=True)),
     ("anomalies-stall", (120, 40), NOW + 600, _ready),
     ("help", (120, 40), NOW, _keys("f1")),
+    ("light-theme", (120, 40), NOW, _ready),
 ]
 
 
@@ -73,6 +74,7 @@ def main() -> int:
                 clock=lambda now=now: now,
                 export_dir=Path(d) / "exports",
                 tick_seconds=3600,
+                theme="textual-light" if name == "light-theme" else None,
             )
             svg = take_svg_screenshot(make_app(settings), terminal_size=size, run_before=run_before, title=f"tracetui · {name}")
             (OUT / f"{name}.svg").write_text(svg, encoding="utf-8")

@@ -391,3 +391,18 @@ async def test_a_failing_pane_says_so_and_the_app_keeps_running(tmp_path: Path, 
         assert "FilesPane failed: RuntimeError: unexpected shape" in str(view.query_one(FilesPane).content)
         assert "Fix the parser" in str(view.query_one(GoalPane).content)  # the others still drew
         assert app.is_running
+
+
+async def test_theme_setting(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path)
+    app.settings.theme = "textual-light"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        assert app.theme == "textual-light"
+    app = app_for([path], tmp_path)
+    app.settings.theme = "no-such-theme"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        assert any("No theme 'no-such-theme'" in str(n.message) for n in app._notifications)

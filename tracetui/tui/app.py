@@ -95,6 +95,11 @@ class TraceApp(App[int]):
         return TabPane(title, SessionView(spec, self.settings), id=f"tab-{self._tab_n}")
 
     def on_mount(self) -> None:
+        if self.settings.theme:
+            if self.settings.theme in self.available_themes:
+                self.theme = self.settings.theme
+            else:
+                self.notify(f"No theme {self.settings.theme!r}; themes: {', '.join(sorted(self.available_themes))}", severity="warning", markup=False)
         self.query_one("#too-small").display = False
         self._update_chrome()
         self.set_interval(self.settings.tick_seconds, self._tick)

@@ -27,6 +27,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
     p.add_argument("--poll", action="store_true", help="poll files instead of using file events")
     p.add_argument("--export-dir", type=Path, metavar="DIR", help="where copied cards and views are also written")
+    p.add_argument("--theme", metavar="NAME", help="a Textual theme (textual-dark, textual-light, nord, gruvbox, …; ctrl+p lists them)")
     p.add_argument("--demo-speed", type=float, default=0.35, metavar="X", help="demo pace: recorded gaps times X (default 0.35)")
     return p
 
@@ -42,6 +43,7 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
         watch=not ns.poll,
         export_dir=ns.export_dir,
         demo_speed=ns.demo_speed,
+        theme=ns.theme,
     )
     now = time.time() if now is None else now
     if ns.paths:
