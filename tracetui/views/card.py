@@ -10,12 +10,16 @@ within :data:`CARD_MAX_TOKENS` estimated tokens, and says what it left out.
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
+from typing import Sequence
 
 from tracetui.model.state import RunState
 from tracetui.views.text import (
     TOKEN_BYTES,
+    Additive,
     Item,
+    LazyItems,
     Section,
     episode_count,
     estimate_tokens,
@@ -102,11 +106,18 @@ def _ruled_out(st: RunState) -> tuple[list[Item], int]:
     return items, max(total - len(items), 0)
 
 
-def _open(st: RunState) -> list[Item]:
+def _open(st: RunState) -> Sequence[Item]:
+    """Pending calls (main thread first, newest first), open todos, unresolved errors of the
+    last episodes, open anomalies. Pending call items are made only when :func:`fit` reaches
+    them (a long session can hold thousands, of which a few dozen fit the card)."""
     fa = st.fmt_anchor
-    items = []
-    for c in sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq)):
-        items.append(Item(f"pending call {c.name} …{c.id[-8:]} {quote(c.brief, 70)}", fa(c.anchor)))
+    pending = sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq))
+
+    def pending_item(k: int) -> Item:
+        c = pending[k]
+        return Item(f"pending call {c.name} …{c.id[-8:]} {quote(c.brief, 70)}", fa(c.anchor))
+
+    items: list[Item] = []
     for t in st.todos:
         if t.status != "completed":
             items.append(Item(f"todo {t.status}: {quote(t.content, 80)}", fa(t.anchor)))
@@ -125,7 +136,18 @@ def _open(st: RunState) -> list[Item]:
                 cwd = (st.main.cwd or "").rstrip("/")
                 msg = a.message.replace(cwd + "/", "") if cwd else a.message
                 items.append(Item(f"open anomaly {a.kind}: {msg}", fa(a.began)))
-    return items
+    if not pending:
+        return items
+    return LazyItems(len(pending) + len(items), lambda k: pending_item(k) if k < len(pending) else items[k - len(pending)])
+
+
+def _measure(text: str) -> int:
+    """The card's size in estimated tokens, its ``~@@@`` placeholder counted as ``~800``."""
+    return estimate_tokens(text.replace("~@@@", "~800"))
+
+
+#: :func:`_measure` line by line (UTF-8 bytes, a newline is one, rounded up once at the end)
+_MEASURE = Additive(lambda line: len(line.replace("~@@@", "~800").encode("utf-8", "surrogatepass")), 1, lambda b: math.ceil(b / TOKEN_BYTES))
 
 
 def render_card(state: RunState, *, episode: int | None = None, now: datetime | float | int | None = None) -> str:
@@ -189,9 +211,5 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
         DISCLAIMER,
     ]
     budget = CARD_MAX_TOKENS
-
-    def measure(text: str) -> int:
-        return estimate_tokens(text.replace("~@@@", "~800"))
-
-    text = fit(head, secs, foot, budget, measure=measure, line_limits=(200, 150, 110, 80))
-    return text.replace("~@@@", f"~{estimate_tokens(text.replace('~@@@', '~800'))}")
+    text = fit(head, secs, foot, budget, measure=_measure, line_limits=(200, 150, 110, 80), additive=_MEASURE)
+    return text.replace("~@@@", f"~{_measure(text)}")
