@@ -210,6 +210,10 @@ async def test_session_switcher_lists_sessions_and_opens_a_tab(tmp_path: Path) -
         view = await wait_for_state(pilot)
         assert view.spec.paths[0] == second
         assert len(app.query("SessionView")) == 2
+        await pilot.press("ctrl+pagedown")
+        assert app.current_view.spec.paths[0] == first
+        await pilot.press("ctrl+pageup")
+        assert app.current_view.spec.paths[0] == second
 
 
 async def test_palette_has_an_entry_for_every_action(tmp_path: Path) -> None:
@@ -219,7 +223,7 @@ async def test_palette_has_an_entry_for_every_action(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        for needed in ("Copy card", "Copy worker view", "Episode back", "Episode forward", "Back to live", "Open episode", "Pause / resume", "Sessions", "Help"):
+        for needed in ("Copy card", "Copy worker view", "Episode back", "Episode forward", "Back to live", "Open episode", "Pause / resume", "Sessions", "Next tab", "Previous tab", "Help"):
             assert needed in titles
         callbacks = {c.callback.__name__ for c in app.get_system_commands(app.screen) if hasattr(c.callback, "__name__")}
         bound = {f"action_{b.action}" for b in TraceApp.BINDINGS if b.action != "quit"}

@@ -25,7 +25,7 @@ from tracetui.tui.widgets.session_view import SessionView
 __all__ = ["TraceApp", "make_app", "MIN_SIZE", "render_export"]
 
 #: actions that act on the monitor's session view (hidden while a screen is over it)
-_MONITOR_ACTIONS = frozenset({"history_back", "history_forward", "live", "drill_down", "copy_card", "copy_worker", "toggle_pause", "sessions"})
+_MONITOR_ACTIONS = frozenset({"history_back", "history_forward", "live", "drill_down", "copy_card", "copy_worker", "toggle_pause", "sessions", "next_tab", "previous_tab"})
 #: the smallest terminal (columns, rows) the layout is made for
 MIN_SIZE = (60, 16)
 
@@ -69,6 +69,8 @@ class TraceApp(App[int]):
         Binding("w", "copy_worker", "View", id="copy-worker", tooltip="Copy the worker view of the state shown; also written to a file"),
         Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Hold the screen; folding continues and resumes where it is"),
         Binding("s", "sessions", "Sessions", id="sessions", tooltip="Pick another session (project, size, last activity); it opens in a tab"),
+        Binding("ctrl+pagedown", "next_tab", "Next tab", id="next-tab", show=False, tooltip="Show the next session's tab"),
+        Binding("ctrl+pageup", "previous_tab", "Previous tab", id="previous-tab", show=False, tooltip="Show the previous session's tab"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit tracetui"),
     ]
 
@@ -301,6 +303,21 @@ class TraceApp(App[int]):
         if os.environ.get("TMUX") and driver is not None:
             driver.write(tmux_wrap(osc52(text)))
 
+    def _cycle_tab(self, step: int) -> None:
+        tabs = self.query_one(TabbedContent)
+        ids = [p.id for p in tabs.query(TabPane) if p.id]
+        if len(ids) < 2:
+            self.bell()
+            return
+        i = ids.index(tabs.active) if tabs.active in ids else 0
+        tabs.active = ids[(i + step) % len(ids)]
+
+    def action_next_tab(self) -> None:
+        self._cycle_tab(1)
+
+    def action_previous_tab(self) -> None:
+        self._cycle_tab(-1)
+
     def action_help(self) -> None:
         from tracetui.tui.screens.help import HelpScreen
 
@@ -333,6 +350,8 @@ class TraceApp(App[int]):
         yield SystemCommand("Open episode", "Drill down into the selected episode", self.action_drill_down)
         yield SystemCommand("Pause / resume", "Hold updates on screen (folding continues)", self.action_toggle_pause)
         yield SystemCommand("Sessions", "Switch to another session", self.action_sessions)
+        yield SystemCommand("Next tab", "Show the next session's tab", self.action_next_tab)
+        yield SystemCommand("Previous tab", "Show the previous session's tab", self.action_previous_tab)
         yield SystemCommand("Help", "Show keys and what the panes mean", self.action_help)
 
 
