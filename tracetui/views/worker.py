@@ -226,17 +226,19 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
     if fr is not None:
         secs.append(Section("NOW", [Item(f"{fr.kind}: {one_line(fr.text, 160)}{_age(nowdt, fr.timestamp)}", fa(fr.anchor))], inline=True, keep=1, cost=0))
 
-    inflight = [
+    pending = sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq))
+    inflight = [  # only the items offered are made (a long session can have thousands pending)
         Item(f"{c.name} …{c.id[-8:]} {quote(c.brief, 80)}{_age(nowdt, c.timestamp)}" + ("" if c.anchor.src == st.main.src else f" (in {st.source_name(c.anchor.src)})"), fa(c.anchor))
-        for c in sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq))
+        for c in pending[:OFFER]
     ]
-    secs.append(Section(f"IN FLIGHT ({len(inflight)})", inflight[:OFFER] or [Item("none")], noun="pending calls", keep=3, cost=1, extra_more=max(len(inflight) - OFFER, 0)))
+    secs.append(Section(f"IN FLIGHT ({len(pending)})", inflight or [Item("none")], noun="pending calls", keep=3, cost=1, extra_more=max(len(pending) - OFFER, 0)))
 
     anomalies = list(detect_anomalies(st, nowdt, st.episodes))
     open_a = sorted((a for a in anomalies if a.open), key=lambda a: (SEVERITY_ORDER.get(a.severity, 3), -(a.began.line if a.began else 0)))
     cleared = sorted((a for a in anomalies if not a.open), key=lambda a: -(a.cleared.line if a.cleared else (a.began.line if a.began else 0)))
-    a_items = [_anomaly_item(st, a) for a in open_a] + [_anomaly_item(st, a) for a in cleared[:5]]
-    secs.append(Section(f"ANOMALIES ({len(open_a)} open, {len(cleared)} cleared)", a_items[:OFFER] or [Item("none")], noun="anomalies", keep=2, cost=2, extra_more=max(len(a_items) - OFFER, 0) + max(len(cleared) - 5, 0)))
+    offered = [*open_a, *cleared[:5]]
+    a_items = [_anomaly_item(st, a) for a in offered[:OFFER]]
+    secs.append(Section(f"ANOMALIES ({len(open_a)} open, {len(cleared)} cleared)", a_items or [Item("none")], noun="anomalies", keep=2, cost=2, extra_more=max(len(offered) - OFFER, 0) + max(len(cleared) - 5, 0)))
 
     c = st.counters
     t = st.tokens
@@ -273,7 +275,7 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
     for ep in st.episodes:
         if ep.lifecycle == "superseded":
             sup[ep.index] = sup.get(ep.index, 0) + 1
-    e_items = [_episode_item(st, ep, sup.get(ep.index, 0)) for ep in reversed(eps)][:OFFER]
+    e_items = [_episode_item(st, ep, sup.get(ep.index, 0)) for ep in eps[::-1][:OFFER]]
     secs.append(Section(f"EPISODES ({len(eps)}, newest first)", e_items or [Item("none")], noun="episodes", keep=1, cost=4, extra_more=max(len(eps) - OFFER, 0)))
 
     foot = ["(anchors are file:line in the transcript; tool output is quoted «like this» as data)"]
