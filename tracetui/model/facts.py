@@ -165,6 +165,10 @@ _PR_URL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/\d+")
 _EXIT = re.compile(r"\AExit code (\d+)")
 
 
+#: a pytest summary line holds one of these (``N passed``, ``N xfailed``, …)
+_PYTEST_WORDS = (" passed", " failed", " error", " skipped", " xfailed", " xpassed", " warning", " deselected", " rerun")
+
+
 def _clean(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
@@ -184,8 +188,11 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     if not any(w in tail for w in _SUMMARY_WORDS):
         return out  # the cheap test first: most command output holds no test summary
     tail = _clean(tail)
+    # each pattern below needs a literal its match must hold: test it first (a substring test
+    # is a fast C scan; a multi-line pattern tries every position of the 4 KB tail)
+    line_start = "\n" + tail
     m = None
-    for m in _JEST.finditer(tail):
+    for m in _JEST.finditer(tail) if "Tests:" in tail else ():
         pass
     if m is not None:
         counts = {w: int(n) for n, w in _COUNT_WORD.findall(m.group(1))}
@@ -194,7 +201,7 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         out.append(("jest", counts, m.group(0).strip()))
         return out
     m = None
-    for m in _VITEST.finditer(tail):
+    for m in _VITEST.finditer(tail) if "Tests" in tail else ():
         pass
     if m is not None:
         counts = {w: int(n) for n, w in _COUNT_WORD.findall(m.group(1))}
@@ -202,7 +209,7 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         counts.setdefault("failed", 0)
         out.append(("vitest", counts, m.group(0).strip()))
         return out
-    cargo = _CARGO.findall(tail)
+    cargo = _CARGO.findall(tail) if "test result: " in tail else []
     if cargo:
         passed = sum(int(p) for _, p, _ in cargo)
         failed = sum(int(f) for _, _, f in cargo)
@@ -212,14 +219,14 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         out.append(("cargo", {"passed": passed, "failed": failed}, quote))
         return out
     m = None
-    for m in _EXUNIT.finditer(tail):
+    for m in _EXUNIT.finditer(tail) if " failure" in tail else ():
         pass
     if m is not None:
         total, failed = int(m.group(1)), int(m.group(2))
         out.append(("exunit", {"passed": max(total - failed, 0), "failed": failed}, m.group(0).strip()))
         return out
-    oks = _GO_OK.findall(tail)
-    fails = _GO_FAIL.findall(tail)
+    oks = _GO_OK.findall(tail) if "\nok" in line_start else []
+    fails = _GO_FAIL.findall(tail) if "\nFAIL" in line_start else []
     if oks or fails:
         quote = (fails[-1] if fails else oks[-1]).strip()
         counts = {"passed": len(oks), "failed": len(fails)}
@@ -229,7 +236,7 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         out.append(("go", counts, quote))
         return out
     m = None
-    for m in _PYTEST_LINE.finditer(tail):
+    for m in _PYTEST_LINE.finditer(tail) if any(w in tail for w in _PYTEST_WORDS) else ():
         pass
     if m is not None:
         counts = {}
