@@ -216,6 +216,15 @@ Decoded = tuple[int, Union[Record, Quarantined], bytes | memoryview]
 
 def excerpt_of(text: str, limit: int = 80) -> str:
     """The first ``limit`` characters of ``text`` on one line (newlines folded to spaces)."""
+    n = len(text)
+    if n >= limit + 64 and not text[-64:].isspace():
+        # long and not blank at the end: strip the head only, never copy the whole text (tool
+        # results are often megabytes and start with spaces, such as Read's line numbers)
+        head = text[: limit + 256]
+        s = head.lstrip()
+        if len(s) >= limit - 1 and n - (len(head) - len(s)) >= limit + 64:
+            text = s[: limit - 1] + "…"
+            return text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
     text = text.lstrip()
     if len(text) >= limit + 64 and not text[-64:].isspace():
         # long and not blank at the end: the stripped text is longer than ``limit`` too, so cut

@@ -410,17 +410,14 @@ class Deriver(msgspec.Struct):
 
 
 def _share(prev: tuple, values: Any) -> tuple:
-    """``prev`` when it holds exactly ``values`` (the same objects, in order), else a new tuple."""
-    n = len(prev)
-    if n == len(values):
-        if n == 0:
-            return prev
-        for a, b in zip(prev, values):
-            if a is not b:
-                break
-        else:
-            return prev
-    return tuple(values)
+    """``prev`` when it holds the same content as ``values`` (in order), else a new tuple
+    (leaves are replaced, never mutated, so equal leaves are the same content)."""
+    if len(prev) != len(values):
+        return tuple(values)
+    if not prev:
+        return prev
+    new = tuple(values)
+    return prev if new == prev else new
 
 
 def _publish_forward_refs() -> None:

@@ -122,20 +122,16 @@ class UsageBook:
 
 
 def _share(prev: tuple, values: Any) -> tuple:
-    """``prev`` when it holds exactly ``values`` (the same objects, in order), else a new tuple.
+    """``prev`` when it holds the same content as ``values`` (in order), else a new tuple.
 
-    Sound because the fold replaces leaves instead of mutating them: the same objects in the
-    same order are the same content."""
-    n = len(prev)
-    if n == len(values):
-        if n == 0:
-            return prev
-        for a, b in zip(prev, values):
-            if a is not b:
-                break
-        else:
-            return prev
-    return tuple(values)
+    Sound because the fold replaces leaves instead of mutating them: equal leaves in the same
+    order are the same content (the comparison is identity first, in C)."""
+    if len(prev) != len(values):
+        return tuple(values)
+    if not prev:
+        return prev
+    new = tuple(values)
+    return prev if new == prev else new
 
 
 class FileFold:
@@ -495,7 +491,8 @@ class FileFold:
         text = result_text(b.content)
         call = self.calls.get(tid)
         name = call.name if call is not None else None
-        self._event("tool_result", anchor, rec, i, raw, excerpt_of(text, EXCERPT_CHARS), name=name, tool_use_id=tid, is_error=is_error)
+        exc = excerpt_of(text, EXCERPT_CHARS)
+        self._event("tool_result", anchor, rec, i, raw, exc, name=name, tool_use_id=tid, is_error=is_error)
         if is_error and tid not in self._tool_error_ids:
             self._tool_error_ids.add(tid)
             self.counters.tool_errors += 1
@@ -504,7 +501,7 @@ class FileFold:
         if tid in self.pending:
             del self.pending[tid]
         # a new object, not a mutation: snapshots share the call objects of ``pending``
-        call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=excerpt_of(text, EXCERPT_CHARS))
+        call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=exc)
         if self.derive is not None:
             self.derive.on_result(self, call, text, rec)
         inp = self._call_inputs.pop(tid, None)
