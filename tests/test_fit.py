@@ -1,4 +1,5 @@
-"""``views.text.fit``: the fast layout gives exactly the text of the straightforward one.
+"""Fast paths give exactly what the straightforward code gives: ``views.text.fit``'s layout,
+and the cost-spike detector's running median.
 
 ``_reference_fit`` below is the original implementation (every candidate joined and measured,
 every line re-rendered), kept as the specification: the fast ``fit`` prices layouts from per-line
@@ -7,7 +8,9 @@ costs and renders only the items that could fit, and must return the same text f
 
 from __future__ import annotations
 
+import bisect
 import math
+import statistics
 from typing import Callable, Sequence
 
 from hypothesis import given, settings
@@ -165,3 +168,13 @@ def test_lazy_items_is_a_sequence() -> None:
     assert len(li) == 5 and li[0].body == "0" and li[-1].body == "4" and [i.body for i in li[1:3]] == ["1", "2"]
     assert li[2] is li[2]  # made once
     assert [i.body for i in li] == ["0", "1", "2", "3", "4"]
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e4, allow_nan=False), min_size=1, max_size=60))
+def test_the_running_median_is_statistics_median(xs) -> None:
+    from tracetui.model.anomalies import _sorted_median
+
+    kept: list[float] = []
+    for i, x in enumerate(xs):
+        bisect.insort(kept, x)
+        assert _sorted_median(kept) == statistics.median(xs[: i + 1])

@@ -10,7 +10,7 @@ Every threshold is a named constant whose docstring gives its reason.
 
 from __future__ import annotations
 
-import statistics
+import bisect
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Union
 
@@ -353,6 +353,12 @@ def _as_dt(now: datetime | float | int | None) -> datetime | None:
     return datetime.fromtimestamp(float(now), tz=timezone.utc)
 
 
+def _sorted_median(xs: list[float]) -> float:
+    """``statistics.median(xs)`` for ``xs`` already sorted (same arithmetic, no sort)."""
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
 def detect_anomalies(state: "RunState", now: datetime | float | int | None = None, episodes: tuple | None = None) -> tuple[Anomaly, ...]:
     """Every anomaly of ``state``: the incremental ones of each file (main first), then the
     view-time ones: stall (only when ``now`` is given: a datetime, or epoch seconds), cost spike
@@ -392,7 +398,7 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
                 )
     # cost spike per episode (current versions only, closed or open)
     eps = episodes if episodes is not None else (state.main.derived.episodes if getattr(state.main, "derived", None) is not None else ())
-    costs: list[float] = []
+    costs: list[float] = []  # earlier episodes' costs, kept sorted (the median of each step)
     for ep in eps:
         if ep.lifecycle == "superseded":
             continue
@@ -400,7 +406,7 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
         if cost is None:
             continue
         if len(costs) >= 2:
-            med = statistics.median(costs)
+            med = _sorted_median(costs)
             if cost >= COST_SPIKE_MIN_USD and cost >= COST_SPIKE_FACTOR * max(med, 1e-9):
                 out.append(
                     Anomaly(
@@ -413,7 +419,7 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
                         view_time=True,
                     )
                 )
-        costs.append(cost)
+        bisect.insort(costs, cost)
     # ingest honesty
     for s in state.sources:
         probs = []
