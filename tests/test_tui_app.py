@@ -410,3 +410,22 @@ async def test_theme_setting(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
         assert any("No theme 'no-such-theme'" in str(n.message) for n in app._notifications)
+
+
+async def test_drill_down_shows_a_late_result_and_the_version_history(tmp_path: Path) -> None:
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("left_square_bracket", "left_square_bracket", "left_square_bracket", "e")
+        screen = app.screen
+        assert isinstance(screen, EpisodeScreen) and screen.row.index == 2
+        for _ in range(100):
+            if screen.loaded:
+                break
+            await pilot.pause(0.02)
+        steps = str(screen.query_one("#episode-steps").content)
+        assert "LATE (after the episode ended)" in steps and "Exit code 137" in steps
+        assert "Exit code 137" in str(screen.query_one("#episode-errors").content)
+        versions = str(screen.query_one("#episode-versions").content)
+        assert "v1 superseded" in versions and "v2 current" in versions and "late tool_result" in versions

@@ -76,6 +76,6 @@ def test_fixtures_are_what_the_tests_assume(tmp_path: Path) -> None:
     r.poll()
     st = r.snapshot()
     assert st.main.prompts == 5 and len(st.history) == 4
-    assert len(st.pending) == 2 and len(st.agents) == 1
+    assert len(st.pending) == 1 and len(st.agents) == 1
     last = max(a.last_timestamp for a in (st.main, *st.agents))
     assert datetime.fromisoformat(last.replace("Z", "+00:00")).timestamp() < FROZEN_NOW

@@ -263,10 +263,11 @@ tests/test_upload.py ..............                                      [100%]
 def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuilder, TranscriptBuilder]:
     """The demo session: ``(main, subagent)`` builders.
 
-    Four episodes: a feature with a failing then passing test run, a subagent that explores the
+    Five episodes: a feature with a failing then passing test run, a subagent that explores the
     code, an edit streak, a rejected command and an API error; a follow-up interrupted during a
-    long command (the call stays dangling); a manual ``/compact``; then a documentation task
-    that ends with a long-running command still in flight.
+    long command, whose result arrives late, after the next prompt (a second version of that
+    episode); a manual ``/compact``; then a documentation task with a repeated search that ends
+    with a long-running command still in flight.
     """
     m = TranscriptBuilder(DEMO_SESSION_ID, "/home/dev/shop-api", start=start)
     a = TranscriptBuilder(DEMO_SESSION_ID, "/home/dev/shop-api", start=start, agent_id=DEMO_AGENT_ID, context=9_500)
@@ -325,9 +326,13 @@ def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuild
     m.tick(14.0).prompt("Make the limit configurable with RATE_LIMIT_PER_MINUTE and run the whole test suite.")
     m.tick(2.0).tool("Grep", {"pattern": "os.environ|BaseSettings", "path": "app"}, "app/config.py:3:class Settings(BaseSettings):", took=0.4)
     m.tick(1.5).tool("Edit", {"file_path": "/home/dev/shop-api/app/config.py", "old_string": "class Settings(BaseSettings):", "new_string": "class Settings(BaseSettings):\n    rate_limit_per_minute: int = 10"}, "The file /home/dev/shop-api/app/config.py has been updated.", took=0.2)
-    m.tick(1.0).tool_use("Bash", {"command": "python -m pytest -q", "description": "Run the whole test suite"})
+    m.tick(1.0)
+    suite = m.tool_use("Bash", {"command": "python -m pytest -q", "description": "Run the whole test suite"})
     m.tick(12.0).interrupt()
     m.tick(3.0).prompt("stop, the full suite needs the database. Only run tests/test_upload.py and tests/test_config.py")
+    # the killed command's result is written after the next prompt: a late result, which makes a
+    # new version of episode 2 (its dangling call resolved)
+    m.tick(0.8).tool_result(suite, "Exit code 137\nCommand was killed: interrupted by the user", is_error=True)
     m.tick(2.0).tool("Bash", {"command": "python -m pytest tests/test_upload.py tests/test_config.py -q", "description": "Run two test files"}, "================ 19 passed in 2.02s ================", took=6.0)
     m.tick(1.0).text("19 passed. RATE_LIMIT_PER_MINUTE now sets the limit (default 10).")
 

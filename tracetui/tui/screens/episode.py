@@ -20,10 +20,12 @@ from tracetui.tui.view_model import EpisodeRow, episode_events
 from tracetui.tui.widgets.episodes import STATUS_STYLE
 from tracetui.tui.widgets.pane import short_anchor
 
-__all__ = ["EpisodeScreen", "MAX_STEPS"]
+__all__ = ["EpisodeScreen", "MAX_STEPS", "LATE_SCAN"]
 
 #: steps read back from disk at most (the rest show their inline ledger excerpt)
 MAX_STEPS = 300
+#: ledger events after an episode searched for late results of its calls
+LATE_SCAN = 5000
 _SHOWN_KINDS = {"tool_use", "tool_result", "assistant_text", "interrupt", "api_error", "compaction", "compact_summary", "prompt", "system", "unknown_record", "unknown_block"}
 
 
@@ -40,6 +42,8 @@ class EpisodeScreen(Screen[None]):
         self.state = state
         self.row = row
         self.events: list[Event] = episode_events(state, row)
+        #: results of this episode's calls that arrived after it ended (a late tool_result)
+        self.late: dict[str, Event] = self._late_results()
         #: read-back excerpts by (src, offset, block); filled by a thread worker
         self.excerpts: dict[tuple[int, int, int], str] = {}
         self.loaded = False
@@ -57,13 +61,27 @@ class EpisodeScreen(Screen[None]):
         if self.events:
             self.read_back()
 
+    def _late_results(self) -> dict[str, Event]:
+        """Scan at most :data:`LATE_SCAN` events past the episode for results of its open calls."""
+        done = {ev.tool_use_id for ev in self.events if ev.kind == "tool_result"}
+        open_ids = {ev.tool_use_id for ev in self.events if ev.kind == "tool_use" and ev.tool_use_id not in done}
+        if not open_ids or not self.state.ledgers:
+            return {}
+        led = self.state.ledgers[self.state.main.src]
+        end = min(len(led), self.state.main.ledger_len)
+        out: dict[str, Event] = {}
+        for ev in led[self.row.ledger_end : min(end, self.row.ledger_end + LATE_SCAN)]:
+            if ev.kind == "tool_result" and ev.tool_use_id in open_ids and ev.tool_use_id not in out:
+                out[ev.tool_use_id] = ev
+        return out
+
     # -- I/O in a thread --------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, name="read-back")
     def read_back(self) -> None:
         """Read the inputs and results of the episode's steps back from the files."""
         got: dict[tuple[int, int, int], str] = {}
         n = 0
-        for ev in self.events:
+        for ev in [*self.events, *self.late.values()]:
             if ev.kind in ("tool_use", "tool_result", "assistant_text", "prompt", "api_error"):
                 got[(ev.anchor.src, ev.anchor.offset, ev.block)] = read_excerpt(self.state, ev.anchor, ev.block)
                 n += 1
@@ -128,9 +146,17 @@ class EpisodeScreen(Screen[None]):
                 t.append_text(data(self._excerpt(ev), limit=900))
                 res = results.get(ev.tool_use_id)
                 t.append("\n")
-                if res is None:
+                late = self.late.get(ev.tool_use_id or "")
+                if res is None and late is not None:
                     t.append("  out ", style="dim")
-                    t.append("no result in this episode (pending or dangling)", style="bold yellow")
+                    t.append("LATE (after the episode ended) ", style="bold magenta")
+                    if late.is_error:
+                        t.append("ERROR ", style="bold red")
+                    t.append_text(data(self._excerpt(late), limit=900, style="red" if late.is_error else ""))
+                    t.append(f"  {short_anchor(st, late.anchor)}", style="dim")
+                elif res is None:
+                    t.append("  out ", style="dim")
+                    t.append("no result yet (pending, or dangling)", style="bold yellow")
                 else:
                     t.append("  out ", style="dim")
                     if res.is_error:
@@ -160,6 +186,7 @@ class EpisodeScreen(Screen[None]):
         t = Text()
         t.append("\n\nErrors", style="bold underline")
         errs = [ev for ev in self.events if ev.is_error or ev.kind in ("api_error", "interrupt")]
+        errs += [ev for ev in self.late.values() if ev.is_error]  # late, but this episode's calls
         if not errs:
             t.append("\nnone", style="dim italic")
         for ev in errs[:50]:

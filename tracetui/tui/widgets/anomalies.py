@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from tracetui.tui.format import one_line
 from tracetui.tui.view_model import AnomalyRow, anomaly_rows
-from tracetui.tui.widgets.pane import Shown, short_anchor
+from tracetui.tui.widgets.pane import Shown, short_anchor, guarded
 
 __all__ = ["AnomalyBadges"]
 
@@ -33,6 +33,7 @@ class AnomalyBadges(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(Text("none", style="dim italic"), classes="anomaly-empty")
 
+    @guarded
     def show(self, shown: Shown) -> None:
         rows, derived = anomaly_rows(shown.state, None if shown.history else shown.now)
         key = (tuple((r.kind, r.severity, r.message, r.cleared, r.anchor) for r in rows), derived, self.size.height)

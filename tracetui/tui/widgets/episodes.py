@@ -7,7 +7,7 @@ from textual.widgets import OptionList
 
 from tracetui.tui.format import fmt_age, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow
-from tracetui.tui.widgets.pane import Shown
+from tracetui.tui.widgets.pane import Shown, guarded
 
 __all__ = ["EpisodesList", "STATUS_STYLE", "episode_line"]
 
@@ -60,6 +60,7 @@ class EpisodesList(OptionList):
         self._width = 0
         self.shown: Shown | None = None
 
+    @guarded
     def show(self, shown: Shown) -> None:
         self.shown = shown
         rows = shown.rows

@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from tracetui.tui.format import fmt_bytes, one_line
 from tracetui.tui.view_model import main_model
-from tracetui.tui.widgets.pane import Shown
+from tracetui.tui.widgets.pane import Shown, guarded
 
 __all__ = ["SessionHeader", "status_of"]
 
@@ -29,6 +29,7 @@ class SessionHeader(Static):
         self.demo = False
         self.mode = ""
 
+    @guarded
     def show(self, shown: Shown) -> None:
         live = shown.live
         m = live.main

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from rich.text import Text
 from textual.widgets import Static
@@ -10,7 +12,7 @@ from textual.widgets import Static
 from tracetui.model.state import Anchor, RunState
 from tracetui.tui.view_model import EpisodeRow
 
-__all__ = ["Shown", "Pane", "anchor_text", "short_anchor"]
+__all__ = ["Shown", "Pane", "anchor_text", "short_anchor", "guarded", "report_failure"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,37 @@ def anchor_text(state: RunState, anchor: Anchor | None) -> Text:
     return Text(short_anchor(state, anchor), style="dim", no_wrap=True)
 
 
+def report_failure(widget: Any, exc: Exception) -> None:
+    """Say in ``widget`` (and once per message as a notification) that it could not be drawn:
+    one pane's bug must not end the monitor."""
+    msg = f"{type(widget).__name__} failed: {type(exc).__name__}: {exc}"
+    if isinstance(widget, Static):
+        widget.update(Text(msg, style="bold red"))
+    else:
+        widget.border_subtitle = "failed: see notification"
+    app = widget.app
+    said: set[str] | None = getattr(app, "_tracetui_failures", None)
+    if said is None:
+        said = set()
+        app._tracetui_failures = said
+    if msg not in said:
+        said.add(msg)
+        widget.app.notify(msg, title="tracetui bug", severity="error", markup=False, timeout=10)
+
+
+def guarded(show: Callable[..., None]) -> Callable[..., None]:
+    """Wrap a widget's ``show`` so an exception is reported in the widget, not raised."""
+
+    @functools.wraps(show)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            show(self, *args, **kwargs)
+        except Exception as exc:
+            report_failure(self, exc)
+
+    return wrapper
+
+
 class Pane(Static):
     """A bordered pane whose content is rebuilt from a :class:`Shown` and the pane's size.
 
@@ -66,6 +99,7 @@ class Pane(Static):
         self.border_title = self.TITLE
         self._key: object = None
 
+    @guarded
     def show(self, shown: Shown) -> None:
         """Render ``shown`` (skipped when :meth:`key` says nothing this pane shows changed)."""
         self.shown = shown

@@ -65,7 +65,6 @@ class SessionView(Vertical):
         self.rows: tuple[EpisodeRow, ...] = ()
         self.shown: Shown | None = None
         self._bindings_key: object = None
-        self._failures: set[str] = set()
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -224,23 +223,9 @@ class SessionView(Vertical):
             self._bindings_key = bkey
             self.app.refresh_bindings()
         with self.app.batch_update():
+            # each show is guarded: a pane that fails says so in itself, the others still draw
             for kind in (SessionHeader, Timeline, GoalPane, NowPane, PendingCalls, CountersPane, FilesPane, TodosPane, AnomalyBadges, SubagentsTree, EpisodesList):
-                widget = self.query_one(kind)
-                try:
-                    widget.show(shown)
-                except Exception as exc:  # one pane's bug must not end the monitor
-                    self._pane_failed(widget, exc)
-
-    def _pane_failed(self, widget, exc: Exception) -> None:
-        """Say in the pane (and once as a notification) that it could not be drawn."""
-        msg = f"{type(widget).__name__} failed: {type(exc).__name__}: {exc}"
-        if isinstance(widget, Static):
-            widget.update(Text(msg, style="bold red"))
-        else:
-            widget.border_subtitle = "failed: see notification"
-        if msg not in self._failures:
-            self._failures.add(msg)
-            self.app.notify(msg, title="tracetui bug", severity="error", markup=False, timeout=10)
+                self.query_one(kind).show(shown)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name == "ingest" and event.state == WorkerState.ERROR:

@@ -7,7 +7,7 @@ from textual.widgets import Tree
 
 from tracetui.model.state import AgentState, RunState, SubagentLink
 from tracetui.tui.format import fmt_tokens, one_line
-from tracetui.tui.widgets.pane import Shown, short_anchor
+from tracetui.tui.widgets.pane import Shown, short_anchor, guarded
 
 __all__ = ["SubagentsTree"]
 
@@ -49,6 +49,7 @@ class SubagentsTree(Tree[int]):
         self.border_title = "Subagents"
         self._key: object = None
 
+    @guarded
     def show(self, shown: Shown) -> None:
         st = shown.state
         agents = {a.src: a for a in st.agents}

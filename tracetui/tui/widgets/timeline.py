@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tracetui.tui.widgets.episodes import STATUS_STYLE
-from tracetui.tui.widgets.pane import Shown
+from tracetui.tui.widgets.pane import Shown, guarded
 
 __all__ = ["Timeline"]
 
@@ -18,6 +18,7 @@ class Timeline(Static):
         super().__init__("", id=id, classes=classes)
         self.shown: Shown | None = None
 
+    @guarded
     def show(self, shown: Shown) -> None:
         self.shown = shown
         self.update(self.build(shown, max(20, self.size.width or 80)), layout=False)
