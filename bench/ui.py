@@ -148,6 +148,8 @@ def main() -> int:
     print(f"UI: state -> panes (watcher fan-out): median {statistics.median(sync_ms):.1f} ms, worst {max(sync_ms):.1f} ms")
     print(f"UI: apply one update incl. layout and render (CPU): median {med:.1f} ms, worst {max(ui_ms):.1f} ms (target <= 50 ms: {'met' if med <= 50 else 'NOT met'})")
     if lat:
+        if ns.v:
+            print("latency ms:", [round(x) for x in lat])
         print(f"end to end: append -> state in the app: median {statistics.median(lat):.0f} ms, worst {max(lat):.0f} ms (target <= 100 ms: {'met' if max(lat) <= 100 else 'NOT met'})")
     return 0
 
