@@ -331,8 +331,11 @@ class FileFold:
         if msg.usage is not None and model != SYNTHETIC_MODEL:
             us = msg.usage
             u = (us.input_tokens, us.output_tokens, us.cache_creation_input_tokens, us.cache_read_input_tokens)
+            old = self.usage.by_id.get(key)
+            if old == u:
+                u = old  # the usage repeated on the message's next record: its events share the tuple
             # every model seen with usage is a model used, even on a reused message id
-            self.models[model] = self.models.get(model, 0) + (key not in self.usage.by_id)
+            self.models[model] = self.models.get(model, 0) + (old is None)
             self.usage.add(key, model, u)
             self.counters.api_messages = len(self.usage)
             if self.on_usage is not None:
@@ -490,6 +493,8 @@ class FileFold:
         is_error = bool(b.is_error)
         text = result_text(b.content)
         call = self.calls.get(tid)
+        if call is not None:
+            tid = call.id  # the call's own string, not a copy per result (memory)
         name = call.name if call is not None else None
         exc = excerpt_of(text, EXCERPT_CHARS)
         self._event("tool_result", anchor, rec, i, raw, exc, name=name, tool_use_id=tid, is_error=is_error)
@@ -581,7 +586,11 @@ class FileFold:
             link = self.subagents.get(rec.parentToolUseID)
             if link is not None and isinstance(aid, str) and link.agent_id is None:
                 self.subagents[rec.parentToolUseID] = msgspec.structs.replace(link, agent_id=aid)
-        self._event("progress", anchor, rec, 0, payload, str(sub or "progress"), name=sub, tool_use_id=rec.parentToolUseID or rec.toolUseID)
+        tid = rec.parentToolUseID or rec.toolUseID
+        call = self.calls.get(tid) if tid else None
+        if call is not None:
+            tid = call.id  # the call's own string, not a copy per progress event (memory)
+        self._event("progress", anchor, rec, 0, payload, str(sub or "progress"), name=sub, tool_use_id=tid)
 
     def _metadata(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
         t = _intern(rec.type) if isinstance(rec.type, str) else rec.type
