@@ -208,10 +208,13 @@ class AnomalyTracker(msgspec.Struct):
                 self._open("tool_loop", "warn", key, same[0], f"{call.name}({call.brief}) called {len(same)} times with the same input within {TOOL_LOOP_WINDOW} calls", f"when {TOOL_LOOP_WINDOW} calls pass without it, or at the next prompt", same)
             else:
                 an.add_evidence(a)
-        keys_in_window = {k for k, _ in rc}
-        for k in [k for k, an in self.open.items() if an.kind == "tool_loop"]:
-            if k[len("tool_loop:"):] not in keys_in_window:
-                self._clear(k, a, f"{TOOL_LOOP_WINDOW} calls without a repeat")
+        # only tool-loop anomalies have keys starting "tool_loop:" (see _open calls)
+        loops = [k for k in self.open if k.startswith("tool_loop:")]
+        if loops:
+            keys_in_window = {k for k, _ in rc}
+            for k in loops:
+                if k[len("tool_loop:"):] not in keys_in_window:
+                    self._clear(k, a, f"{TOOL_LOOP_WINDOW} calls without a repeat")
         if op is not None:
             path, kind = op
             if kind == "read":

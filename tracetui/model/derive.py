@@ -113,6 +113,12 @@ def _digest(inp: Any) -> str:
 
 
 def _one_line(text: str, limit: int) -> str:
+    if len(text) > 4 * limit + 64:
+        # fold the head only (tool output can be megabytes): the folded head is a prefix of the
+        # folded whole, so when it is already too long the cut is the same
+        head = " ".join(text[: 4 * limit].split())
+        if len(head) > limit:
+            return head[: limit - 1] + "…"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

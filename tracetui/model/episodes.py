@@ -300,21 +300,30 @@ class EpisodeBook(msgspec.Struct):
         """Any ledger event other than a prompt, at ledger position ``pos``."""
         b = self.open or self.builder(pos)
         b.ledger_end = pos + 1
+        a = ev.anchor
         if b.first is None:
-            b.first = ev.anchor
-        b.last = ev.anchor
-        if ev.timestamp:
+            b.first = a
+        b.last = a
+        ts = ev.timestamp
+        if ts:
             if b.start is None:
-                b.start = ev.timestamp
-            b.end = ev.timestamp
+                b.start = ts
+            b.end = ts
         k = ev.kind
-        if ev.usage is not None and ev.message_id:
-            old = b.msg_usage.get(ev.message_id)
-            u = ev.usage
+        if k == "progress":  # the commonest event: only the stale check, no usage
+            if ev.tool_use_id:
+                owner = self.call_episode.get(ev.tool_use_id)
+                if owner is not None and owner != b.index:
+                    self._mark_stale(owner)
+            return
+        u = ev.usage
+        if u is not None and ev.message_id:
+            mu = b.msg_usage
+            old = mu.get(ev.message_id)
             if old is None:
-                b.msg_usage[ev.message_id] = u
+                mu[ev.message_id] = u
             elif old != u:
-                b.msg_usage[ev.message_id] = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]))
+                mu[ev.message_id] = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]))
         if k == "assistant_text":
             if ev.excerpt:
                 b.texts += 1
@@ -343,10 +352,6 @@ class EpisodeBook(msgspec.Struct):
             b.interrupts += 1
         elif k == "compaction":
             b.compactions += 1
-        elif k == "progress" and ev.tool_use_id:
-            owner = self.call_episode.get(ev.tool_use_id)
-            if owner is not None and owner != b.index:
-                self._mark_stale(owner)
 
     def on_call(self, call: ToolCall, op: tuple[str, str] | None, description: str | None) -> None:
         """A new tool_use (deduplicated by id) with the file it touches and, for a subagent

@@ -29,7 +29,14 @@ _BRIEF_KEYS = (
 
 
 def _one_line(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
+    text = str(text)
+    if len(text) > 4 * limit + 64:
+        # fold the head only (an input can be a whole file): the folded head is a prefix of the
+        # folded whole, so when it is already too long the cut is the same
+        head = " ".join(text[: 4 * limit].split())
+        if len(head) > limit:
+            return head[: limit - 1] + "…"
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
