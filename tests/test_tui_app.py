@@ -429,3 +429,13 @@ async def test_drill_down_shows_a_late_result_and_the_version_history(tmp_path: 
         assert "Exit code 137" in str(screen.query_one("#episode-errors").content)
         versions = str(screen.query_one("#episode-versions").content)
         assert "v1 superseded" in versions and "v2 current" in versions and "late tool_result" in versions
+
+
+async def test_episodes_pane_has_the_focus_and_enter_opens_the_episode(tmp_path: Path) -> None:
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        assert isinstance(app.focused, EpisodesList)
+        await pilot.press("up", "up", "enter")
+        assert isinstance(app.screen, EpisodeScreen) and app.screen.row.index == 3

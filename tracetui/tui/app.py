@@ -58,6 +58,8 @@ class TraceApp(App[int]):
 
     CSS_PATH = "tracetui.tcss"
     TITLE = "tracetui"
+    #: the Episodes pane takes the keys first: up/down move, Enter opens the drill-down
+    AUTO_FOCUS = "EpisodesList"
     BINDINGS = [
         Binding("f1", "help", "Help", id="help", key_display="F1", tooltip="Show keys and what the panes mean"),
         Binding("question_mark", "help", "Help", id="help-alt", show=False, key_display="?", tooltip="Show keys and what the panes mean"),
