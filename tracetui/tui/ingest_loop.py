@@ -45,6 +45,9 @@ def make_reader(paths: list[Path], subagents: bool = True, use_cache: bool = Tru
     return SessionReader(paths, subagents=subagents)
 
 
+#: watchdog (inotify) reports opens and read-only closes too; only changes matter here
+_IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
+
 class _Handler:
     """watchdog handler: wake the loop on any change to a transcript or folder."""
 
@@ -52,6 +55,8 @@ class _Handler:
         self.wake = wake
 
     def dispatch(self, event: Any) -> None:
+        if getattr(event, "event_type", "") in _IGNORED_EVENTS:
+            return  # our own reads open and close the files: reacting to that would never rest
         path = str(getattr(event, "src_path", ""))
         dest = str(getattr(event, "dest_path", "") or "")
         if getattr(event, "is_directory", False) or path.endswith((".jsonl", ".json")) or dest.endswith(".jsonl"):

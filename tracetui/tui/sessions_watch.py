@@ -18,6 +18,9 @@ __all__ = ["SessionsWatch", "POLL_SECONDS"]
 POLL_SECONDS = 5.0
 
 
+#: watchdog (inotify) reports opens and read-only closes too; only changes matter here
+_IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
+
 class SessionsWatch:
     """Posts sessions under ``root`` that are not in ``known`` (paths) and were modified in the
     last ``hours`` hours (``None``: any age, but only sessions that appear after the start)."""
@@ -49,6 +52,8 @@ class SessionsWatch:
 
     def dispatch(self, event: Any) -> None:
         """watchdog calls this for every event under a watched folder."""
+        if getattr(event, "event_type", "") in _IGNORED_EVENTS:
+            return  # our own reads open and close the files: reacting to that would never rest
         path = str(getattr(event, "src_path", ""))
         if getattr(event, "is_directory", False) or path.endswith(".jsonl"):
             self._wake.set()
