@@ -251,7 +251,9 @@ def _render_card(state: Any, now: Any) -> str:
         from tracetui.views.card import render_card
     except ImportError:
         return _fallback_card(state, now)
-    return render_card(state, now=now)
+    from tracetui.views.safe import safe_text
+
+    return safe_text(render_card(state, now=now))
 
 
 def _fallback_card(state: Any, now: Any) -> str:

@@ -45,7 +45,9 @@ def render_export(kind: str, view: SessionView) -> str:
     except ImportError:
         render = None
     if render is not None:
-        return render(live, episode=k, now=now)
+        from tracetui.views.safe import safe_text
+
+        return safe_text(render(live, episode=k, now=now))
     from tracetui.views.state_json import state_summary
 
     shown = view.shown_state() or live

@@ -6,6 +6,8 @@ the same source arguments and give the same one-line errors as ``tracetui state`
 
 from __future__ import annotations
 
+from tracetui.views.safe import safe_text
+
 import argparse
 import sys
 
@@ -36,7 +38,7 @@ def _load(ns: argparse.Namespace):
 
 
 def _emit(text: str) -> int:
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(safe_text(text) + "\n")
     return 0
 
 

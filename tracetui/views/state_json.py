@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracetui.model.state import Anchor, PromptInfo, RunState
+from tracetui.views.safe import safe_text
 
 __all__ = ["state_to_json", "state_summary", "anchor_json"]
 
@@ -155,7 +156,7 @@ def state_summary(state: RunState) -> str:
         if s.error:
             flags.append(s.error)
         lines.append(f"source   {s.name}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {s.lines} lines" + (f"  ({'; '.join(flags)})" if flags else ""))
-    return "\n".join(lines)
+    return safe_text("\n".join(lines))
 
 
 def _short(text: str, limit: int = 100) -> str:

@@ -39,9 +39,12 @@ __all__ = [
 TOKEN_BYTES = 3.5
 
 
+from tracetui.views.safe import safe_text  # noqa: E402
+
+
 def one_line(text: str, limit: int) -> str:
     """``text`` with runs of whitespace folded to one space, cut to ``limit`` characters with ``…``."""
-    text = " ".join(str(text).split())
+    text = " ".join(safe_text(str(text)).split())
     if limit <= 0:
         return ""
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
