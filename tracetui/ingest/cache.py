@@ -464,6 +464,8 @@ def decode_value(desc: Any, raw: bytes, lazy: "_Lazy | None" = None) -> Any:
 
 def _attrs_of(obj: Any) -> dict[str, Any]:
     if isinstance(obj, FileFold):
+        if isinstance(obj, _Deferred):
+            _undefer(obj)  # every attribute decoded before it is saved
         return obj.to_cache()
     out: dict[str, Any] = dict(getattr(obj, "__dict__", {}))
     for cls in type(obj).__mro__:
@@ -509,9 +511,48 @@ class _Lazy:
     as ``length`` placeholders (``None``) so that ``len()`` and ``append`` behave; the real items
     are decoded by :meth:`CachedReader.materialise` before anything reads or saves them."""
 
-    def __init__(self, names: frozenset[str]) -> None:
+    def __init__(self, names: frozenset[str], attrs: frozenset[str] = frozenset()) -> None:
         self.names = names
+        self.attrs = attrs  # FileFold attributes left encoded until first read (_Deferred)
         self.left: list[tuple[Any, str, Any, bytes, int]] = []
+
+
+class _Deferred:
+    """Mixed into a restored :class:`FileFold`'s class while some of its attributes are still
+    encoded (``__deferred``: name -> (desc, raw)): the first read of such an attribute decodes
+    it, whatever the access (lookup, method call, ``in``); once none is left the fold is of its
+    own class again. :meth:`CachedReader.materialise` decodes what is left before a save."""
+
+    def __getattr__(self, name: str) -> Any:
+        left = self.__dict__.get("__deferred")
+        if left is None or name not in left:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return _undefer(self, name)
+
+
+def _undefer(fold: Any, name: str | None = None) -> Any:
+    """Decode ``name`` (or, with ``None``, every attribute) still left encoded on ``fold``."""
+    state = fold.__dict__
+    left = state.get("__deferred") or {}
+    got = None
+    for n in [name] if name is not None else list(left):
+        d, r = left.pop(n)
+        got = state[n] = decode_value(d, r)
+    if not left:
+        order = state.pop("__deferred_order", ())
+        state.pop("__deferred", None)
+        # the attributes back in their saved order (the next save encodes them the same way)
+        items = sorted(state.items(), key=lambda kv: order.get(kv[0], len(order)))
+        state.clear()
+        state.update(items)
+        if isinstance(fold, _Deferred):
+            fold.__class__ = type(fold).__mro__[2]  # (_Deferred subclass, _Deferred, the fold class)
+    return got
+
+
+@lru_cache(maxsize=8)
+def _deferred_class(cls: type) -> type:
+    return type(cls.__name__, (_Deferred, cls), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
 
 
 def decode_object(cls: type, raw: bytes, lazy: _Lazy | None = None) -> Any:
@@ -521,13 +562,23 @@ def decode_object(cls: type, raw: bytes, lazy: _Lazy | None = None) -> Any:
     deferred = []
     attrs = {}
     is_fold = lazy is not None and issubclass(cls, FileFold)
+    later: dict[str, tuple[Any, Any]] = {}
+    # an attribute that is itself shared whole with another is not deferred
+    whole = {x[2] for x in refs if x[1] is None} if is_fold and lazy.attrs else set()  # type: ignore[union-attr]
     for name, d, r, n in entries:
         if is_fold and n >= 0 and name in lazy.names:  # type: ignore[union-attr]
             attrs[name] = [None] * n
             deferred.append((name, d, r, n))
+        elif is_fold and name in lazy.attrs and name not in whole:  # type: ignore[union-attr]
+            attrs[name] = None
+            later[name] = (d, r)
         else:
             attrs[name] = decode_value(d, r, lazy)
     for name, key, fname, fkey in refs:
+        if name in later or fname in later:
+            # a dict entry shared with a deferred dict keeps its own copy (the entries are
+            # complete in both dicts; the fold replaces such Structs, never mutates them)
+            continue
         src = attrs[fname] if fkey is None else attrs[fname][fkey]
         if key is None:
             attrs[name] = src
@@ -537,6 +588,12 @@ def decode_object(cls: type, raw: bytes, lazy: _Lazy | None = None) -> Any:
         fold = cls.from_cache(attrs)
         for name, d, r, n in deferred:
             lazy.left.append((fold, name, d, r, n))  # type: ignore[union-attr]
+        if later:
+            fold.__dict__["__deferred_order"] = {k: i for i, k in enumerate(fold.__dict__)}
+            for name in later:
+                del fold.__dict__[name]
+            fold.__dict__["__deferred"] = later
+            fold.__class__ = _deferred_class(cls)
         return fold
     obj = cls.__new__(cls)
     for k, v in attrs.items():
@@ -632,6 +689,9 @@ class CachedReader(SessionReader):
 
     def materialise(self) -> None:
         """Decode the lists a lazy open left encoded (see :func:`open_cached`), in place."""
+        for f in self.fold.folds:
+            if isinstance(f, _Deferred):
+                _undefer(f)
         left, self._lazy = self._lazy, []
         for fold, name, desc, raw, n in left:
             if not any(f is fold for f in self.fold.folds):
@@ -748,7 +808,7 @@ class CachedReader(SessionReader):
         return True
 
     def _restore(self, entry: _Entry, lazy: frozenset[str] = frozenset()) -> None:
-        lz = _Lazy(lazy) if lazy else None
+        lz = _Lazy(lazy, LAZY_ATTRS) if lazy else None
         fold = decode_object(SessionFold, entry.fold, lz)
         if not isinstance(fold, SessionFold) or len(fold.folds) != len(entry.sources) or len(fold.sources) != len(entry.sources):
             raise ValueError("corrupt cache: fold and sources differ")
@@ -841,6 +901,10 @@ def _why_stale(entry: _Entry, paths: list[Path], subagents: bool) -> str | None:
 #: the FileFold lists a lazy open leaves encoded: the ledger and the per-episode history (the
 #: bulk of a large entry); the fold only appends to them and takes their length
 LAZY_LISTS = frozenset({"events", "history"})
+#: the FileFold attributes a lazy open leaves encoded until first read: the fold reads them only
+#: to pair a new tool_result with its call (not to make a snapshot), so a warm hook call with
+#: nothing new never decodes them (about a third of a large entry's decode time)
+LAZY_ATTRS = frozenset({"calls", "_call_inputs"})
 
 
 def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, lazy: bool = False) -> CachedReader:
