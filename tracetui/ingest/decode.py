@@ -160,8 +160,10 @@ class ResultPart(msgspec.Struct):
 
 
 class _BlockFast(Block):
-    """A block whose tool_result content is decoded in the same pass (the common shapes)."""
+    """A block whose tool_result content and tool_use input are decoded in the same pass (the
+    common shapes; an input is then a Python value, not :class:`msgspec.Raw`)."""
 
+    input: Any = None
     content: Union[str, list[ResultPart], None] = None
 
 
@@ -362,7 +364,9 @@ def decode_block(raw: msgspec.Raw | bytes) -> Block:
     """Decode one content block. A block of unexpected shape comes back with ``schema_error``.
 
     A tool_result's ``content`` comes back decoded (a string or a list of :class:`ResultPart`)
-    when it has the usual shape, else as :class:`msgspec.Raw` (see :func:`result_text`)."""
+    when it has the usual shape, else as :class:`msgspec.Raw` (see :func:`result_text`); a
+    tool_use's ``input`` likewise as a Python value, else as :class:`msgspec.Raw` (see
+    :func:`decode_any`, which takes both)."""
     try:
         return _fast_block_decoder.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -460,7 +464,10 @@ def result_text(content: Any) -> str:
 
 
 def decode_any(raw: msgspec.Raw | bytes | None) -> Any:
-    """Decode a raw JSON value into Python objects; ``None`` when absent or undecodable."""
+    """Decode a raw JSON value into Python objects; ``None`` when absent or undecodable. A value
+    that is not raw bytes (decoded already, with its block) is returned as is."""
+    if type(raw) is not msgspec.Raw and not isinstance(raw, (bytes, bytearray, memoryview)):
+        return raw
     if not raw:
         return None
     try:
