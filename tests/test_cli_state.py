@@ -49,8 +49,10 @@ def test_json_has_the_keys_named_in_the_issue(tmp_path: Path, capsys: pytest.Cap
     assert COUNTER_KEYS <= set(js["counters"])
     c = js["counters"]
     assert c["records"] == 9 and c["tool_calls"] == 4 and c["tool_errors"] == 1
-    # the main file's prompt, plus the first prompt of the subagent's own transcript
-    assert c["user_prompts"] == 2 and js["agents"][0]["counters"]["user_prompts"] == 1
+    # the session's human prompts are the main thread's; the subagent's own transcript counts
+    # its first prompt (the Task input) in its per-agent breakdown only
+    assert c["user_prompts"] == 1 and js["agents"][0]["counters"]["user_prompts"] == 1
+    assert [a["counters"]["user_prompts"] for a in js["agents"]] == [1, 1]
     assert js["tool_calls_by_name"] == {"Agent": 1, "Bash": 1, "Edit": 1, "Read": 1}
     assert set(js["tokens"]) == {"input", "output", "cache_creation", "cache_read"}
     assert js["tokens"]["input"] == 4 + 3  # four tool calls of 1 input token, the subagent's 3

@@ -810,10 +810,15 @@ class SessionFold:
                     cur.reads += ft.reads
                     cur.writes += ft.writes
                     cur.edits += ft.edits
-                    cur.last = ft.last
+                    # keep the main thread's (or first subagent's) last touch: line numbers of
+                    # different files are not comparable, and the main thread is what views order by
             pending.extend(st.pending)
             models.update(st.models)
         counters.api_messages = len(self.usage)
+        # human prompts and interrupts are the session's: a subagent's first "prompt" is the Task
+        # input its parent wrote (the per-agent breakdown in ``agents`` still counts it)
+        counters.user_prompts = states[0].counters.user_prompts
+        counters.interrupts = states[0].counters.interrupts
         tokens_by_model = self.usage.tokens_by_model()
         if self.price:
             last_ts = max((s.last_timestamp for s in states if s.last_timestamp), default=None)
