@@ -170,3 +170,27 @@ def test_follow_prints_a_json_line_after_an_append(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_follow_waits_for_a_session_that_does_not_exist_yet(tmp_path: Path) -> None:
+    p = tmp_path / "new.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tracetui.cli", "state", str(p), "--follow"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True).start()
+    try:
+        first = json.loads(lines.get(timeout=30))
+        assert first["counters"]["records"] == 0
+        assert "no such file" in first["sources"][0]["error"]
+        write(p, [prompt("hello")])
+        got = json.loads(lines.get(timeout=30))
+        while got["counters"]["records"] < 1:
+            got = json.loads(lines.get(timeout=30))
+        assert got["latest_ask"]["text"] == "hello" and got["sources"][0]["error"] is None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -30,10 +30,11 @@ def add_source_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
 
 
-def resolve_paths(args: Sequence[str]) -> list[Path]:
+def resolve_paths(args: Sequence[str], check: bool = True) -> list[Path]:
     """Paths or session ids → transcript paths; no argument → the newest session.
 
-    Raises ``DiscoveryError`` / ``TranscriptError`` with a one-line message."""
+    With ``check`` each path must be a readable, non-empty regular file. Raises
+    ``DiscoveryError`` / ``TranscriptError`` with a one-line message."""
     from tracetui.ingest.discover import DiscoveryError, newest_session, projects_dir, resolve_target
     from tracetui.ingest.session import open_paths
 
@@ -42,7 +43,8 @@ def resolve_paths(args: Sequence[str]) -> list[Path]:
         if s is None:
             raise DiscoveryError(f"no sessions under {projects_dir()}; name a transcript file")
         return [s.path]
-    return open_paths([resolve_target(a) for a in args])
+    targets = [resolve_target(a) for a in args]
+    return open_paths(targets) if check else targets
 
 
 def load_state(paths: list[Path], subagents: bool = True, use_cache: bool = True):
@@ -69,10 +71,23 @@ def load_state(paths: list[Path], subagents: bool = True, use_cache: bool = True
 def _cmd_state(ns: argparse.Namespace) -> int:
     import orjson
 
+    from tracetui.ingest.session import TranscriptError
     from tracetui.views.state_json import state_summary, state_to_json
 
-    paths = resolve_paths(ns.paths)
-    reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
+    if ns.follow:
+        # a new session starts empty, or not yet created: follow waits for it, and every
+        # state line says what is wrong with a source (``sources[].error``) meanwhile
+        from tracetui.ingest.session import SessionReader
+
+        paths = resolve_paths(ns.paths, check=False)
+        if any(p.is_dir() for p in paths):
+            raise TranscriptError(f"{next(p for p in paths if p.is_dir())}: is a directory, not a transcript file")
+        reader = SessionReader(paths, subagents=not ns.no_subagents)
+        reader.poll()
+        state = reader.snapshot()
+    else:
+        paths = resolve_paths(ns.paths)
+        reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
     if ns.follow:
         out = sys.stdout
         last = None
