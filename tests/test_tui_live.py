@@ -54,8 +54,8 @@ async def test_a_new_subagent_file_is_noticed(tmp_path: Path) -> None:
         sub.prompt("look around")
         sub.tick(1).tool("Glob", {"pattern": "**/*.py"}, "a.py", took=0.1)
         sub.write(project / path.stem / "subagents" / "agent-a1234567.jsonl")
-        for _ in range(300):
-            if len(view.state.sources) == 2:
+        for _ in range(300):  # the file may be read while it is being written: wait for all of it
+            if len(view.state.sources) == 2 and view.state.agents[0].counters.tool_calls == 1:
                 break
             await pilot.pause(0.01)
         assert len(view.state.sources) == 2 and view.state.agents[0].counters.tool_calls == 1

@@ -32,6 +32,8 @@ _SHOWN_KINDS = {"tool_use", "tool_result", "assistant_text", "interrupt", "api_e
 class EpisodeScreen(Screen[None]):
     """Everything one episode did. Escape goes back to the monitor."""
 
+    AUTO_FOCUS = "#episode-body"
+
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="episode-back"),
         Binding("q", "app.pop_screen", "Back", id="episode-back-q", show=False),

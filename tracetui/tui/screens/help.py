@@ -28,6 +28,8 @@ PANES = (
 class HelpScreen(ModalScreen[None]):
     """Keys and panes; Escape, q, F1 or ? close it."""
 
+    AUTO_FOCUS = "#help-body"
+
     BINDINGS = [
         Binding("escape", "dismiss", "Close", id="help-close"),
         Binding("q", "dismiss", "Close", id="help-close-q", show=False),

@@ -22,6 +22,8 @@ __all__ = ["SessionSwitcher"]
 class SessionSwitcher(ModalScreen[SessionSpec | None]):
     """Lists sessions (newest first); Enter opens one in a tab, Escape closes."""
 
+    AUTO_FOCUS = "#sessions-table"
+
     BINDINGS = [Binding("escape", "dismiss_none", "Close", id="sessions-close")]
 
     def __init__(self, root: Path | None = None) -> None:
