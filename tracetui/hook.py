@@ -219,11 +219,17 @@ def _warm_in_background(path: Path) -> bool:
 _PENDING_SAVES: list[Any] = []
 
 
-def _save_pending(background: bool) -> None:
+def _save_pending(background: bool) -> list[Any]:
     """Save the fold cache of the sessions folded by this call; with ``background``, a large
-    session is saved by a detached child process, so the hook returns without waiting."""
+    session is saved by a detached child process, so the hook returns without waiting.
+    Returns the readers saved: a caller about to end the process keeps them until then (freeing
+    a large fold object by object costs ~35 ms, and after a fork for the background save each
+    freed object's page is copied first)."""
+    done = []
     while _PENDING_SAVES:
-        _PENDING_SAVES.pop().save_cache(background=background)
+        done.append(_PENDING_SAVES.pop())
+        done[-1].save_cache(background=background)
+    return done
 
 
 def _open_anomalies(state: Any, now: Any) -> list[Any]:
@@ -406,10 +412,7 @@ def _cmd_hook(ns: argparse.Namespace) -> int:
     gc_was = gc.isenabled()
     gc.disable()  # the hook keeps what it builds until it exits: the cyclic GC only costs time
     try:
-        rc = _run_mode(ns)
-        if _is_command():
-            _exit_now(rc)
-        return rc
+        return _run_mode(ns)
     finally:
         if gc_was:
             gc.enable()
@@ -425,10 +428,11 @@ def _is_command() -> bool:
     return Path(sys.argv[0] if sys.argv else "").stem == "tracetui"
 
 
-def _exit_now(rc: int) -> None:
+def _exit_now(rc: int, *alive: Any) -> None:
     """End the hook's process at once: the answer is written, the cache saved or handed to a
     background process. Freeing a large session's folded state object by object, then
-    finalising the interpreter, costs ~30-40 ms CPU (500 MB corpus build) for nothing."""
+    finalising the interpreter, costs ~30-40 ms CPU (500 MB corpus build) for nothing, more
+    after a fork. ``alive``: what the caller holds, so that nothing is freed before the end."""
     for f in (sys.stdout, sys.stderr):
         try:
             f.flush()
@@ -465,10 +469,13 @@ def _run_mode(ns: argparse.Namespace) -> int:
             sys.stdout.flush()
         except (OSError, ValueError):
             pass
+    kept: list[Any] = []
     try:
-        _save_pending(background=True)
+        kept = _save_pending(background=True)
     except BaseException as exc:  # noqa: BLE001 - the answer is out; a failed save costs speed only
         print(f"tracetui hook: fold cache not saved: {type(exc).__name__}: {exc}"[:300], file=sys.stderr)
+    if _is_command():
+        _exit_now(0, kept)
     return 0
 
 
