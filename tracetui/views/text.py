@@ -235,6 +235,8 @@ class _Layout:
             n += k
             if k > have:
                 grow.append((i, have, k))
+        if grow and total(raw - c) > budget:
+            return False  # already over with what is priced: render nothing more
         for i, have, k in grow:  # render only while the total could still fit
             pre = self.prefix[i]
             for j in range(have, k):
