@@ -439,3 +439,31 @@ async def test_episodes_pane_has_the_focus_and_enter_opens_the_episode(tmp_path:
         assert isinstance(app.focused, EpisodesList)
         await pilot.press("up", "up", "enter")
         assert isinstance(app.screen, EpisodeScreen) and app.screen.row.index == 3
+
+
+def screen_rows(app) -> list[str]:
+    """The text of every row of the screen as the compositor draws it."""
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+async def test_footer_has_no_stray_character_at_narrow_widths(tmp_path: Path) -> None:
+    # a stray cell showed in the last column ("▏^p palettea" at 40, "…palettei" at 60): the
+    # compact footer's right margin of the command-palette key left it uncovered
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(130, 24)) as pilot:
+        await wait_for_state(pilot)
+        for w in (40, 41, 50, 59, 60, 61, 70, 80, 99, 100, 119, 120, 130):
+            await pilot.resize_terminal(w, 24)
+            await pilot.pause()
+            row = screen_rows(app)[-1]
+            assert len(row) == w
+            keys, bar, palette = row.partition("▏")
+            if bar:
+                assert palette == "^p palette ", (w, row)
+            # what is left of the palette key is the keys from the left, cut, never a stray cell
+            assert FULL_FOOTER.startswith(" ".join(keys.split())), (w, row)
+
+
+FULL_FOOTER = "F1 Help [ Prev e Open c Card w View p Pause s Sessions q Quit"
