@@ -332,14 +332,19 @@ class FileFold:
             us = msg.usage
             u = (us.input_tokens, us.output_tokens, us.cache_creation_input_tokens, us.cache_read_input_tokens)
             old = self.usage.by_id.get(key)
-            if old == u:
-                u = old  # the usage repeated on the message's next record: its events share the tuple
             # every model seen with usage is a model used, even on a reused message id
-            self.models[model] = self.models.get(model, 0) + (old is None)
-            self.usage.add(key, model, u)
-            self.counters.api_messages = len(self.usage)
-            if self.on_usage is not None:
-                self.on_usage(key, model, u)
+            models = self.models
+            models[model] = models.get(model, 0) + (old is None)
+            if old == u:
+                # the usage repeated on the message's next record: its events share the tuple,
+                # and neither book changes (the session's holds the max over files, so at least
+                # this file's value already)
+                u = old
+            else:
+                self.usage.add(key, model, u)
+                self.counters.api_messages = len(self.usage)
+                if self.on_usage is not None:
+                    self.on_usage(key, model, u)
         if rec.isApiErrorMessage:
             self.counters.api_errors += 1
             text = ""
