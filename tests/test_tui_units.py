@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from pathlib import Path
 
 import orjson
@@ -134,6 +135,40 @@ def test_unknown_session_id_is_one_line_error(tmp_path: Path, monkeypatch: pytes
     assert run_app(["nosuchsession"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("tracetui: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--all", "--hours", "-3"], "--hours must be a positive number of hours, not -3"),
+        (["--all", "--hours", "0"], "--hours must be a positive number of hours, not 0"),
+        (["--all", "--hours=nan"], "--hours must be a positive number of hours, not nan"),
+        (["--hours", "3"], "--hours only applies with --all"),
+        (["--demo", "--hou", "3"], "--hours only applies with --all"),  # argparse's abbreviation
+        (["--demo", "--demo-speed", "-1"], "--demo-speed must be a positive factor"),
+    ],
+)
+def test_option_misuse_is_a_one_line_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, argv: list[str], says: str) -> None:
+    from tracetui.tui.main import UsageError, run_app
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    with pytest.raises(UsageError, match=re.escape(says)):
+        build_settings(argv, now=FROZEN_NOW)
+    assert run_app(argv) == 2  # nothing started: no demo played, no app run
+    err = capsys.readouterr().err
+    assert err.startswith(f"tracetui: {says}") and err.count("\n") == 1
+
+
+def test_all_without_hours_is_the_last_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracetui.tui.main import DEFAULT_HOURS
+
+    root = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root))
+    day_old = root / "projects" / "-a" / "11111111-0000-4000-8000-000000000001.jsonl"
+    small_session(day_old)
+    os.utime(day_old, (FROZEN_NOW - 23 * 3600, FROZEN_NOW - 23 * 3600))
+    s = build_settings(["--all"], now=FROZEN_NOW)
+    assert DEFAULT_HOURS == 24 and s.all_hours == 24 and [sp.paths[0] for sp in s.sessions] == [day_old]
 
 
 # -- the demo --------------------------------------------------------------------------------

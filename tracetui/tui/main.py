@@ -10,7 +10,16 @@ from typing import Sequence
 
 from tracetui.tui.settings import SessionSpec, Settings
 
-__all__ = ["run_app", "build_settings", "parser"]
+__all__ = ["run_app", "build_settings", "parser", "UsageError"]
+
+
+#: ``--all`` without ``--hours``: sessions active in the last day
+DEFAULT_HOURS = 24.0
+
+
+class UsageError(ValueError):
+    """Arguments that parse but make no sense together (``--hours`` without ``--all``, a
+    negative ``--hours``); the message is one line naming the option."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -22,7 +31,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", metavar="PATH|SESSION", help="transcript files or session ids (one tab each; default: the newest session)")
     p.add_argument("--demo", action="store_true", help="play the bundled demo session")
     p.add_argument("--all", action="store_true", help="one tab per session active in the last --hours hours")
-    p.add_argument("--hours", type=float, default=24.0, metavar="N", help="with --all: sessions modified in the last N hours (default 24)")
+    p.add_argument("--hours", type=float, default=None, metavar="N", help="with --all: sessions modified in the last N hours (default 24)")
     p.add_argument("--no-subagents", action="store_true", help="fold only the named files")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
     p.add_argument("--poll", action="store_true", help="poll files instead of using file events")
@@ -33,10 +42,22 @@ def parser() -> argparse.ArgumentParser:
 
 
 def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
-    """Settings for ``argv``. Raises ``DiscoveryError`` for a session id that matches nothing."""
+    """Settings for ``argv``. Raises ``DiscoveryError`` for a session id that matches nothing,
+    :class:`UsageError` for options that make no sense (``--hours`` without ``--all``, an
+    ``--hours`` or ``--demo-speed`` that is not a positive number)."""
+    import math
+
     from tracetui.ingest.discover import list_sessions, newest_session, projects_dir, resolve_target
 
     ns = parser().parse_args(list(argv))
+    if ns.hours is None:
+        ns.hours = DEFAULT_HOURS
+    elif not ns.all:
+        raise UsageError("--hours only applies with --all (one tab per session active in the last N hours)")
+    if not (math.isfinite(ns.hours) and ns.hours > 0):
+        raise UsageError(f"--hours must be a positive number of hours, not {ns.hours:g}")
+    if not (math.isfinite(ns.demo_speed) and ns.demo_speed > 0):
+        raise UsageError(f"--demo-speed must be a positive factor, not {ns.demo_speed:g}")
     s = Settings(
         subagents=not ns.no_subagents,
         use_cache=not ns.no_cache,
@@ -74,7 +95,8 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
 
 
 def run_app(argv: Sequence[str]) -> int:
-    """Run the app for ``argv``; returns the exit code. Errors are one line on stderr."""
+    """Run the app for ``argv``; returns the exit code. Errors are one line on stderr: bad
+    arguments (1 for a session that matches nothing, 2 for options)."""
     from tracetui.ingest.discover import DiscoveryError
 
     try:
@@ -82,6 +104,9 @@ def run_app(argv: Sequence[str]) -> int:
     except DiscoveryError as exc:
         print(f"tracetui: {exc}", file=sys.stderr)
         return 1
+    except UsageError as exc:
+        print(f"tracetui: {exc} (tracetui -- --help lists the options)", file=sys.stderr)
+        return 2
     from tracetui.tui.app import make_app
 
     app = make_app(settings)
