@@ -171,6 +171,20 @@ def test_all_without_hours_is_the_last_day(tmp_path: Path, monkeypatch: pytest.M
     assert DEFAULT_HOURS == 24 and s.all_hours == 24 and [sp.paths[0] for sp in s.sessions] == [day_old]
 
 
+def test_stdout_not_a_terminal_is_refused_with_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    for argv in ([], ["--demo"]):
+        # stdout is a pipe here: the app must not start and flood it with escape codes
+        p = subprocess.run([sys.executable, "-m", "tracetui.cli", *argv], capture_output=True, stdin=subprocess.DEVNULL, env=env, timeout=60)
+        assert p.returncode == 2 and p.stdout == b"", (argv, p)
+        err = p.stderr.decode()
+        assert err.count("\n") == 1 and err.startswith("tracetui: stdout is not a terminal"), err
+        assert "tracetui state" in err and "tracetui card" in err
+
+
 # -- the demo --------------------------------------------------------------------------------
 def test_shipped_demo_is_what_the_generator_writes() -> None:
     m, a = build_demo()

@@ -94,9 +94,17 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
     return s
 
 
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError, OSError):  # a closed or odd stream is no terminal
+        return False
+
+
 def run_app(argv: Sequence[str]) -> int:
     """Run the app for ``argv``; returns the exit code. Errors are one line on stderr: bad
-    arguments (1 for a session that matches nothing, 2 for options)."""
+    arguments (1 for a session that matches nothing, 2 for options), and stdout that is not a
+    terminal (2; the headless subcommands are for pipes)."""
     from tracetui.ingest.discover import DiscoveryError
 
     try:
@@ -106,6 +114,10 @@ def run_app(argv: Sequence[str]) -> int:
         return 1
     except UsageError as exc:
         print(f"tracetui: {exc} (tracetui -- --help lists the options)", file=sys.stderr)
+        return 2
+    if not _is_terminal(sys.stdout):
+        # the app would write its escape codes into a pipe or a file
+        print("tracetui: stdout is not a terminal, so the monitor cannot run; for text use `tracetui state`, `tracetui view` or `tracetui card` [PATH|SESSION]", file=sys.stderr)
         return 2
     from tracetui.tui.app import make_app
 
