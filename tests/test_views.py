@@ -270,3 +270,18 @@ def test_views_hold_no_rich_markup(state) -> None:
     s.call("ok", "Bash", {"command": "true"}).result("ok", "")
     for text in (render_worker_view(state), render_card(state), render_worker_view(s.state()), render_card(s.state())):
         assert not re.search(r"\[/?[a-z][a-z _#0-9]*\]", text), re.search(r"\[/?[a-z][a-z _#0-9]*\]", text)
+
+
+def test_card_says_when_open_anomalies_are_not_listed() -> None:
+    from tracetui.model.anomalies import EDIT_THRASH
+    from tracetui.views.card import render_card
+    from scenario import Script
+
+    s = Script().prompt("fix x")
+    for i in range(EDIT_THRASH):
+        s.call(f"t{i}", "Edit", {"file_path": "/w/x.py", "old_string": f"{i}", "new_string": f"{i + 1}"})
+        s.result(f"t{i}", "ok")
+    card = render_card(s.state())
+    open_section = card.split("3. OPEN", 1)[1]
+    assert "nothing open" not in open_section
+    assert "also open, not task state: 1 anomalies (edit_thrash 1)" in open_section

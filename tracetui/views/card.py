@@ -127,6 +127,7 @@ def _open(st: RunState) -> Sequence[Item]:
         if ep.status in ("unresolved", "in_progress", "interrupted") and late:
             e = late[-1]
             items.append(Item(f"unresolved error in episode {ep.index} ({ep.status}): {e.tool} {quote(e.excerpt, 90)}", fa(e.anchor)))
+    others: dict[str, int] = {}
     for s in (st.main, *st.agents):
         d = getattr(s, "derived", None)
         if d is None:
@@ -136,6 +137,13 @@ def _open(st: RunState) -> Sequence[Item]:
                 cwd = (st.main.cwd or "").rstrip("/")
                 msg = a.message.replace(cwd + "/", "") if cwd else a.message
                 items.append(Item(f"open anomaly {a.kind}: {msg}", fa(a.began)))
+            elif a.open:
+                others[a.kind] = others.get(a.kind, 0) + 1
+    if others:
+        # the card lists only anomalies that leave work open; say the rest exist, so the card
+        # never reads "nothing open" while the worker view lists open anomalies
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(others.items()))
+        items.append(Item(f"also open, not task state: {sum(others.values())} anomalies ({kinds}); see the worker view"))
     if not pending:
         return items
     return LazyItems(len(pending) + len(items), lambda k: pending_item(k) if k < len(pending) else items[k - len(pending)])
