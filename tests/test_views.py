@@ -285,3 +285,18 @@ def test_card_says_when_open_anomalies_are_not_listed() -> None:
     open_section = card.split("3. OPEN", 1)[1]
     assert "nothing open" not in open_section
     assert "also open, not task state: 1 anomalies (edit_thrash 1)" in open_section
+
+
+def test_view_refuses_a_max_chars_too_small_to_say_what_it_left_out(tmp_path, capsys) -> None:
+    import pytest as _pytest
+
+    from tracetui.cli import main
+    from tracetui.views.cli import MIN_MAX_CHARS
+
+    p = tmp_path / "s.jsonl"
+    p.write_text('{"type":"user","uuid":"u","message":{"role":"user","content":"hi"}}\n')
+    with _pytest.raises(SystemExit) as exc:
+        main(["view", "--max-chars", str(MIN_MAX_CHARS - 1), str(p)])
+    assert exc.value.code == 2
+    assert f"at least {MIN_MAX_CHARS}" in capsys.readouterr().err
+    assert main(["view", "--no-cache", "--max-chars", str(MIN_MAX_CHARS), str(p)]) == 0

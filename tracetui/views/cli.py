@@ -28,6 +28,18 @@ def _positive(text: str) -> int:
     return n
 
 
+#: the smallest ``--max-chars`` accepted: below it the view's own head (watermark, file names)
+#: and foot lines cannot fit whole, so shortening could no longer say what it left out
+MIN_MAX_CHARS = 800
+
+
+def _max_chars(text: str) -> int:
+    n = _positive(text)
+    if n < MIN_MAX_CHARS:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_MAX_CHARS} (the view's header and watermark alone need that much): {n}")
+    return n
+
+
 def _load(ns: argparse.Namespace):
     from tracetui.cli import _save_cache, load_state, resolve_paths
 
@@ -74,7 +86,7 @@ def register_view(sub) -> None:
     p = sub.add_parser("view", help="print the worker view: compact text to paste into a fresh prompt")
     add_source_args(p)
     _episode_arg(p)
-    p.add_argument("--max-chars", type=_positive, default=DEFAULT_MAX_CHARS, metavar="N", help=f"size limit in characters (default {DEFAULT_MAX_CHARS})")
+    p.add_argument("--max-chars", type=_max_chars, default=DEFAULT_MAX_CHARS, metavar="N", help=f"size limit in characters (default {DEFAULT_MAX_CHARS})")
     p.set_defaults(func=_cmd_view)
 
 
