@@ -162,3 +162,12 @@ def test_no_subagents_flag_reads_only_named_file(tmp_path: Path) -> None:
     r.poll()
     st = r.snapshot()
     assert st.agents == () and len(st.sources) == 1
+
+
+def test_an_empty_argument_is_an_error_not_the_current_folder() -> None:
+    import pytest as _pytest
+
+    from tracetui.ingest.discover import DiscoveryError, resolve_target
+
+    with _pytest.raises(DiscoveryError, match="empty argument"):
+        resolve_target("")

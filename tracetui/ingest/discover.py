@@ -163,6 +163,8 @@ def resolve_target(arg: str, root: Path | None = None) -> Path:
 
     Raises :class:`DiscoveryError` naming the argument when it is neither.
     """
+    if not arg.strip():
+        raise DiscoveryError("an empty argument is neither a transcript path nor a session id")
     p = Path(arg).expanduser()
     if p.exists() or os.sep in arg or arg.endswith(".jsonl"):
         return p
