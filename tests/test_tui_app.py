@@ -467,3 +467,33 @@ async def test_footer_has_no_stray_character_at_narrow_widths(tmp_path: Path) ->
 
 
 FULL_FOOTER = "F1 Help [ Prev e Open c Card w View p Pause s Sessions q Quit"
+
+
+async def test_a_text_file_is_said_not_a_transcript_and_still_watched(tmp_path: Path) -> None:
+    # the headless commands refuse it ("not a transcript"); the tab showed only "2 malformed"
+    from tracetui.demo.build import TranscriptBuilder
+
+    path = tmp_path / "notes.txt"
+    path.write_text("hello world\nthis is text\n", "utf-8")
+    app = app_for([path], tmp_path, follow=True, watch=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = await wait_for_state(pilot)
+        notice = view.query_one(".notice")
+        for _ in range(100):
+            if notice.display:
+                break
+            await pilot.pause(0.02)
+        assert notice.display and str(notice.content).startswith(" ✖ notes.txt: not a transcript (2 lines, none a JSON object)")
+        assert "still watching" in str(notice.content)
+        assert any("not a transcript" in str(n.message) for n in app._notifications)
+        # it becomes one: the notice goes, the record is folded
+        b = TranscriptBuilder()
+        b.prompt("Now it is a transcript")
+        with path.open("ab") as f:
+            f.write(b.data())
+        for _ in range(200):
+            if view.state is not None and view.state.main.prompts == 1 and not notice.display:
+                break
+            await pilot.pause(0.02)
+        assert view.state.main.prompts == 1 and not notice.display
+        assert any("a transcript now" in str(n.message) for n in app._notifications)

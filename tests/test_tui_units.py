@@ -254,3 +254,24 @@ def test_main_model_is_the_one_with_most_tokens(tmp_path: Path) -> None:
     r.poll()
     name, others = main_model(r.snapshot())
     assert name == "claude-haiku-4-5" and others == 1
+
+
+def test_not_a_transcript_names_files_with_lines_but_no_record(tmp_path: Path) -> None:
+    from tracetui.tui.view_model import not_a_transcript
+
+    def state_of(data: bytes):
+        p = tmp_path / "f.txt"
+        p.write_bytes(data)
+        r = SessionReader(p)
+        r.poll(final=False)
+        return r.snapshot()
+
+    assert not_a_transcript(state_of(b"one line\n")) == {0: "f.txt: not a transcript (1 line, none a JSON object)"}
+    assert not_a_transcript(state_of(b"a\nb\n[1, 2]\n")) == {0: "f.txt: not a transcript (3 lines, none a JSON object)"}
+    torn = b'{"type": "user", "mess'  # a first line still being written
+    assert not_a_transcript(state_of(torn)) == {0: f"f.txt: not a transcript yet (no complete line in {len(torn)} bytes)"}
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    r = SessionReader(path)
+    r.poll()
+    assert not_a_transcript(r.snapshot()) == {}

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from tracetui.ingest.session import SessionReader
 from tracetui.tui.messages import IngestNotice, IngestProgress, SnapshotReady
+from tracetui.tui.view_model import not_a_transcript
 
 __all__ = ["IngestLoop", "make_reader", "MIN_INTERVAL", "WATCHED_POLL", "FALLBACK_POLL"]
 
@@ -99,6 +100,7 @@ class IngestLoop:
         self.reader: Any = None
         self._errors: dict[int, str | None] = {}
         self._resets: dict[int, int] = {}
+        self._not_transcript: dict[int, str] = {}
         self._last_progress = 0.0
 
     # -- control (any thread) ---------------------------------------------------------------
@@ -157,6 +159,16 @@ class IngestLoop:
             if n > self._resets.get(i, 0):
                 self.post(IngestNotice(self.key, "warning", f"{s.name}: {s.resets[-1]}; folded again from the start"))
             self._resets[i] = n
+        # a file with lines but no JSON object: said once, and again when it becomes a transcript
+        bad = not_a_transcript(state)
+        for i, why in bad.items():
+            if self._not_transcript.get(i) != why:
+                self.post(IngestNotice(self.key, "error", f"{why}; still watching: it may become one"))
+        for i in self._not_transcript.keys() - bad.keys():
+            s = state.sources[i]
+            if not s.error:
+                self.post(IngestNotice(self.key, "information", f"{s.name}: a transcript now"))
+        self._not_transcript = bad
 
     def run(self, cancelled: Callable[[], bool] = lambda: False) -> None:
         """Read, fold and post until ``cancelled()`` or :meth:`stop` (the worker's body)."""
