@@ -497,3 +497,30 @@ async def test_a_text_file_is_said_not_a_transcript_and_still_watched(tmp_path: 
             await pilot.pause(0.02)
         assert view.state.main.prompts == 1 and not notice.display
         assert any("a transcript now" in str(n.message) for n in app._notifications)
+
+
+async def test_anomaly_badges_show_paths_relative_to_the_session_and_mark_cleared_ones(tmp_path: Path) -> None:
+    from test_tui_support import STALLED_NOW
+    from tracetui.model.anomalies import detect_anomalies
+    from tracetui.tui.widgets.anomalies import AnomalyBadges
+
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path, now=STALLED_NOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.pause()
+        st = view.state
+        found = detect_anomalies(st, STALLED_NOW, getattr(st, "episodes", None) or None)
+        n_open = sum(1 for a in found if a.open)
+        assert 0 < n_open < len(found)  # the fixture has both kinds
+        pane = view.query_one(AnomalyBadges)
+        assert pane.border_title == f"Anomalies ({n_open} open, {len(found) - n_open} cleared)"
+        drawn = [r for r in screen_rows(app) if "edit_thrash" in r]
+        cwd = st.main.cwd
+        assert cwd and any(a.kind == "edit_thrash" and cwd + "/" in a.message for a in found)
+        # the file is named relative to the session's folder, so a cut badge still names it
+        assert drawn and "app/ratelimit.py edited" in drawn[0] and cwd not in drawn[0]
+        badges = [str(b.content) for b in pane.query(".badge")]
+        cleared = [b for b in badges if "✓ cleared" in b]
+        assert cleared and all(b.startswith(" ✓ cleared ") for b in cleared)
+        assert len(badges) - len(cleared) == n_open

@@ -275,3 +275,17 @@ def test_not_a_transcript_names_files_with_lines_but_no_record(tmp_path: Path) -
     r = SessionReader(path)
     r.poll()
     assert not_a_transcript(r.snapshot()) == {}
+
+
+def test_anomaly_message_paths_relative_to_the_session() -> None:
+    from tracetui.tui.view_model import PATH_CHARS, anomaly_message
+
+    cwd = "/home/u/projects/spotter"
+    inside = "/home/u/projects/spotter/src/app/x.py"
+    assert anomaly_message(f"{inside} edited 5 times in this episode", f"edit_thrash:{inside}", cwd) == "src/app/x.py edited 5 times in this episode"
+    # a sibling folder that only shares the prefix is not inside: its long path keeps its end
+    outside = "/home/u/projects/spotter-worktree-feature-branch/src/app/x.py"
+    got = anomaly_message(f"{outside} read 3 times with no edit in between", f"reread_loop:{outside}", cwd + "/")
+    assert got.startswith("…") and got.split(" ")[0] == "…" + outside[-(PATH_CHARS - 1):]
+    assert got.endswith(" read 3 times with no edit in between")
+    assert anomaly_message("Grep(x) called 3 times", "tool_loop:abc", None) == "Grep(x) called 3 times"

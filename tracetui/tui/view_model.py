@@ -27,6 +27,7 @@ __all__ = [
     "main_model",
     "episode_events",
     "not_a_transcript",
+    "anomaly_message",
     "SEVERITIES",
 ]
 
@@ -65,6 +66,7 @@ class AnomalyRow:
     anchor: Anchor | None
     cleared: bool = False
     evidence: tuple[Anchor, ...] = field(default=())
+    key: str = ""
 
 
 def _diff(a: Counters, b: Counters | None) -> Counters:
@@ -253,6 +255,24 @@ def _severity(s: Any) -> str:
     return {"warn": "warning", "high": "error", "low": "info", "medium": "warning", "crit": "critical"}.get(s, "warning")
 
 
+#: anomalies about one file: their key is ``kind:path`` (``tracetui.model.anomalies``)
+_PATH_KINDS = ("edit_thrash", "reread_loop")
+#: characters a path outside the session's folder keeps in a badge (its end: the file name)
+PATH_CHARS = 40
+
+
+def anomaly_message(message: str, key: str, cwd: str | None) -> str:
+    """``message`` with paths relative to the session's folder ``cwd``, as the worker view
+    shows them (``tracetui.views.worker``: the cwd prefix dropped), so a badge cut at the
+    pane's width still names the file. A file anomaly's path outside ``cwd`` keeps its last
+    :data:`PATH_CHARS` characters (``…/other-tree/app/x.py``)."""
+    root = (cwd or "").rstrip("/")
+    kind, _, path = key.partition(":")
+    if kind in _PATH_KINDS and path and path in message and not (root and path.startswith(root + "/")) and len(path) > PATH_CHARS:
+        message = message.replace(path, "…" + path[-(PATH_CHARS - 1) :])
+    return message.replace(root + "/", "") if root else message
+
+
 def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[AnomalyRow], bool]:
     """``(rows, derived)``: open anomalies first (most severe first), then cleared ones.
 
@@ -265,6 +285,7 @@ def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[Anomal
     except ImportError:
         detect_anomalies = None
     rows: list[AnomalyRow] = []
+    cwd = state.main.cwd
     if detect_anomalies is not None:
         for a in detect_anomalies(state, now, getattr(state, "episodes", None) or None):
             is_open = getattr(a, "open", True)
@@ -272,10 +293,11 @@ def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[Anomal
                 AnomalyRow(
                     kind=str(a.kind),
                     severity=_severity(a.severity),
-                    message=str(a.message),
+                    message=anomaly_message(str(a.message), str(getattr(a, "key", "")), cwd),
                     anchor=getattr(a, "began", None),
                     cleared=not is_open,
                     evidence=tuple(getattr(a, "evidence", ()) or ()),
+                    key=str(getattr(a, "key", "")),
                 )
             )
         is_derived = True

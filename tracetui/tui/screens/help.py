@@ -20,7 +20,7 @@ PANES = (
     ("Pending calls", "tool calls without a result yet, with ticking ages."),
     ("Episodes", "status, calls, errors, tokens, duration and ask per episode; Enter opens the drill-down."),
     ("Counters", "turns, tool calls by name, errors, tokens, estimated cost (USD), and the context-window gauge (input + cache tokens of the last API call)."),
-    ("Anomalies", "badges coloured by severity: info, warning, error, critical."),
+    ("Anomalies", "badges coloured by severity: info, warning, error, critical; open ones first, then cleared ones (✓ cleared). Paths are relative to the session's folder."),
     ("Files / Todos / Subagents", "files touched (r/w/e), the todo list, Task/Agent calls with their transcripts."),
 )
 

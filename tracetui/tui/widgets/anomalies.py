@@ -11,10 +11,13 @@ from tracetui.tui.format import one_line
 from tracetui.tui.view_model import AnomalyRow, anomaly_rows
 from tracetui.tui.widgets.pane import Shown, short_anchor, guarded
 
-__all__ = ["AnomalyBadges"]
+__all__ = ["AnomalyBadges", "CLEARED_MARK"]
 
 #: cleared anomalies listed at most (all are counted)
 CLEARED_SHOWN = 3
+
+#: how a cleared anomaly's badge begins
+CLEARED_MARK = "✓ cleared"
 
 _ICON = {"info": "ℹ", "warning": "⚠", "error": "✖", "critical": "‼"}
 
@@ -42,7 +45,7 @@ class AnomalyBadges(Vertical):
         self._key = key
         self.rows, self.derived = rows, derived
         open_n = sum(1 for r in rows if not r.cleared)
-        self.border_title = f"Anomalies ({open_n} open)" if rows else "Anomalies"
+        self.border_title = f"Anomalies ({open_n} open, {len(rows) - open_n} cleared)" if rows else "Anomalies"
         self.border_subtitle = None if derived else "ingest checks only"
         st = shown.state
         room = max(1, self.content_size.height or 1)
@@ -54,11 +57,10 @@ class AnomalyBadges(Vertical):
         show = show_rows if len(show_rows) <= room and len(show_rows) == len(rows) else show_rows[: room - 1]
         for r in show:
             label = Text(no_wrap=True, overflow="ellipsis")
-            label.append(f" {_ICON.get(r.severity, '•')} {r.kind} ", style="bold")
+            # cleared ones say so first (a cut line keeps it), not only by their grey italic
+            label.append(f" {CLEARED_MARK} {r.kind} " if r.cleared else f" {_ICON.get(r.severity, '•')} {r.kind} ", style="bold")
             label.append(one_line(r.message, 200))
             label.append(f"  {short_anchor(st, r.anchor)}" if r.anchor else "")
-            if r.cleared:
-                label.append("  (cleared)")
             widgets.append(Static(label, classes=f"badge -{'cleared' if r.cleared else r.severity}"))
         if len(show) < len(rows):
             more_open = len(opened) - sum(1 for r in show if not r.cleared)
