@@ -123,8 +123,33 @@ async def test_help_opens_with_f1_and_question_mark(tmp_path: Path) -> None:
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        await pilot.press("q")
+        await pilot.press("question_mark")
         assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        await pilot.pause()
+        drawn = screen_rows(app)
+        assert any(r.split("│")[1].split() == ["q", "Quit", "tracetui,", "from", "any", "screen", "(esc", "goes", "back)"] for r in drawn if r.count("│") >= 2)
+        assert any(" esc " in r and "Go back: close this help, the episode drill-down" in r for r in drawn)
+        await pilot.press("f1")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.parametrize("keys, screen_type", [(("f1",), HelpScreen), (("e",), EpisodeScreen), (("s",), SessionSwitcher)])
+async def test_q_quits_from_every_screen_and_escape_goes_back(tmp_path: Path, keys: tuple[str, ...], screen_type: type) -> None:
+    # the README says "q quit": in help and the drill-down q went back instead
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press(*keys)
+        assert isinstance(app.screen, screen_type)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, screen_type) and not app._exit
+        await pilot.press(*keys)
+        assert isinstance(app.screen, screen_type)
+        await pilot.press("q")
+        await pilot.pause()
+        assert app._exit
 
 
 async def test_drill_down_reads_excerpts_back_by_anchor(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ class TraceApp(App[int]):
         Binding("s", "sessions", "Sessions", id="sessions", tooltip="Pick another session (project, size, last activity); it opens in a tab"),
         Binding("ctrl+pagedown", "next_tab", "Next tab", id="next-tab", show=False, tooltip="Show the next session's tab"),
         Binding("ctrl+pageup", "previous_tab", "Previous tab", id="previous-tab", show=False, tooltip="Show the previous session's tab"),
-        Binding("q", "quit", "Quit", id="quit", tooltip="Quit tracetui"),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Quit tracetui, from any screen (esc goes back)"),
     ]
 
     def __init__(self, settings: Settings) -> None:

@@ -30,13 +30,13 @@ _SHOWN_KINDS = {"tool_use", "tool_result", "assistant_text", "interrupt", "api_e
 
 
 class EpisodeScreen(Screen[None]):
-    """Everything one episode did. Escape goes back to the monitor."""
+    """Everything one episode did. Escape goes back to the monitor; q quits (the app's key)."""
 
     AUTO_FOCUS = "#episode-body"
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="episode-back"),
-        Binding("q", "app.pop_screen", "Back", id="episode-back-q", show=False),
+        Binding("q", "app.quit", "Quit", id="episode-quit", tooltip="Quit tracetui (esc goes back)"),
     ]
 
     def __init__(self, state: RunState, row: EpisodeRow) -> None:

@@ -26,14 +26,14 @@ PANES = (
 
 
 class HelpScreen(ModalScreen[None]):
-    """Keys and panes; Escape, q, F1 or ? close it."""
+    """Keys and panes; Escape, F1 or ? close it (q quits, as everywhere)."""
 
     AUTO_FOCUS = "#help-body"
 
     BINDINGS = [
         Binding("escape", "dismiss", "Close", id="help-close"),
-        Binding("q", "dismiss", "Close", id="help-close-q", show=False),
         Binding("f1", "dismiss", "Close", id="help-close-f1", show=False),
+        Binding("q", "app.quit", "Quit", id="help-quit", tooltip="Quit tracetui (esc goes back)"),
         Binding("question_mark", "dismiss", "Close", id="help-close-qm", show=False),
     ]
 
@@ -46,6 +46,7 @@ class HelpScreen(ModalScreen[None]):
             if isinstance(b, Binding):
                 keys.add_row(Text(b.key_display or b.key), Text(b.tooltip or b.description))
                 seen.add(b.key)
+        keys.add_row(Text("esc"), Text("Go back: close this help, the episode drill-down or the session switcher"))
         keys.add_row(Text("ctrl+p"), Text("Command palette: every action by name"))
         keys.add_row(Text("enter"), Text("Open the episode under the cursor (Episodes pane)"))
         keys.add_row(Text("tab"), Text("Move focus between panes"))

@@ -24,7 +24,10 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
 
     AUTO_FOCUS = "#sessions-table"
 
-    BINDINGS = [Binding("escape", "dismiss_none", "Close", id="sessions-close")]
+    BINDINGS = [
+        Binding("escape", "dismiss_none", "Close", id="sessions-close"),
+        Binding("q", "app.quit", "Quit", id="sessions-quit", tooltip="Quit tracetui (esc goes back)"),
+    ]
 
     def __init__(self, root: Path | None = None) -> None:
         super().__init__()
