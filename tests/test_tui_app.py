@@ -549,3 +549,35 @@ async def test_anomaly_badges_show_paths_relative_to_the_session_and_mark_cleare
         cleared = [b for b in badges if "✓ cleared" in b]
         assert cleared and all(b.startswith(" ✓ cleared ") for b in cleared)
         assert len(badges) - len(cleared) == n_open
+
+
+async def test_tab_keys_work_from_the_episodes_pane_and_show_when_there_are_tabs(tmp_path: Path) -> None:
+    paths = []
+    for name in ("one", "two"):
+        paths.append(tmp_path / f"{name}.jsonl")
+        small_session(paths[-1])
+    app = app_for(paths, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.pause()
+        assert isinstance(app.focused, EpisodesList)  # its list bindings took ctrl+pageup/down
+        footer = screen_rows(app)[-1]
+        assert footer.startswith("^pgdn Next tab ") and footer.rstrip().endswith("q Quit"), footer
+        first = app.current_view
+        await pilot.press("ctrl+pagedown")
+        assert app.current_view is not first and app.current_view.spec.paths[0] == paths[1]
+        await pilot.press("ctrl+pageup")
+        assert app.current_view is first
+        await pilot.resize_terminal(120, 50)  # the whole key table in view
+        await pilot.press("f1")
+        await pilot.pause()
+        drawn = screen_rows(app)
+        assert any("ctrl+pagedown" in r and "Show the next session's tab" in r for r in drawn)
+        assert any("ctrl+pageup" in r and "Show the previous session's tab" in r for r in drawn)
+    # one session: no tab key in the footer, the palette key is back
+    app = app_for(paths[:1], tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.pause()
+        footer = screen_rows(app)[-1]
+        assert "Next tab" not in footer and footer.endswith("▏^p palette ")

@@ -73,8 +73,8 @@ class TraceApp(App[int]):
         Binding("w", "copy_worker", "View", id="copy-worker", tooltip="Copy the worker view of the state shown; also written to a file"),
         Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Hold the screen; folding continues and resumes where it is"),
         Binding("s", "sessions", "Sessions", id="sessions", tooltip="Pick another session (project, size, last activity); it opens in a tab"),
-        Binding("ctrl+pagedown", "next_tab", "Next tab", id="next-tab", show=False, tooltip="Show the next session's tab"),
-        Binding("ctrl+pageup", "previous_tab", "Previous tab", id="previous-tab", show=False, tooltip="Show the previous session's tab"),
+        Binding("ctrl+pagedown", "next_tab", "Next tab", id="next-tab", priority=True, tooltip="Show the next session's tab (in the footer when several sessions are open)"),
+        Binding("ctrl+pageup", "previous_tab", "Prev tab", id="previous-tab", priority=True, show=False, tooltip="Show the previous session's tab"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit tracetui, from any screen (esc goes back)"),
     ]
 
@@ -162,7 +162,11 @@ class TraceApp(App[int]):
         base.set_class(small, "-too-small")
         base.set_class(h >= 40, "-tall")
         try:
-            self.query_one(Footer).compact = w < 120  # every key fits in 80 columns
+            footer = self.query_one(Footer)
+            footer.compact = w < 120  # every key fits in 80 columns
+            # with several tabs the tab key needs the room: below 100 columns the palette key
+            # leaves the footer (ctrl+p still works; the help lists it)
+            footer.show_command_palette = w >= 100 or len(self.query(SessionView)) <= 1
             box = self.query_one("#too-small", Static)
             tabs = self.query_one(TabbedContent)
         except Exception:
@@ -226,6 +230,9 @@ class TraceApp(App[int]):
             return bool(has and view.episode is not None)
         if action in ("copy_card", "copy_worker", "drill_down", "toggle_pause"):
             return has or None
+        if action in ("next_tab", "previous_tab"):
+            # in the footer only when there is another tab to switch to
+            return len(self.query(SessionView)) > 1
         return True
 
     def _refresh_bindings(self) -> None:
