@@ -581,3 +581,27 @@ async def test_tab_keys_work_from_the_episodes_pane_and_show_when_there_are_tabs
         await pilot.pause()
         footer = screen_rows(app)[-1]
         assert "Next tab" not in footer and footer.endswith("▏^p palette ")
+
+
+async def test_no_duplicated_words_for_an_unpriced_model_and_a_compaction(tmp_path: Path) -> None:
+    # "cost cost ? (no price known …)" in Counters, "compaction compaction (manual, …)" in the drill-down
+    from tracetui.demo.build import TranscriptBuilder
+    from tracetui.tui.widgets.counters import CountersPane
+
+    b = TranscriptBuilder(model="claude-unheard-of-9")
+    b.prompt("Summarise the repo")
+    b.tick(1).tool("Read", {"file_path": "/home/dev/shop-api/README.md"}, "# shop-api", took=0.2)
+    b.tick(1).compaction("The user asked for a summary.")
+    b.tick(1).text("Done.")
+    path = b.write(tmp_path / "u.jsonl")
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert view.state.cost_usd is None and "claude-unheard-of-9" in view.state.cost_note
+        counters = text_of(view.query_one(CountersPane))
+        assert f"cost ? ({view.state.cost_note})" in counters and "cost cost" not in counters
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, EpisodeScreen)
+        steps = str(screen.query_one("#episode-steps").content)
+        assert "• compaction (manual, " in steps and "compaction compaction" not in steps

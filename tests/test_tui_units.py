@@ -49,7 +49,7 @@ def test_formatters() -> None:
     assert [fmt_age(s) for s in (None, 4.9, 125, 3720, 90000)] == ["?", "4s", "2m05s", "1h02m", "1d01h"]
     assert [fmt_tokens(n) for n in (950, 12_345, 4_560_000)] == ["950", "12.3k", "4.56M"]
     assert fmt_bytes(512) == "512 B" and fmt_bytes(2048) == "2.0 KB"
-    assert fmt_usd(None) == "cost ?" and fmt_usd(1.234) == "~$1.23"
+    assert fmt_usd(None) == "?" and fmt_usd(1.234) == "~$1.23"
     assert short_path("/w/p/a.py", "/w/p") == "a.py" and short_path("/x/a.py", "/w/p") == "/x/a.py"
 
 
@@ -289,3 +289,13 @@ def test_anomaly_message_paths_relative_to_the_session() -> None:
     assert got.startswith("…") and got.split(" ")[0] == "…" + outside[-(PATH_CHARS - 1):]
     assert got.endswith(" read 3 times with no edit in between")
     assert anomaly_message("Grep(x) called 3 times", "tool_loop:abc", None) == "Grep(x) called 3 times"
+
+
+def test_compaction_anomaly_message_names_it_once(tmp_path: Path) -> None:
+    from tracetui.model.anomalies import detect_anomalies
+
+    r = SessionReader(demo_session(tmp_path))
+    r.poll()
+    st = r.snapshot()
+    msgs = [a.message for a in detect_anomalies(st, FROZEN_NOW, getattr(st, "episodes", None) or None) if a.kind == "compaction"]
+    assert msgs and all(m.startswith("context compacted (manual, ") and "compaction" not in m for m in msgs), msgs

@@ -304,7 +304,10 @@ class AnomalyTracker(msgspec.Struct):
 
     def on_compaction(self, ev: Event) -> None:
         key = f"compaction:{ev.anchor.line}"
-        self._open("compaction", "info", key, ev.anchor, f"context compacted ({ev.excerpt})", "at the next prompt (a point event)", [ev.anchor])
+        detail = ev.excerpt  # the fold's excerpt: "compaction (manual, N tokens before)"
+        if detail.startswith("compaction (") and detail.endswith(")"):
+            detail = detail[len("compaction (") : -1]
+        self._open("compaction", "info", key, ev.anchor, f"context compacted ({detail})", "at the next prompt (a point event)", [ev.anchor])
 
     def on_dangling(self, ev: Event, calls: list[ToolCall], how: str) -> None:
         """Calls left open by an interrupt (``how`` = ``interrupt``) or by the next prompt."""

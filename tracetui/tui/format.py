@@ -125,9 +125,10 @@ def fmt_bytes(n: int | None) -> str:
 
 
 def fmt_usd(usd: float | None) -> str:
-    """An estimated cost in USD (``~$1.23``), or ``cost ?`` when a model has no known price."""
+    """An estimated cost in USD (``~$1.23``), or ``?`` when a model has no known price (the
+    caller's label says what the figure is: ``cost ?``)."""
     if usd is None:
-        return "cost ?"
+        return "?"
     if usd < 0.01:
         return f"~${usd:.4f}"
     return f"~${usd:.2f}"

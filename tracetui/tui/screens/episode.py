@@ -174,8 +174,12 @@ class EpisodeScreen(Screen[None]):
                 t.append_text(data(self._excerpt(ev), limit=300))
                 t.append(f"  {short_anchor(st, ev.anchor)}", style="dim")
             else:
-                t.append(f"• {ev.kind.replace('_', ' ')} ", style="bold magenta")
-                t.append_text(data(ev.excerpt, limit=200))
+                label = ev.kind.replace("_", " ")
+                said = one_line(ev.excerpt)
+                if said.startswith(label):  # "compaction (manual, …)": the excerpt names it
+                    label, said = said[: len(label)], said[len(label) :].lstrip()
+                t.append(f"• {label} ", style="bold magenta")
+                t.append_text(data(said, limit=200))
                 t.append(f"  {short_anchor(st, ev.anchor)}", style="dim")
         if not self.events:
             t.append("\nno events", style="dim italic")
