@@ -136,7 +136,7 @@ def test_stall_needs_now_and_a_pending_call() -> None:
     st = s.state()
     late = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc).timestamp() + STALL_SECONDS
     a = _one(st, "stall", now=late)
-    assert a.open and a.began.line == 2 and f"{STALL_SECONDS} s" in a.message
+    assert a.open and a.began.line == 2 and f"no new record for {STALL_SECONDS // 60}m{STALL_SECONDS % 60:02d}s" in a.message
     assert "stall" not in _kinds(st)  # no clock, no stall
     assert "stall" not in _kinds(st, now=late - 10)  # not long enough
     done = Script().prompt("a").call("t", "Bash", {"command": "x"}, ts="2026-01-01T10:00:00.000Z").result("t", "ok", ts="2026-01-01T10:00:01.000Z").state()

@@ -299,3 +299,27 @@ def test_compaction_anomaly_message_names_it_once(tmp_path: Path) -> None:
     st = r.snapshot()
     msgs = [a.message for a in detect_anomalies(st, FROZEN_NOW, getattr(st, "episodes", None) or None) if a.kind == "compaction"]
     assert msgs and all(m.startswith("context compacted (manual, ") and "compaction" not in m for m in msgs), msgs
+
+
+@pytest.mark.parametrize("late", [600, 2 * 3600 + 5 * 60, 277 * 86400 + 10 * 3600 + 59])
+def test_stall_message_says_its_age_as_the_monitor_does(tmp_path: Path, late: int) -> None:
+    # it said "no new record for 23969243 s"
+    from tracetui.model.anomalies import detect_anomalies
+    from tracetui.tui.format import parse_ts
+
+    r = SessionReader(demo_session(tmp_path))
+    r.poll()
+    st = r.snapshot()
+    last = max(parse_ts(a.last_timestamp) for a in (st.main, *st.agents))
+    stall = [a for a in detect_anomalies(st, last + late) if a.kind == "stall"]
+    assert len(stall) == 1
+    assert stall[0].message.startswith(f"no new record for {fmt_age(late)} with 1 call(s) pending")
+    assert fmt_age(late) in ("10m00s", "2h05m", "277d10h")
+
+
+def test_model_duration_format_is_the_monitors() -> None:
+    from tracetui.model.anomalies import fmt_span
+
+    for s in (0, 1, 59, 60, 61, 599, 3599, 3600, 3661, 86399, 86400, 90061, 23969243, 10**9):
+        assert fmt_span(s) == fmt_age(s), s
+    assert fmt_span(23969243) == "277d10h"

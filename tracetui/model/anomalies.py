@@ -359,6 +359,19 @@ def _as_dt(now: datetime | float | int | None) -> datetime | None:
     return datetime.fromtimestamp(float(now), tz=timezone.utc)
 
 
+def fmt_span(seconds: float) -> str:
+    """A duration as the monitor shows ages (``tracetui.tui.format.fmt_age``): ``42s``,
+    ``3m10s``, ``2h05m``, ``277d10h``. (The model does not import the app's formatters.)"""
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+
+
 def _sorted_median(xs: list[float]) -> float:
     """``statistics.median(xs)`` for ``xs`` already sorted (same arithmetic, no sort)."""
     n = len(xs)
@@ -397,7 +410,7 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
                 out.append(
                     Anomaly(
                         "stall", "warn", "stall", newest.anchor,
-                        f"no new record for {int(age)} s with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})",
+                        f"no new record for {fmt_span(age)} with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})",
                         "when a new record arrives or the pending calls complete",
                         tuple(c.anchor for c in state.pending[:EVIDENCE_KEPT]), len(state.pending), view_time=True,
                     )
