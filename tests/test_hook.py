@@ -182,6 +182,26 @@ def test_output_is_capped_and_says_so(tmp_path: Path, monkeypatch: pytest.Monkey
     assert out.rstrip("\n").endswith(hook.FOOTER)
 
 
+def test_shortening_note_is_never_cut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # "--max-chars 500" ended with "… run `tracetui card /tmp/ut/cfg/projects": the note was cut
+    t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
+    body = "\n".join(f"line {i} " + "x" * 70 for i in range(300))
+    monkeypatch.setattr(hook, "_render_card", lambda state, now: body)
+    note_end = f"characters shown; run `tracetui card {t}` for all of it]"
+    for cap in (2000, 1300, 1000, 900, 800, 760):
+        code, out, err = run(monkeypatch, capsys, _input("session_start_compact.json", t), "--max-chars", str(cap))
+        assert code == 0 and err == "", (cap, err)
+        text = out.rstrip("\n")
+        assert len(text) <= cap, cap
+        assert text.endswith(note_end + "\n" + hook.FOOTER), (cap, text[-300:])
+        shown = int(text.split("[card shortened by tracetui hook: ")[1].split(" of ")[0])
+        assert f"of {len(body)} characters shown" in text and body[:shown] in text
+    # no room for even the frame: nothing printed, and the reason on stderr
+    code, out, err = run(monkeypatch, capsys, _input("session_start_compact.json", t), "--max-chars", "500")
+    assert (code, out) == (0, "") and err.count("\n") == 1
+    assert err.startswith("tracetui hook: --max-chars 500 leaves no room for the card: its frame")
+
+
 def test_fallback_card_until_the_card_view_exists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tracetui.ingest.session import SessionReader
 

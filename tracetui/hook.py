@@ -287,21 +287,29 @@ def _fallback_card(state: Any, now: Any) -> str:
 
 
 def _frame(card: str, state: Any, path: Path, max_chars: int, note: str = "") -> str:
+    """``card`` between the disclaimer (with ``note`` above it) and the end marker, at most
+    ``max_chars`` characters. A longer card is cut at a line end and says so in a note that is
+    always whole. Raises :class:`HookSkip` when ``max_chars`` leaves no room even for the frame."""
     src = state.sources[0] if state.sources else None
     through = f"{src.name}:{src.lines} (byte {src.consumed})" if src is not None else "?"
     head = HEADER.format(sid=state.main.session_id or path.stem, path=path, through=through)
     if note:
         head = note + "\n" + head
     body = card.rstrip("\n")
-    budget = max_chars - len(head) - len(FOOTER) - 2
-    if len(body) > budget:
+    fixed = len(head) + len(FOOTER) + 2  # the frame: disclaimer, end marker, two newlines
+    if fixed + len(body) > max_chars:
+        # the note is reserved whole (with the widest count it can show): never cut itself
         cut_note = f"\n[card shortened by tracetui hook: {{shown}} of {len(body)} characters shown; run `tracetui card {path}` for all of it]"
-        room = max(0, budget - len(cut_note) - 12)
-        cut = body.rfind("\n", 0, room)
+        room = max_chars - fixed - len(cut_note.format(shown=len(body)))
+        if room < 0:
+            raise HookSkip(
+                f"--max-chars {max_chars} leaves no room for the card: its frame (disclaimer, "
+                f"shortening note, end marker) takes {max_chars - room} characters here"
+            )
+        cut = body.rfind("\n", 0, room + 1)  # whole lines when one fits
         cut = cut if cut > 0 else room
         body = body[:cut] + cut_note.format(shown=cut)
-    out = f"{head}\n{body}\n{FOOTER}"
-    return out[:max_chars]
+    return f"{head}\n{body}\n{FOOTER}"
 
 
 def _newest_other_session(transcript: Path, session_id: str | None) -> Path | None:
