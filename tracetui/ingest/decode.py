@@ -28,6 +28,7 @@ __all__ = [
     "Quarantined",
     "Decoded",
     "decode_line",
+    "decode_record_fast",
     "decode_block",
     "decode_message",
     "decode_any",
@@ -348,6 +349,12 @@ def decode_line(buf: bytes | memoryview) -> list[Decoded]:
 
 
 _WS = frozenset(b" \t\r\n")
+
+#: the one-pass decode of the common line: one record whose message has the usual shape, the
+#: line starting and ending with its braces (no whitespace around). Raises ``msgspec.DecodeError``
+#: or ``msgspec.ValidationError`` where :func:`decode_line` takes a slower path; when it
+#: returns, ``decode_line(buf)`` would give ``[(0, that record, buf)]`` (callers check the ends).
+decode_record_fast = _fast_record_decoder.decode
 
 
 def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:

@@ -26,6 +26,7 @@ from tracetui.ingest.decode import (
     decode_head,
     decode_line,
     decode_message,
+    decode_record_fast,
     excerpt_of,
     result_text,
 )
@@ -199,6 +200,14 @@ class FileFold:
         """Fold one complete line (without its newline). Blank lines are ignored."""
         if not buf or buf[0] in _BLANK and not bytes(buf).strip():
             return
+        if buf[0] == 123 and buf[-1] == 125:  # b"{", b"}": the common line, decoded in one call
+            try:
+                rec = decode_record_fast(buf)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                pass  # the general path below says what is wrong
+            else:
+                self.feed_record(rec, Anchor(self.src, line_no, offset), buf)
+                return
         for rel, item, payload in decode_line(buf):
             anchor = Anchor(self.src, line_no, offset + rel)
             if isinstance(item, Quarantined):
