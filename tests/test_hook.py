@@ -106,10 +106,12 @@ def test_other_events_print_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert run(monkeypatch, capsys, _input("pre_tool_use.json", t)) == (0, "", "")
 
 
-def test_missing_transcript_prints_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_transcript_prints_nothing_and_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     t = _project(tmp_path) / "not-yet.jsonl"
-    assert run(monkeypatch, capsys, _input("session_start_resume.json", t)) == (0, "", "")
-    assert run(monkeypatch, capsys, _input("user_prompt_submit.json", t)) == (0, "", "")
+    for name in ("session_start_resume.json", "user_prompt_submit.json"):
+        code, out, err = run(monkeypatch, capsys, _input(name, t))
+        assert (code, out) == (0, "")
+        assert err == f"tracetui hook: {t}: no such transcript file yet, so no card\n"
 
 
 # -- UserPromptSubmit: the gate --------------------------------------------------------------
@@ -222,6 +224,36 @@ def test_broken_input_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: 
     code, out, err = run(monkeypatch, capsys, _input(name, t))
     assert code == 0 and out == ""
     assert err.count("\n") == 1 and err.startswith("tracetui hook: "), err
+
+
+@pytest.mark.parametrize(
+    "data, says",
+    [
+        (b'{"hook_event_name": "SessionStart", "source": "resume", "transcript_path": 5}', "SessionStart hook input: transcript_path is not a string (a JSON number: 5)"),
+        (b'{"hook_event_name": "UserPromptSubmit", "transcript_path": ["a"]}', 'UserPromptSubmit hook input: transcript_path is not a string (a JSON array: ["a"])'),
+        (b'{"hook_event_name": "UserPromptSubmit", "transcript_path": ""}', "UserPromptSubmit hook input has no transcript_path"),
+        ('{"hook_event_name": "UserPromptSubmit", "prompt": "caf\u00e9"}'.encode("latin-1"), "hook input is not UTF-8 JSON"),
+        (b"\xff\xfe not utf-8 at all\n", "hook input is not UTF-8 JSON"),
+    ],
+)
+def test_bad_input_fields_are_named_exactly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], data: bytes, says: str) -> None:
+    # "5" said "has no transcript_path"; non-UTF-8 bytes said "str is not valid UTF-8: surrogates not allowed"
+    assert run(monkeypatch, capsys, data) == (0, "", f"tracetui hook: {says}\n")
+
+
+def test_the_command_on_bad_input_exits_0_with_one_stderr_line(tmp_path: Path) -> None:
+    import subprocess
+
+    env = {**os.environ, "TRACETUI_CACHE_DIR": str(tmp_path / "cache")}
+    missing = tmp_path / "gone.jsonl"
+    cases = [
+        (b"\xff\xfe{}", "tracetui hook: hook input is not UTF-8 JSON\n"),
+        (b'{"hook_event_name": "SessionStart", "source": "compact", "transcript_path": 5}', "tracetui hook: SessionStart hook input: transcript_path is not a string (a JSON number: 5)\n"),
+        (json.dumps({"hook_event_name": "SessionStart", "source": "resume", "transcript_path": str(missing)}).encode(), f"tracetui hook: {missing}: no such transcript file yet, so no card\n"),
+    ]
+    for data, err in cases:
+        p = subprocess.run([sys.executable, "-m", "tracetui.cli", "hook"], input=data, env=env, capture_output=True, timeout=60)
+        assert (p.returncode, p.stdout, p.stderr.decode()) == (0, b"", err)
 
 
 def test_not_a_transcript_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -355,6 +355,15 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
     import orjson
 
     try:
+        # orjson's own message for bad bytes ("str is not valid UTF-8: surrogates not allowed")
+        # names the wrong thing: say what the input is not
+        if isinstance(data, str):
+            data.encode("utf-8")
+        else:
+            bytes(data).decode("utf-8")
+    except UnicodeError:
+        raise HookError("hook input is not UTF-8 JSON") from None
+    try:
         inp = orjson.loads(data)
     except ValueError as exc:
         raise HookError(f"hook input is not JSON: {exc}") from None
@@ -369,8 +378,10 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
     if event == "SessionStart" and source not in ("compact", "resume", "clear"):
         return ""  # startup (or a source this version does not know): nothing to restore
     tp = inp.get("transcript_path")
-    if not isinstance(tp, str) or not tp:
+    if tp is None or tp == "":
         raise HookError(f"{event} hook input has no transcript_path")
+    if not isinstance(tp, str):
+        raise HookError(f"{event} hook input: transcript_path is not a string (a JSON {_json_type(tp)}: {orjson.dumps(tp).decode()[:60]})")
     path = Path(tp).expanduser()
     sid = inp.get("session_id") if isinstance(inp.get("session_id"), str) else path.stem
     note = ""
@@ -384,7 +395,8 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
         )
         path = other
     elif not path.exists():
-        return ""  # a session with no transcript yet has no state to restore
+        # a session with no transcript yet has no state to restore: nothing to print, but say so
+        raise HookSkip(f"{path}: no such transcript file yet, so no card")
     state = _fold(path, use_cache)
     anomalies = None
     if event == "UserPromptSubmit" and not always:
@@ -409,6 +421,13 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
         except OSError:
             pass  # the card is still worth giving; the gate may open once more than needed
     return out
+
+
+def _json_type(v: Any) -> str:
+    """The JSON name of a decoded value's type (``number``, ``array``, …)."""
+    if isinstance(v, bool):
+        return "boolean"
+    return {int: "number", float: "number", list: "array", dict: "object"}.get(type(v), type(v).__name__)
 
 
 def _cmd_hook(ns: argparse.Namespace) -> int:
@@ -468,7 +487,7 @@ def _run_mode(ns: argparse.Namespace) -> int:
         if isinstance(exc, SystemExit) and not exc.code:
             return 0
         msg = str(exc).splitlines()[0] if str(exc) else ""
-        what = "" if isinstance(exc, HookSkip) else f"{type(exc).__name__}: "
+        what = "" if isinstance(exc, (HookSkip, HookError)) else f"{type(exc).__name__}: "
         print(f"tracetui hook: {what}{msg}"[:500], file=sys.stderr)
         return 0
     if out:
