@@ -422,3 +422,80 @@ def test_install_rejects_unknown_events(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["hook", "install", "--dir", str(tmp_path), "--events", "Stop"]) == 1
     assert "unknown event Stop" in capsys.readouterr().err
     assert not (tmp_path / ".claude").exists()
+
+
+# -- the installed command -----------------------------------------------------------------
+
+
+def _commands(settings: dict[str, Any]) -> list[str]:
+    return [h["command"] for _, g in _ours(settings) for h in g["hooks"] if hook._is_ours(h)]
+
+
+def test_default_command_is_the_running_tracetui_quoted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "tracetui hook" broke when tracetui was only on a virtualenv's PATH
+    script = tmp_path / "my venv" / "bin" / "tracetui"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(sys, "argv", [str(script), "hook", "install"])
+    assert hook.default_command() == f"'{script}' hook"
+    # python -m tracetui.cli with no script beside the python nor on PATH: the python itself
+    py = tmp_path / "other env" / "bin" / "python3"
+    py.parent.mkdir(parents=True)
+    py.write_text("")
+    monkeypatch.setattr(sys, "argv", ["-m", "hook", "install"])
+    monkeypatch.setattr(sys, "executable", str(py))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert hook.default_command() == f"'{py}' -m tracetui.cli hook"
+    # a script beside that python is the one installed with it
+    (py.parent / "tracetui").write_text("#!/bin/sh\n")
+    assert hook.default_command() == f"'{py.parent / 'tracetui'}' hook"
+    for cmd in (f"'{script}' hook", f"'{py}' -m tracetui.cli hook"):
+        assert hook._is_ours({"type": "command", "command": cmd}), cmd
+
+
+def test_install_replaces_either_form_of_ours_and_never_duplicates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "venv" / "bin" / "tracetui"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    sp = tmp_path / "proj" / ".claude" / "settings.json"
+    sp.parent.mkdir(parents=True)
+    old = {
+        "hooks": {
+            "SessionStart": [{"matcher": "compact|resume|clear", "hooks": [{"type": "command", "command": "tracetui hook", "timeout": 30}]}],
+            "UserPromptSubmit": [
+                {"hooks": [{"type": "command", "command": "~/bin/log-prompt"}]},
+                {"hooks": [{"type": "command", "command": "/usr/bin/python3 -m tracetui.cli hook", "timeout": 30}]},
+            ],
+        }
+    }
+    sp.write_text(json.dumps(old))
+    proj = ["--dir", str(tmp_path / "proj")]
+    assert main(["hook", "install", *proj]) == 0
+    assert f"(command: {script} hook)" in capsys.readouterr().out
+    s = json.loads(sp.read_text())
+    assert _commands(s) == [f"{script} hook", f"{script} hook"]  # one per event, the old ones gone
+    assert [h["command"] for g in s["hooks"]["UserPromptSubmit"] for h in g["hooks"]] == ["~/bin/log-prompt", f"{script} hook"]
+    first = sp.read_text()
+    assert main(["hook", "install", *proj]) == 0 and sp.read_text() == first  # kept as is
+    # --command overrides, and replaces the absolute form in turn
+    assert main(["hook", "install", *proj, "--command", "tracetui hook --always"]) == 0
+    assert _commands(json.loads(sp.read_text())) == ["tracetui hook --always"] * 2
+    assert main(["hook", "install", *proj]) == 0
+    assert _commands(json.loads(sp.read_text())) == [f"{script} hook"] * 2
+
+
+def test_installed_command_runs_without_tracetui_on_path(tmp_path: Path) -> None:
+    import shlex
+    import subprocess
+
+    env = {**os.environ, "PATH": str(tmp_path / "nothing-here"), "TRACETUI_CACHE_DIR": str(tmp_path / "cache")}
+    p = subprocess.run([sys.executable, "-m", "tracetui.cli", "hook", "install", "--dir", str(tmp_path)], env=env, capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    (cmd,) = set(_commands(json.loads((tmp_path / ".claude" / "settings.json").read_text())))
+    assert os.path.isabs(shlex.split(cmd)[0]) and cmd.endswith(" hook")
+    t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
+    # as Claude Code runs it: through the shell, with a PATH that has no tracetui
+    run = subprocess.run(["/bin/sh", "-c", cmd], input=_input("session_start_compact.json", t), env=env, capture_output=True, timeout=60)
+    assert run.returncode == 0 and run.stderr == b"", run.stderr
+    assert_card(run.stdout.decode())

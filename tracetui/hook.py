@@ -48,6 +48,7 @@ __all__ = [
     "merge_settings",
     "remove_from_settings",
     "settings_path",
+    "default_command",
 ]
 
 #: hard cap on what the hook prints, in characters: Claude Code shows hook output over 10,000
@@ -684,14 +685,47 @@ def _events_arg(values: list[str] | None) -> tuple[str, ...]:
     return evs
 
 
+def _shell_quote(word: str) -> str:
+    """``word`` quoted for the shell Claude Code runs a hook command with (``sh`` on POSIX,
+    ``cmd`` rules on Windows); unchanged when it needs no quoting."""
+    if os.name == "nt":
+        import subprocess
+
+        return subprocess.list2cmdline([word])
+    import shlex
+
+    return shlex.quote(word)
+
+
+def default_command() -> str:
+    """The hook command ``hook install`` writes: the absolute path of the ``tracetui`` that is
+    running (its console script; else the one installed beside this python; else the one
+    ``shutil.which`` finds on PATH), quoted for the shell, then ``hook``; without a script,
+    ``<this python> -m tracetui.cli hook``. A bare
+    ``tracetui hook`` breaks when tracetui is only on a virtualenv's PATH, which Claude Code
+    does not have. Symlinks are kept as they are (a venv's ``python`` is one)."""
+    import shutil
+
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name in ("tracetui", "tracetui.exe") and argv0.is_file():
+        return f"{_shell_quote(os.path.abspath(argv0))} hook"
+    # ``python -m tracetui.cli``: the script installed with this python first, then PATH's
+    beside = Path(sys.executable).parent / ("tracetui.exe" if os.name == "nt" else "tracetui")
+    found = str(beside) if sys.executable and beside.is_file() else shutil.which("tracetui")
+    if found:
+        return f"{_shell_quote(os.path.abspath(found))} hook"
+    return f"{_shell_quote(sys.executable)} -m tracetui.cli hook"
+
+
 def _cmd_install(ns: argparse.Namespace, action: str) -> int:
     scope = "user" if ns.user else "project"
+    command = getattr(ns, "command", None) or default_command()
     try:
         path = settings_path(scope, Path(ns.dir) if getattr(ns, "dir", None) else None)
         if action == "install":
             events = _events_arg(ns.events)
-            changed, backup = install_hooks(path, events, ns.command, ns.dry_run)
-            what = f"tracetui hook for {', '.join(events)}"
+            changed, backup = install_hooks(path, events, command, ns.dry_run)
+            what = f"tracetui hook for {', '.join(events)} (command: {command})"
         else:
             changed, backup = uninstall_hooks(path, ns.dry_run)
             what = "tracetui hook entries"
@@ -708,7 +742,7 @@ def _cmd_install(ns: argparse.Namespace, action: str) -> int:
         print(f"{verb} {what} in {path}" + (f" (backup: {backup})" if backup else ""))
     else:
         print(f"{path}: already as wanted; unchanged")
-    if action == "install" and ns.command.split()[0] == "tracetui":
+    if action == "install" and command.split()[0] == "tracetui":
         import shutil
 
         if shutil.which("tracetui") is None:
@@ -748,7 +782,7 @@ def register_hook(sub: Any) -> None:
         pi.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
         if name == "install":
             pi.add_argument("--events", nargs="+", default=None, metavar="EVENT", help=f"events to hook (default: {' '.join(EVENTS)})")
-            pi.add_argument("--command", default="tracetui hook", help="the command Claude Code runs (default: 'tracetui hook')")
+            pi.add_argument("--command", default=None, help="the command Claude Code runs (default: this tracetui's absolute path, then 'hook')")
     ph.set_defaults(func=_cmd_hook)
 
     orig_parse = ph.parse_known_args
