@@ -40,10 +40,8 @@ def _one_line_reference(text: str, limit: int) -> str:
 @settings(max_examples=300, deadline=None)
 @given(body=_TEXT, words=st.integers(0, 300), limit=st.sampled_from([20, 60, 140, 160]))
 def test_one_line_summaries_match_the_plain_rule(body: str, words: int, limit: int) -> None:
-    from tracetui.model.derive import _one_line as derive_one_line
-    from tracetui.model.tools import _one_line as tools_one_line
+    from tracetui.model.tools import one_line
 
     text = body + " ab\n\t" * words + body
     want = _one_line_reference(text, limit)
-    assert derive_one_line(text, limit) == want
-    assert tools_one_line(text, limit) == want
+    assert one_line(text, limit) == want

@@ -33,6 +33,7 @@ from tracetui.model.facts import (
 )
 from tracetui.model.state import Anchor, Event, FileTouch, ToolCall
 from tracetui.model.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
+from tracetui.model.tools import one_line as _one_line
 
 __all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT"]
 
@@ -110,17 +111,6 @@ def _digest(inp: Any) -> str:
     except TypeError:
         data = repr(inp).encode("utf-8", "replace")
     return hashlib.blake2b(data, digest_size=8).hexdigest()
-
-
-def _one_line(text: str, limit: int) -> str:
-    if len(text) > 4 * limit + 64:
-        # fold the head only (tool output can be megabytes): the folded head is a prefix of the
-        # folded whole, so when it is already too long the cut is the same
-        head = " ".join(text[: 4 * limit].split())
-        if len(head) > limit:
-            return head[: limit - 1] + "…"
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _statements(text: str) -> list[tuple[str, str]]:

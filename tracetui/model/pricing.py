@@ -10,18 +10,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from functools import lru_cache
 
+from tracetui.model.episodes import parse_ts as _parse_ts
 from tracetui.model.state import Tokens
 
 __all__ = ["estimate_cost", "model_price"]
-
-
-def _parse_ts(ts: str | None) -> datetime | None:
-    if not ts:
-        return None
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 @lru_cache(maxsize=4096)

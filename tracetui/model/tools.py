@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["brief_input", "file_ops", "READ_TOOLS", "WRITE_TOOLS", "EDIT_TOOLS", "SUBAGENT_TOOLS"]
+__all__ = ["one_line", "brief_input", "file_ops", "READ_TOOLS", "WRITE_TOOLS", "EDIT_TOOLS", "SUBAGENT_TOOLS"]
 
 #: tools whose ``file_path`` (``notebook_path``) input is counted as a read, write or edit
 READ_TOOLS = frozenset({"Read"})
@@ -28,7 +28,11 @@ _BRIEF_KEYS = (
 )
 
 
-def _one_line(text: str, limit: int) -> str:
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line (whitespace runs folded), cut to ``limit`` characters with ``…``.
+
+    Folds only the head of a long text, so a megabyte of tool output costs what its head costs.
+    """
     text = str(text)
     if len(text) > 4 * limit + 64:
         # fold the head only (an input can be a whole file): the folded head is a prefix of the
@@ -47,23 +51,23 @@ def brief_input(name: str, inp: Any, limit: int = 80) -> str:
     falls back to ``key=value`` pairs. ``inp`` is the decoded input (any JSON value).
     """
     if not isinstance(inp, dict):
-        return _one_line(repr(inp), limit) if inp is not None else ""
+        return one_line(repr(inp), limit) if inp is not None else ""
     if name == "TodoWrite" and isinstance(inp.get("todos"), list):
         return f"{len(inp['todos'])} todos"
     if name == "TaskUpdate":
-        return _one_line(f"#{inp.get('taskId', '?')} {inp.get('status', '')}".strip(), limit)
+        return one_line(f"#{inp.get('taskId', '?')} {inp.get('status', '')}".strip(), limit)
     if name in ("Grep", "Glob") and "pattern" in inp:
         where = inp.get("path")
-        return _one_line(f"{inp['pattern']}" + (f" in {where}" if where else ""), limit)
+        return one_line(f"{inp['pattern']}" + (f" in {where}" if where else ""), limit)
     for key in _BRIEF_KEYS:
         val = inp.get(key)
         if isinstance(val, str) and val:
-            return _one_line(val, limit)
+            return one_line(val, limit)
     parts = []
     for key, val in inp.items():
         if isinstance(val, (str, int, float, bool)):
             parts.append(f"{key}={val}")
-    return _one_line(" ".join(parts), limit)
+    return one_line(" ".join(parts), limit)
 
 
 def file_ops(name: str, inp: Any) -> tuple[str, str] | None:
