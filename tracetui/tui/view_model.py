@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from tracetui.model.state import AgentState, Anchor, Counters, Event, PromptInfo, RunState
+from tracetui.views.text import state_as_of as views_state_as_of
 
 __all__ = [
     "EpisodeRow",
@@ -163,50 +164,13 @@ def _rows_from_derived(state: RunState, eps: tuple[Any, ...]) -> list[EpisodeRow
     return rows
 
 
-def state_as_of(state: RunState, k: int, cost: tuple[float | None, str] | None = None) -> RunState:
-    """The state as of the end of completed episode ``k`` (1-based, ``1 <= k <= len(history)``).
-
-    The views' rule (``tracetui.views.text.state_as_of``) when this build has it, so the panes
-    and the exported card and worker view show the same state; else the rule below.
-
-    The main thread is exactly ``state.history[k-1]``; counters, tokens, tools, pending calls
-    and files are the main thread's then. Subagent files are kept as they are now (their past
-    states are not kept by the fold). ``cost`` is ``(usd, note)`` for those tokens, when the
-    caller priced them; otherwise the cost is unknown. Raises ``IndexError`` for a bad ``k``.
-    """
+def state_as_of(state: RunState, k: int) -> RunState:
+    """The state as of the end of completed episode ``k`` (1-based, ``1 <= k <= len(history)``),
+    by the views' rule (:func:`tracetui.views.text.state_as_of`), so the panes and the exported
+    card and worker view show the same state. Raises ``IndexError`` for a bad ``k``."""
     if not 1 <= k <= len(state.history):
         raise IndexError(f"episode {k} is not a completed episode (1..{len(state.history)})")
-    try:
-        from tracetui.views.text import state_as_of as views_rule
-    except ImportError:
-        views_rule = None
-    if views_rule is not None:
-        return views_rule(state, k)
-    h = state.history[k - 1]
-    usd, note = cost if cost is not None else (None, "not priced as of this episode")
-    linked = {link.source for link in h.subagents if link.source is not None}
-    live_links = {link.tool_use_id: link for link in state.main.subagents}
-    links = tuple(
-        msgspec.structs.replace(link, source=live_links[link.tool_use_id].source) if link.tool_use_id in live_links and link.source is None else link
-        for link in h.subagents
-    )
-    linked |= {link.source for link in links if link.source is not None}
-    h2 = msgspec.structs.replace(h, subagents=links)
-    return msgspec.structs.replace(
-        state,
-        main=h2,
-        agents=tuple(a for a in state.agents if a.src in linked),
-        counters=h.counters,
-        tools_by_name=dict(sorted(h.tools_by_name.items(), key=lambda kv: (-kv[1], kv[0]))),
-        tokens=h.tokens,
-        tokens_by_model=h.tokens_by_model,
-        cost_usd=usd,
-        cost_note=note,
-        models=h.models,
-        pending=h.pending,
-        files=h.files,
-        history=state.history[: k - 1],
-    )
+    return views_state_as_of(state, k)
 
 
 def main_model(state: RunState) -> tuple[str | None, int]:

@@ -61,7 +61,6 @@ class SessionView(Vertical):
         self.held = 0
         self.notice_text = ""
         self._as_of_cache: dict[tuple[int, int], RunState] = {}
-        self._cost_cache: dict[int, tuple[float | None, str]] = {}
         self.rows: tuple[EpisodeRow, ...] = ()
         self.shown: Shown | None = None
         self._bindings_key: object = None
@@ -180,17 +179,7 @@ class SessionView(Vertical):
         key = (k, live.generation)
         got = self._as_of_cache.get(key)
         if got is None:
-            cost = self._cost_cache.get(k)
-            if cost is None:
-                h = live.history[k - 1]
-                try:
-                    from tracetui.model.pricing import estimate_cost
-
-                    cost = estimate_cost(h.tokens_by_model, h.last_timestamp)
-                except Exception:
-                    cost = (None, "not priced")
-                self._cost_cache[k] = cost
-            got = state_as_of(live, k, cost)
+            got = state_as_of(live, k)
             self._as_of_cache = {key: got}
         return got
 
