@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pytest
 from fixtures import assistant, line, prompt, text_block, tool_call, tool_result, usage, write
@@ -146,8 +148,10 @@ def test_unreadable_file_as_root_still_fails_cleanly(tmp_path: Path) -> None:
     assert len(res.stderr.strip().splitlines()) == 1
 
 
-def test_follow_prints_a_json_line_after_an_append(tmp_path: Path) -> None:
-    p = write(tmp_path / "f.jsonl", [prompt("first ask")])
+@contextlib.contextmanager
+def _follow(p: Path) -> Iterator[Callable[[int], dict]]:
+    """Run ``tracetui state P --follow``; yields ``next_state(min_records)``, which returns the
+    first printed state with at least that many records (a change may print in several steps)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "tracetui.cli", "state", str(p), "--follow"],
         stdout=subprocess.PIPE,
@@ -156,41 +160,38 @@ def test_follow_prints_a_json_line_after_an_append(tmp_path: Path) -> None:
     )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True).start()
-    try:
-        first = json.loads(lines.get(timeout=30))
-        assert first["latest_ask"]["text"] == "first ask" and first["counters"]["records"] == 1
-        with open(p, "ab") as f:
-            f.write(line(tool_call("t1", "Bash", {"command": "ls"})) + b"\n" + line(prompt("second ask")) + b"\n")
+
+    def next_state(min_records: int) -> dict:
         got = json.loads(lines.get(timeout=30))
-        # a change may be printed in one or two steps; wait for the final state
-        while got["counters"]["records"] < 3:
+        while got["counters"]["records"] < min_records:
             got = json.loads(lines.get(timeout=30))
-        assert got["latest_ask"]["text"] == "second ask"
-        assert got["counters"]["tool_calls"] == 1 and got["pending_calls"][0]["id"] == "t1"
+        return got
+
+    try:
+        yield next_state
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_follow_prints_a_json_line_after_an_append(tmp_path: Path) -> None:
+    p = write(tmp_path / "f.jsonl", [prompt("first ask")])
+    with _follow(p) as next_state:
+        first = next_state(0)
+        assert first["latest_ask"]["text"] == "first ask" and first["counters"]["records"] == 1
+        with open(p, "ab") as f:
+            f.write(line(tool_call("t1", "Bash", {"command": "ls"})) + b"\n" + line(prompt("second ask")) + b"\n")
+        got = next_state(3)
+        assert got["latest_ask"]["text"] == "second ask"
+        assert got["counters"]["tool_calls"] == 1 and got["pending_calls"][0]["id"] == "t1"
 
 
 def test_follow_waits_for_a_session_that_does_not_exist_yet(tmp_path: Path) -> None:
     p = tmp_path / "new.jsonl"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tracetui.cli", "state", str(p), "--follow"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True).start()
-    try:
-        first = json.loads(lines.get(timeout=30))
+    with _follow(p) as next_state:
+        first = next_state(0)
         assert first["counters"]["records"] == 0
         assert "no such file" in first["sources"][0]["error"]
         write(p, [prompt("hello")])
-        got = json.loads(lines.get(timeout=30))
-        while got["counters"]["records"] < 1:
-            got = json.loads(lines.get(timeout=30))
+        got = next_state(1)
         assert got["latest_ask"]["text"] == "hello" and got["sources"][0]["error"] is None
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
