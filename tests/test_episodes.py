@@ -108,6 +108,24 @@ def test_a_late_result_supersedes_the_earlier_episode() -> None:
     assert current_episodes(st)[1].tool_calls == 0
 
 
+def test_a_late_result_is_not_in_the_state_as_of_its_episode() -> None:
+    s = Script()
+    s.prompt("start")
+    s.call("toolu_bg000001", "Bash", {"command": "long"})
+    s.prompt("meanwhile")
+    s.result("toolu_bg000001", "Exit code 137", is_error=True)
+    s.prompt("third")
+    st = s.state()
+    assert max(e.version for e in st.episodes if e.index == 1) == 3
+    v3 = next(e for e in st.episodes if e.index == 1 and e.version == 3)
+    # made where the late result is in the ledger, not at its place in the version list
+    assert v3.made_at > v3.ledger_end
+    past = state_as_of(st, 1)
+    then = [e for e in past.episodes if e.index == 1]
+    assert max(e.version for e in then) == 2
+    assert all(err.anchor.line < 4 for e in then for err in e.errors)
+
+
 def test_progress_of_a_dangling_call_marks_its_episode_suspected_stale() -> None:
     s = Script()
     s.prompt("start")

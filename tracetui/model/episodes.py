@@ -381,8 +381,8 @@ class EpisodeBook(msgspec.Struct):
             b.msg_model[message_id] = model
 
     def _late_result(self, index: int, ev: Event, pos: int) -> None:
-        pos = self.latest[index]
-        old = self.versions[pos]
+        at = self.latest[index]  # where the episode's newest version is in ``versions``
+        old = self.versions[at]
         tid = ev.tool_use_id or ""
         dangling = tuple(c for c in old.dangling if c.id != tid)
         errors = old.errors
@@ -404,7 +404,7 @@ class EpisodeBook(msgspec.Struct):
             made_at=pos,
         )
         new = msgspec.structs.replace(new, status=_recomputed_status(new, len(dangling)))
-        self.versions[pos] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)
+        self.versions[at] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)
         self.latest[index] = len(self.versions)
         self.versions.append(new)
 
