@@ -35,9 +35,9 @@ def _transcript(tmp_path):
 
 def test_headless_commands_print_no_control_characters(tmp_path) -> None:
     p = _transcript(tmp_path)
-    for cmd in (["state"], ["view"], ["card"]):
+    for cmd in (["state"], ["state", "--json"], ["view"], ["card"]):
         out = subprocess.run([sys.executable, "-m", "tracetui.cli", *cmd, "--no-cache", str(p)], capture_output=True, text=True)
         assert out.returncode == 0, out.stderr
-        assert "PWNED" in out.stdout or cmd == ["state"]
+        assert "PWNED" in out.stdout or cmd[0] == "state"
         bad = [c for c in out.stdout if (ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0]
         assert bad == [], f"{cmd}: raw control characters {bad!r}"

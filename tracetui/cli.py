@@ -95,7 +95,7 @@ def _cmd_state(ns: argparse.Namespace) -> int:
             while True:
                 line = orjson.dumps(state_to_json(state))
                 if line != last:
-                    out.write(line.decode() + "\n")
+                    out.write(_json_safe(line) + "\n")
                     out.flush()
                     last = line
                 while not reader.poll():
@@ -104,11 +104,21 @@ def _cmd_state(ns: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             return 0
     if ns.json:
-        sys.stdout.write(orjson.dumps(state_to_json(state), option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(_json_safe(orjson.dumps(state_to_json(state), option=orjson.OPT_INDENT_2)) + "\n")
     else:
         print(state_summary(state))
     _save_cache(reader)
     return 0
+
+
+#: DEL and the C1 controls, which JSON allows raw in strings, written as ``\\u`` escapes instead
+#: (the same JSON value; a terminal never sees them raw)
+_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
+
+
+def _json_safe(data: bytes) -> str:
+    """orjson output with DEL and C1 controls escaped (orjson escapes only C0)."""
+    return data.decode().translate(_JSON_CONTROLS)
 
 
 def _save_cache(reader) -> None:
