@@ -195,3 +195,12 @@ def test_follow_waits_for_a_session_that_does_not_exist_yet(tmp_path: Path) -> N
         write(p, [prompt("hello")])
         got = next_state(1)
         assert got["latest_ask"]["text"] == "hello" and got["sources"][0]["error"] is None
+
+
+def test_json_lines_that_are_no_claude_code_records_are_not_a_transcript(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "x.jsonl"
+    p.write_text('{"a": 1}\n{"b": 2}\n')
+    assert main(["state", "--no-cache", str(p)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("x.jsonl: not a transcript (2 JSON object(s), none a Claude Code record)")
+    assert len(err.splitlines()) == 1

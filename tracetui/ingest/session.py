@@ -163,6 +163,10 @@ class SessionReader:
                 if st.pending_bytes:
                     raise TranscriptError(f"{p}: not a transcript (no complete JSON line in {st.size} bytes)")
                 raise TranscriptError(f"{p}: not a transcript (no records)")
+            if f.counters.unknown_records == f.counters.records:
+                # JSON lines, but not one of a Claude Code record type (user, assistant, …)
+                n = f.counters.records
+                raise TranscriptError(f"{p}: not a transcript ({n} JSON object(s), none a Claude Code record)")
 
 
 def open_paths(paths: list[Path]) -> list[Path]:
