@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from test_tui_support import app_for, small_session, wait_for_state
+from test_tui_support import app_for, settings_for, small_session, wait_for_state
 from tracetui.demo.build import TranscriptBuilder
+from tracetui.tui.app import make_app
 from tracetui.tui.ingest_loop import IngestLoop
+from tracetui.tui.settings import SessionSpec
 from tracetui.tui.messages import IngestNotice, SnapshotReady
 from tracetui.tui.widgets.goal import GoalPane
 from tracetui.tui.widgets.pending_calls import PendingCalls
@@ -174,3 +176,16 @@ async def test_replaced_file_is_folded_again(tmp_path: Path) -> None:
             await pilot.pause(0.01)
         assert view.state.sources[0].replaced == 1
         assert view.state.main.goal.text == "a different session now lives at this path"
+
+
+async def test_the_demo_session_is_not_cached(tmp_path: Path) -> None:
+    # the demo replays into a temporary file removed at quit: a cache save would fail then
+    path = tmp_path / "projects" / "-p" / "s.jsonl"
+    small_session(path)
+    settings = settings_for([path], tmp_path, follow=False, watch=False)
+    settings.use_cache = True  # on for the app: the demo tab alone goes without
+    settings.sessions[0] = SessionSpec(settings.sessions[0].paths, "demo", demo=True)
+    app = make_app(settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert view.loop is not None and view.loop.use_cache is False

@@ -107,7 +107,8 @@ class SessionView(Vertical):
             list(self.spec.paths),
             self.post_message,
             subagents=s.subagents,
-            use_cache=s.use_cache,
+            # the demo replays into a temporary file that is gone at quit: nothing worth caching
+            use_cache=s.use_cache and not self.spec.demo,
             follow=s.follow,
             watch=s.watch,
         )
