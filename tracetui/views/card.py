@@ -169,7 +169,7 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
     n_eps = episode_count(state)
     st, legend = short_names(state_as_of(state, episode))
     fa = st.fmt_anchor
-    scope = "whole session" if episode is None or st is state else f"end of episode {episode} of {n_eps}"
+    scope = "whole session" if episode is None or st is state else f"end of episode {episode} of {n_eps}, main thread only (subagent transcripts are not kept as of past episodes)"
     sid = (st.main.session_id or "?")[:8]
     head = [
         f"TRACE-AS-STATE CARD · session {sid} · as of {scope} · ~@@@ tokens (estimated as UTF-8 bytes / {TOKEN_BYTES}; limit {CARD_MAX_TOKENS})",

@@ -210,7 +210,7 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
     fa = st.fmt_anchor
     sid = (st.main.session_id or "?")[:8]
     src_name = st.source_name(st.main.src)
-    scope = "whole session" if episode is None or st is state else f"end of episode {episode} of {n_eps}"
+    scope = "whole session" if episode is None or st is state else f"end of episode {episode} of {n_eps}, main thread only (subagent transcripts are not kept as of past episodes)"
     head = [f"tracetui view · session {sid} · {src_name} · as of {scope}", watermark(st).render(400)]
     if legend:
         head.append("files: " + "; ".join(legend[:3]) + (f"; +{len(legend) - 3} more shortened names (same rule)" if len(legend) > 3 else ""))
