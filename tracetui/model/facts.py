@@ -191,24 +191,16 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     # each pattern below needs a literal its match must hold: test it first (a substring test
     # is a fast C scan; a multi-line pattern tries every position of the 4 KB tail)
     line_start = "\n" + tail
-    m = None
-    for m in _JEST.finditer(tail) if "Tests:" in tail else ():
-        pass
-    if m is not None:
-        counts = {w: int(n) for n, w in _COUNT_WORD.findall(m.group(1))}
-        counts.setdefault("passed", 0)
-        counts.setdefault("failed", 0)
-        out.append(("jest", counts, m.group(0).strip()))
-        return out
-    m = None
-    for m in _VITEST.finditer(tail) if "Tests" in tail else ():
-        pass
-    if m is not None:
-        counts = {w: int(n) for n, w in _COUNT_WORD.findall(m.group(1))}
-        counts.setdefault("passed", 0)
-        counts.setdefault("failed", 0)
-        out.append(("vitest", counts, m.group(0).strip()))
-        return out
+    for runner, pattern, literal in (("jest", _JEST, "Tests:"), ("vitest", _VITEST, "Tests")):
+        m = None
+        for m in pattern.finditer(tail) if literal in tail else ():
+            pass  # the last summary in the tail counts
+        if m is not None:
+            counts = {w: int(n) for n, w in _COUNT_WORD.findall(m.group(1))}
+            counts.setdefault("passed", 0)
+            counts.setdefault("failed", 0)
+            out.append((runner, counts, m.group(0).strip()))
+            return out
     cargo = _CARGO.findall(tail) if "test result: " in tail else []
     if cargo:
         passed = sum(int(p) for _, p, _ in cargo)
