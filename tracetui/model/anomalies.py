@@ -360,8 +360,8 @@ def _as_dt(now: datetime | float | int | None) -> datetime | None:
 
 
 def fmt_span(seconds: float) -> str:
-    """A duration as the monitor shows ages (``tracetui.tui.format.fmt_age``): ``42s``,
-    ``3m10s``, ``2h05m``, ``277d10h``. (The model does not import the app's formatters.)"""
+    """A duration in seconds as the model's messages and the monitor's ages show it: ``42s``,
+    ``3m10s``, ``2h05m``, ``277d10h`` (``tracetui.tui.format.fmt_age`` calls this)."""
     s = int(seconds)
     if s < 60:
         return f"{s}s"

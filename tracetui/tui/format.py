@@ -14,6 +14,8 @@ from functools import lru_cache
 
 from rich.text import Text
 
+from tracetui.model.anomalies import fmt_span
+
 __all__ = [
     "clean",
     "one_line",
@@ -88,16 +90,7 @@ def age_of(ts: str | None, now: float) -> float | None:
 
 def fmt_age(seconds: float | None) -> str:
     """``4s``, ``2m05s``, ``1h02m``, ``3d04h``; ``?`` when unknown."""
-    if seconds is None:
-        return "?"
-    s = int(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    if s < 86400:
-        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
-    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+    return "?" if seconds is None else fmt_span(seconds)
 
 
 def fmt_tokens(n: int | None) -> str:
