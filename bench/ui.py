@@ -53,6 +53,16 @@ def build(path: Path, events: int) -> TranscriptBuilder:
     return b
 
 
+async def _first_view(app, pilot, tries: int):
+    """The current session view once it holds a state (waits ``tries`` × 50 ms at most)."""
+    for _ in range(tries):
+        view = app.current_view
+        if view is not None and view.state is not None:
+            break
+        await pilot.pause(0.05)
+    return app.current_view
+
+
 async def run(path: Path, b: TranscriptBuilder, updates: int) -> tuple[list[float], list[float], list[float], int]:
     reader = SessionReader(path)
     reader.poll()
@@ -65,12 +75,7 @@ async def run(path: Path, b: TranscriptBuilder, updates: int) -> tuple[list[floa
     sync_ms: list[float] = []
     ui_ms: list[float] = []
     async with app.run_test(size=(160, 50)) as pilot:
-        for _ in range(500):
-            view = app.current_view
-            if view is not None and view.state is not None:
-                break
-            await pilot.pause(0.05)
-        view = app.current_view
+        view = await _first_view(app, pilot, 500)
         await pilot.pause()
         for i in range(updates):
             b.records.clear()
@@ -104,12 +109,7 @@ async def latency(path: Path, b: TranscriptBuilder, appends: int) -> list[float]
     app = make_app(settings)
     out: list[float] = []
     async with app.run_test(size=(160, 50)) as pilot:
-        for _ in range(1000):
-            view = app.current_view
-            if view is not None and view.state is not None:
-                break
-            await pilot.pause(0.05)
-        view = app.current_view
+        view = await _first_view(app, pilot, 1000)
         await pilot.pause(0.5)
         for i in range(appends):
             b.records.clear()
