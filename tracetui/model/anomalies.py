@@ -351,7 +351,8 @@ class AnomalyTracker(msgspec.Struct):
 
 # -- view-time detectors ----------------------------------------------------------------------
 
-def _as_dt(now: datetime | float | int | None) -> datetime | None:
+def as_datetime(now: datetime | float | int | None) -> datetime | None:
+    """``now`` (a datetime, or epoch seconds) as an aware UTC datetime, or ``None``."""
     if now is None:
         return None
     if isinstance(now, datetime):
@@ -396,7 +397,7 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
         if d is not None:
             out.extend(d.anomalies)
     # stall
-    nowdt = _as_dt(now)
+    nowdt = as_datetime(now)
     if nowdt is not None and state.pending:
         last = None
         for st in (state.main, *state.agents):

@@ -31,6 +31,7 @@ from tracetui.model.facts import (
     extract_pr_urls,
     extract_test_runs,
 )
+from tracetui.model.state import share as _share
 from tracetui.model.state import Anchor, Event, FileTouch, ToolCall
 from tracetui.model.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.model.tools import one_line as _one_line
@@ -403,17 +404,6 @@ class Deriver(msgspec.Struct):
             stated_total=self.stated_total,
             changed=changed,  # leaves are replaced, never mutated
         )
-
-
-def _share(prev: tuple, values: Any) -> tuple:
-    """``prev`` when it holds the same content as ``values`` (in order), else a new tuple
-    (leaves are replaced, never mutated, so equal leaves are the same content)."""
-    if len(prev) != len(values):
-        return tuple(values)
-    if not prev:
-        return prev
-    new = tuple(values)
-    return prev if new == prev else new
 
 
 def _publish_forward_refs() -> None:

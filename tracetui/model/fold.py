@@ -33,6 +33,7 @@ from tracetui.ingest.decode import (
 from tracetui.model.derive import Deriver
 from tracetui.model.pricing import estimate_cost
 from tracetui.model.prompts import classify_user_text
+from tracetui.model.state import share as _share
 from tracetui.model.state import (
     AgentState,
     Anchor,
@@ -120,19 +121,6 @@ class UsageBook:
 
     def __len__(self) -> int:
         return len(self.by_id)
-
-
-def _share(prev: tuple, values: Any) -> tuple:
-    """``prev`` when it holds the same content as ``values`` (in order), else a new tuple.
-
-    Sound because the fold replaces leaves instead of mutating them: equal leaves in the same
-    order are the same content (the comparison is identity first, in C)."""
-    if len(prev) != len(values):
-        return tuple(values)
-    if not prev:
-        return prev
-    new = tuple(values)
-    return prev if new == prev else new
 
 
 class FileFold:

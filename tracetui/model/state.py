@@ -11,6 +11,7 @@ from typing import Union
 import msgspec
 
 __all__ = [
+    "share",
     "Anchor",
     "Event",
     "Counters",
@@ -371,3 +372,17 @@ try:
     from tracetui.model.episodes import Episode  # noqa: E402
 except ImportError:  # pragma: no cover - derive.py is mid-import; it sets these names when done
     pass
+
+
+def share(prev: tuple, values) -> tuple:
+    """``prev`` when it holds the same content as ``values`` (in order), else a new tuple.
+
+    Sound because the fold replaces leaves instead of mutating them: equal leaves in the same
+    order are the same content (the comparison is identity first, in C). Lets snapshots share
+    what did not change, so a pane can skip work with ``old.x is new.x``."""
+    if len(prev) != len(values):
+        return tuple(values)
+    if not prev:
+        return prev
+    new = tuple(values)
+    return prev if new == prev else new

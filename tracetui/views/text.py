@@ -5,11 +5,11 @@ as data, sections that fit a budget and always say what they left out, and the a
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
 from typing import Callable, NamedTuple, Sequence
 
 import msgspec
 
+from tracetui.model.anomalies import as_datetime
 from tracetui.model.state import Anchor, RunState
 
 __all__ = [
@@ -82,15 +82,6 @@ def estimate_tokens(text: str) -> int:
     """Estimated tokens of ``text``: UTF-8 bytes / :data:`TOKEN_BYTES`, rounded up (an estimate,
     not a tokenizer count)."""
     return math.ceil(len(text.encode("utf-8", "surrogatepass")) / TOKEN_BYTES)
-
-
-def as_datetime(now: datetime | float | int | None) -> datetime | None:
-    """``now`` (a datetime, or epoch seconds) as an aware UTC datetime, or ``None``."""
-    if now is None:
-        return None
-    if isinstance(now, datetime):
-        return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
-    return datetime.fromtimestamp(float(now), tz=timezone.utc)
 
 
 def anchored(state: RunState, body: str, anchor: Anchor | None) -> "Item":
