@@ -17,7 +17,6 @@ from tracetui.model.state import RunState
 from tracetui.views.text import (
     Item,
     Section,
-    anchored,
     as_datetime,
     episode_count,
     fit,
