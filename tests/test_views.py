@@ -26,9 +26,11 @@ NOW = datetime(2026, 1, 1, 10, 30, 0, tzinfo=timezone.utc)
 
 def _golden(name: str, text: str) -> None:
     path = GOLDEN / name
-    if UPDATE or not path.exists():
+    if UPDATE:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text + "\n", encoding="utf-8")
+    # a missing golden fails (it is never written silently, or the test could not fail)
+    assert path.exists(), f"{name} is missing; write it with UPDATE_GOLDEN=1 and review it"
     assert path.read_text(encoding="utf-8") == text + "\n", f"{name} differs; review and rerun with UPDATE_GOLDEN=1"
 
 
