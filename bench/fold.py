@@ -9,7 +9,11 @@ in the same run, each in a fresh subprocess (so imports and earlier runs do not 
   snapshot, as ``tracetui state --no-cache`` does);
 * the same fold with the ``FileFold.derive`` hook off (episodes, facts, anomalies), to show
   the share of each;
-* the fold of a ``--rss-mb`` file, for its peak RSS (``os.wait4`` rusage of that child).
+* the fold of a ``--rss-mb`` file, for its peak RSS (``os.wait4`` rusage of that child);
+* the stages of the fold, each cumulative in its own child: the reader alone (``Tailer.lines``), then
+  with the msgspec decode of every record and content block, then with the SHA-256 of every payload.
+  Differences between these runs and the fold's give the time per record of each stage, so the
+  bench shows where the time goes, not only how much there is.
 
 Prints MB/s of both, their ratio, and peak RSS (MB = 2^20 bytes for RSS). Targets (issue 2 §8):
 the fold at least as fast as the baseline; peak RSS under 200 MB while folding 500 MB.
@@ -83,6 +87,42 @@ print(json.dumps({"seconds": dt, "cpu": time.process_time() - c, "records": stat
 """
 
 
+STAGES = r"""
+import hashlib, json, sys, time
+from tracetui.ingest.decode import decode_block, decode_line, decode_record_fast
+from tracetui.ingest.tail import Tailer
+path, upto = sys.argv[1], sys.argv[2]
+decode, digest = upto in ("decode", "hash"), upto == "hash"
+sha = hashlib.sha256
+t = time.perf_counter()
+c = time.process_time()
+n = 0
+for line_no, offset, buf in Tailer(path).lines():
+    n += 1
+    if not decode or not buf:
+        continue
+    try:
+        recs = [decode_record_fast(buf)] if buf[0] == 123 and buf[-1] == 125 else None
+        payloads = [buf]
+    except Exception:
+        recs = None
+    if recs is None:
+        items = [(r, p) for _, r, p in decode_line(buf) if hasattr(r, "message")]
+        recs, payloads = [r for r, _ in items], [p for _, p in items]
+    for rec, payload in zip(recs, payloads):
+        msg = rec.message
+        content = getattr(msg, "content", None)
+        if isinstance(content, list) and content:
+            for raw in content:
+                decode_block(raw)
+                if digest:
+                    sha(raw).digest()
+        elif digest:
+            sha(payload).digest()
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c, "lines": n}))
+"""
+
+
 def build(out: Path, mb: float, source: str) -> str:
     """Write at least ``mb`` MB of transcript to ``out``; returns a description of the input."""
     target = int(mb * 1_000_000)
@@ -147,6 +187,27 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ratio     fold / baseline:            {f_mbs / b_mbs:7.2f}   (target >= 1.00)")
         print(f"          without the derive hook:    {c_mbs:7.1f} MB/s  ({core[0]['seconds']:.2f} s, CPU {core[0]['cpu']:.2f} s; ratio {c_mbs / b_mbs:.2f}; peak RSS {core[1]:.1f} MB)")
         print(f"peak RSS  fold of {size / 1e6:.0f} MB:            {fold[1]:7.1f} MB")
+        # where the time goes: cumulative stages, each in its own child (best of --repeat)
+        stages = {
+            upto: min((run_child(STAGES, path, upto)[0] for _ in range(ns.repeat)), key=lambda r: r["seconds"])
+            for upto in ("read", "decode", "hash")
+        }
+        recs = fold[0]["records"]
+        us = lambda sec: sec / max(recs, 1) * 1e6  # noqa: E731 (microseconds per record)
+        steps = [
+            ("read and split lines (Tailer)", stages["read"]["seconds"], stages["read"]["seconds"]),
+            ("+ msgspec decode, records+blocks", stages["decode"]["seconds"], stages["decode"]["seconds"] - stages["read"]["seconds"]),
+            ("+ SHA-256 of every payload", stages["hash"]["seconds"], stages["hash"]["seconds"] - stages["decode"]["seconds"]),
+            ("+ fold into RunState (no derive)", core[0]["seconds"], core[0]["seconds"] - stages["hash"]["seconds"]),
+            ("+ derive hook (episodes, facts, ...)", fold[0]["seconds"], fold[0]["seconds"] - core[0]["seconds"]),
+        ]
+        print(f"stages    cumulative, each in its own process; µs per record ({recs:,} records) of the step alone:")
+        print(f"          {'orjson.loads baseline':36s} {b_mbs:7.1f} MB/s  {us(base[0]['seconds']):5.2f} µs/record in all")
+        for label, total, step in steps:
+            print(f"          {label:36s} {size / 1e6 / total:7.1f} MB/s  {us(step):5.2f} µs/record")
+        cpus = os.cpu_count() or 1
+        bound = cpus * base[0]["seconds"] / fold[0]["cpu"]
+        print(f"bound     the fold's CPU time split perfectly over {cpus} CPUs would give a ratio of at most {bound:.2f}")
         if ns.rss_mb:
             path.unlink()
             build(path, ns.rss_mb, ns.source)
