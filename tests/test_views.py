@@ -302,3 +302,21 @@ def test_view_refuses_a_max_chars_too_small_to_say_what_it_left_out(tmp_path, ca
     assert exc.value.code == 2
     assert f"at least {MIN_MAX_CHARS}" in capsys.readouterr().err
     assert main(["view", "--no-cache", "--max-chars", str(MIN_MAX_CHARS), str(p)]) == 0
+
+
+def test_exit_code_aggregate_says_failing_only_and_has_no_sum(state) -> None:
+    # exit codes are recorded for failed shell calls only: the label says so, and a sum of
+    # codes (meaningless) is not shown, while a count-like key keeps its sum
+    from tracetui.model.facts import Aggregate
+    from tracetui.model.state import Anchor
+    from tracetui.views.worker import _agg_line
+
+    codes = Aggregate("cmd.exit_code")
+    counts = Aggregate("tests.pytest.passed")
+    for i, v in enumerate((1, 2, 127)):
+        codes.add(v, Anchor(0, i + 1, i * 10))
+        counts.add(v, Anchor(0, i + 1, i * 10))
+    line = _agg_line(state, state.main.src, codes).body
+    assert line.startswith("cmd.exit_code (failing commands only): last 127 · min 1 max 127 · coverage 3 values")
+    assert "sum" not in line
+    assert "sum 130" in _agg_line(state, state.main.src, counts).body

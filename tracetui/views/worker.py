@@ -94,14 +94,25 @@ def key_aggregates(state: RunState) -> list[tuple[int, Any]]:
     return sorted(out, key=rank)
 
 
+#: what a key's values are taken from, where that is narrower than the key says: an exit code
+#: fact is extracted from failed shell calls only (model/derive.py), so its "last" is the last
+#: *failing* command's code, and a sum of codes means nothing
+_AGG_SCOPE = {"cmd.exit_code": "failing commands only"}
+_NO_SUM = frozenset({"cmd.exit_code"})
+
+
 def _agg_line(state: RunState, src: int, agg: Any) -> Item:
     where = "" if src == state.main.src else f"({state.source_name(src)}) "
     fmt = state.fmt_anchor
     if agg.numeric == agg.count and agg.count:
-        stats = f"last {agg.last}" + (f" · min {agg.min} max {agg.max} sum {agg.sum}" if agg.count > 1 else "")
+        spread = f" · min {agg.min} max {agg.max}" if agg.count > 1 else ""
+        total = f" sum {agg.sum}" if agg.count > 1 and agg.key not in _NO_SUM else ""
+        stats = f"last {agg.last}{spread}{total}"
     else:
         stats = f"last {quote(str(agg.last), 70)}"
-    return Item(f"{where}{agg.key}: {stats} · coverage {agg.coverage(fmt)}", fmt(agg.through))
+    scope = _AGG_SCOPE.get(agg.key)
+    label = f"{agg.key} ({scope})" if scope else agg.key
+    return Item(f"{where}{label}: {stats} · coverage {agg.coverage(fmt)}", fmt(agg.through))
 
 
 def recent_failures(state: RunState) -> list[tuple[Any, str, Any]]:
