@@ -204,3 +204,45 @@ def test_json_lines_that_are_no_claude_code_records_are_not_a_transcript(tmp_pat
     err = capsys.readouterr().err.strip()
     assert err.endswith("x.jsonl: not a transcript (2 JSON object(s), none a Claude Code record)")
     assert len(err.splitlines()) == 1
+
+
+# -- wrong options: the subcommand's own usage -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "usage", "wrong"),
+    [
+        (["state", "--episode", "1"], "tracetui state", "--episode"),  # view/card's option
+        (["state", "--max-chars", "900"], "tracetui state", "--max-chars"),
+        (["view", "X", "--json"], "tracetui view", "--json"),  # state's option
+        (["view", "--follow"], "tracetui view", "--follow"),
+        (["card", "--json"], "tracetui card", "--json"),
+        (["card", "--max-chars", "900"], "tracetui card", "--max-chars"),  # view's option
+        (["hook", "install", "--bogus"], "tracetui hook install", "--bogus"),
+        (["hook", "install", "stray-word"], "tracetui hook install", "stray-word"),
+        (["hook", "uninstall", "--events", "Stop"], "tracetui hook uninstall", "--events"),  # install's option
+        (["hook", "uninstall", "--command", "x"], "tracetui hook uninstall", "--command"),
+        (["--json"], "tracetui [-h] [--demo]", "--json"),  # the monitor's usage, not the subcommands'
+        (["--", "--episode", "1"], "tracetui [-h] [--demo]", "--episode"),
+    ],
+)
+def test_a_wrong_option_gets_the_subcommands_own_usage(args: list[str], usage: str, wrong: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2  # argparse's usage status
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"usage: {usage} "), err
+    error_lines = [ln for ln in err.splitlines() if ": error: " in ln]
+    assert len(error_lines) == 1 and wrong in error_lines[0], err
+    assert err.endswith("\n") and error_lines[0] == err.splitlines()[-1]  # the error is the last line
+    assert "{state,view,card,hook}" not in err  # not the top-level usage
+
+
+@pytest.mark.parametrize("args", [["state", "--help"], ["view", "--help"], ["card", "--help"], ["hook", "--help"], ["hook", "install", "--help"], ["hook", "uninstall", "--help"]])
+def test_help_of_each_subcommand_is_its_own(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: tracetui {' '.join(args[:-1])} ")

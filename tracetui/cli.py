@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 from tracetui import __version__
 
-__all__ = ["main", "load_state", "add_source_args"]
+__all__ = ["main", "load_state", "add_source_args", "SubcommandParser"]
 
 SUBCOMMANDS = ("state", "view", "card", "hook")
 
@@ -127,6 +127,19 @@ def _save_cache(reader) -> None:
         save()
 
 
+class SubcommandParser(argparse.ArgumentParser):
+    """The parser class of every subcommand (and of theirs, e.g. ``hook install``): an argument
+    it does not know is its own error, printed with its own usage (``usage: tracetui view ...``)
+    and argparse's exit status 2, not left to the top-level parser, whose usage names only the
+    subcommands. Raises ``SystemExit(2)`` through :meth:`error` like any argparse error."""
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        ns, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return ns, extras
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tracetui",
@@ -142,7 +155,7 @@ def _build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("--version", action="version", version=f"tracetui {__version__}")
-    sub = p.add_subparsers(dest="command")
+    sub = p.add_subparsers(dest="command", parser_class=SubcommandParser)
     ps = sub.add_parser("state", help="fold a transcript and print its state")
     add_source_args(ps)
     ps.add_argument("--json", action="store_true", help="print one JSON object")

@@ -30,6 +30,7 @@ It never breaks the session: on any error it exits 0 with empty stdout and one l
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import sys
@@ -786,6 +787,9 @@ def register_hook(sub: Any) -> None:
     ph.set_defaults(func=_cmd_hook)
 
     orig_parse = ph.parse_known_args
+    # run mode keeps its unknown arguments (reported, then ignored) even when the CLI's parser
+    # class (tracetui.cli.SubcommandParser) makes them an error: the base class's own parsing
+    lenient_parse = functools.partial(argparse.ArgumentParser.parse_known_args, ph)
     orig_error = ph.error
 
     def error(message: str):  # type: ignore[no-untyped-def]
@@ -798,7 +802,7 @@ def register_hook(sub: Any) -> None:
             return orig_parse(args, namespace)
         ph.error = error  # type: ignore[method-assign]
         try:
-            ns, extra = orig_parse(args, namespace)
+            ns, extra = lenient_parse(args, namespace)
         except _ArgError as exc:
             ns = namespace if namespace is not None else argparse.Namespace()
             ns.hook_error = str(exc)
