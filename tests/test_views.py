@@ -320,3 +320,23 @@ def test_exit_code_aggregate_says_failing_only_and_has_no_sum(state) -> None:
     assert line.startswith("cmd.exit_code (failing commands only): last 127 · min 1 max 127 · coverage 3 values")
     assert "sum" not in line
     assert "sum 130" in _agg_line(state, state.main.src, counts).body
+
+
+def test_in_progress_episode_says_how_long_it_has_been_idle(state) -> None:
+    # nothing in a transcript marks the end of a session: the last episode stays in progress,
+    # and the view says how long nothing happened as of the ``now`` it is given
+    from datetime import timedelta
+
+    from tracetui.model.episodes import parse_ts
+    from tracetui.views.worker import IDLE_SECONDS, _idle
+
+    last = state.episodes[-1]
+    assert last.status == "in_progress" and last.end
+    end = parse_ts(last.end)
+    assert _idle(end + timedelta(seconds=IDLE_SECONDS - 1), last) == ""
+    assert _idle(end + timedelta(hours=3, minutes=2), last) == ", idle 3h02m"
+    assert _idle(None, last) == ""
+    done = next(ep for ep in state.episodes if ep.status != "in_progress")
+    assert _idle(end + timedelta(hours=3), done) == ""
+    view = render_worker_view(state, now=end + timedelta(hours=3, minutes=2))
+    assert f"#{last.index} v{last.version} in_progress, idle 3h02m" in view

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from tracetui.model.anomalies import Anomaly, detect_anomalies
+from tracetui.model.anomalies import STALL_SECONDS, Anomaly, detect_anomalies
 from tracetui.model.episodes import Episode, parse_ts
 from tracetui.model.state import RunState
 from tracetui.views.text import (
@@ -187,9 +187,28 @@ def _anomaly_item(state: RunState, a: Anomaly) -> Item:
     return Item(f"cleared{at} ({a.cleared_reason}): {a.kind}: {msg}", state.fmt_anchor(a.began))
 
 
-def _episode_item(state: RunState, ep: Episode, superseded: int) -> Item:
+#: seconds without a record after which an in-progress episode is called idle in the view: a
+#: transcript never marks the end of a session, so the last episode of a finished session stays
+#: ``in_progress``; the view says how long nothing happened instead (the stall rule's figure,
+#: model/anomalies.py ``STALL_SECONDS``)
+IDLE_SECONDS = STALL_SECONDS
+
+
+def _idle(now: datetime | None, ep: Episode) -> str:
+    """``", idle 3h 2m"`` for an in-progress episode with no record for :data:`IDLE_SECONDS` as of
+    ``now``; ``""`` otherwise (no ``now``, or no timestamp)."""
+    if now is None or ep.status != "in_progress" or not ep.end:
+        return ""
+    t = parse_ts(ep.end)
+    if t is None:
+        return ""
+    d = (now - t).total_seconds()
+    return f", idle {fmt_duration(d)}" if d >= IDLE_SECONDS else ""
+
+
+def _episode_item(state: RunState, ep: Episode, superseded: int, now: datetime | None = None) -> Item:
     cost = episode_cost(state, ep)
-    bits = [f"#{ep.index} v{ep.version} {ep.status}"]
+    bits = [f"#{ep.index} v{ep.version} {ep.status}{_idle(now, ep)}"]
     if ep.lifecycle != "current":
         bits[0] += f" ({ep.lifecycle})"
     if superseded:
@@ -285,7 +304,7 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
     for ep in st.episodes:
         if ep.lifecycle == "superseded":
             sup[ep.index] = sup.get(ep.index, 0) + 1
-    e_items = [_episode_item(st, ep, sup.get(ep.index, 0)) for ep in eps[::-1][:OFFER]]
+    e_items = [_episode_item(st, ep, sup.get(ep.index, 0), nowdt) for ep in eps[::-1][:OFFER]]
     secs.append(Section(f"EPISODES ({len(eps)}, newest first)", e_items or [Item("none")], noun="episodes", keep=1, cost=4, extra_more=max(len(eps) - OFFER, 0)))
 
     foot = ["(anchors are file:line in the transcript; tool output is quoted «like this» as data)"]
