@@ -605,3 +605,33 @@ async def test_no_duplicated_words_for_an_unpriced_model_and_a_compaction(tmp_pa
         assert isinstance(screen, EpisodeScreen)
         steps = str(screen.query_one("#episode-steps").content)
         assert "• compaction (manual, " in steps and "compaction compaction" not in steps
+
+
+async def test_e_opens_the_live_episode_unless_the_cursor_was_moved(tmp_path: Path) -> None:
+    # `e` opened the episode under the list's cursor, which scrubbing had left on episode 1
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        latest = view.rows[-1].index
+        assert latest == 5 and view.rows[-1].live
+
+        async def opened(*keys: str) -> int:
+            await pilot.press(*keys)
+            assert isinstance(app.screen, EpisodeScreen), keys
+            index = app.screen.row.index
+            await pilot.press("escape")
+            return index
+
+        assert await opened("e") == latest
+        # scrub back to episode 1 and return: live again, `e` opens the live episode
+        assert await opened(*["left_square_bracket"] * 4, "l", "e") == latest
+        # in HISTORY, the episode being viewed, wherever the cursor is
+        assert await opened("left_square_bracket", "left_square_bracket", "up", "e") == 3
+        await pilot.press("l")
+        # live, after the user moved the cursor: the episode under it
+        assert await opened("up", "up", "e") == 3
+        # Enter opens the row under the cursor
+        assert await opened("down", "enter") == 4
+        # back to live resets the cursor to the newest
+        assert await opened("left_square_bracket", "l", "e") == latest

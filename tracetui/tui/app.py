@@ -20,6 +20,7 @@ from tracetui.tui.format import one_line
 from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
 from tracetui.tui.messages import SessionsFound
 from tracetui.tui.settings import SessionSpec, Settings
+from tracetui.tui.view_model import EpisodeRow
 from tracetui.tui.widgets.session_view import SessionView
 
 __all__ = ["TraceApp", "make_app", "MIN_SIZE", "render_export"]
@@ -68,7 +69,7 @@ class TraceApp(App[int]):
         Binding("left_square_bracket", "history_back", "Prev", id="history-back", key_display="[", tooltip="Step one episode back: every pane shows the state as of its end (HISTORY)"),
         Binding("right_square_bracket", "history_forward", "Next", id="history-forward", key_display="]", tooltip="Step one episode forward; past the last completed one is live"),
         Binding("l", "live", "Live", id="live", tooltip="Back to the live state"),
-        Binding("e", "drill_down", "Open", id="drill-down", tooltip="Open the selected (or scrubbed) episode: steps, excerpts, errors, anchors, versions"),
+        Binding("e", "drill_down", "Open", id="drill-down", tooltip="Open the episode shown: the scrubbed one in HISTORY, else the live one (or the one you moved the Episodes cursor to): steps, excerpts, errors, anchors, versions"),
         Binding("c", "copy_card", "Card", id="copy-card", tooltip="Copy the trace-as-state card of the state shown; also written to a file"),
         Binding("w", "copy_worker", "View", id="copy-worker", tooltip="Copy the worker view of the state shown; also written to a file"),
         Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Hold the screen; folding continues and resumes where it is"),
@@ -263,12 +264,14 @@ class TraceApp(App[int]):
         view.paused = not view.paused
         self.notify("Paused: updates are folded and held" if view.paused else "Live again", timeout=3)
 
-    def action_drill_down(self) -> None:
+    def action_drill_down(self, row: EpisodeRow | None = None) -> None:
+        """Open ``row`` (Enter on a row), else the view's :meth:`SessionView.selected_episode`
+        (``e``: the scrubbed episode, or the live one unless the user moved the list's cursor)."""
         view = self.current_view
         if view is None or view.state is None:
             self.bell()
             return
-        row = view.selected_episode()
+        row = row or view.selected_episode()
         if row is None:
             self.notify("No episode yet", severity="warning", timeout=3)
             return

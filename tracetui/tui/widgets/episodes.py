@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.widgets import OptionList
 
 from tracetui.tui.format import fmt_age, fmt_tokens, one_line, parse_ts
@@ -50,7 +51,12 @@ def episode_line(row: EpisodeRow, width: int, selected: bool = False) -> Text:
 
 
 class EpisodesList(OptionList):
-    """Episodes, oldest first; the scrubbed one is marked; Enter opens the drill-down."""
+    """Episodes, oldest first; the scrubbed one is marked; Enter opens the drill-down.
+
+    The cursor follows the newest episode until the user moves it (:attr:`user_moved`: a
+    cursor key or a click); scrubbing puts it on the scrubbed episode, and going back to live
+    puts it on the newest again and forgets the user's move.
+    """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -59,6 +65,8 @@ class EpisodesList(OptionList):
         self._keys: list[object] = []
         self._width = 0
         self.shown: Shown | None = None
+        #: the user put the cursor on a row (cursor keys, click) since it last followed the newest
+        self.user_moved = False
 
     @guarded
     def show(self, shown: Shown) -> None:
@@ -71,8 +79,12 @@ class EpisodesList(OptionList):
         if keys == self._keys and width == self._width:
             return
         old = self._keys if width == self._width else []
-        follow = self.highlighted is None or self.highlighted >= len(self._keys) - 1
+        was_sel = any(k[-1] for k in self._keys)
+        follow = not self.user_moved or self.highlighted is None or self.highlighted >= len(self._keys) - 1
         if len(old) > len(keys) or any(a[0] != b[0] for a, b in zip(old, keys)) or not old:
+            if old:  # other episodes (the file was folded again): the user's row is gone
+                self.user_moved = False
+                follow = True
             self.clear_options()
             old = []
         for i, (r, k) in enumerate(zip(rows, keys)):
@@ -84,10 +96,44 @@ class EpisodesList(OptionList):
         self._keys = keys
         self._width = width
         self.rows_data = tuple(rows)
-        if sel is not None and rows:
-            self.highlighted = max(0, min(len(rows) - 1, sel - rows[0].index))
-        elif follow and rows:
-            self.highlighted = len(rows) - 1
+        if sel is not None:
+            self.user_moved = False
+            if rows:
+                self.highlighted = max(0, min(len(rows) - 1, sel - rows[0].index))
+        elif was_sel or follow:
+            # live again after scrubbing, or following: the cursor is on the newest episode
+            self.user_moved = False
+            if rows:
+                self.highlighted = len(rows) - 1
+
+    # the user's own moves: from then on `e` opens the row under the cursor (SessionView)
+    def action_cursor_up(self) -> None:
+        self.user_moved = True
+        super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        self.user_moved = True
+        super().action_cursor_down()
+
+    def action_first(self) -> None:
+        self.user_moved = True
+        super().action_first()
+
+    def action_last(self) -> None:
+        self.user_moved = True
+        super().action_last()
+
+    def action_page_up(self) -> None:
+        self.user_moved = True
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self.user_moved = True
+        super().action_page_down()
+
+    async def _on_click(self, event: events.Click) -> None:
+        self.user_moved = True
+        await super()._on_click(event)
 
     def on_resize(self) -> None:
         if self.shown is not None:

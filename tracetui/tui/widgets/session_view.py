@@ -254,9 +254,16 @@ class SessionView(Vertical):
         return True
 
     def selected_episode(self) -> EpisodeRow | None:
-        """The episode the cursor of the Episodes pane is on (or the scrubbed one)."""
+        """The episode ``e`` opens: in HISTORY the scrubbed one; live, the one under the
+        Episodes pane's cursor once the user moved it there, else the newest (the live one).
+        ``None`` before the first episode."""
         table = self.query_one(EpisodesList)
-        idx = self.episode if self.episode is not None else table.selected_index()
+        if self.episode is not None:
+            idx = self.episode
+        elif table.user_moved:
+            idx = table.selected_index()
+        else:
+            idx = None
         for r in self.rows:
             if r.index == idx:
                 return r
@@ -264,5 +271,8 @@ class SessionView(Vertical):
 
     @on(OptionList.OptionSelected)
     def _open_row(self, event: OptionList.OptionSelected) -> None:
+        """Enter (or a click) on a row opens that row, whatever the mode."""
         event.stop()
-        self.app.action_drill_down()
+        rows = self.query_one(EpisodesList).rows_data
+        i = event.option_index
+        self.app.action_drill_down(rows[i] if 0 <= i < len(rows) else None)
