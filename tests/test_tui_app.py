@@ -635,3 +635,41 @@ async def test_e_opens_the_live_episode_unless_the_cursor_was_moved(tmp_path: Pa
         assert await opened("down", "enter") == 4
         # back to live resets the cursor to the newest
         assert await opened("left_square_bracket", "l", "e") == latest
+
+
+async def test_copies_measure_ages_to_the_now_the_panes_were_drawn_with(tmp_path: Path) -> None:
+    # the panes and the copied worker view each read the clock: a copy a few seconds after the
+    # last redraw said "(5m55s ago)" beside a pane's "for 5m48s"; while scrubbing the copy was
+    # measured to today, the panes to the end of the episode
+    import itertools
+    import re
+
+    from tracetui.tui.widgets.now import NowPane
+
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    # a clock that moves 7 s on every read; the .7 keeps the ages (x.5 s in the fixture) off
+    # a half second, where the views' rounding and the panes' truncation part
+    ticks = itertools.count()
+    app = app_for([path], tmp_path)
+    app.settings.clock = lambda: FROZEN_NOW + 0.7 + 7 * next(ticks)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+
+        def pane_age() -> str:
+            m = re.search(r"(?:for (\S+)|(\S+) ago)  s\.jsonl:", text_of(view.query_one(NowPane)))
+            assert m, text_of(view.query_one(NowPane))
+            return m.group(1) or m.group(2)
+
+        def copied_age() -> str:
+            m = re.search(r"^NOW: .* \((\S+) ago\) @", app.clipboard, re.M)
+            assert m, app.clipboard[:400]
+            return m.group(1)
+
+        await pilot.press("w")
+        assert copied_age() == pane_age()
+        pending = text_of(view.query_one(PendingCalls))
+        assert f"({pane_age()} ago)" in app.clipboard.split("IN FLIGHT", 1)[1].split("\n")[1] and pane_age() in pending
+        await pilot.press("left_square_bracket", "w")
+        assert view.episode == 1
+        assert copied_age() == pane_age() == "5s"  # the fixture's text came 5 s before the closing prompt

@@ -33,11 +33,17 @@ MIN_SIZE = (60, 16)
 
 def render_export(kind: str, view: SessionView) -> str:
     """The text of ``kind`` (``card`` or ``worker``) for the state ``view`` shows (live or
-    scrubbed), compiled by the headless views; a plain state summary when this build lacks them."""
+    scrubbed), compiled by the headless views; a plain state summary when this build lacks them.
+    Ages are measured to the same "now" the panes on screen were drawn with (``view.shown.now``),
+    so the copy says what the screen says."""
     live = view.state
     assert live is not None
     k = view.episode
-    now = view.settings.clock()
+    shown = view.shown
+    if shown is None or shown.live is not live or shown.episode != k:
+        view.refresh_panes()
+        shown = view.shown
+    now = shown.now if shown is not None else view.now_for(view.shown_state() or live)
     try:
         if kind == "card":
             from tracetui.views.card import render_card as render

@@ -240,8 +240,9 @@ def anomaly_message(message: str, key: str, cwd: str | None) -> str:
 def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[AnomalyRow], bool]:
     """``(rows, derived)``: open anomalies first (most severe first), then cleared ones.
 
-    Uses the model's detectors (``tracetui.model.anomalies.detect_anomalies``, with ``now`` for
-    the stall detector; ``None`` while scrubbing). ``derived`` is False when this build has no
+    Uses the model's detectors (``tracetui.model.anomalies.detect_anomalies``, with ``now``
+    (seconds since the epoch) for the stall detector; ``None``: no stall check). The monitor
+    passes the ``now`` its panes and copies use (:meth:`SessionView.now_for`). ``derived`` is False when this build has no
     detectors: the rows are then only the ingest-honesty facts the state itself carries.
     """
     try:

@@ -38,7 +38,7 @@ class AnomalyBadges(Vertical):
 
     @guarded
     def show(self, shown: Shown) -> None:
-        rows, derived = anomaly_rows(shown.state, None if shown.history else shown.now)
+        rows, derived = anomaly_rows(shown.state, shown.now)  # the now the copies use too
         key = (tuple((r.kind, r.severity, r.message, r.cleared, r.anchor) for r in rows), derived, self.size.height)
         if key == self._key:
             return

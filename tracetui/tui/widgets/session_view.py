@@ -184,6 +184,19 @@ class SessionView(Vertical):
             self._as_of_cache = {key: got}
         return got
 
+    def now_for(self, shown_state: RunState) -> float:
+        """The "now" (seconds since the epoch) ages are measured to: the app clock live; while
+        scrubbing, the end of the episode (the as-of state's last record), so ages are as they
+        were then (the clock when that state has no timestamp). The panes get it in
+        :class:`Shown` and the copy keys pass the same value (``self.shown.now``) to the views."""
+        now = self.settings.clock()
+        if self.episode is not None:
+            from tracetui.tui.format import parse_ts
+
+            ended = parse_ts(shown_state.main.last_timestamp)
+            now = ended if ended is not None else now
+        return now
+
     def refresh_panes(self) -> None:
         """Fan the state out to every pane (cheap panes skip when nothing they show changed)."""
         live = self.state
@@ -195,14 +208,7 @@ class SessionView(Vertical):
         shown_state = self.shown_state()
         assert shown_state is not None
         self.rows = tuple(episode_rows(live))
-        now = self.settings.clock()
-        if self.episode is not None:
-            # ages as they were at the end of the episode (its last record), not as of today
-            from tracetui.tui.format import parse_ts
-
-            ended = parse_ts(shown_state.main.last_timestamp)
-            now = ended if ended is not None else now
-        shown = Shown(live, shown_state, self.episode, now, self.rows, self.paused)
+        shown = Shown(live, shown_state, self.episode, self.now_for(shown_state), self.rows, self.paused)
         self.shown = shown
         header = self.query_one(SessionHeader)
         header.mode = (self.loop.mode if self.loop else "") + (f" · {self.held} update(s) held" if self.paused and self.held else "")
