@@ -1,4 +1,4 @@
-"""Walk ``../shared/corpus``: every file folds, and its figures agree with an independent recount.
+"""Walk the corpus (``$TRACETUI_CORPUS``, else ``../shared/corpus``; see conftest.py): every file folds, and its figures agree with an independent recount.
 
 The recount below uses only the standard library (``json``, ``re``) and shares no code with
 tracetui: it re-states issue 2's rules on its own. Where the fold documents a choice the issue
@@ -22,11 +22,6 @@ import pytest
 
 from tracetui.ingest.session import SessionReader
 from tracetui.views.state_json import state_to_json
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
-
-pytestmark = pytest.mark.skipif(not FILES, reason=f"corpus not present at {CORPUS}")
 
 KNOWN_TYPES = {
     "user",
@@ -206,12 +201,8 @@ def _fold(path: Path, subagents: bool = False) -> dict[str, Any]:
     return js
 
 
-def _name(p: Path) -> str:
-    return str(p.relative_to(CORPUS)) if CORPUS in p.parents else p.name
-
-
-@pytest.mark.parametrize("path", FILES, ids=_name)
-def test_fold_agrees_with_independent_recount(path: Path) -> None:
+def test_fold_agrees_with_independent_recount(corpus_file: Path) -> None:
+    path = corpus_file
     js = _fold(path)
     want = recount(path.read_bytes())
     got_c = {k: js["counters"][k] for k in want["counters"]}
@@ -228,16 +219,16 @@ def test_fold_agrees_with_independent_recount(path: Path) -> None:
     assert src["bytes_consumed"] == path.stat().st_size and src["pending_bytes"] == 0
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if "agent-" not in p.name], ids=_name)
-def test_session_with_subagents_folds(path: Path) -> None:
-    js = _fold(path, subagents=True)
-    assert js["counters"]["records"] >= recount(path.read_bytes())["counters"]["records"]
+@pytest.mark.corpus_select(fn=lambda files, root: [p for p in files if "agent-" not in p.name])
+def test_session_with_subagents_folds(corpus_file: Path) -> None:
+    js = _fold(corpus_file, subagents=True)
+    assert js["counters"]["records"] >= recount(corpus_file.read_bytes())["counters"]["records"]
 
 
-def test_the_corpus_exercises_the_rules() -> None:
+def test_the_corpus_exercises_the_rules(corpus) -> None:
     """The recount is not vacuous: over the corpus, every figure it checks is non-zero."""
     total: dict[str, int] = {}
-    for p in FILES:
+    for p in corpus.files:
         for k, v in recount(p.read_bytes())["counters"].items():
             total[k] = total.get(k, 0) + v
     assert all(v > 0 for v in total.values()), total
@@ -247,8 +238,8 @@ GROWTH_PREFIX = "entireio__cli/refs__heads__entire__checkpoints__v1__ce__258fedd
 GROWTH_FULL = "entireio__cli/refs__heads__entire__checkpoints__v1__b0__dc55b3a1dc__1__full.jsonl"
 
 
-def test_growth_pair_prefix_then_rest_equals_whole(tmp_path: Path) -> None:
-    prefix, full = CORPUS / GROWTH_PREFIX, CORPUS / GROWTH_FULL
+def test_growth_pair_prefix_then_rest_equals_whole(corpus, tmp_path: Path) -> None:
+    prefix, full = corpus.root / GROWTH_PREFIX, corpus.root / GROWTH_FULL
     if not (prefix.exists() and full.exists()):
         pytest.skip("growth pair not in the corpus")
     a, b = prefix.read_bytes(), full.read_bytes()

@@ -1,5 +1,5 @@
-"""Real transcripts of ../shared/corpus open in the app, scrub, copy and drill down without a
-pane or an export failing (skipped when the corpus is absent).
+"""Real transcripts of the corpus (``$TRACETUI_CORPUS``, else ../shared/corpus; see conftest.py)
+open in the app, scrub, copy and drill down without a pane or an export failing.
 
 A Pilot run takes ~2 s of mostly idle waiting, so by default the walk takes the largest file of
 each corpus folder; ``TRACETUI_CORPUS_UI=all`` walks every file (all 44 passed when written)."""
@@ -15,26 +15,22 @@ import pytest
 from test_tui_support import app_for, wait_for_state
 from tracetui.tui.screens.episode import EpisodeScreen
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-ALL = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
 
-
-def _sample(files: list[Path]) -> list[Path]:
+def _sample(files: list[Path], root: Path) -> list[Path]:
+    """All files with ``TRACETUI_CORPUS_UI=all``, else the largest of each top folder of ``root``."""
+    if os.environ.get("TRACETUI_CORPUS_UI") == "all":
+        return files
     largest: dict[str, Path] = {}
     for f in files:
-        group = f.relative_to(CORPUS).parts[0]
+        group = f.relative_to(root).parts[0]
         if group not in largest or f.stat().st_size > largest[group].stat().st_size:
             largest[group] = f
     return sorted(largest.values())
 
 
-FILES = ALL if os.environ.get("TRACETUI_CORPUS_UI") == "all" else _sample(ALL)
-
-
-@pytest.mark.skipif(not FILES, reason=f"no corpus at {CORPUS}")
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[-40:])
-async def test_corpus_file_in_the_app(path: Path, tmp_path: Path) -> None:
-    app = app_for([path], tmp_path, now=time.time())
+@pytest.mark.corpus_select(fn=_sample)
+async def test_corpus_file_in_the_app(corpus_file: Path, tmp_path: Path) -> None:
+    app = app_for([corpus_file], tmp_path, now=time.time())
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot, tries=2000)
         await pilot.press("left_square_bracket", "c", "w", "e")

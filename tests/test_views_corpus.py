@@ -1,25 +1,18 @@
-"""Every transcript of ../shared/corpus yields a worker view and a card within budget, without
+"""Every transcript of the corpus (``$TRACETUI_CORPUS``, else ../shared/corpus; see conftest.py) yields a worker view and a card within budget, without
 error, for the whole session and as of its first and middle episodes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tracetui.ingest.session import SessionReader
 from tracetui.views.card import CARD_MAX_TOKENS, DISCLAIMER, render_card
 from tracetui.views.text import estimate_tokens
 from tracetui.views.worker import DEFAULT_MAX_CHARS, render_worker_view
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
 
-
-@pytest.mark.skipif(not FILES, reason=f"corpus not found at {CORPUS} (it is not part of the repository)")
-@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES] if FILES else None)
-def test_view_and_card_within_budget(path: Path) -> None:
-    r = SessionReader([path], subagents=False, price=False)
+def test_view_and_card_within_budget(corpus_file: Path) -> None:
+    r = SessionReader([corpus_file], subagents=False, price=False)
     r.poll()
     state = r.snapshot()
     n = state.main.prompts
