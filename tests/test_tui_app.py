@@ -673,3 +673,39 @@ async def test_copies_measure_ages_to_the_now_the_panes_were_drawn_with(tmp_path
         await pilot.press("left_square_bracket", "w")
         assert view.episode == 1
         assert copied_age() == pane_age() == "5s"  # the fixture's text came 5 s before the closing prompt
+
+
+async def test_history_header_shows_the_as_of_state_and_labels_live_figures(tmp_path: Path) -> None:
+    # in HISTORY the header showed the live file size, branch and version beside past panes
+    from tracetui.tui.format import fmt_bytes
+    from tracetui.tui.view_model import main_model
+
+    path = tmp_path / "s.jsonl"
+    b = small_session(path)  # episode 1 on branch main, version 2.1.30
+    b.git_branch, b.version = "fix/parser-later", "2.9.99"
+    b.tick(1).text("Working on it on another branch.")
+    b.write(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        live = text_of(view.query_one(SessionHeader))
+        assert "fix/parser-later" in live and "cc 2.9.99" in live
+        size = fmt_bytes(view.state.sources[0].consumed)
+        assert f"@{size} " in live and "live:" not in live
+        await pilot.press("left_square_bracket")
+        assert view.episode == 1
+        shown = view.shown_state()
+        head = text_of(view.query_one(SessionHeader))
+        first, second = head.split("\n")
+        # its own values: the project, branch, version and model as of the end of episode 1
+        assert "HISTORY" in first and "as of end of ep 1/2" in first
+        assert "(main)" in first and "cc 2.1.30" in first and "fix/parser-later" not in first and "2.9.99" not in first
+        assert main_model(shown)[0] in first
+        # the watermark is the as-of state's: the bytes before the closing prompt, main thread
+        as_of = fmt_bytes(shown.sources[0].consumed)
+        assert as_of != size
+        mine, _, rest = second.partition(" · live: ")
+        assert f"through {shown.fmt_anchor(shown.main.last_anchor)} @{as_of} " in mine and size not in mine
+        assert mine.startswith(" main thread:")
+        # the one live figure is labelled
+        assert rest.startswith(f"line {view.state.main.last_anchor.line} @{size}")

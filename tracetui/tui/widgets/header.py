@@ -22,7 +22,13 @@ def status_of(shown: Shown) -> str:
 
 
 class SessionHeader(Static):
-    """Two lines: who (status, session, project, model) and the watermark (what is covered)."""
+    """Two lines: who (status, session, project, model) and the watermark (what is covered).
+
+    Every value comes from the state the panes show (``shown.state``). In HISTORY that is the
+    state as of the end of the scrubbed episode (its own project, branch, version, model, and
+    watermark: the bytes before the closing prompt, main thread only), and the header says so
+    (``as of end of ep 2/5``); the one live figure it adds is labelled ``live:``.
+    """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("", id=id, classes=classes)
@@ -31,17 +37,19 @@ class SessionHeader(Static):
 
     @guarded
     def show(self, shown: Shown) -> None:
-        live = shown.live
-        m = live.main
+        st = shown.state
+        m = st.main
         status = status_of(shown)
         self.set_class(status == "HISTORY", "-history")
         self.set_class(status == "PAUSED", "-paused")
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f" {status} ", style="bold reverse")
+        if shown.history:
+            t.append(f" as of end of ep {shown.episode}/{len(shown.rows)} ", style="bold")
         if self.demo:
             t.append(" DEMO ", style="bold reverse magenta")
         t.append(" ")
-        sid = m.session_id or (live.sources[0].name if live.sources else "?")
+        sid = m.session_id or (st.sources[0].name if st.sources else "?")
         t.append(one_line(m.title, 40) if m.title else sid[:8], style="bold")
         if m.title:
             t.append(f" {sid[:8]}", style="dim")
@@ -49,7 +57,7 @@ class SessionHeader(Static):
         t.append(one_line(m.cwd or "?", 50))
         if m.git_branch:
             t.append(f" ({one_line(m.git_branch, 30)})", style="dim")
-        model, others = main_model(live)
+        model, others = main_model(st)
         t.append("  ")
         t.append(one_line(model or "no model yet", 40), style="bold")
         if others:
@@ -62,24 +70,36 @@ class SessionHeader(Static):
 
 
 def watermark(shown: Shown, mode: str = "") -> Text:
-    """Through which file:line the state is folded, bytes, malformed, unknown, pending bytes."""
-    live = shown.live
+    """Through which file:line the state shown is folded, bytes read, malformed, unknown,
+    pending bytes, files: all of ``shown.state`` (in HISTORY, as of the end of the episode,
+    main thread only), then the live reader's ``mode`` (labelled ``live`` in HISTORY, with the
+    live watermark's line and bytes)."""
+    st = shown.state
     t = Text(no_wrap=True, overflow="ellipsis", style="dim")
-    if not live.sources:
+    if not st.sources:
         t.append(" no source")
         return t
-    s = live.sources[0]
-    st = shown.state
+    s = st.sources[0]
     through = st.main.last_anchor
+    if shown.history:
+        t.append(" main thread:", style="bold")
     t.append(f" through {st.fmt_anchor(through)}" if through else " through nothing yet")
     t.append(f" @{fmt_bytes(s.consumed)}")
-    mal = sum(x.malformed for x in live.sources)
-    unk = sum(x.unknown for x in live.sources)
-    pend = sum(x.pending_bytes for x in live.sources)
+    mal = sum(x.malformed for x in st.sources)
+    unk = sum(x.unknown for x in st.sources)
+    pend = sum(x.pending_bytes for x in st.sources)
     t.append(f" · {mal} malformed", style="bold yellow" if mal else "dim")
     t.append(f" · {unk} unknown", style="yellow" if unk else "dim")
     t.append(f" · {pend} B pending")
-    t.append(f" · {len(live.sources)} file(s)")
-    if mode:
+    t.append(f" · {len(st.sources)} file(s)")
+    if shown.history:
+        live = shown.live
+        lt = live.main.last_anchor
+        t.append(" · live: ", style="bold")
+        t.append(f"line {lt.line} " if lt else "")
+        t.append(f"@{fmt_bytes(live.sources[0].consumed)}" if live.sources else "no source")
+        if mode:
+            t.append(f", {mode}")
+    elif mode:
         t.append(f" · {mode}")
     return t
