@@ -246,3 +246,13 @@ def test_help_of_each_subcommand_is_its_own(args: list[str], capsys: pytest.Capt
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: tracetui {' '.join(args[:-1])} ")
+
+
+def test_top_level_help_shows_both_forms(capsys: pytest.CaptureFixture[str]) -> None:
+    # the monitor (no subcommand) is the main use: its usage line comes first
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: tracetui [PATH|SESSION ...] [monitor options]\n       tracetui {state,view,card,hook} [options]\n")
+    assert "tracetui -- --help" in out

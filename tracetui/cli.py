@@ -25,9 +25,15 @@ def _err(msg: str) -> None:
 
 def add_source_args(p: argparse.ArgumentParser) -> None:
     """The source arguments shared by ``state``, ``view`` and ``card``."""
-    p.add_argument("paths", nargs="*", metavar="PATH|SESSION", help="transcript files, or a session id or id prefix (default: the newest session)")
-    p.add_argument("--no-subagents", action="store_true", help="fold only the named files")
-    p.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH|SESSION",
+        help="transcript files (.jsonl), or a session id or id prefix, looked up under <claude dir>/projects ($CLAUDE_CONFIG_DIR or ~/.claude) (default: the newest session there)",
+    )
+    p.add_argument("--no-subagents", action="store_true", help="fold only the named files, not the subagent transcripts found beside them")
+    p.add_argument("--no-cache", action="store_true", help="fold from scratch: neither read nor write the persistent fold cache ($TRACETUI_CACHE_DIR or the user cache folder)")
+
 
 
 def resolve_paths(args: Sequence[str], check: bool = True) -> list[Path]:
@@ -143,7 +149,10 @@ class SubcommandParser(argparse.ArgumentParser):
 def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tracetui",
-        description="A terminal live monitor for Claude Code sessions.",
+        description=(
+            "A terminal live monitor for Claude Code sessions; the subcommands print the same state\n"
+            "without the app. 'tracetui COMMAND --help' gives each one's options."
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "the live monitor (no subcommand):\n"
@@ -156,10 +165,19 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"tracetui {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=SubcommandParser)
-    ps = sub.add_parser("state", help="fold a transcript and print its state")
+    # set after add_subparsers, which derives the subcommands' "tracetui state" from the usage
+    p.usage = "tracetui [PATH|SESSION ...] [monitor options]\n       tracetui {state,view,card,hook} [options]"
+    ps = sub.add_parser(
+        "state",
+        help="fold a transcript and print its state",
+        description=(
+            "Fold the transcript(s) and print a summary of the run: goal, latest ask, counters, tools,"
+            " tokens, estimated cost, files, sources. --json prints the full state as one JSON object."
+        ),
+    )
     add_source_args(ps)
-    ps.add_argument("--json", action="store_true", help="print one JSON object")
-    ps.add_argument("--follow", action="store_true", help="keep running; print one JSON line per change")
+    ps.add_argument("--json", action="store_true", help="print the full state as one JSON object")
+    ps.add_argument("--follow", action="store_true", help="keep running: print the full state as one JSON line each time it changes, until Ctrl-C (waits for a file not created yet)")
     ps.set_defaults(func=_cmd_state)
     for name, mod in (("view", "tracetui.views.cli"), ("card", "tracetui.views.cli"), ("hook", "tracetui.hook")):
         _register_optional(sub, name, mod)

@@ -766,13 +766,23 @@ def register_hook(sub: Any) -> None:
     """
     ph = sub.add_parser(
         "hook",
-        help="Claude Code hook: read the hook input JSON on stdin, print the state card when it pays",
-        description="Run as a Claude Code SessionStart/UserPromptSubmit hook (reads JSON on stdin), or install/uninstall it.",
+        help="Claude Code hook: give the model the state card after a compaction, resume or clear (install it with 'hook install')",
+        description=(
+            "Run by Claude Code as a SessionStart/UserPromptSubmit hook: reads the hook input JSON on stdin and prints"
+            " the state card (added to the model's context) after a compaction, resume or clear, and on a prompt only"
+            " when the gate opens. Never fails the session: errors are one line on stderr, exit 0."
+            " 'tracetui hook install' adds it to Claude Code's settings.json."
+        ),
     )
-    ph.add_argument("--gate", default=None, help=f"UserPromptSubmit gate: comma list of {', '.join(GATES)}, or none (default: $TRACETUI_HOOK_GATE or {DEFAULT_GATE})")
+    ph.add_argument(
+        "--gate",
+        default=None,
+        metavar="LIST",
+        help=f"when a prompt (UserPromptSubmit) gets the card: comma list of {', '.join(GATES)} (a compaction, or a newly opened warning, since the last card), or none (default: $TRACETUI_HOOK_GATE or {DEFAULT_GATE})",
+    )
     ph.add_argument("--always", action="store_true", help="no gate: print the card on every UserPromptSubmit")
     ph.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
-    ph.add_argument("--max-chars", type=int, default=MAX_CHARS, help=f"output cap in characters (at most {MAX_CHARS})")
+    ph.add_argument("--max-chars", type=int, default=MAX_CHARS, metavar="N", help=f"output cap in characters (default and most: {MAX_CHARS})")
     hs = ph.add_subparsers(dest="hook_action")
     for name in ("install", "uninstall"):
         pi = hs.add_parser(name, help="add the hook to Claude Code's settings.json" if name == "install" else "remove the hook from Claude Code's settings.json")
