@@ -95,8 +95,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture
-def corpus_file(request: pytest.FixtureRequest) -> Path:
-    """One file of the corpus (parametrized by :func:`pytest_generate_tests`)."""
+def corpus_file(request: pytest.FixtureRequest) -> Path | None:
+    """One file of the corpus (parametrized by :func:`pytest_generate_tests`); skips when there
+    is none. ``None`` when ``$TRACETUI_CORPUS`` is unusable: :func:`pytest_pyfunc_call` then
+    fails the test before it runs."""
+    if CORPUS.problem:
+        return None
     CORPUS.require()
     if request.param is None:
         pytest.skip(f"no file of the corpus at {CORPUS.root} fits this test")
@@ -105,9 +109,19 @@ def corpus_file(request: pytest.FixtureRequest) -> Path:
 
 @pytest.fixture
 def corpus() -> Corpus:
-    """The whole corpus; skips or fails as :meth:`Corpus.require` says."""
-    CORPUS.require()
+    """The whole corpus; skips as :meth:`Corpus.require` says (an unusable ``$TRACETUI_CORPUS``
+    fails the test in :func:`pytest_pyfunc_call`)."""
+    if not CORPUS.problem:
+        CORPUS.require()
     return CORPUS
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> None:
+    """A corpus test with an unusable ``$TRACETUI_CORPUS`` FAILS (not an error in set-up, not a
+    skip), with the one-line reason, instead of running."""
+    if CORPUS.problem and {"corpus", "corpus_file"} & set(pyfuncitem.fixturenames):
+        pytest.fail(CORPUS.problem, pytrace=False)
 
 
 @pytest.fixture(autouse=True)

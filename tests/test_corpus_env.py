@@ -59,7 +59,7 @@ def test_a_corpus_asked_for_but_unusable_fails_saying_so(tmp_path: Path, case: s
     res = _pytest(repo, str(asked))
     out = res.stdout + res.stderr
     assert res.returncode == 1, out
-    assert "skipped" not in out and " passed" not in out
+    assert "1 failed" in out and "skipped" not in out and " passed" not in out and "error" not in out
     want = {"missing": "no such folder", "empty": "no *.jsonl file under it"}[case]
     assert f"TRACETUI_CORPUS={asked}: {want}" in out, out
 
