@@ -256,3 +256,33 @@ def test_top_level_help_shows_both_forms(capsys: pytest.CaptureFixture[str]) -> 
     out = capsys.readouterr().out
     assert out.startswith("usage: tracetui [PATH|SESSION ...] [monitor options]\n       tracetui {state,view,card,hook} [options]\n")
     assert "tracetui -- --help" in out
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("stat", "state"), ("veiw", "view"), ("cards", "card"), ("hooks", "hook")])
+def test_a_mistyped_subcommand_is_named_not_taken_for_a_session(typo: str, meant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    assert main([typo, "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"tracetui: '{typo}' is not a subcommand, a transcript file or a session id; did you mean 'tracetui {meant}'?\n"
+
+
+def test_a_session_whose_id_looks_like_a_subcommand_still_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a file named like a subcommand is a file: the monitor gets it, no hint
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "stat", [prompt("x")])
+    import tracetui.cli as cli
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(cli, "_run_app", lambda argv: seen.append(argv) or 0)
+    assert main(["stat"]) == 0 and seen == [["stat"]]
+
+
+def test_a_session_id_prefix_near_a_subcommand_is_a_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    write(tmp_path / "cfg" / "projects" / "-w-p" / "cade0000-1111-4222-8333-444444444444.jsonl", [prompt("x")])
+    import tracetui.cli as cli
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(cli, "_run_app", lambda argv: seen.append(argv) or 0)
+    assert main(["cade"]) == 0 and seen == [["cade"]]  # 'cade' is close to 'card', but a session's id prefix

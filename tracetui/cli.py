@@ -197,6 +197,25 @@ def _register_optional(sub, name: str, module: str) -> None:
         reg(sub)
 
 
+def _mistyped(arg: str) -> str | None:
+    """The subcommand ``arg`` nearly spells (``stat`` → ``state``), when ``arg`` is also no file,
+    path and no session id (prefix) under the projects folder; else ``None``. Without this the
+    monitor takes ``tracetui stat --json`` for a session id and rejects ``--json``."""
+    import difflib
+    import os
+
+    if arg.startswith("-") or os.sep in arg or arg.endswith(".jsonl") or Path(arg).expanduser().exists():
+        return None
+    close = difflib.get_close_matches(arg, SUBCOMMANDS, n=1, cutoff=0.6)
+    if not close:
+        return None
+    from tracetui.ingest.discover import list_sessions
+
+    if any(s.session_id.startswith(arg) for s in list_sessions()):
+        return None
+    return close[0]
+
+
 def _run_app(argv: list[str]) -> int:
     try:
         from tracetui.tui.main import run_app
@@ -215,6 +234,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["--"]:  # "tracetui -- --help": the monitor's own options
         return _run_app(argv[1:])
     if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        meant = _mistyped(argv[0]) if argv else None
+        if meant:
+            _err(f"'{argv[0]}' is not a subcommand, a transcript file or a session id; did you mean 'tracetui {meant}'?")
+            return 2
         return _run_app(argv)
     parser = _build_parser()
     ns = parser.parse_args(argv)
