@@ -471,27 +471,74 @@ def screen_rows(app) -> list[str]:
     return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
 
 
-async def test_footer_has_no_stray_character_at_narrow_widths(tmp_path: Path) -> None:
-    # a stray cell showed in the last column ("▏^p palettea" at 40, "…palettei" at 60): the
-    # compact footer's right margin of the command-palette key left it uncovered
-    path = tmp_path / "s.jsonl"
-    small_session(path)
-    app = app_for([path], tmp_path)
+def footer_keys(app) -> list[tuple[str, str, str]]:
+    """``(binding id, key, description)`` of every key the footer holds, left to right (the
+    palette key, docked right, last)."""
+    from textual.widgets._footer import FooterKey
+
+    by_key = {b.key: b.id for b in TraceApp.BINDINGS}
+    keys = sorted(app.screen.query(FooterKey), key=lambda k: ("-command-palette" in k.classes, k.region.x))
+    return [("palette" if "-command-palette" in k.classes else by_key.get(k.key, k.key), k.key_display, k.description) for k in keys]
+
+
+#: the keys the footer keeps at every width from 60 columns: live, and added while scrubbing
+ESSENTIAL_LIVE = ["help", "history-back", "drill-down", "copy-card", "copy-worker", "quit"]
+ESSENTIAL_HISTORY = ["help", "history-back", "history-forward", "live", "drill-down", "copy-card", "copy-worker", "quit"]
+
+
+@pytest.mark.parametrize("tabs", [1, 2])
+async def test_footer_keeps_every_essential_key_whole_at_every_width(tmp_path: Path, tabs: int) -> None:
+    # at 60 columns the footer cut its rightmost keys ("… p Pause s Se▏^p palette": no q Quit);
+    # a stray cell also showed in the last column ("▏^p palettea" at 40, "…palettei" at 60)
+    paths = [demo_session(tmp_path)]
+    for i in range(tabs - 1):
+        paths.append(tmp_path / f"s{i}.jsonl")
+        small_session(paths[-1])
+    app = app_for(paths, tmp_path)
     async with app.run_test(size=(130, 24)) as pilot:
         await wait_for_state(pilot)
-        for w in (40, 41, 50, 59, 60, 61, 70, 80, 99, 100, 119, 120, 130):
-            await pilot.resize_terminal(w, 24)
-            await pilot.pause()
-            row = screen_rows(app)[-1]
-            assert len(row) == w
-            keys, bar, palette = row.partition("▏")
-            if bar:
-                assert palette == "^p palette ", (w, row)
-            # what is left of the palette key is the keys from the left, cut, never a stray cell
-            assert FULL_FOOTER.startswith(" ".join(keys.split())), (w, row)
+        for history, essential in ((False, ESSENTIAL_LIVE), (True, ESSENTIAL_HISTORY)):
+            if history:
+                await pilot.press("left_square_bracket")
+                assert app.current_view.episode is not None
+            for w in (40, 41, 50, 59, 60, 61, 65, 70, 75, 79, 80, 90, 99, 100, 119, 120, 130):
+                await pilot.resize_terminal(w, 24)
+                await pilot.pause()
+                row = screen_rows(app)[-1]
+                assert len(row) == w
+                keys = footer_keys(app)
+                left, bar, palette = row.partition("▏")
+                if bar:
+                    assert keys[-1][0] == "palette" and palette == "^p palette ", (w, row)
+                    keys = keys[:-1]
+                drawn = " ".join(left.split())
+                whole = " ".join(f"{k} {d}" for _, k, d in keys)
+                if w < 60:  # below MIN_SIZE: the keys from the left, cut, never a stray cell
+                    assert whole.startswith(drawn), (w, row)
+                    continue
+                # from 60 columns every key the footer holds is drawn whole, the essential ones among them
+                assert drawn == whole, (w, row)
+                ids = [i for i, _, _ in keys]
+                assert [i for i in ids if i in essential] == essential, (w, history, row)
+                # a key left out of the footer still has its place in the help screen and palette
+                assert set(ids) <= {b.id for b in TraceApp.BINDINGS}
+                if w >= 120 and tabs == 1:
+                    assert "pause" in ids and "sessions" in ids and bar, (w, row)
 
 
-FULL_FOOTER = "F1 Help [ Prev e Open c Card w View p Pause s Sessions q Quit"
+async def test_keys_left_out_of_the_footer_still_work(tmp_path: Path) -> None:
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(60, 24)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        ids = [i for i, _, _ in footer_keys(app)]
+        assert "pause" not in ids and "palette" not in ids
+        await pilot.press("p")
+        assert app.current_view.paused
+        await pilot.press("ctrl+p")
+        assert isinstance(app.screen, CommandPalette)
 
 
 async def test_a_text_file_is_said_not_a_transcript_and_still_watched(tmp_path: Path) -> None:

@@ -322,3 +322,51 @@ def test_model_duration_format() -> None:
 
     got = [fmt_span(s) for s in (0, 59, 60, 3599, 3600, 86399, 86400, 23969243)]
     assert got == ["0s", "59s", "1m00s", "59m59s", "1h00m", "23h59m", "1d00h", "277d10h"]
+
+
+# -- the footer's keys -------------------------------------------------------------------------
+def test_footer_key_widths_are_the_drawn_ones() -> None:
+    from tracetui.tui.footer import key_cells, palette_cells
+
+    # compact: "F1 Help " (key, space, description, margin); full: " F1 Help " (padded key)
+    assert key_cells("F1", "Help", compact=True) == len("F1 Help ")
+    assert key_cells("F1", "Help", compact=False) == len(" F1 Help ")
+    # "▏^p palette " as the compact footer draws it at the right end
+    assert palette_cells("^p", "palette", compact=True) == len("▏^p palette ")
+
+
+def test_footer_leaves_out_the_least_wanted_optional_keys_first() -> None:
+    from tracetui.tui.footer import FooterItem, left_out
+
+    items = [FooterItem("help", 8), FooterItem("quit", 7), FooterItem("next-tab", 15), FooterItem("sessions", 11), FooterItem("pause", 8), FooterItem("palette", 12)]
+    essential = 8 + 7
+    assert left_out(items, essential + 15 + 11 + 8 + 12) == set()
+    assert left_out(items, essential + 15 + 11 + 8 + 11) == {"palette"}
+    assert left_out(items, essential + 15 + 11 + 7) == {"pause", "palette"}
+    # a shorter, less wanted key takes room a longer one cannot
+    assert left_out(items, essential + 15 + 8) == {"sessions", "palette"}
+    # essentials stay even when they alone do not fit (the footer cuts them, below MIN_SIZE)
+    assert left_out(items, 10) == {"next-tab", "sessions", "pause", "palette"}
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(["help", "quit", "a", "b", "next-tab", "sessions", "pause", "palette"]), st.integers(1, 30)), unique_by=lambda t: t[0]),
+    st.integers(0, 150),
+)
+def test_footer_fit_properties(pairs: list[tuple[str, int]], width: int) -> None:
+    from tracetui.tui.footer import OPTIONAL, FooterItem, left_out
+
+    items = [FooterItem(i, c) for i, c in pairs]
+    out = left_out(items, width)
+    assert out <= {i.id for i in items if i.id in OPTIONAL}  # only optional keys leave
+    kept = sum(i.cells for i in items if i.id not in out)
+    essential = sum(i.cells for i in items if i.id not in OPTIONAL)
+    if essential <= width:
+        assert kept <= width
+        # nothing left out would still have fitted
+        assert all(i.cells > width - kept for i in items if i.id in out)
+    else:
+        assert out == {i.id for i in items if i.id in OPTIONAL}

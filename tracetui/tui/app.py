@@ -10,13 +10,14 @@ from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.geometry import Size
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from tracetui.tui.format import one_line
+from tracetui.tui.footer import COMPACT_BELOW, PALETTE, FooterItem, key_cells, left_out, palette_cells
 from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
 from tracetui.tui.messages import SessionsFound
 from tracetui.tui.settings import SessionSpec, Settings
@@ -62,6 +63,29 @@ def render_export(kind: str, view: SessionView) -> str:
     return f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"
 
 
+class MonitorScreen(Screen):
+    """The monitor's screen (the app's default screen). Its :attr:`active_bindings`, which the
+    footer draws, leave out the optional keys that do not fit the terminal's width
+    (:func:`tracetui.tui.footer.left_out`); key handling does not read them, so every key works."""
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        bindings = super().active_bindings
+        app = self.app
+        compact = app.size.width < COMPACT_BELOW
+        items = []
+        for key, active in bindings.items():
+            b = active.binding
+            if key == app.COMMAND_PALETTE_BINDING:
+                items.append(FooterItem(PALETTE, palette_cells(app.get_key_display(b), b.description, compact)))
+            elif b.show:
+                items.append(FooterItem(b.id or b.action, key_cells(app.get_key_display(b), b.description, compact)))
+        drop = left_out(items, app.size.width)
+        if not drop:
+            return bindings
+        return {k: a for k, a in bindings.items() if (PALETTE if k == app.COMMAND_PALETTE_BINDING else (a.binding.id or a.binding.action)) not in drop}
+
+
 class TraceApp(App[int]):
     """The observer view of one or more Claude Code sessions."""
 
@@ -84,6 +108,9 @@ class TraceApp(App[int]):
         Binding("ctrl+pageup", "previous_tab", "Prev tab", id="previous-tab", priority=True, show=False, tooltip="Show the previous session's tab"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit tracetui, from any screen (esc goes back)"),
     ]
+
+    def get_default_screen(self) -> Screen:
+        return MonitorScreen(id="_default")
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -170,10 +197,9 @@ class TraceApp(App[int]):
         base.set_class(h >= 40, "-tall")
         try:
             footer = self.query_one(Footer)
-            footer.compact = w < 120  # every key fits in 80 columns
-            # with several tabs the tab key needs the room: below 100 columns the palette key
-            # leaves the footer (ctrl+p still works; the help lists it)
-            footer.show_command_palette = w >= 100 or len(self.query(SessionView)) <= 1
+            footer.compact = w < COMPACT_BELOW
+            # the keys that fit this width (MonitorScreen.active_bindings): redraw the footer
+            self.refresh_bindings()
             box = self.query_one("#too-small", Static)
             tabs = self.query_one(TabbedContent)
         except Exception:

@@ -60,4 +60,4 @@ class HelpScreen(ModalScreen[None]):
             yield Static(keys)
             yield Static(Text("\nPanes", style="bold underline"))
             yield Static(panes)
-            yield Static(Text("\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.", style="dim"))
+            yield Static(Text("\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.\nFooter: it shows the keys that fit the terminal's width (in a narrow one, Pause, Sessions, the tab key and the palette key may leave it); every key above works at any width.", style="dim"))

@@ -1,0 +1,66 @@
+"""Which keys the monitor's footer shows: every essential key at any width from
+:data:`tracetui.tui.app.MIN_SIZE` up, and the optional ones while they fit.
+
+The footer is one row. At 60 columns the whole key set did not fit and Textual cut the row at
+its right edge, so the last keys (``s Sessions``, ``q Quit``) could not be seen. Here the
+optional keys (:data:`OPTIONAL`) leave the footer, least wanted first, until the row fits. A key
+that leaves the footer still works, and the help screen (F1, always in the footer) and the
+command palette list it.
+
+Widths are terminal cells, counted as Textual's ``Footer`` lays its keys out (textual 8.x):
+compact footer, ``key`` + space + ``description`` + a one-cell margin; full footer, a cell of
+padding on each side of the key and one after the description; the command-palette key is
+docked right behind a one-cell bar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["OPTIONAL", "PALETTE", "COMPACT_BELOW", "FooterItem", "key_cells", "palette_cells", "left_out"]
+
+#: the id :func:`left_out` gives the command-palette key (``^p palette``), which has no binding id
+PALETTE = "palette"
+#: optional keys, most wanted first: with too little room the last ones leave the footer first.
+#: Every other key the footer would show is essential and always stays.
+OPTIONAL = ("next-tab", "sessions", "pause", PALETTE)
+#: below this many columns the footer is compact (less padding); ``TraceApp`` sets it so
+COMPACT_BELOW = 120
+
+
+@dataclass(frozen=True)
+class FooterItem:
+    """One key the footer would show: its binding id (``palette`` for the palette key) and its
+    width in cells."""
+
+    id: str
+    cells: int
+
+
+def key_cells(key_display: str, description: str, compact: bool) -> int:
+    """Cells a footer key takes: ``F1 Help`` plus its margin (compact: 8) or its padding (9)."""
+    return len(key_display) + len(description) + (2 if compact else 3)
+
+
+def palette_cells(key_display: str, description: str, compact: bool) -> int:
+    """Cells the command-palette key takes at the right end (its bar, key, description, padding)."""
+    return 1 + len(key_display) + 1 + len(description) + (1 if compact else 3)
+
+
+def left_out(items: list[FooterItem], width: int) -> set[str]:
+    """The ids of the optional items to leave out so that ``items`` fit ``width`` cells.
+
+    Essential items (ids not in :data:`OPTIONAL`) always stay. Optional ones are added back in
+    the order of :data:`OPTIONAL` while they fit, so a shorter, less wanted key can take room a
+    longer one could not. When the essential keys alone are wider than ``width`` (below
+    ``MIN_SIZE``), every optional key is left out and the footer cuts the rest.
+    """
+    room = width - sum(i.cells for i in items if i.id not in OPTIONAL)
+    out = {i.id for i in items if i.id in OPTIONAL}
+    by_id = {i.id: i for i in items}
+    for oid in OPTIONAL:
+        item = by_id.get(oid)
+        if item is not None and item.cells <= room:
+            room -= item.cells
+            out.discard(oid)
+    return out
