@@ -756,3 +756,7 @@ async def test_history_header_shows_the_as_of_state_and_labels_live_figures(tmp_
         assert mine.startswith(" main thread:")
         # the one live figure is labelled
         assert rest.startswith(f"line {view.state.main.last_anchor.line} @{size}")
+        # and so is the episode list, which stays the live one (later episodes, later versions)
+        assert view.query_one(EpisodesList).border_title == "Episodes (2, live)"
+        await pilot.press("l")
+        assert view.query_one(EpisodesList).border_title == "Episodes (2)"

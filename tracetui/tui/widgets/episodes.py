@@ -74,7 +74,8 @@ class EpisodesList(OptionList):
         rows = shown.rows
         sel = shown.episode
         width = max(20, self.scrollable_content_region.width or self.size.width)
-        self.border_title = f"Episodes ({len(rows)})"
+        # while scrubbing, the list (and each row's figures) is still the live one: say so
+        self.border_title = f"Episodes ({len(rows)}, live)" if shown.history else f"Episodes ({len(rows)})"
         keys = [(r.index, r.status, r.tool_calls, r.tool_errors, r.tokens, r.end, len(r.versions), r.ask, sel == r.index) for r in rows]
         if keys == self._keys and width == self._width:
             return
