@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from tracetui import __version__
+from tracetui.args import OneLineParser
 
 __all__ = ["main", "load_state", "add_source_args", "SubcommandParser"]
 
@@ -133,11 +134,11 @@ def _save_cache(reader) -> None:
         save()
 
 
-class SubcommandParser(argparse.ArgumentParser):
+class SubcommandParser(OneLineParser):
     """The parser class of every subcommand (and of theirs, e.g. ``hook install``): an argument
-    it does not know is its own error, printed with its own usage (``usage: tracetui view ...``)
-    and argparse's exit status 2, not left to the top-level parser, whose usage names only the
-    subcommands. Raises ``SystemExit(2)`` through :meth:`error` like any argparse error."""
+    it does not know is its own error, named with its own command (``tracetui view: ...``) in
+    one line and argparse's exit status 2, not left to the top-level parser, which names only
+    the subcommands. Raises ``SystemExit(2)`` through :meth:`error` like any argparse error."""
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
         ns, extras = super().parse_known_args(args, namespace)
@@ -147,7 +148,7 @@ class SubcommandParser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="tracetui",
         description=(
             "A terminal live monitor for Claude Code sessions; the subcommands print the same state\n"

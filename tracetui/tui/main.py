@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from tracetui.args import OneLineParser
 from tracetui.tui.settings import SessionSpec, Settings
 
 __all__ = ["run_app", "build_settings", "parser", "UsageError"]
@@ -24,8 +25,9 @@ class UsageError(ValueError):
 
 def parser() -> argparse.ArgumentParser:
     """The app's arguments (the headless subcommands have their own, in :mod:`tracetui.cli`)."""
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="tracetui",
+        help_hint="tracetui -- --help",
         description="A terminal live monitor for Claude Code sessions. Subcommands: state, view, card, hook.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH|SESSION", help="transcript files or session ids (one tab each; default: the newest session)")

@@ -1,0 +1,28 @@
+"""The argument parser class of every ``tracetui`` command line: errors are one line.
+
+The project's rule for bad input is one line that says what and where, never more (README,
+"What must always hold"). argparse prints its whole usage block before the error; this parser
+prints only ``tracetui view: unrecognized arguments: --json (see 'tracetui view --help')``
+on stderr and exits with argparse's status 2. ``--help`` still prints the full usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+__all__ = ["OneLineParser"]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``argparse.ArgumentParser`` whose :meth:`error` prints one line naming the command and
+    pointing at its help (``help_hint``, default ``'<prog> --help'``). Raises ``SystemExit(2)``
+    like argparse."""
+
+    def __init__(self, *args, help_hint: str | None = None, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.help_hint = help_hint
+
+    def error(self, message: str) -> NoReturn:
+        hint = self.help_hint or f"{self.prog} --help"
+        self.exit(2, f"{self.prog}: {message} (see '{hint}')\n")
