@@ -289,7 +289,8 @@ def test_card_says_when_open_anomalies_are_not_listed() -> None:
     assert "also open, not task state: 1 anomalies (edit_thrash 1)" in open_section
 
 
-def test_view_refuses_a_max_chars_too_small_to_say_what_it_left_out(tmp_path, capsys) -> None:
+@pytest.mark.parametrize("value", ["-5", "0", "1", "799"])
+def test_view_refuses_a_max_chars_too_small_to_say_what_it_left_out(tmp_path, capsys, value) -> None:
     import pytest as _pytest
 
     from tracetui.cli import main
@@ -298,8 +299,9 @@ def test_view_refuses_a_max_chars_too_small_to_say_what_it_left_out(tmp_path, ca
     p = tmp_path / "s.jsonl"
     p.write_text('{"type":"user","uuid":"u","message":{"role":"user","content":"hi"}}\n')
     with _pytest.raises(SystemExit) as exc:
-        main(["view", "--max-chars", str(MIN_MAX_CHARS - 1), str(p)])
+        main(["view", "--max-chars", value, str(p)])
     assert exc.value.code == 2
+    # one message for every value below the minimum (0 and negatives used to say "at least 1")
     assert f"at least {MIN_MAX_CHARS}" in capsys.readouterr().err
     assert main(["view", "--no-cache", "--max-chars", str(MIN_MAX_CHARS), str(p)]) == 0
 

@@ -15,7 +15,7 @@ __all__ = ["register_view", "register_card"]
 
 
 def _episode_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--episode", type=int, metavar="N", default=None, help="compile as of the end of episode N (1-based; default: the whole session)")
+    p.add_argument("--episode", type=int, metavar="N", default=None, help="compile as of the end of episode N: an episode is one human prompt and the work up to the next (1-based; default: the whole session)")
 
 
 def _positive(text: str) -> int:
@@ -34,8 +34,11 @@ MIN_MAX_CHARS = 800
 
 
 def _max_chars(text: str) -> int:
-    n = _positive(text)
-    if n < MIN_MAX_CHARS:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if n < MIN_MAX_CHARS:  # one message for every value below the minimum, zero and negatives too
         raise argparse.ArgumentTypeError(f"must be at least {MIN_MAX_CHARS} (the view's header and watermark alone need that much): {n}")
     return n
 
@@ -83,10 +86,16 @@ def register_view(sub) -> None:
     from tracetui.cli import add_source_args
     from tracetui.views.worker import DEFAULT_MAX_CHARS
 
-    p = sub.add_parser("view", help="print the worker view: compact text to paste into a fresh prompt")
+    p = sub.add_parser(
+        "view",
+        help="print the worker view: compact text to paste into a fresh prompt",
+        description="Print the worker view of a session: goal, latest ask, what the agent does now, calls in flight, "
+        "anomalies, counters, files, key facts, recent failures and episodes, each line ending with the "
+        "file:line it comes from. Lists it shortens say how many items they left out.",
+    )
     add_source_args(p)
     _episode_arg(p)
-    p.add_argument("--max-chars", type=_max_chars, default=DEFAULT_MAX_CHARS, metavar="N", help=f"size limit in characters (default {DEFAULT_MAX_CHARS})")
+    p.add_argument("--max-chars", type=_max_chars, default=DEFAULT_MAX_CHARS, metavar="N", help=f"size limit in characters, at least {MIN_MAX_CHARS} (default {DEFAULT_MAX_CHARS})")
     p.set_defaults(func=_cmd_view)
 
 
@@ -95,7 +104,13 @@ def register_card(sub) -> None:
     from tracetui.cli import add_source_args
     from tracetui.views.card import CARD_MAX_TOKENS
 
-    p = sub.add_parser("card", help=f"print the trace-as-state card (at most ~{CARD_MAX_TOKENS} tokens)")
+    p = sub.add_parser(
+        "card",
+        help=f"print the state card to paste into a fresh prompt (at most ~{CARD_MAX_TOKENS} tokens)",
+        description=f"Print the trace-as-state card: the task condition (goal, criteria, the sub-goal now), the "
+        f"facts established (each with its file:line), the hypotheses ruled out, what is still open, and a "
+        f"closing disclaimer; at most ~{CARD_MAX_TOKENS} tokens, for a fresh prompt.",
+    )
     add_source_args(p)
     _episode_arg(p)
     p.set_defaults(func=_cmd_card)
