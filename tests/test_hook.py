@@ -261,6 +261,8 @@ def test_not_a_transcript_exits_0_with_one_stderr_line(tmp_path: Path, monkeypat
     t.write_bytes(b"\x00\x01 not a transcript\n")
     code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t))
     assert (code, out) == (0, "") and err.count("\n") == 1 and "not a transcript" in err
+    # the message names the file; the exception's class is no news to the user
+    assert err.startswith(f"tracetui hook: {t}: not a transcript"), err
 
 
 def test_internal_error_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -386,6 +388,10 @@ def test_install_project_writes_backup_and_second_install_changes_nothing(tmp_pa
     assert sp.read_text() == first and len(list(sp.parent.glob("settings.json.bak-*"))) == 1
     assert main(["hook", "uninstall", "--dir", str(tmp_path / "proj")]) == 0
     assert json.loads(sp.read_text()) == EXISTING
+    capsys.readouterr()
+    # a second uninstall finds nothing of ours, and says so (not "already as wanted")
+    assert main(["hook", "uninstall", "--dir", str(tmp_path / "proj")]) == 0
+    assert capsys.readouterr().out == f"{sp}: no tracetui hook entries to remove; unchanged\n"
 
 
 def test_install_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

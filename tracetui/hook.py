@@ -489,7 +489,11 @@ def _run_mode(ns: argparse.Namespace) -> int:
         if isinstance(exc, SystemExit) and not exc.code:
             return 0
         msg = str(exc).splitlines()[0] if str(exc) else ""
-        what = "" if isinstance(exc, (HookSkip, HookError)) else f"{type(exc).__name__}: "
+        # our own errors (and TranscriptError: "FILE: not a transcript ...") say what and where
+        # already; only an unexpected exception is named by its class
+        from tracetui.ingest.session import TranscriptError
+
+        what = "" if isinstance(exc, (HookSkip, HookError, TranscriptError)) else f"{type(exc).__name__}: "
         print(f"tracetui hook: {what}{msg}"[:500], file=sys.stderr)
         return 0
     if out:
@@ -737,12 +741,13 @@ def _cmd_install(ns: argparse.Namespace, action: str) -> int:
         print(f"tracetui: {exc.filename or path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     verb = "installed" if action == "install" else "removed"
+    same = f"{path}: already as wanted" if action == "install" else f"{path}: no tracetui hook entries to remove"
     if ns.dry_run:
-        print(f"dry run: {path} would change ({verb} {what}); nothing written" if changed else f"dry run: {path} already as wanted; nothing to do")
+        print(f"dry run: {path} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
     elif changed:
         print(f"{verb} {what} in {path}" + (f" (backup: {backup})" if backup else ""))
     else:
-        print(f"{path}: already as wanted; unchanged")
+        print(f"{same}; unchanged")
     if action == "install" and command.split()[0] == "tracetui":
         import shutil
 
