@@ -1,7 +1,7 @@
 """Benchmark the cold fold behind ``tracetui state`` against ``orjson.loads`` of every line.
 
 Builds a transcript of at least ``--mb`` megabytes (10^6 bytes) in a temporary folder, by
-concatenating the files of ``../shared/corpus`` when present (else from ``bench/gen.py``), then
+concatenating the files of ``$TRACETUI_CORPUS`` or ``../shared/corpus`` when present (else from ``bench/gen.py``), then
 in the same run, each in a fresh subprocess (so imports and earlier runs do not count):
 
 * the baseline: read the file and ``orjson.loads`` every line;
@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+#: the corpus folder: ``$TRACETUI_CORPUS`` when set (as the tests use it), else ``../shared/corpus``
+CORPUS = Path(os.environ["TRACETUI_CORPUS"]).expanduser() if os.environ.get("TRACETUI_CORPUS") else ROOT.parent / "shared" / "corpus"
 
 BASELINE = r"""
 import json, sys, time, orjson
@@ -127,6 +128,8 @@ def build(out: Path, mb: float, source: str) -> str:
     """Write at least ``mb`` MB of transcript to ``out``; returns a description of the input."""
     target = int(mb * 1_000_000)
     files = sorted(CORPUS.rglob("*.jsonl")) if source == "corpus" and CORPUS.is_dir() else []
+    if not files and source == "corpus" and os.environ.get("TRACETUI_CORPUS"):
+        sys.exit(f"bench/fold.py: TRACETUI_CORPUS={CORPUS}: no *.jsonl file under it")
     if not files:
         sys.path.insert(0, str(ROOT / "bench"))
         from gen import generate

@@ -33,12 +33,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+#: the corpus folder: ``$TRACETUI_CORPUS`` when set (as the tests use it), else ``../shared/corpus``
+CORPUS = Path(os.environ["TRACETUI_CORPUS"]).expanduser() if os.environ.get("TRACETUI_CORPUS") else ROOT.parent / "shared" / "corpus"
 SID = "b0b0b0b0-0000-4000-8000-000000000500"
 
 
 def _corpus_files() -> list[Path]:
     if not CORPUS.is_dir():
+        if os.environ.get("TRACETUI_CORPUS"):
+            sys.exit(f"bench/hook.py: TRACETUI_CORPUS={CORPUS}: no such folder")
         return []
     return sorted(p for p in CORPUS.rglob("*.jsonl") if "subagents" not in p.parts and not p.name.startswith("agent-"))
 
