@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from fixtures import (
     assistant,
     bash_input,
@@ -488,3 +490,28 @@ def test_snapshots_share_unchanged_parts_and_never_change() -> None:
     assert [(x.reads, x.edits) for x in s1.files] == [(1, 0)]
     assert [c.id for c in s1.pending] == ["t1", "t2"] and s1.pending[0].result_anchor is None
     assert [c.id for c in s3.pending] == ["t2", "t3"]
+
+
+@pytest.mark.parametrize("final_newline", [True, False])
+def test_a_byte_order_mark_opening_the_file_is_not_part_of_the_first_record(tmp_path, final_newline) -> None:
+    # some editors save UTF-8 with a BOM; the first record must still count (it was quarantined)
+    from tracetui.ingest.session import SessionReader
+
+    body = b'{"type":"user","uuid":"u1","message":{"role":"user","content":"fix the bug"}}\n'
+    body += b'{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant","model":"x","content":[{"type":"text","text":"ok"}]}}'
+    if final_newline:
+        body += b"\n"
+    plain, marked = tmp_path / "plain.jsonl", tmp_path / "bom.jsonl"
+    plain.write_bytes(body)
+    marked.write_bytes(b"\xef\xbb\xbf" + body)
+    states = []
+    for p in (plain, marked):
+        r = SessionReader([p], subagents=False, price=False)
+        r.poll()
+        states.append(r.snapshot())
+    a, b = states
+    assert b.counters.records == a.counters.records == 2
+    assert b.counters.malformed == 0 and b.counters.user_prompts == 1
+    assert b.main.goal is not None and b.main.goal.text == "fix the bug"
+    assert b.main.goal.anchor.offset == 3 and a.main.goal.anchor.offset == 0  # after the mark
+    assert b.sources[0].pending_bytes == 0

@@ -132,12 +132,14 @@ class SessionReader:
         if final and t.held:
             # the complete records at the start of a line without newline count; a bad part
             # after them stays held (so the result does not depend on when the reads happened)
-            items = decode_line(t.held)
+            # a byte order mark opening the file is not part of its first record (FileFold.feed_line)
+            bom = 3 if t.offset == 0 and t.held[:3] == b"\xef\xbb\xbf" else 0
+            items = decode_line(memoryview(t.held)[bom:])
             n = 0
             while n < len(items) and not isinstance(items[n][1], Quarantined):
                 n += 1
             if n:
-                end = items[n][0] if n < len(items) else len(t.held)
+                end = bom + items[n][0] if n < len(items) else len(t.held)
                 feed(src, t.line_no + 1, t.offset, memoryview(t.held)[:end])
                 t.consume_held(end)
         self.fold.set_io(src, t.size, t.offset, t.line_no, t.pending_bytes, None)

@@ -66,6 +66,7 @@ _sha = hashlib.sha256
 #: names repeated on many events (tool names, subtypes) are kept once
 _intern = sys.intern
 _BLANK = frozenset(b" \t\r\n\x0b\x0c")
+_BOM = b"\xef\xbb\xbf"
 _META_TYPES = frozenset(KNOWN_RECORD_TYPES - {"user", "assistant", "system", "progress", "attachment"})
 
 
@@ -185,7 +186,12 @@ class FileFold:
 
     # -- input ------------------------------------------------------------------------------
     def feed_line(self, line_no: int, offset: int, buf: bytes | memoryview) -> None:
-        """Fold one complete line (without its newline). Blank lines are ignored."""
+        """Fold one complete line (without its newline). Blank lines are ignored. A UTF-8 byte
+        order mark at the start of the file (offset 0; some editors write one) is not part of
+        the first record: the record is anchored after it."""
+        if offset == 0 and buf[:3] == _BOM:
+            buf = buf[3:]
+            offset = 3
         if not buf or buf[0] in _BLANK and not bytes(buf).strip():
             return
         if buf[0] == 123 and buf[-1] == 125:  # b"{", b"}": the common line, decoded in one call
