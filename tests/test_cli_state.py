@@ -288,3 +288,25 @@ def test_a_session_id_prefix_near_a_subcommand_is_a_session(tmp_path: Path, monk
     seen: list[list[str]] = []
     monkeypatch.setattr(cli, "_run_app", lambda argv: seen.append(argv) or 0)
     assert main(["cade"]) == 0 and seen == [["cade"]]  # 'cade' is close to 'card', but a session's id prefix
+
+
+def test_files_of_two_sessions_are_refused_not_merged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # two sessions folded as one gave the first one's prompts and both's tokens: a wrong state
+    a = write(tmp_path / "a.jsonl", [prompt("first task", session="sess-a"), tool_call("t1", "Read", {"file_path": "/x"}, session="sess-a")])
+    b = write(tmp_path / "b.jsonl", [prompt("other task", session="sess-b"), prompt("more", session="sess-b")])
+    assert main(["state", "--no-cache", str(a), str(b)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"tracetui: {b}: session sess-b, not a.jsonl's session sess-a; name one session's files"), err
+    # a session's own subagent file (it carries the parent's sessionId) is still welcome
+    main_p = _transcript(tmp_path / "one")
+    sub = tmp_path / "one" / "cli-sess" / "subagents" / "agent-asub.jsonl"
+    assert main(["state", "--no-cache", "--no-subagents", str(main_p), str(sub)]) == 0
+
+
+def test_plain_summary_says_how_many_tools_it_left_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    names = ["Read", "Bash", "Edit", "Grep", "Glob", "Write", "Task", "WebFetch"]
+    p = write(tmp_path / "s.jsonl", [prompt("go", session="s")] + [tool_call(f"t{i}", n, {}, session="s") for i, n in enumerate(names)])
+    assert main(["state", "--no-cache", str(p)]) == 0
+    tools = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("tools "))
+    assert tools.startswith("tools    8 calls (") and "+2 more tool(s))" in tools, tools

@@ -150,8 +150,9 @@ class SessionReader:
         return self.fold.snapshot()
 
     def check_transcript(self) -> None:
-        """Raise :class:`TranscriptError` when a named file is missing, unreadable, empty, or
-        holds no transcript record at all (call after a :meth:`poll`)."""
+        """Raise :class:`TranscriptError` when a named file is missing, unreadable, empty, holds
+        no transcript record at all, or belongs to another session than the first file (call
+        after a :meth:`poll`)."""
         for src, p in enumerate(self.paths):
             st = self.fold.sources[src]
             if st.error:
@@ -169,6 +170,17 @@ class SessionReader:
                 # JSON lines, but not one of a Claude Code record type (user, assistant, …)
                 n = f.counters.records
                 raise TranscriptError(f"{p}: not a transcript ({n} JSON object(s), none a Claude Code record)")
+        # the named files are one session's: its transcript, then its subagent files, which carry
+        # the parent's sessionId (transcript-format.md §2). Files of another session would be
+        # folded as part of this one: its prompts uncounted, its figures mixed in.
+        main_sid = self.fold.folds[0].session_id if self.fold.folds else None
+        for src, p in enumerate(self.paths[1:], 1):
+            sid = self.fold.folds[src].session_id
+            if main_sid and sid and sid != main_sid:
+                raise TranscriptError(
+                    f"{p}: session {sid}, not {self.paths[0].name}'s session {main_sid}; "
+                    "name one session's files (its transcript first, then its subagent files)"
+                )
 
 
 def open_paths(paths: list[Path]) -> list[Path]:

@@ -138,7 +138,8 @@ def state_summary(state: RunState) -> str:
         f"records  {_fmt_int(c.records)}  prompts {c.user_prompts}  interrupts {c.interrupts}  compactions {c.compactions}"
         f"  malformed {c.malformed}  unknown {c.unknown_records}"
     )
-    top = ", ".join(f"{k} {v}" for k, v in list(state.tools_by_name.items())[:6])
+    tools = list(state.tools_by_name.items())
+    top = ", ".join(f"{k} {v}" for k, v in tools[:6]) + (f", +{len(tools) - 6} more tool(s)" if len(tools) > 6 else "")
     lines.append(f"tools    {c.tool_calls} calls" + (f" ({top})" if top else "") + f"  errors {c.tool_errors}  pending {len(state.pending)}")
     lines.append(
         f"tokens   in {_fmt_int(t.input)}  out {_fmt_int(t.output)}  cache write {_fmt_int(t.cache_creation)}"
