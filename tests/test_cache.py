@@ -338,6 +338,46 @@ def test_invalid_when_rewritten_in_place(tmp_path: Path) -> None:
     _check_refolds(p, "rewritten")
 
 
+def test_invalid_when_rewritten_in_place_beyond_the_fingerprints(tmp_path: Path) -> None:
+    # an edit of the same size in the middle of a long file (outside both fingerprinted 4 KB
+    # windows) used to resume from the cache with the old figures
+    recs = [prompt("go")]
+    for i in range(120):
+        recs += [tool_call(f"t{i}", "Bash", {"command": f"echo {i}"}), tool_result(f"t{i}", "ok " * 20)]
+    p = write(tmp_path / "s.jsonl", recs)
+    r = open_cached([p], price=False)
+    fold_state(r)
+    assert r.save_cache()
+    data = p.read_bytes()
+    at = data.index(b'"name":"Bash"', len(data) // 2)
+    assert cache.FP_BYTES < at < len(data) - 2 * cache.FP_BYTES
+    before = os.stat(p).st_mtime_ns
+    with open(p, "r+b") as f:
+        f.seek(at)
+        f.write(b'"name":"Bosh"')
+    os.utime(p, ns=(before + 10**9, before + 10**9))  # the edit's own mtime (coarse clocks: not left to chance)
+    _check_refolds(p, "rewritten in place")
+    assert fold_state(SessionReader([p], price=False)).tools_by_name.get("Bosh") == 1
+
+
+def test_a_reset_seen_by_the_saving_run_is_not_replayed_from_the_cache(tmp_path: Path) -> None:
+    # the run that saw a truncation said so; a later run resuming from the cache must say what a
+    # fresh fold of the same bytes says (nothing), not replay that news at every start
+    p = _saved(tmp_path)
+    r = open_cached([p], price=False)
+    fold_state(r)
+    data = p.read_bytes()
+    p.write_bytes(data[: len(data) // 2].rsplit(b"\n", 2)[0] + b"\n")
+    r.poll()
+    assert r.snapshot().sources[0].truncated == 1
+    assert r.save_cache()
+    again = open_cached([p], price=False)
+    assert again.cache_status == "warm", again.cache_status
+    s = fold_state(again)
+    assert s.sources[0].truncated == 0 and s.sources[0].resets == ()
+    assert_same_state(s, fold_state(SessionReader([p], price=False)))
+
+
 def test_invalid_when_replaced(tmp_path: Path) -> None:
     p = _saved(tmp_path)
     data = p.read_bytes()

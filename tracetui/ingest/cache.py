@@ -609,6 +609,10 @@ class _SourceKey(msgspec.Struct, array_like=True):
     line_no: int
     head: bytes
     fingerprint: bytes
+    #: the file's size (bytes) and modification time (ns) when the entry was saved: a file of
+    #: the same size with another mtime was rewritten in place (-1: not recorded)
+    size: int = -1
+    mtime_ns: int = -1
 
 
 class _Entry(msgspec.Struct, array_like=True):
@@ -780,7 +784,13 @@ class CachedReader(SessionReader):
         for t in self.tailers:
             if t.inode is None:
                 return False
-            sources.append(_SourceKey(t.path, t.inode, t.offset, t.line_no, t.head, _fingerprint(t.path, t.offset)))
+            try:
+                st = os.stat(t.path)
+            except OSError:
+                return False
+            if st.st_ino != t.inode:
+                return False  # replaced since it was read: the next open folds it again anyway
+            sources.append(_SourceKey(t.path, t.inode, t.offset, t.line_no, t.head, _fingerprint(t.path, t.offset), st.st_size, st.st_mtime_ns))
         entry = _Entry(
             SCHEMA,
             __version__,
@@ -819,6 +829,11 @@ class CachedReader(SessionReader):
             t = Tailer(sk.path)
             t.restore(sk.offset, sk.line_no, sk.inode, sk.head)
             tailers.append(t)
+        for st in fold.sources:
+            # a truncation or replacement the saving run saw is that run's news: a fresh fold of
+            # the same bytes knows nothing of it, and a resumed one must say the same
+            st.truncated = st.replaced = 0
+            st.resets = ()
         self.fold = fold
         self.tailers = tailers
         self._known = {Path(k) for k in entry.known}
@@ -882,6 +897,10 @@ def _why_stale(entry: _Entry, paths: list[Path], subagents: bool) -> str | None:
             return f"{sk.path}: replaced"
         if st.st_size < sk.offset:
             return f"{sk.path}: truncated"
+        if st.st_size == sk.size and st.st_mtime_ns != sk.mtime_ns:
+            # written to without growing: an edit in place, anywhere in the file (the
+            # fingerprints below cover only the start and the bytes before the resume offset)
+            return f"{sk.path}: rewritten in place"
         try:
             if _fingerprint(sk.path, sk.offset) != sk.fingerprint:
                 return f"{sk.path}: rewritten"
