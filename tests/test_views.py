@@ -342,3 +342,13 @@ def test_in_progress_episode_says_how_long_it_has_been_idle(state) -> None:
     assert _idle(end + timedelta(hours=3), done) == ""
     view = render_worker_view(state, now=end + timedelta(hours=3, minutes=2))
     assert f"#{last.index} v{last.version} in_progress, idle 3h02m" in view
+
+
+@pytest.mark.parametrize(("seconds", "shown"), [(42.4, "42s"), (59.6, "1m00s"), (190, "3m10s"), (7500, "2h05m"), (289 * 86400 + 22 * 3600 + 59, "289d22h")])
+def test_views_write_a_span_as_the_monitor_does(seconds: float, shown: str) -> None:
+    # a long-finished session's age read "6958h43m ago" in the worker view and "289d22h" in the
+    # monitor; both now write days past 24 h
+    from tracetui.views.text import fmt_duration
+
+    assert fmt_duration(seconds) == shown
+    assert fmt_duration(None) == "?"

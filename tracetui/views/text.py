@@ -9,7 +9,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import msgspec
 
-from tracetui.model.anomalies import as_datetime
+from tracetui.model.anomalies import as_datetime, fmt_span
 from tracetui.model.state import Anchor, RunState
 
 __all__ = [
@@ -67,15 +67,12 @@ def fmt_n(n: int | float) -> str:
 
 
 def fmt_duration(seconds: float | None) -> str:
-    """``42s``, ``3m10s``, ``2h05m``; ``?`` for unknown."""
+    """``42s``, ``3m10s``, ``2h05m``, ``277d10h`` (rounded to the second); ``?`` for unknown.
+    The model's :func:`~tracetui.model.anomalies.fmt_span` does the formatting, so the views,
+    the anomaly messages and the monitor write a span the same way."""
     if seconds is None:
         return "?"
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    return fmt_span(round(seconds))
 
 
 def estimate_tokens(text: str) -> int:
