@@ -167,6 +167,7 @@ def _follow(p: Path) -> Iterator[Callable[[int], dict]]:
             got = json.loads(lines.get(timeout=30))
         return got
 
+    next_state.proc = proc  # type: ignore[attr-defined]
     try:
         yield next_state
     finally:
@@ -195,6 +196,11 @@ def test_follow_waits_for_a_session_that_does_not_exist_yet(tmp_path: Path) -> N
         write(p, [prompt("hello")])
         got = next_state(1)
         assert got["latest_ask"]["text"] == "hello" and got["sources"][0]["error"] is None
+        proc = next_state.proc  # type: ignore[attr-defined]
+        proc.terminate()
+        proc.wait(timeout=10)
+        # the wait was said on stderr, once, in one line naming the file
+        assert proc.stderr.read() == f"tracetui state --follow: {p}: no such file; waiting for it (Ctrl-C to stop)\n"
 
 
 def test_json_lines_that_are_no_claude_code_records_are_not_a_transcript(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -98,6 +98,7 @@ def _cmd_state(ns: argparse.Namespace) -> int:
     if ns.follow:
         out = sys.stdout
         last = None
+        said: set[str] = set()
         try:
             while True:
                 line = orjson.dumps(state_to_json(state))
@@ -105,6 +106,12 @@ def _cmd_state(ns: argparse.Namespace) -> int:
                     out.write(_json_safe(line) + "\n")
                     out.flush()
                     last = line
+                for st in state.sources:
+                    # a source that can't be read is in every JSON line (sources[].error); the
+                    # terminal hears of it once, on stderr, so a wrong path is not a silent wait
+                    if st.error and st.error not in said:
+                        said.add(st.error)
+                        print(f"tracetui state --follow: {st.error}; waiting for it (Ctrl-C to stop)", file=sys.stderr, flush=True)
                 while not reader.poll():
                     time.sleep(0.05)
                 state = reader.snapshot()
