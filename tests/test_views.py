@@ -7,6 +7,7 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -352,3 +353,16 @@ def test_views_write_a_span_as_the_monitor_does(seconds: float, shown: str) -> N
 
     assert fmt_duration(seconds) == shown
     assert fmt_duration(None) == "?"
+
+
+def test_as_of_episode_leaves_out_the_live_reading_status(state) -> None:
+    # a truncation, replacement or read error happens to the file now; the view as of an earlier
+    # episode showed it as an ingest anomaly of that past state
+    from tracetui.views.text import state_as_of
+
+    live = msgspec.structs.replace(state, sources=tuple(msgspec.structs.replace(s, truncated=1, resets=("truncated: size 10 < offset 99",), error="boom") for s in state.sources))
+    assert "truncated: size 10" in render_worker_view(live)
+    past = state_as_of(live, 1)
+    assert all(s.truncated == 0 and s.resets == () and s.error is None for s in past.sources)
+    one = render_worker_view(live, episode=1)
+    assert "truncated" not in one and "boom" not in one

@@ -342,7 +342,8 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
     ``None`` or the last episode gives ``state`` itself. Earlier episodes give a RunState whose
     main thread is the snapshot taken when the next prompt arrived; subagent files are left out
     (their progress at that moment is not recorded) and cost is recomputed from that snapshot's
-    tokens (``None`` when the state was not priced). Raises ``ValueError`` for an episode
+    tokens (``None`` when the state was not priced). The main source's figures are those as of
+    the episode's end; its live reading status (truncated, replaced, read error) is left out. Raises ``ValueError`` for an episode
     outside ``1..N``.
     """
     n = episode_count(state)
@@ -377,6 +378,12 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
                 malformed=h.counters.malformed,
                 unknown=h.counters.unknown_records + h.counters.unknown_blocks,
                 last_anchor=h.last_anchor,
+                # how the file is being read now (a truncation, a replacement, a read error) is
+                # live news, not part of the transcript as of this episode: the live view says it
+                truncated=0,
+                replaced=0,
+                resets=(),
+                error=None,
             )
         )
     return msgspec.structs.replace(
