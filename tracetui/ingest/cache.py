@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 #: version of the on-disk layout; bump it when the format of this module changes
-SCHEMA = 2
+SCHEMA = 3
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the cache folder is pruned (oldest first) when its files exceed this many bytes
@@ -671,16 +671,16 @@ def _fingerprint(path: str, offset: int) -> bytes:
 
 def _price_key(state: RunState) -> tuple[bytes, str | None]:
     last_ts = max((s.last_timestamp for s in (state.main, *state.agents) if s.last_timestamp), default=None)
-    items = sorted((m, (t.input, t.output, t.cache_creation, t.cache_read)) for m, t in state.tokens_by_model.items())
-    return msgspec.msgpack.encode([items, last_ts]), last_ts
+    return msgspec.msgpack.encode([state.usage_buckets, last_ts]), last_ts
 
 
 class CachedReader(SessionReader):
     """A :class:`SessionReader` that can start from, and save to, the fold cache.
 
     Pricing: the fold itself runs unpriced, and :meth:`snapshot` adds the cost estimate
-    (genai-prices, imported only when needed) from a memo keyed by tokens per model and the last
-    timestamp, which is saved with the cache, so a warm reopen does not import the price table.
+    (genai-prices, imported only when needed) from a memo keyed by the usage buckets (model,
+    day, tier band: model/pricing.py) and the last timestamp, which is saved with the cache, so a
+    warm reopen does not import the price table.
     """
 
     def __init__(self, paths: list[Path] | Path, subagents: bool = True, price: bool = True) -> None:
@@ -720,7 +720,7 @@ class CachedReader(SessionReader):
         if hit is None:
             from tracetui.model.pricing import estimate_cost
 
-            hit = estimate_cost(state.tokens_by_model, last_ts)
+            hit = estimate_cost(state.usage_buckets, last_ts)
             self._prices = {key: hit}  # only the latest matters
         return msgspec.structs.replace(state, cost_usd=hit[0], cost_note=hit[1])
 

@@ -422,7 +422,7 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
     for ep in eps:
         if ep.lifecycle == "superseded":
             continue
-        cost, _ = estimate_cost(ep.tokens_by_model, ep.end) if ep.tokens_by_model else (0.0, "")
+        cost, _ = estimate_cost(ep.usage_buckets, ep.end) if ep.tokens_by_model else (0.0, "")
         if cost is None:
             continue
         if len(costs) >= 2:

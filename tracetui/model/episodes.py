@@ -27,7 +27,8 @@ from typing import Union
 
 import msgspec
 
-from tracetui.model.state import Anchor, Event, FileTouch, Tokens, ToolCall
+from tracetui.model.pricing import bucket_key, buckets_of, utc_day
+from tracetui.model.state import Anchor, Event, FileTouch, Tokens, ToolCall, UsageBucket
 
 __all__ = [
     "Episode",
@@ -95,8 +96,10 @@ class Episode(msgspec.Struct, frozen=True):
 
     ``index`` is 1-based (0 is the stretch before the first prompt, kept only when it holds tool
     calls or assistant text). ``ledger_start``/``ledger_end`` are positions in the file's ledger
-    (end exclusive). Tokens are deduplicated per API message id; ``tokens_by_model`` lets a view
-    price the episode (USD) with :func:`tracetui.model.pricing.estimate_cost`. ``duration_s`` is
+    (end exclusive). Tokens are deduplicated per API message id; ``tokens_by_model`` is for
+    display, ``usage_buckets`` (per model, UTC day of the message's first record with usage in the
+    episode, tier band) is what :func:`tracetui.model.pricing.estimate_cost` prices the episode
+    (USD) from, each message at its own day as the session total is. ``duration_s`` is
     seconds from the first to the last record timestamp in file order (``None`` when unknown).
     """
 
@@ -135,6 +138,8 @@ class Episode(msgspec.Struct, frozen=True):
     made_at: int = 0
     #: where the record that made this version is (the closing prompt, the late result)
     reason_anchor: Union[Anchor, None] = None
+    #: the episode's tokens per (model, UTC day, tier band), for pricing (see above)
+    usage_buckets: tuple[UsageBucket, ...] = ()
 
 
 class EpisodeBuilder(msgspec.Struct):
@@ -161,6 +166,8 @@ class EpisodeBuilder(msgspec.Struct):
     errors: list[ErrorNote] = msgspec.field(default_factory=list)
     msg_usage: dict[str, tuple[int, int, int, int]] = msgspec.field(default_factory=dict)
     msg_model: dict[str, str] = msgspec.field(default_factory=dict)
+    #: UTC day of each message's first record with usage in this episode (pricing)
+    msg_day: dict[str, str] = msgspec.field(default_factory=dict)
     subagents: list[SubagentStart] = msgspec.field(default_factory=list)
     conclusion: str = ""
     conclusion_anchor: Union[Anchor, None] = None
@@ -168,19 +175,26 @@ class EpisodeBuilder(msgspec.Struct):
     last_outcome: str = ""
     ask_pending: bool = False
 
-    def tokens(self) -> tuple[Tokens, dict[str, Tokens]]:
+    def tokens(self) -> tuple[Tokens, dict[str, Tokens], tuple[UsageBucket, ...]]:
+        """``(total, per model, per pricing bucket)`` over the episode's messages."""
         tot = [0, 0, 0, 0]
         by: dict[str, list[int]] = {}
+        buckets: dict[str, list[int]] = {}
+        days = self.msg_day
         for mid, u in self.msg_usage.items():
-            m = by.setdefault(self.msg_model.get(mid, "unknown"), [0, 0, 0, 0])
+            model = self.msg_model.get(mid, "unknown")
+            m = by.setdefault(model, [0, 0, 0, 0])
+            bk = buckets.setdefault(bucket_key(model, days.get(mid, ""), u), [0, 0, 0, 0, 0])
+            bk[0] += 1
             for i in range(4):
                 tot[i] += u[i]
                 m[i] += u[i]
-        return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}
+                bk[i + 1] += u[i]
+        return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}, buckets_of(buckets)
 
     def freeze(self, version: int, status: str, dangling: tuple[ToolCall, ...], lifecycle: str = "current", reason: str = "", made_at: int | None = None) -> Episode:
         """This builder as a frozen :class:`Episode` (containers copied)."""
-        tokens, by_model = self.tokens()
+        tokens, by_model, buckets = self.tokens()
         return Episode(
             index=self.index,
             version=version,
@@ -212,6 +226,7 @@ class EpisodeBuilder(msgspec.Struct):
             dangling=dangling,
             reason=reason,
             made_at=self.ledger_end if made_at is None else made_at,
+            usage_buckets=buckets,
         )
 
     def closing_status(self, dangling: int) -> str:
@@ -322,6 +337,7 @@ class EpisodeBook(msgspec.Struct):
             old = mu.get(ev.message_id)
             if old is None:
                 mu[ev.message_id] = u
+                b.msg_day[ev.message_id] = utc_day(ts)
             elif old != u:
                 mu[ev.message_id] = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]))
         if k == "assistant_text":

@@ -31,7 +31,7 @@ from tracetui.ingest.decode import (
     result_text,
 )
 from tracetui.model.derive import Deriver
-from tracetui.model.pricing import estimate_cost
+from tracetui.model.pricing import bucket_key, buckets_of, estimate_cost, utc_day
 from tracetui.model.prompts import classify_user_text
 from tracetui.model.state import share as _share
 from tracetui.model.state import (
@@ -50,6 +50,7 @@ from tracetui.model.state import (
     Tokens,
     ToolCall,
     UnknownEntry,
+    UsageBucket,
 )
 from tracetui.model.tools import SUBAGENT_TOOLS, brief_input, file_ops
 
@@ -76,30 +77,65 @@ class UsageBook:
     Claude Code writes one record per content block and repeats the usage on each, with
     ``output_tokens`` growing (transcript-format.md §7). Max is commutative, so the totals do not
     depend on the order records arrive in, nor on which file they come from.
+
+    For pricing (model/pricing.py) the book also keeps, per bucket (model, UTC day, tier band),
+    the message count and tokens (``buckets``: ``"day|band|model"`` → ``[messages, input,
+    output, cache_creation, cache_read]``). A message's day is the one given when its id is first
+    added; a later add with an earlier day moves it there (``""``, no day, is later than any day),
+    so a session's book, fed by several files in any interleaving, keeps the earliest of the
+    files' days. A message whose tokens cross a tier bound moves to the new band.
     """
 
-    __slots__ = ("by_id", "model_of", "totals", "by_model")
+    __slots__ = ("by_id", "model_of", "totals", "by_model", "day_of", "buckets")
 
     def __init__(self) -> None:
         self.by_id: dict[str, tuple[int, int, int, int]] = {}
         self.model_of: dict[str, str] = {}
         self.totals = [0, 0, 0, 0]
         self.by_model: dict[str, list[int]] = {}
+        self.day_of: dict[str, str] = {}
+        self.buckets: dict[str, list[int]] = {}
 
-    def add(self, key: str, model: str, u: tuple[int, int, int, int]) -> None:
+    def _bucket(self, key: str, u: tuple[int, int, int, int], sign: int, messages: int) -> None:
+        b = self.buckets.get(key)
+        if b is None:
+            b = self.buckets[key] = [0, 0, 0, 0, 0]
+        b[0] += messages
+        b[1] += sign * u[0]
+        b[2] += sign * u[1]
+        b[3] += sign * u[2]
+        b[4] += sign * u[3]
+
+    def add(self, key: str, model: str, u: tuple[int, int, int, int], day: str = "") -> None:
+        """Fold one record's usage ``u`` (input, output, cache creation, cache read tokens) of
+        message ``key`` by ``model`` on UTC ``day`` (``YYYY-MM-DD``, ``""`` when unknown)."""
         old = self.by_id.get(key)
-        if old == u:
-            return  # the usage repeated on the next record of the same message
         if old is None:
-            new = u
+            new = d = u
             self.model_of[key] = model
-            d = u
+            self.day_of[key] = day
+            self._bucket(bucket_key(model, day, u), u, 1, 1)
         else:
+            model = self.model_of[key]
+            d0 = self.day_of[key]
+            earlier = bool(day) and (not d0 or day < d0)
+            if old == u and not earlier:
+                return  # the usage repeated on the next record of the same message
             new = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]))
-            if new == old:
+            if new == old and not earlier:
                 return
             d = (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3])
-            model = self.model_of[key]
+            d1 = day if earlier else d0
+            if earlier:
+                self.day_of[key] = day
+            k0, k1 = bucket_key(model, d0, old), bucket_key(model, d1, new)
+            if k0 == k1:
+                self._bucket(k0, d, 1, 0)
+            else:
+                self._bucket(k0, old, -1, -1)
+                self._bucket(k1, new, 1, 1)
+            if new == old:
+                return  # only the day moved
         self.by_id[key] = new
         t = self.totals
         t[0] += d[0]
@@ -120,6 +156,10 @@ class UsageBook:
     def tokens_by_model(self) -> dict[str, Tokens]:
         return {k: Tokens(*v) for k, v in sorted(self.by_model.items())}
 
+    def usage_buckets(self) -> tuple[UsageBucket, ...]:
+        """The buckets priced by :func:`tracetui.model.pricing.estimate_cost`, ordered."""
+        return buckets_of(self.buckets)
+
     def __len__(self) -> int:
         return len(self.by_id)
 
@@ -129,15 +169,16 @@ class FileFold:
 
     Feed it with :meth:`feed_line` (one complete line: number, byte offset, bytes) or
     :meth:`feed_record` (an already-decoded record). :meth:`snapshot` returns a frozen
-    :class:`AgentState`. ``on_usage(key, model, usage)`` is called for every assistant record with
-    usage, so a :class:`SessionFold` can dedupe tokens across files.
+    :class:`AgentState`. ``on_usage(key, model, usage, day)`` is called for every assistant record
+    whose usage changes this file's book (``day``: the message's UTC day in this file), so a
+    :class:`SessionFold` can dedupe tokens across files.
     """
 
     def __init__(
         self,
         src: int = 0,
         agent_id: str | None = None,
-        on_usage: Callable[[str, str, tuple[int, int, int, int]], None] | None = None,
+        on_usage: Callable[[str, str, tuple[int, int, int, int], str], None] | None = None,
     ) -> None:
         self.src = src
         self.agent_id = agent_id
@@ -181,6 +222,12 @@ class FileFold:
         #: the previous snapshot, whose unchanged tuples the next one reuses (structural sharing)
         self._last_snapshot: AgentState | None = None
         self._tool_error_ids: set[str] = set()
+        #: inline sidechains (records with isSidechain in a main file): a Task/Agent call's prompt
+        #: → its tool_use id, each sidechain record's uuid → the call it belongs to, and the
+        #: owner of the record being folded (see ``_inline``)
+        self._task_prompts: dict[str, str] = {}
+        self._side_owner: dict[str, str] = {}
+        self._cur_owner: str | None = None
         self.malformed = 0
         self.unknown_count = 0
 
@@ -272,8 +319,13 @@ class FileFold:
             rec.parentUuid = self._prev_uuid
         if rec.uuid is not None:
             self._prev_uuid = rec.uuid
+        self._cur_owner = None
         if rec.isSidechain:
             c.sidechain_records += 1
+            if not self.sidechain_file and pu is not None and self.sidechain_file is not None:
+                owner = self._side_owner.get(pu)
+                if owner is not None:
+                    self._inline(owner, rec, anchor)
         if rec.timestamp:
             if self.first_timestamp is None:
                 self.first_timestamp = rec.timestamp
@@ -344,10 +396,11 @@ class FileFold:
                 # this file's value already)
                 u = old
             else:
-                self.usage.add(key, model, u)
+                # a message's day is its first record's with usage in this file (pricing.py)
+                self.usage.add(key, model, u, utc_day(rec.timestamp) if old is None else "")
                 self.counters.api_messages = len(self.usage)
                 if self.on_usage is not None:
-                    self.on_usage(key, model, u)
+                    self.on_usage(key, model, u, self.usage.day_of[key])
         if rec.isApiErrorMessage:
             self.counters.api_errors += 1
             text = ""
@@ -429,6 +482,13 @@ class FileFold:
             desc = inp.get("description") or excerpt_of(str(inp.get("prompt", "")), 60)
             st = inp.get("subagent_type")
             self.subagents[tid] = SubagentLink(tid, name, str(desc), st if isinstance(st, str) else None, anchor)
+            prompt = inp.get("prompt")
+            if isinstance(prompt, str) and prompt and not rec.isSidechain:
+                self._task_prompts.setdefault(prompt, tid)
+        if self._cur_owner is not None:
+            link = self.subagents.get(self._cur_owner)
+            if link is not None:
+                self.subagents[self._cur_owner] = msgspec.structs.replace(link, inline_tool_calls=link.inline_tool_calls + 1)
         if main:
             self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, tool_use_id=tid, timestamp=rec.timestamp)
 
@@ -472,7 +532,23 @@ class FileFold:
             else:
                 self._unknown_block(rec, anchor, i, raw, b)
 
+    def _inline(self, owner: str, rec: Record, anchor: Anchor) -> None:
+        """Count ``rec`` (a sidechain record of this main file) as the inline subagent of call
+        ``owner``, and pass ownership on to the records that name it as their parent."""
+        link = self.subagents.get(owner)
+        if link is None:
+            return
+        if rec.uuid is not None:
+            self._side_owner[rec.uuid] = owner
+        self._cur_owner = owner
+        self.subagents[owner] = msgspec.structs.replace(
+            link, inline_records=link.inline_records + 1, inline_first=link.inline_first or anchor, inline_last=anchor
+        )
+
     def _user_text(self, rec: Record, anchor: Anchor, i: int, raw: Any, text: str, main: bool) -> None:
+        if rec.isSidechain and not main and rec.parentUuid is None and i == 0 and text in self._task_prompts and self._cur_owner is None:
+            # the first record of an inline sidechain: its prompt is the Task call's, verbatim
+            self._inline(self._task_prompts[text], rec, anchor)
         if rec.isMeta:
             self._event("user_text", anchor, rec, i, raw, excerpt_of(text, EXCERPT_CHARS), name="meta")
             return
@@ -638,7 +714,7 @@ class FileFold:
         return {k: getattr(self, k) for k in names if k not in self.CACHE_SKIP and not k.startswith("__")}
 
     @classmethod
-    def from_cache(cls, attrs: dict[str, Any], on_usage: Callable[[str, str, tuple[int, int, int, int]], None] | None = None) -> "FileFold":
+    def from_cache(cls, attrs: dict[str, Any], on_usage: Callable[[str, str, tuple[int, int, int, int], str], None] | None = None) -> "FileFold":
         """A fold restored from :meth:`to_cache` output. Raises ``ValueError`` when ``attrs`` do
         not name exactly this class's attributes (the cache was written by another schema)."""
         f = cls(attrs.get("src", 0), attrs.get("agent_id"), on_usage)
@@ -691,6 +767,9 @@ class FileFold:
             tools_by_name = dict(tools_by_name)
         if last is not None and last.tokens_by_model == tokens_by_model:
             tokens_by_model = last.tokens_by_model
+        usage_buckets = self.usage.usage_buckets()
+        if last is not None and last.usage_buckets == usage_buckets:
+            usage_buckets = last.usage_buckets
         snap = self._last_snapshot = AgentState(
             src=self.src,
             agent_id=self.agent_id,
@@ -722,6 +801,7 @@ class FileFold:
             sidechain_file=bool(self.sidechain_file),
             pr_links=pr_links,
             derived=self.derive.snapshot(self, episodes=not history) if self.derive is not None else None,
+            usage_buckets=usage_buckets,
         )
         return snap
 
@@ -768,7 +848,7 @@ class SessionFold:
         for f in self.folds:
             f.on_usage = self.usage.add
             for key, u in f.usage.by_id.items():
-                self.usage.add(key, f.usage.model_of[key], u)
+                self.usage.add(key, f.usage.model_of[key], u, f.usage.day_of[key])
 
     def set_io(self, src: int, size: int, consumed: int, lines: int, pending: int, error: str | None = None) -> None:
         """Record what the reader knows of source ``src``: sizes and offsets in bytes."""
@@ -828,9 +908,11 @@ class SessionFold:
         counters.user_prompts = states[0].counters.user_prompts
         counters.interrupts = states[0].counters.interrupts
         tokens_by_model = self.usage.tokens_by_model()
+        buckets = self.usage.usage_buckets()
         if self.price:
+            # each bucket at its own day (pricing.py); the last timestamp only dates undated ones
             last_ts = max((s.last_timestamp for s in states if s.last_timestamp), default=None)
-            cost, note = estimate_cost(tokens_by_model, last_ts)
+            cost, note = estimate_cost(buckets, last_ts)
         else:
             cost, note = None, "not priced"
         return RunState(
@@ -850,6 +932,7 @@ class SessionFold:
             episodes=main.derived.episodes if main.derived is not None else (),
             ledgers=tuple(f.events for f in self.folds),
             generation=self.generation,
+            usage_buckets=buckets,
         )
 
 

@@ -1,40 +1,110 @@
-"""Estimated cost in USD from genai-prices, per model, computed once per distinct input.
+"""Estimated cost in USD from genai-prices: every API message priced at its own day and tier.
 
-The price table is the ``genai-prices`` package's bundled data (no network, no clock: the
-request time passed in is the session's last record timestamp). A model it does not know makes
-the whole estimate unknown (``None``), never zero.
+The price table is the ``genai-prices`` package's bundled data (no network, no clock). Two facts
+of that table decide how tokens must be grouped before they are priced:
+
+* prices change over time (``StartDateConstraint``, compared with the request's UTC date in
+  ``genai_prices.types.StartDateConstraint.active``); e.g. ``claude-opus-4-6`` costs less from
+  2026-03-13 on. So a message is priced at the UTC day of its first record with usage, never at
+  the session's last record (which made a session's cost change when a record of another day
+  was appended);
+* prices are tiered per request (``TieredPrices``: when a request's input tokens exceed a tier's
+  ``start``, *all* its tokens pay the tier's rate; ``calc_unit_price``). Summing a session's
+  messages before pricing would put every token of a long session in the top tier. So a
+  message's tier band (how many of :data:`TIER_BOUNDS` its input tokens exceed) is kept.
+
+The fold therefore keeps tokens per bucket (model, UTC day, band) with the count of messages in
+it (:class:`~tracetui.model.state.UsageBucket`), and :func:`estimate_cost` prices each bucket as
+``messages × price(mean message of the bucket, at noon UTC of its day)``. Within one band and one
+day the price is linear in the tokens, so this equals the sum of the per-message prices, at the
+cost of one genai-prices call per bucket (memoised). A model genai-prices does not know makes the
+whole estimate unknown (``None``), never zero.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
+from decimal import Decimal
 from functools import lru_cache
+from typing import Iterable
 
-from tracetui.model.episodes import parse_ts as _parse_ts
-from tracetui.model.state import Tokens
+from tracetui.model.state import Tokens, UsageBucket
 
-__all__ = ["estimate_cost", "model_price"]
+__all__ = ["estimate_cost", "model_price", "price_band", "utc_day", "bucket_key", "buckets_of", "TIER_BOUNDS", "DEFAULT_DAY"]
+
+#: input-token thresholds of per-request tiered prices in genai-prices' table for provider
+#: ``anthropic`` (``Tier(start=200000)``: the long-context price of e.g. sonnet-4-5 and
+#: opus-4-6 before 2026-03-13; ``Tier(start=100000)``: claude-haiku-5-5); tests/test_pricing.py
+#: fails when the bundled table uses a threshold missing here
+TIER_BOUNDS = (100_000, 200_000)
+#: the day a bucket without a dated record is priced at when no fallback timestamp is known
+DEFAULT_DAY = "2026-01-01"
+
+
+def price_band(inp: int, cache_write: int, cache_read: int) -> int:
+    """How many of :data:`TIER_BOUNDS` one message's input tokens exceed (Anthropic's
+    ``input_tokens`` excludes cache tokens; the tier is decided by all three, as genai-prices
+    counts them)."""
+    t = inp + cache_write + cache_read
+    n = 0
+    for b in TIER_BOUNDS:
+        if t > b:
+            n += 1
+    return n
+
+
+def utc_day(ts: str | None) -> str:
+    """The UTC day (``YYYY-MM-DD``) of an ISO-8601 record timestamp, ``""`` when missing or
+    unparseable. A timestamp without an offset is taken as UTC (as genai-prices does)."""
+    if not ts:
+        return ""
+    if len(ts) >= 20 and ts[-1] == "Z" and ts[10] == "T" and ts[4] == "-" and ts[7] == "-":
+        return ts[:10]  # the form Claude Code writes: 2026-02-12T15:36:09.570Z
+    try:
+        dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(timezone.utc)
+    return dt.date().isoformat()
+
+
+def _valid_day(day: str) -> bool:
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return False
+    return len(day) == 10
 
 
 @lru_cache(maxsize=4096)
-def model_price(model: str, inp: int, out: int, cache_write: int, cache_read: int, ts: str | None) -> float | None:
-    """USD for one model's tokens, or ``None`` when genai-prices has no price for the model.
+def model_price(model: str, inp: int, out: int, cache_write: int, cache_read: int, day: str, messages: int = 1) -> float | None:
+    """USD for ``messages`` API messages of ``model`` that together used these tokens, all on
+    UTC ``day`` (``YYYY-MM-DD``) and all in one tier band; ``None`` when genai-prices has no
+    price for the model.
 
-    Anthropic's ``input_tokens`` excludes cache tokens; genai-prices' ``input_tokens`` includes
-    them, so the three are added before pricing.
+    Priced as ``messages`` times the price of their mean (exact within a band, see the module
+    docstring), at noon UTC of ``day``. Anthropic's ``input_tokens`` excludes cache tokens;
+    genai-prices' ``input_tokens`` includes them, so the three are added before pricing.
+    Raises ``ValueError`` for a malformed ``day``.
     """
     try:
         from genai_prices import Usage, calc_price  # imported lazily: ~0.35 s (pydantic, httpx)
     except ImportError:  # pragma: no cover - a declared dependency
         return None
-    when = _parse_ts(ts) or datetime(2026, 1, 1, tzinfo=timezone.utc)
+    when = datetime.combine(date.fromisoformat(day), datetime.min.time().replace(hour=12), tzinfo=timezone.utc)
+    n = max(messages, 1)
+
+    def mean(v: int) -> int | Decimal:
+        return v if n == 1 else Decimal(v) / n
+
     try:
         res = calc_price(
             Usage(
-                input_tokens=inp + cache_write + cache_read,
-                output_tokens=out,
-                cache_write_tokens=cache_write,
-                cache_read_tokens=cache_read,
+                input_tokens=mean(inp + cache_write + cache_read),
+                output_tokens=mean(out),
+                cache_write_tokens=mean(cache_write),
+                cache_read_tokens=mean(cache_read),
             ),
             model_ref=model,
             provider_id="anthropic",
@@ -42,21 +112,48 @@ def model_price(model: str, inp: int, out: int, cache_write: int, cache_read: in
         )
     except Exception:  # LookupError for unknown models; anything else is equally "no price"
         return None
-    return float(res.total_price)
+    return float(res.total_price * n)
 
 
-def estimate_cost(tokens_by_model: dict[str, Tokens], ts: str | None) -> tuple[float | None, str]:
-    """``(usd, note)``: the summed estimate, or ``None`` with the unpriced models named."""
+def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None) -> tuple[float | None, str]:
+    """``(usd, note)``: the sum of :func:`model_price` over ``buckets``, each at its own day and
+    band, or ``None`` with the unpriced models named. A bucket of undated messages (``day ==
+    ""``) is priced at the UTC day of ``fallback_ts`` (callers pass the last record's
+    timestamp of what they price), else at :data:`DEFAULT_DAY`. Pure: reads no clock."""
     total = 0.0
-    unknown: list[str] = []
-    for model, t in sorted(tokens_by_model.items()):
+    unknown: set[str] = set()
+    fallback = utc_day(fallback_ts)
+    if not _valid_day(fallback):
+        fallback = DEFAULT_DAY
+    for b in sorted(buckets, key=lambda b: (b.model, b.day, b.band)):
+        t = b.tokens
         if t.total == 0:
             continue
-        p = model_price(model, t.input, t.output, t.cache_creation, t.cache_read, ts)
+        day = b.day if b.day and _valid_day(b.day) else fallback
+        p = model_price(b.model, t.input, t.output, t.cache_creation, t.cache_read, day, b.messages)
         if p is None:
-            unknown.append(model)
+            unknown.add(b.model)
         else:
             total += p
     if unknown:
-        return None, "no price known for " + ", ".join(unknown)
+        return None, "no price known for " + ", ".join(sorted(unknown))
     return round(total, 6), "estimate (genai-prices)"
+
+
+def buckets_of(counts: dict[str, list[int]]) -> tuple[UsageBucket, ...]:
+    """Frozen buckets from a fold's running counts: key ``"day|band|model"`` → ``[messages,
+    input, output, cache_creation, cache_read]``; empty buckets (no message left) are dropped.
+    Ordered by (model, day, band)."""
+    out = []
+    for key, v in counts.items():
+        if v[0] <= 0:
+            continue
+        day, band, model = key.split("|", 2)
+        out.append(UsageBucket(model, day, int(band), v[0], Tokens(v[1], v[2], v[3], v[4])))
+    out.sort(key=lambda b: (b.model, b.day, b.band))
+    return tuple(out)
+
+
+def bucket_key(model: str, day: str, u: tuple[int, int, int, int]) -> str:
+    """The running-count key of a message: ``"day|band|model"`` (model last: it may hold ``|``)."""
+    return f"{day}|{price_band(u[0], u[2], u[3])}|{model}"

@@ -16,6 +16,7 @@ __all__ = [
     "Event",
     "Counters",
     "Tokens",
+    "UsageBucket",
     "PromptInfo",
     "ToolCall",
     "FileTouch",
@@ -138,6 +139,19 @@ class Tokens(msgspec.Struct):
         return self.input + self.output + self.cache_creation + self.cache_read
 
 
+class UsageBucket(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """The tokens of the API messages of one ``model`` that share a UTC ``day`` (``YYYY-MM-DD``
+    of the message's first record with usage; ``""`` when it had no timestamp) and a price tier
+    ``band`` (how many of ``pricing.TIER_BOUNDS`` the message's input tokens exceed): the unit
+    :func:`tracetui.model.pricing.estimate_cost` prices. ``messages`` counts the API messages."""
+
+    model: str
+    day: str
+    band: int
+    messages: int
+    tokens: Tokens
+
+
 class PromptInfo(msgspec.Struct):
     """A human prompt: its whole text (slash commands as ``/name args``, bash mode as ``! cmd``),
     where it is, and its form (``text``, ``slash``, ``bash``)."""
@@ -200,7 +214,8 @@ class Frontier(msgspec.Struct):
 
 
 class SubagentLink(msgspec.Struct):
-    """A Task/Agent call and the subagent transcript it started, once linked."""
+    """A Task/Agent call and the subagent transcript it started, once linked: a file of its own
+    (``source``), or sidechain records inline in the main file (``inline_*``)."""
 
     tool_use_id: str
     tool: str
@@ -212,6 +227,14 @@ class SubagentLink(msgspec.Struct):
     source: Union[int, None] = None  # index into RunState.sources once its file is folded
     result_anchor: Union[Anchor, None] = None
     total_tokens: Union[int, None] = None
+    #: the subagent's records when they are inline in the main file (``isSidechain`` records of
+    #: an older Claude Code, transcript-format.md §2): how many, its tool calls, and where the
+    #: first and the last of them are. Linked by the sidechain's first prompt, which is the
+    #: call's ``prompt`` input verbatim, then by ``parentUuid`` from record to record.
+    inline_records: int = 0
+    inline_tool_calls: int = 0
+    inline_first: Union[Anchor, None] = None
+    inline_last: Union[Anchor, None] = None
 
 
 class QuarantineEntry(msgspec.Struct):
@@ -291,6 +314,8 @@ class AgentState(msgspec.Struct):
     pr_links: tuple[str, ...] = ()
     #: episodes, facts, aggregates and incremental anomalies of this file (model/derive.py)
     derived: Union["Derived", None] = None
+    #: this file's tokens per (model, UTC day, tier band): what its cost is priced from
+    usage_buckets: tuple[UsageBucket, ...] = ()
 
 
 class RunState(msgspec.Struct):
@@ -325,6 +350,9 @@ class RunState(msgspec.Struct):
     generation: int = 0  # bumps on every snapshot that changed
     #: the main thread's episodes, every version (the same tuple as ``main.derived.episodes``)
     episodes: tuple["Episode", ...] = ()
+    #: the session's tokens per (model, UTC day, tier band), deduplicated like ``tokens``:
+    #: ``cost_usd`` is their sum, each priced at its own day (model/pricing.py)
+    usage_buckets: tuple[UsageBucket, ...] = ()
 
     @property
     def goal(self) -> PromptInfo | None:

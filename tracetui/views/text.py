@@ -366,7 +366,7 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
     if state.cost_note != "not priced":
         from tracetui.model.pricing import estimate_cost
 
-        cost, note = estimate_cost(h.tokens_by_model, h.last_timestamp)
+        cost, note = estimate_cost(h.usage_buckets, h.last_timestamp)
     srcs = []
     for s in state.sources[:1]:
         srcs.append(
@@ -395,6 +395,7 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
         tools_by_name=dict(sorted(h.tools_by_name.items(), key=lambda kv: (-kv[1], kv[0]))),
         tokens=h.tokens,
         tokens_by_model=h.tokens_by_model,
+        usage_buckets=h.usage_buckets,
         cost_usd=cost,
         cost_note=note,
         models=h.models,

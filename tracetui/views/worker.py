@@ -61,12 +61,15 @@ def current_episodes(state: RunState) -> list[Episode]:
 
 
 def episode_cost(state: RunState, ep: Episode) -> float | None:
-    """Estimated USD of an episode (genai-prices), ``None`` when unpriced or pricing is off."""
+    """Estimated USD of an episode (genai-prices), ``None`` when unpriced or pricing is off.
+
+    Each of its messages is priced at its own UTC day and tier band, as the session total is
+    (model/pricing.py), so the episodes' costs add up to at most the session's."""
     if state.cost_note == "not priced" or not ep.tokens_by_model:
         return None if state.cost_note == "not priced" else 0.0
     from tracetui.model.pricing import estimate_cost
 
-    cost, _ = estimate_cost(ep.tokens_by_model, ep.end)
+    cost, _ = estimate_cost(ep.usage_buckets, ep.end)
     return cost
 
 
