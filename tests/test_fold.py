@@ -515,3 +515,31 @@ def test_a_byte_order_mark_opening_the_file_is_not_part_of_the_first_record(tmp_
     assert b.main.goal is not None and b.main.goal.text == "fix the bug"
     assert b.main.goal.anchor.offset == 3 and a.main.goal.anchor.offset == 0  # after the mark
     assert b.sources[0].pending_bytes == 0
+
+
+def test_inline_sidechains_are_linked_to_their_task_call() -> None:
+    # an older Claude Code wrote a subagent's records into the main file (isSidechain): each is
+    # tied to its Task call by the sidechain's first prompt (the call's prompt input, verbatim),
+    # then from record to record by parentUuid; a sidechain whose prompt no call wrote stays unlinked
+    ask = "Create the types for the app.\nUse a types/ folder."
+    recs = [
+        prompt("build the app", uuid="p1"),
+        tool_call("task1", "Task", {"description": "types", "prompt": ask}, uuid="a1", parent="p1"),
+        prompt(ask, uuid="s1", sidechain=True),  # the sidechain's root: no parent
+        tool_call("st1", "Write", {"file_path": "/t/types.ts", "content": "x"}, uuid="s2", parent="s1", sidechain=True),
+        tool_result("st1", "ok", uuid="s3", parent="s2", sidechain=True),
+        assistant([text_block("done")], msg_id="ms", uuid="s4", parent="s3", sidechain=True),
+        prompt("some other sidechain", uuid="x1", sidechain=True),
+        assistant([text_block("unlinked")], msg_id="mx", uuid="x2", parent="x1", sidechain=True),
+        tool_result("task1", "types written", uuid="r1", parent="a1"),
+    ]
+    st = fold(recs)
+    (link,) = st.main.subagents
+    assert (link.inline_records, link.inline_tool_calls) == (4, 1)
+    assert link.inline_first is not None and link.inline_last is not None
+    assert (link.inline_first.line, link.inline_last.line) == (3, 6)
+    assert link.status == "completed" and link.source is None
+    assert st.counters.sidechain_records == 6  # all counted, linked or not
+    # the same bytes in any chunking give the same links (the fold only sees whole lines)
+    data = jsonl(recs)
+    assert fold_bytes(data).main.subagents == st.main.subagents

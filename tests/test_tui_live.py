@@ -189,3 +189,44 @@ async def test_the_demo_session_is_not_cached(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         assert view.loop is not None and view.loop.use_cache is False
+
+
+async def test_an_inline_sidechain_subagent_is_shown_as_inline_not_missing(tmp_path: Path) -> None:
+    # an older Claude Code wrote the subagent's records into the main file: the pane said
+    # "no transcript file"; it now says where its records are
+    import orjson
+
+    from tracetui.tui.widgets.subagents import SubagentsTree
+
+    ask = "List the modules."
+    sid = "5e55a0c1-0000-4000-8000-000000000002"
+
+    def rec(kind: str, uuid: str, parent: str | None, content, side: bool = False, **extra) -> bytes:
+        msg = {"role": kind, "content": content, **extra}
+        return orjson.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": side, "sessionId": sid, "timestamp": "2026-01-01T00:00:00Z", "message": msg})
+
+    lines = [
+        rec("user", "p1", None, "go"),
+        rec("assistant", "a1", "p1", [{"type": "tool_use", "id": "toolu_task1", "name": "Task", "input": {"description": "modules", "prompt": ask}}], id="m1", model="x"),
+        rec("user", "s1", None, ask, side=True),
+        rec("assistant", "s2", "s1", [{"type": "text", "text": "a.py, b.py"}], side=True, id="m2", model="x"),
+        rec("user", "r1", "a1", [{"type": "tool_result", "tool_use_id": "toolu_task1", "content": "a.py, b.py"}]),
+    ]
+    path = tmp_path / "projects" / "-p" / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.pause()
+        tree = app.screen.query_one(SubagentsTree)
+        labels = []
+
+        def walk(node) -> None:
+            labels.append(str(node.label))
+            for child in node.children:
+                walk(child)
+
+        walk(tree.root)
+        assert any("inline in the main file: 2 records, 0 tool calls, lines 3–4" in l for l in labels), labels
+        assert not any("no transcript file" in l for l in labels)

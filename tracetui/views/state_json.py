@@ -89,6 +89,15 @@ def state_to_json(state: RunState) -> dict[str, Any]:
                 "agent_id": s.agent_id,
                 "file": state.source_name(s.source) if s.source is not None else None,
                 "anchor": anchor_json(state, s.anchor),
+                # its records inline in the main file (isSidechain), when it has no file of its own
+                "inline": None
+                if not s.inline_records
+                else {
+                    "records": s.inline_records,
+                    "tool_calls": s.inline_tool_calls,
+                    "first": anchor_json(state, s.inline_first),
+                    "last": anchor_json(state, s.inline_last),
+                },
             }
             for s in state.main.subagents
         ],

@@ -72,7 +72,11 @@ class SubagentsTree(Tree[int]):
                 child = node.add(_label(st, link), data=link.source, expand=True)
                 a = agents.get(link.source) if link.source is not None else None
                 if a is None:
-                    if shown.history and (link.source is not None or live_src.get(link.tool_use_id) is not None):
+                    if link.inline_records:
+                        # an older Claude Code's subagent: its records are in the main file
+                        lines = f"lines {link.inline_first.line}–{link.inline_last.line}" if link.inline_first and link.inline_last else ""
+                        why = f"inline in the main file: {link.inline_records} records, {link.inline_tool_calls} tool calls, {lines}".rstrip(", ")
+                    elif shown.history and (link.source is not None or live_src.get(link.tool_use_id) is not None):
                         why = "its transcript's state is kept live only (not as of this episode)"
                     elif link.status == "running":
                         why = "transcript not found yet"
