@@ -695,11 +695,11 @@ async def test_copies_measure_ages_to_the_now_the_panes_were_drawn_with(tmp_path
 
     path = tmp_path / "s.jsonl"
     small_session(path)
-    # a clock that moves 7 s on every read; the .7 keeps the ages (x.5 s in the fixture) off
-    # a half second, where the views' rounding and the panes' truncation part
+    # a clock that moves 7 s on every read; the .2 puts the ages (x.5 s in the fixture) at
+    # x.7 s, where truncating (the panes did) and rounding (the views do) part
     ticks = itertools.count()
     app = app_for([path], tmp_path)
-    app.settings.clock = lambda: FROZEN_NOW + 0.7 + 7 * next(ticks)
+    app.settings.clock = lambda: FROZEN_NOW + 0.2 + 7 * next(ticks)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
 

@@ -89,8 +89,10 @@ def age_of(ts: str | None, now: float) -> float | None:
 
 
 def fmt_age(seconds: float | None) -> str:
-    """``4s``, ``2m05s``, ``1h02m``, ``3d04h``; ``?`` when unknown."""
-    return "?" if seconds is None else fmt_span(seconds)
+    """``4s``, ``2m05s``, ``1h02m``, ``3d04h`` (rounded to the second, as the views'
+    ``fmt_duration`` rounds, so a pane and its copied card or worker view say the same age);
+    ``?`` when unknown."""
+    return "?" if seconds is None else fmt_span(round(seconds))
 
 
 def fmt_tokens(n: int | None) -> str:
