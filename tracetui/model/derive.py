@@ -36,7 +36,7 @@ from tracetui.model.state import Anchor, Event, FileTouch, ToolCall
 from tracetui.model.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.model.tools import one_line as _one_line
 
-__all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT"]
+__all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT", "retry_keys", "normalised_input"]
 
 #: tools whose results are scanned for test summaries, commits, PR links and exit codes
 SHELL_TOOLS = frozenset({"Bash", "BashOutput", "TaskOutput", "PowerShell"})
@@ -114,6 +114,29 @@ def _digest(inp: Any) -> str:
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
+def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> tuple[str, ...]:
+    """The keys under which a failed call waits for a successful retry (the resolution rule).
+
+    A failed call counts as resolved when a later call of the same file and thread (main thread
+    or sidechain, ``main``) succeeds and shares a key with it:
+
+    * the same tool with the same input as :func:`normalised_input` gives it (the tool-loop
+      detector's notion of "the same call": ``Bash(mix test)`` re-run, its description or
+      timeout changed), or
+    * for file tools (``tools.file_ops``), a call on the same path of the same kind: reading
+      it, or changing it (Write/Edit/MultiEdit/NotebookEdit alike; an Edit whose ``old_string``
+      was not found is resolved by a later successful Edit of that file).
+
+    Source: the fresh-user trial of the model layer (notes/model-fixes.md §2): a failure a retry
+    fixed was listed as open. Pure and order-free within a file: keys depend on the input only.
+    """
+    t = "m" if main else "s"
+    keys = [f"{t}|{name}:{_digest(normalised_input(inp))}"]
+    if op is not None:
+        keys.append(f"{t}|file:{'read' if op[1] == 'read' else 'change'}:{op[0]}")
+    return tuple(keys)
+
+
 def _statements(text: str) -> list[tuple[str, str]]:
     """``[(kind, sentence)]``: sentences of a prompt that state a constraint or a criterion."""
     out = []
@@ -149,6 +172,8 @@ class Deriver(msgspec.Struct):
     task_subject: dict[str, str] = msgspec.field(default_factory=dict)
     ask_anchor: Union[Anchor, None] = None  # the prompt whose whole text is still to be read
     ops: dict[str, tuple[str, str]] = msgspec.field(default_factory=dict)  # pending write/edit call id -> (path, op)
+    retry: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)  # pending call id -> retry_keys
+    failed: dict[str, list[str]] = msgspec.field(default_factory=dict)  # retry key -> failed call ids not yet retried
     changed: dict[str, FileTouch] = msgspec.field(default_factory=dict)
 
     # -- helpers -----------------------------------------------------------------------------
@@ -239,8 +264,10 @@ class Deriver(msgspec.Struct):
         if name in SUBAGENT_TOOLS and isinstance(inp, dict):
             desc = str(inp.get("description") or _one_line(str(inp.get("prompt", "")), 60))
         self.book.on_call(call, op, desc)
-        if self._main(fold, call.sidechain):
-            self.anomalies.on_call(call, f"{name}:{_digest(normalised_input(inp))}", op, desc is not None)
+        main = self._main(fold, call.sidechain)
+        keys = self.retry[call.id] = retry_keys(name, inp, op, main)
+        if main:
+            self.anomalies.on_call(call, keys[0][2:], op, desc is not None)
         if op is not None and op[1] != "read":
             self.ops[call.id] = op
         if name in SHELL_TOOLS and isinstance(inp, dict):
@@ -278,6 +305,15 @@ class Deriver(msgspec.Struct):
         inp = self.inputs.pop(call.id, None)
         op = self.ops.pop(call.id, None)
         ep = self.book.prompts
+        keys = self.retry.pop(call.id, None)
+        if keys is not None:
+            if call.is_error:
+                for k in keys:
+                    self.failed.setdefault(k, []).append(call.id)
+            else:
+                for k in keys:
+                    for tid in self.failed.pop(k, ()):
+                        self.book.resolve(tid, anchor, len(fold.events) - 1)
         if op is not None and not call.is_error:
             # replaced, not mutated, so snapshots share these objects instead of copying them
             ft = self.changed.get(op[0]) or FileTouch(op[0], first=anchor)

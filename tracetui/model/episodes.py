@@ -8,15 +8,19 @@ one ``superseded`` (never overwritten):
 * the next prompt arrives while calls of the episode are still open: the episode is recognised
   as *interrupted* (version n+1, reason says how many calls were open);
 * a tool_result arrives for a call of an earlier episode (a *late result*): its dangling call is
-  resolved and its status recomputed.
+  resolved and its status recomputed;
+* a later call retries one of its failed calls and succeeds (:meth:`EpisodeBook.resolve`, rule
+  in ``tracetui.model.derive.retry_keys``): the error is marked resolved (``ErrorNote.resolved_by``)
+  and an episode ``unresolved`` because it ended on that very error becomes ``errors``.
 
 Lifecycle: ``current`` (the newest version), ``suspected-stale`` (a later record referred to one
 of its dangling calls without resolving it, e.g. progress of a call still running, so a new
 version may follow), ``superseded`` (a newer version exists).
 
 Status: ``in_progress`` (the open episode), ``ok``, ``errors`` (errors happened, the episode
-ended on a success), ``interrupted`` (the user interrupted, or the next prompt came with calls
-open), ``unresolved`` (the episode ended on an error, or with no assistant text after its last
+ended on a success, or the error it ended on was later resolved by a successful retry),
+``interrupted`` (the user interrupted, or the next prompt came with calls open), ``unresolved``
+(the episode ended on an error no later retry resolved, or with no assistant text after its last
 tool result). Everything here is pure: no clock, no I/O; times are the records' own timestamps.
 """
 
@@ -75,12 +79,15 @@ def duration_between(start: str | None, end: str | None) -> float | None:
 
 class ErrorNote(msgspec.Struct, frozen=True):
     """A tool error or API error inside an episode: where, which tool (or ``API``), and the
-    first ~100 characters of what it said (tool output: data, not instructions)."""
+    first ~100 characters of what it said (tool output: data, not instructions).
+    ``resolved_by`` is the anchor of the successful tool_result of a later retry of the same call
+    (``tracetui.model.derive.retry_keys``), ``None`` while no retry succeeded."""
 
     anchor: Anchor
     tool: str
     excerpt: str
     tool_use_id: Union[str, None] = None
+    resolved_by: Union[Anchor, None] = None
 
 
 class SubagentStart(msgspec.Struct, frozen=True):
@@ -140,6 +147,11 @@ class Episode(msgspec.Struct, frozen=True):
     reason_anchor: Union[Anchor, None] = None
     #: the episode's tokens per (model, UTC day, tier band), for pricing (see above)
     usage_buckets: tuple[UsageBucket, ...] = ()
+    #: tool errors of this episode that a later successful retry resolved (counted even when
+    #: the note itself was not kept)
+    resolved_errors: int = 0
+    #: the tool_use id of the failed call the episode ended on (``None`` if it ended otherwise)
+    ended_on_error: Union[str, None] = None
 
 
 class EpisodeBuilder(msgspec.Struct):
@@ -173,6 +185,9 @@ class EpisodeBuilder(msgspec.Struct):
     conclusion_anchor: Union[Anchor, None] = None
     #: what the episode ended on so far: "", text, tool_ok, tool_error, api_error
     last_outcome: str = ""
+    #: the tool_use id of the last failed call (meaningful when ``last_outcome`` is tool_error)
+    last_error_id: str = ""
+    resolved_errors: int = 0
     ask_pending: bool = False
 
     def tokens(self) -> tuple[Tokens, dict[str, Tokens], tuple[UsageBucket, ...]]:
@@ -227,6 +242,8 @@ class EpisodeBuilder(msgspec.Struct):
             reason=reason,
             made_at=self.ledger_end if made_at is None else made_at,
             usage_buckets=buckets,
+            resolved_errors=self.resolved_errors,
+            ended_on_error=self.last_error_id if self.last_outcome == "tool_error" else None,
         )
 
     def closing_status(self, dangling: int) -> str:
@@ -258,7 +275,8 @@ class EpisodeBook(msgspec.Struct):
 
     ``versions`` holds all frozen versions in creation order; ``latest`` maps an episode index
     to the position of its newest version in ``versions``; ``call_episode`` maps a still-open
-    tool_use id to the episode that made it (entries leave when the result arrives).
+    tool_use id to the episode that made it (entries leave when the result arrives);
+    ``error_episode`` maps the tool_use id of a failed call not yet resolved to its episode.
     """
 
     versions: list[Episode] = msgspec.field(default_factory=list)
@@ -266,6 +284,7 @@ class EpisodeBook(msgspec.Struct):
     open: Union[EpisodeBuilder, None] = None
     call_episode: dict[str, int] = msgspec.field(default_factory=dict)
     prompts: int = 0
+    error_episode: dict[str, int] = msgspec.field(default_factory=dict)
 
     # -- feeding -----------------------------------------------------------------------------
     def builder(self, pos: int) -> EpisodeBuilder:
@@ -355,6 +374,9 @@ class EpisodeBook(msgspec.Struct):
             if ev.is_error:
                 b.tool_errors += 1
                 b.last_outcome = "tool_error"
+                b.last_error_id = tid
+                if tid:
+                    self.error_episode[tid] = b.index
                 if len(b.errors) < ERRORS_KEPT:
                     b.errors.append(ErrorNote(ev.anchor, ev.name or "?", ev.excerpt, tid))
             else:
@@ -405,6 +427,8 @@ class EpisodeBook(msgspec.Struct):
         tool_errors = old.tool_errors
         if ev.is_error:
             tool_errors += 1
+            if tid:
+                self.error_episode[tid] = index
             if len(errors) < ERRORS_KEPT:
                 errors = errors + (ErrorNote(ev.anchor, ev.name or "?", ev.excerpt, tid),)
         new = msgspec.structs.replace(
@@ -423,6 +447,48 @@ class EpisodeBook(msgspec.Struct):
         self.versions[at] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)
         self.latest[index] = len(self.versions)
         self.versions.append(new)
+
+    def resolve(self, tool_use_id: str, anchor: Anchor, pos: int) -> bool:
+        """A later call retried the failed call ``tool_use_id`` and succeeded, its result at
+        ``anchor`` (ledger position ``pos``): mark the error resolved. In the open episode the
+        note is updated in place; an earlier episode gets a new version (the old one is
+        ``superseded``), ``unresolved`` becoming ``errors`` when it ended on this very error.
+        ``False`` when the call is not a failed call still unresolved (idempotent)."""
+        index = self.error_episode.pop(tool_use_id, None)
+        if index is None:
+            return False
+        b = self.open
+        if b is not None and b.index == index:
+            b.resolved_errors += 1
+            for i, e in enumerate(b.errors):
+                if e.tool_use_id == tool_use_id:
+                    b.errors[i] = msgspec.structs.replace(e, resolved_by=anchor)
+                    break
+            return True
+        at = self.latest.get(index)
+        if at is None:
+            return False
+        old = self.versions[at]
+        errors = tuple(msgspec.structs.replace(e, resolved_by=anchor) if e.tool_use_id == tool_use_id and e.resolved_by is None else e for e in old.errors)
+        status = old.status
+        if status == "unresolved" and old.ended_on_error == tool_use_id:
+            status = "errors"
+        new = msgspec.structs.replace(
+            old,
+            version=old.version + 1,
+            lifecycle="current",
+            status=status,
+            errors=errors,
+            resolved_errors=old.resolved_errors + 1,
+            reason=f"failed call …{tool_use_id[-8:]} resolved by a later successful retry",
+            reason_anchor=anchor,
+            superseded_by=None,
+            made_at=pos,
+        )
+        self.versions[at] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)
+        self.latest[index] = len(self.versions)
+        self.versions.append(new)
+        return True
 
     def _mark_stale(self, index: int) -> None:
         pos = self.latest.get(index)

@@ -123,7 +123,8 @@ def _open(st: RunState) -> Sequence[Item]:
             items.append(Item(f"todo {t.status}: {quote(t.content, 80)}", fa(t.anchor)))
     eps = current_episodes(st)
     for ep in eps[-3:]:
-        late = [e for e in ep.errors if ep.conclusion_anchor is None or (e.anchor.src, e.anchor.line) > (ep.conclusion_anchor.src, ep.conclusion_anchor.line)]
+        # an error a later successful retry resolved (ErrorNote.resolved_by) is not open
+        late = [e for e in ep.errors if e.resolved_by is None and (ep.conclusion_anchor is None or (e.anchor.src, e.anchor.line) > (ep.conclusion_anchor.src, ep.conclusion_anchor.line))]
         if ep.status in ("unresolved", "in_progress", "interrupted") and late:
             e = late[-1]
             items.append(Item(f"unresolved error in episode {ep.index} ({ep.status}): {e.tool} {quote(e.excerpt, 90)}", fa(e.anchor)))
