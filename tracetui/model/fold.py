@@ -86,7 +86,7 @@ class UsageBook:
     files' days. A message whose tokens cross a tier bound moves to the new band.
     """
 
-    __slots__ = ("by_id", "model_of", "totals", "by_model", "day_of", "buckets")
+    __slots__ = ("by_id", "model_of", "totals", "by_model", "day_of", "buckets", "bucket_of")
 
     def __init__(self) -> None:
         self.by_id: dict[str, tuple[int, int, int, int]] = {}
@@ -95,6 +95,7 @@ class UsageBook:
         self.by_model: dict[str, list[int]] = {}
         self.day_of: dict[str, str] = {}
         self.buckets: dict[str, list[int]] = {}
+        self.bucket_of: dict[str, str] = {}  # message id -> its key in ``buckets``
 
     def _bucket(self, key: str, u: tuple[int, int, int, int], sign: int, messages: int) -> None:
         b = self.buckets.get(key)
@@ -114,7 +115,8 @@ class UsageBook:
             new = d = u
             self.model_of[key] = model
             self.day_of[key] = day
-            self._bucket(bucket_key(model, day, u), u, 1, 1)
+            bk = self.bucket_of[key] = bucket_key(model, day, u)
+            self._bucket(bk, u, 1, 1)
         else:
             model = self.model_of[key]
             d0 = self.day_of[key]
@@ -125,10 +127,12 @@ class UsageBook:
             if new == old and not earlier:
                 return
             d = (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3])
-            d1 = day if earlier else d0
+            k0 = k1 = self.bucket_of[key]
             if earlier:
                 self.day_of[key] = day
-            k0, k1 = bucket_key(model, d0, old), bucket_key(model, d1, new)
+                k1 = self.bucket_of[key] = bucket_key(model, day, new)
+            elif new[0] != old[0] or new[2] != old[2] or new[3] != old[3]:  # input grew: the band may change
+                k1 = self.bucket_of[key] = bucket_key(model, d0, new)
             if k0 == k1:
                 self._bucket(k0, d, 1, 0)
             else:
