@@ -760,3 +760,22 @@ async def test_history_header_shows_the_as_of_state_and_labels_live_figures(tmp_
         assert view.query_one(EpisodesList).border_title == "Episodes (2, live)"
         await pilot.press("l")
         assert view.query_one(EpisodesList).border_title == "Episodes (2)"
+
+
+async def test_narrow_history_header_keeps_the_as_of_bytes_in_view(tmp_path: Path) -> None:
+    # at 60 columns the whole file name filled the watermark line and cut the as-of bytes off
+    from tracetui.tui.format import fmt_bytes
+
+    path = demo_session(tmp_path)
+    assert len(path.name) > 22
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(60, 24)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        shown = view.shown_state()
+        second = screen_rows(app)[1]
+        assert second.startswith(f" main thread: through {path.name[:8]}…:{shown.main.last_anchor.line} @{fmt_bytes(shown.sources[0].consumed)} "), second
+        await pilot.resize_terminal(120, 24)
+        await pilot.pause()
+        assert f"through {path.name}:" in screen_rows(app)[1]

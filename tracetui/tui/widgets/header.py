@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from tracetui.tui.format import fmt_bytes, one_line
 from tracetui.tui.view_model import main_model
-from tracetui.tui.widgets.pane import Shown, guarded
+from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
 
 __all__ = ["SessionHeader", "status_of"]
 
@@ -34,9 +34,15 @@ class SessionHeader(Static):
         super().__init__("", id=id, classes=classes)
         self.demo = False
         self.mode = ""
+        self.shown: Shown | None = None
+
+    def on_resize(self) -> None:
+        if self.shown is not None:
+            self.show(self.shown)
 
     @guarded
     def show(self, shown: Shown) -> None:
+        self.shown = shown
         st = shown.state
         m = st.main
         status = status_of(shown)
@@ -65,15 +71,21 @@ class SessionHeader(Static):
         if m.version:
             t.append(f"  cc {one_line(m.version, 12)}", style="dim")
         t.append("\n")
-        t.append_text(watermark(shown, self.mode))
+        t.append_text(watermark(shown, self.mode, self.size.width or WIDE))
         self.update(t, layout=False)
 
 
-def watermark(shown: Shown, mode: str = "") -> Text:
+#: from this many columns the watermark names the whole file; below, a long name is cut to its
+#: first 8 characters (:func:`short_anchor`) so the bytes and counts after it stay in view
+WIDE = 100
+
+
+def watermark(shown: Shown, mode: str = "", width: int = WIDE) -> Text:
     """Through which file:line the state shown is folded, bytes read, malformed, unknown,
     pending bytes, files: all of ``shown.state`` (in HISTORY, as of the end of the episode,
     main thread only), then the live reader's ``mode`` (labelled ``live`` in HISTORY, with the
-    live watermark's line and bytes)."""
+    live watermark's line and bytes). ``width`` (cells): below :data:`WIDE` a long file name
+    is shortened."""
     st = shown.state
     t = Text(no_wrap=True, overflow="ellipsis", style="dim")
     if not st.sources:
@@ -83,7 +95,8 @@ def watermark(shown: Shown, mode: str = "") -> Text:
     through = st.main.last_anchor
     if shown.history:
         t.append(" main thread:", style="bold")
-    t.append(f" through {st.fmt_anchor(through)}" if through else " through nothing yet")
+    where = st.fmt_anchor(through) if width >= WIDE else short_anchor(st, through)
+    t.append(f" through {where}" if through else " through nothing yet")
     t.append(f" @{fmt_bytes(s.consumed)}")
     mal = sum(x.malformed for x in st.sources)
     unk = sum(x.unknown for x in st.sources)
