@@ -149,3 +149,13 @@ def test_resolution_is_the_same_in_any_chunking() -> None:
                 sf.feed_line(0, n, off, line)
                 off += len(line) + 1
         assert current_episodes(sf.snapshot()) == ref
+
+
+def test_the_worker_view_says_where_a_retry_fixed_a_failure() -> None:
+    from tracetui.views.worker import render_worker_view
+
+    fixed = render_worker_view(_repro({"command": "mix test"}).state())
+    failures = fixed[fixed.index("RECENT FAILURES"):fixed.index("EPISODES")]
+    assert "a retry succeeded at session.jsonl:6" in failures, failures
+    still = render_worker_view(_repro({"command": "mix test"}, retry_ok=False).state())
+    assert "a retry succeeded" not in still

@@ -120,12 +120,17 @@ def _agg_line(state: RunState, src: int, agg: Any) -> Item:
 
 def recent_failures(state: RunState) -> list[tuple[Any, str, Any]]:
     """``[(anchor, text, quote)]`` of failed tool calls, rejected/interrupted tool uses and API
-    errors, newest first (main thread first among equals)."""
+    errors, newest first (main thread first among equals). A failed call that a later retry
+    fixed (``ErrorNote.resolved_by``, model/derive.py ``retry_keys``) says where the retry
+    succeeded."""
+    fixed = {e.anchor: e.resolved_by for ep in current_episodes(state) for e in ep.errors if e.resolved_by is not None}
     out = []
     for st, d in _derived_of(state):
         for n in d.ruled_out:
             if n.kind in ("error", "rejected", "interrupted"):
-                out.append((n.anchor, n.text, n.quote))
+                by = fixed.get(n.anchor) if n.kind == "error" else None
+                text = n.text if by is None else f"{n.text}; a retry succeeded at {state.fmt_anchor(by)}"
+                out.append((n.anchor, text, n.quote))
     for ep in current_episodes(state):
         for e in ep.errors:
             if e.tool == "API":
