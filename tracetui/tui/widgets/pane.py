@@ -39,7 +39,8 @@ class Shown:
 
 def short_anchor(state: RunState, anchor: Anchor | None) -> str:
     """``file:line`` of ``anchor`` with a long file name cut to its first 8 characters
-    (``d3m0c0de…:41``); the header's watermark and the drill-down name the whole file."""
+    (``d3m0c0de…:41``); the drill-down, and the header's watermark from 100 columns, name the
+    whole file."""
     if anchor is None:
         return "unlocated"
     name = state.source_name(anchor.src)
