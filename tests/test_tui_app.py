@@ -676,8 +676,11 @@ async def test_e_opens_the_live_episode_unless_the_cursor_was_moved(tmp_path: Pa
         # in HISTORY, the episode being viewed, wherever the cursor is
         assert await opened("left_square_bracket", "left_square_bracket", "up", "e") == 3
         await pilot.press("l")
-        # live, after the user moved the cursor: the episode under it
+        # live, after the user moved the cursor: the episode under it, also after a resize
         assert await opened("up", "up", "e") == 3
+        await pilot.resize_terminal(100, 40)
+        await pilot.pause()
+        assert await opened("e") == 3
         # Enter opens the row under the cursor
         assert await opened("down", "enter") == 4
         # back to live resets the cursor to the newest

@@ -81,6 +81,7 @@ class EpisodesList(OptionList):
             return
         old = self._keys if width == self._width else []
         was_sel = any(k[-1] for k in self._keys)
+        was_at = self.highlighted
         follow = not self.user_moved or self.highlighted is None or self.highlighted >= len(self._keys) - 1
         if len(old) > len(keys) or any(a[0] != b[0] for a, b in zip(old, keys)) or not old:
             if old:  # other episodes (the file was folded again): the user's row is gone
@@ -106,6 +107,9 @@ class EpisodesList(OptionList):
             self.user_moved = False
             if rows:
                 self.highlighted = len(rows) - 1
+        elif self.highlighted is None and was_at is not None and rows:
+            # redrawn at another width: the cursor stays on the user's row
+            self.highlighted = min(was_at, len(rows) - 1)
 
     # the user's own moves: from then on `e` opens the row under the cursor (SessionView)
     def action_cursor_up(self) -> None:
