@@ -27,7 +27,7 @@ tool result). Everything here is pure: no clock, no I/O; times are the records' 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Union
+from typing import Any, Union
 
 import msgspec
 
@@ -431,22 +431,24 @@ class EpisodeBook(msgspec.Struct):
                 self.error_episode[tid] = index
             if len(errors) < ERRORS_KEPT:
                 errors = errors + (ErrorNote(ev.anchor, ev.name or "?", ev.excerpt, tid),)
-        new = msgspec.structs.replace(
-            old,
-            version=old.version + 1,
-            lifecycle="current",
-            dangling=dangling,
-            tool_errors=tool_errors,
-            errors=errors,
-            reason=f"late tool_result for …{tid[-8:]}",
-            reason_anchor=ev.anchor,
-            superseded_by=None,
-            made_at=pos,
+        new = self._new_version(
+            index, f"late tool_result for …{tid[-8:]}", ev.anchor, pos, dangling=dangling, tool_errors=tool_errors, errors=errors
         )
-        new = msgspec.structs.replace(new, status=_recomputed_status(new, len(dangling)))
+        self.versions[-1] = msgspec.structs.replace(new, status=_recomputed_status(new, len(dangling)))
+
+    def _new_version(self, index: int, reason: str, anchor: Anchor, pos: int, **changes: Any) -> Episode:
+        """Append the next version of episode ``index`` (its newest one with ``changes``, made at
+        ledger position ``pos`` for ``reason``, seen at ``anchor``) and mark the old one
+        superseded; returns the new version."""
+        at = self.latest[index]
+        old = self.versions[at]
+        new = msgspec.structs.replace(
+            old, version=old.version + 1, lifecycle="current", reason=reason, reason_anchor=anchor, superseded_by=None, made_at=pos, **changes
+        )
         self.versions[at] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)
         self.latest[index] = len(self.versions)
         self.versions.append(new)
+        return new
 
     def resolve(self, tool_use_id: str, anchor: Anchor, pos: int) -> bool:
         """A later call retried the failed call ``tool_use_id`` and succeeded, its result at
@@ -473,21 +475,15 @@ class EpisodeBook(msgspec.Struct):
         status = old.status
         if status == "unresolved" and old.ended_on_error == tool_use_id:
             status = "errors"
-        new = msgspec.structs.replace(
-            old,
-            version=old.version + 1,
-            lifecycle="current",
+        self._new_version(
+            index,
+            f"failed call …{tool_use_id[-8:]} resolved by a later successful retry",
+            anchor,
+            pos,
             status=status,
             errors=errors,
             resolved_errors=old.resolved_errors + 1,
-            reason=f"failed call …{tool_use_id[-8:]} resolved by a later successful retry",
-            reason_anchor=anchor,
-            superseded_by=None,
-            made_at=pos,
         )
-        self.versions[at] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)
-        self.latest[index] = len(self.versions)
-        self.versions.append(new)
         return True
 
     def _mark_stale(self, index: int) -> None:
