@@ -10,24 +10,51 @@ import json
 from typing import Any
 
 from tracetui.model.state import Anchor, RunState
-from tracetui.tui.format import clean
+from tracetui.tui.format import clean, fmt_bytes
 
-__all__ = ["read_record", "block_text", "read_excerpt", "MAX_LINE_BYTES", "EXCERPT_CHARS"]
+__all__ = ["read_record", "block_text", "read_excerpt", "RecordTooLarge", "MAX_LINE_BYTES", "EXCERPT_CHARS"]
 
-#: bytes of one line read back at most (a longer line is read up to this and said so)
+#: bytes of one line read back at most: the drill-down stays bounded in memory and time however
+#: large a record is (a longer record is said too large, with its size, never parsed in part)
 MAX_LINE_BYTES = 4 << 20
+#: bytes read at a time while measuring a record longer than :data:`MAX_LINE_BYTES`
+_SCAN_CHUNK = 1 << 20
 #: characters of a read-back excerpt shown in the drill-down
 EXCERPT_CHARS = 600
 
 _decoder = json.JSONDecoder()
 
 
-def read_record(path: str, offset: int) -> dict[str, Any]:
-    """The JSON object starting at byte ``offset`` of ``path``. Raises ``OSError`` on I/O
-    errors and ``ValueError`` when the bytes there are not a JSON object (file changed?)."""
+class RecordTooLarge(ValueError):
+    """The line at an anchor is longer than :data:`MAX_LINE_BYTES`; ``size`` is its length in
+    bytes (without the newline), measured by scanning to the newline or the end of the file
+    ``chunk`` bytes at a time, never holding more than one chunk."""
+
+    def __init__(self, path: str, offset: int, size: int) -> None:
+        super().__init__(f"{path}@{offset}: record of {size} bytes is longer than {MAX_LINE_BYTES} bytes")
+        self.size = size
+
+
+def read_record(path: str, offset: int, max_bytes: int = MAX_LINE_BYTES) -> dict[str, Any]:
+    """The JSON object starting at byte ``offset`` of ``path``, its line read up to
+    ``max_bytes`` bytes. Raises ``OSError`` on I/O errors, :class:`RecordTooLarge` when the line
+    is longer than ``max_bytes`` (the file need not have changed), and ``ValueError`` when the
+    bytes there are not a JSON object (the file changed since it was folded)."""
     with open(path, "rb") as f:
         f.seek(offset)
-        line = f.readline(MAX_LINE_BYTES)
+        line = f.readline(max_bytes)
+        if len(line) >= max_bytes and not line.endswith(b"\n"):
+            size = len(line)
+            while True:
+                chunk = f.read(_SCAN_CHUNK)
+                nl = chunk.find(b"\n")
+                if nl >= 0:
+                    size += nl
+                    break
+                size += len(chunk)
+                if len(chunk) < _SCAN_CHUNK:
+                    break
+            raise RecordTooLarge(path, offset, size)
     text = line.decode("utf-8", "replace")
     obj, _end = _decoder.raw_decode(text)
     if not isinstance(obj, dict):
@@ -81,16 +108,21 @@ def block_text(rec: dict[str, Any], block: int) -> str:
     return json.dumps(rec, ensure_ascii=False)[:2000]
 
 
-def read_excerpt(state: RunState, anchor: Anchor, block: int, limit: int = EXCERPT_CHARS) -> str:
+def read_excerpt(state: RunState, anchor: Anchor, block: int, limit: int = EXCERPT_CHARS, inline: str = "", max_bytes: int = MAX_LINE_BYTES) -> str:
     """Up to ``limit`` characters of the block at ``anchor``, control sequences removed; on any
-    failure, a one-line note saying what went wrong (never raises)."""
+    failure, a one-line note saying what went wrong (never raises). A record longer than
+    ``max_bytes`` is said too large (its size in MB, the bound), after ``inline`` (the ledger's
+    own excerpt of the block, when the caller has one)."""
     if not 0 <= anchor.src < len(state.sources):
         return f"(source {anchor.src} unknown)"
     path = state.sources[anchor.src].path
     try:
-        rec = read_record(path, anchor.offset)
+        rec = read_record(path, anchor.offset, max_bytes)
     except OSError as exc:
         return f"(cannot read {state.fmt_anchor(anchor)}: {exc.strerror or exc})"
+    except RecordTooLarge as exc:
+        head = f"{clean(inline).strip()} … " if inline.strip() else ""
+        return f"{head}(record too large to show here: {fmt_bytes(exc.size)} at {state.fmt_anchor(anchor)}; tracetui reads at most {fmt_bytes(max_bytes)} of a line for an excerpt)"
     except ValueError:
         return f"(no record at {state.fmt_anchor(anchor)}: the file changed since it was folded)"
     text = clean(block_text(rec, block)).strip()

@@ -85,7 +85,7 @@ class EpisodeScreen(Screen[None]):
         n = 0
         for ev in [*self.events, *self.late.values()]:
             if ev.kind in ("tool_use", "tool_result", "assistant_text", "prompt", "api_error"):
-                got[(ev.anchor.src, ev.anchor.offset, ev.block)] = read_excerpt(self.state, ev.anchor, ev.block)
+                got[(ev.anchor.src, ev.anchor.offset, ev.block)] = read_excerpt(self.state, ev.anchor, ev.block, inline=ev.excerpt)
                 n += 1
                 if n >= MAX_STEPS:
                     break
