@@ -5,13 +5,20 @@ Fixture sessions are built here (``TranscriptBuilder``); nothing is copied from 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from test_tui_support import app_for, wait_for_state
+from rich.text import Text
+from textual.widgets import Static
+
+from test_tui_support import app_for, demo_session, wait_for_state
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.ingest.session import SessionReader
 from tracetui.tui.excerpts import MAX_LINE_BYTES, read_excerpt
-from tracetui.tui.screens.episode import EpisodeScreen
+from tracetui.tui.screens.episode import EpisodeScreen, plural
+from tracetui.tui.screens.help import PANES
+from tracetui.tui.widgets.episodes import STATUS_STYLE, EpisodesList
+from tracetui.tui.widgets.files import FilesPane
 
 
 def _state(path: Path):
@@ -85,3 +92,95 @@ async def test_drill_down_says_a_record_over_4_mib_is_too_large(tmp_path: Path) 
         assert "the file changed" not in steps
         assert f"record too large to show here: {size / 1024 / 1024:.1f} MB at big.jsonl:3" in steps
         assert "reads at most 4.0 MB of a line for an excerpt" in steps
+
+
+# -- 3. labels, counts that agree, blank steps, fixed errors ----------------------------------
+def _retry_session(path: Path) -> TranscriptBuilder:
+    """A failing test run retried with success, a whitespace-only text block, an API error."""
+    b = TranscriptBuilder()
+    b.prompt("Make the tests pass")
+    b.tick(1).tool("Bash", {"command": "pytest -q"}, "Exit code 1\n1 failed", is_error=True, took=2)
+    b.tick(1).tool("Edit", {"file_path": "/home/dev/shop-api/app/x.py", "old_string": "a", "new_string": "b"}, "The file has been updated.", took=0.2)
+    b.tick(1).api_error(529, "Overloaded")
+    b.tick(1).text("  \n\t ")
+    b.tick(1).tool("Bash", {"command": "pytest -q"}, "3 passed", took=2)
+    b.tick(1).text("All tests pass now.")
+    b.write(path)
+    return b
+
+
+async def test_files_and_episodes_figures_are_labelled_apart(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _retry_session(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        files = str(view.query_one(FilesPane).content)
+        assert "app/x.py" in files and "r0 w0 ed1" in files
+        line = str(view.query_one(EpisodesList).get_option_at_index(0).prompt)
+        # one tool error and one API error: "2 err", not "2e" beside the Files pane's "1e"
+        assert re.search(r"\b3c\s+2 err\b", line), line
+
+
+async def test_help_explains_the_figures_and_the_status_marks(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _retry_session(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("f1")
+        text = "\n".join(str(w.content) if isinstance(w.content, (str, Text)) else "" for w in app.screen.query(Static))
+        panes = " ".join(f"{name} {what}" for name, what in PANES)
+        assert "r1 w0 ed2 is 1 read, 0 writes, 2 edits" in panes and "(4 err)" in panes
+        for status, (mark, _style) in STATUS_STYLE.items():
+            assert re.search(rf"^{re.escape(mark)}  \S", text, re.M), (status, mark)
+        assert "‖  interrupted" in text and "?  unresolved" in text and "!  errors" in text
+
+
+def test_plural() -> None:
+    assert plural(1, "tool error") == "1 tool error"
+    assert plural(0, "tool error") == plural(0, "tool error") == "0 tool errors"
+    assert plural(2, "interrupt") == "2 interrupts"
+
+
+async def test_drill_down_counts_agree_with_its_errors_list(tmp_path: Path) -> None:
+    # the demo's episode 2: one failed call (its result came late) and one interrupt; the
+    # header said "1 errors" above a list of two entries
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        view = await wait_for_state(pilot)
+        view.query_one(EpisodesList).highlighted = 1
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, EpisodeScreen) and screen.row.index == 2
+        summary = str(screen.query_one("#episode-summary").content)
+        errors = str(screen.query_one("#episode-errors").content)
+        assert "1 errors" not in summary
+        assert "3 tool calls · 1 tool error · 1 interrupt · " in summary
+        head, _, _rest = errors.partition("Anchors")
+        title, *entries = [ln for ln in head.splitlines() if ln.strip()]
+        assert title == "Errors  1 tool error · 1 interrupt"
+        assert len(entries) == 2
+        assert sum(" interrupt [Request interrupted" in e for e in entries) == 1 and sum(" Bash Exit code 137" in e for e in entries) == 1
+
+
+async def test_drill_down_shows_fixed_errors_and_blank_text(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _retry_session(path)
+    st = _state(path)
+    ok = [ev for ev in st.ledgers[0] if ev.kind == "tool_result" and not ev.is_error and "passed" in ev.excerpt][0]
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for_state(pilot)
+        screen = await _open_drill_down(pilot, app)
+        summary = str(screen.query_one("#episode-summary").content)
+        assert "3 tool calls · 1 tool error (1 fixed by retry) · 1 API error · 1 API retry notice · " in summary
+        errors = str(screen.query_one("#episode-errors").content)
+        bash = next(ln for ln in errors.splitlines() if " Bash " in ln)
+        assert bash.endswith(f"✓ fixed by retry at s.jsonl:{ok.anchor.line}")
+        assert "API error" in errors and "fixed" not in next(ln for ln in errors.splitlines() if "API error" in ln and "·" not in ln)
+        steps = str(screen.query_one("#episode-steps").content)
+        blank = next(ev for ev in st.ledgers[0] if ev.kind == "assistant_text" and not ev.excerpt.strip())
+        assert f"✎ (blank text)  s.jsonl:{blank.anchor.line}" in steps
+        assert not re.search(r"✎\s+s\.jsonl:", steps)

@@ -13,20 +13,56 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tracetui.model.state import Event, RunState
+from tracetui.model.state import Anchor, Event, RunState
 from tracetui.tui.excerpts import read_excerpt
 from tracetui.tui.format import data, fmt_age, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow, episode_events
 from tracetui.tui.widgets.episodes import STATUS_STYLE
 from tracetui.tui.widgets.pane import short_anchor
 
-__all__ = ["EpisodeScreen", "MAX_STEPS", "LATE_SCAN"]
+__all__ = ["EpisodeScreen", "MAX_STEPS", "LATE_SCAN", "plural", "error_counts"]
 
 #: steps read back from disk at most (the rest show their inline ledger excerpt)
 MAX_STEPS = 300
 #: ledger events after an episode searched for late results of its calls
 LATE_SCAN = 5000
 _SHOWN_KINDS = {"tool_use", "tool_result", "assistant_text", "interrupt", "api_error", "compaction", "compact_summary", "prompt", "system", "unknown_record", "unknown_block"}
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 tool error``, ``2 tool errors`` (English plural by ``s``)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+#: what an Errors entry of each category is called (``earlier``: see :meth:`EpisodeScreen.error_entries`)
+_ENTRY_LABEL = {
+    "tool": lambda ev: ev.name or "tool",
+    "api": lambda ev: "API error",
+    "interrupt": lambda ev: "interrupt",
+    "earlier": lambda ev: f"{ev.name or 'tool'} (a call made before this episode)",
+    "retry": lambda ev: "API retry notice",
+    "other": lambda ev: ev.name or ev.kind.replace("_", " "),
+}
+
+
+def error_counts(entries: list[tuple[str, Event]], resolved: int = 0) -> str:
+    """The counts of an Errors list by category: ``1 tool error · 1 interrupt``; tool errors
+    always, the others when there are any; ``(k fixed by retry)`` after the tool errors."""
+    n = {c: 0 for c in _ENTRY_LABEL}
+    for cat, _ev in entries:
+        n[cat] += 1
+    parts = [plural(n["tool"], "tool error") + (f" ({resolved} fixed by retry)" if resolved else "")]
+    if n["api"]:
+        parts.append(plural(n["api"], "API error"))
+    if n["interrupt"]:
+        parts.append(plural(n["interrupt"], "interrupt"))
+    if n["retry"]:
+        parts.append(plural(n["retry"], "API retry notice"))
+    if n["earlier"]:
+        parts.append(plural(n["earlier"], "failed result") + " of earlier calls")
+    if n["other"]:
+        parts.append(plural(n["other"], "other error"))
+    return " · ".join(parts)
 
 
 class EpisodeScreen(Screen[None]):
@@ -96,6 +132,40 @@ class EpisodeScreen(Screen[None]):
         self.loaded = True
         self.query_one("#episode-steps", Static).update(self._steps())
 
+    # -- errors -----------------------------------------------------------------------------
+    def error_entries(self) -> list[tuple[str, Event]]:
+        """The Errors list: ``(category, event)`` in ledger order, then late results. Categories:
+        ``tool`` (a failed result of this episode's call, late ones included), ``api`` (an API
+        error), ``interrupt`` (the user interrupted), ``earlier`` (a failed result, in this
+        episode, of a call made before it: the episode model counts it in the call's episode),
+        ``retry`` (Claude Code's notice that it retries a failed API request), ``other`` (another record marked as an error)."""
+        calls = {ev.tool_use_id for ev in self.events if ev.kind == "tool_use" and ev.tool_use_id}
+        out: list[tuple[str, Event]] = []
+        for ev in self.events:
+            if ev.kind == "interrupt":
+                out.append(("interrupt", ev))
+            elif ev.kind == "api_error":
+                out.append(("api", ev))
+            elif ev.kind == "tool_result" and ev.is_error:
+                out.append(("tool" if ev.tool_use_id in calls or self.row.source is None else "earlier", ev))
+            elif ev.kind == "system" and ev.name == "api_error":
+                out.append(("retry", ev))
+            elif ev.is_error:
+                out.append(("other", ev))
+        out += [("tool", ev) for ev in self.late.values() if ev.is_error]  # late, but this episode's calls
+        return out
+
+    def fixed_by(self) -> dict[str, Anchor]:
+        """Where a later successful retry fixed each failed call of the episode (by tool_use
+        id), from the episode model's error notes (``ErrorNote.resolved_by``); empty when this
+        build has no episode model."""
+        notes = getattr(self.row.source, "errors", ()) or ()
+        return {n.tool_use_id: n.resolved_by for n in notes if getattr(n, "tool_use_id", None) and getattr(n, "resolved_by", None) is not None}
+
+    def resolved_errors(self) -> int:
+        """Tool errors of the episode a later retry fixed (the episode model's count)."""
+        return int(getattr(self.row.source, "resolved_errors", 0) or 0)
+
     # -- content ----------------------------------------------------------------------------
     def _excerpt(self, ev: Event) -> str:
         return self.excerpts.get((ev.anchor.src, ev.anchor.offset, ev.block), ev.excerpt)
@@ -110,7 +180,11 @@ class EpisodeScreen(Screen[None]):
             t.append(f"  version {getattr(r.source, 'version', len(r.versions))} of {len(r.versions)}", style="dim")
         a, b = parse_ts(r.start), parse_ts(r.end)
         took = fmt_age(b - a) if a is not None and b is not None and b >= a else ("running" if r.live else "?")
-        t.append(f"\n{r.tool_calls} tool calls · {r.tool_errors} errors · {fmt_tokens(r.tokens)} tokens · took {took}")
+        t.append(f"\n{plural(r.tool_calls, 'tool call')} · {error_counts(self.error_entries(), self.resolved_errors())} · {fmt_tokens(r.tokens)} tokens · took {took}")
+        listed = sum(1 for cat, _ev in self.error_entries() if cat in ("tool", "api"))
+        if listed != r.tool_errors:
+            # the list reads the ledger; the Episodes pane the episode model: say both when apart
+            t.append(f" (the Episodes pane counts {plural(r.tool_errors, 'tool or API error')})", style="dim")
         t.append(f" · ledger events {r.ledger_start}–{r.ledger_end}", style="dim")
         t.append("\n\nAsk ", style="bold")
         t.append(f"{short_anchor(st, r.ask_anchor)}\n", style="dim")
@@ -167,7 +241,11 @@ class EpisodeScreen(Screen[None]):
                     t.append(f"  {short_anchor(st, res.anchor)}", style="dim")
             elif ev.kind == "assistant_text":
                 t.append("✎ ", style="bold green")
-                t.append_text(data(self._excerpt(ev), limit=600, multiline=True))
+                said = self._excerpt(ev)
+                if said.strip():
+                    t.append_text(data(said, limit=600, multiline=True))
+                else:  # a text block of whitespace only: say so rather than show an empty step
+                    t.append("(blank text)", style="dim italic")
                 t.append(f"  {short_anchor(st, ev.anchor)}", style="dim")
             elif ev.kind in ("interrupt", "api_error") or ev.is_error:
                 t.append(f"✖ {ev.kind.replace('_', ' ')} ", style="bold red")
@@ -190,17 +268,22 @@ class EpisodeScreen(Screen[None]):
     def _errors_and_anchors(self) -> Text:
         st = self.state
         t = Text()
+        entries = self.error_entries()
         t.append("\n\nErrors", style="bold underline")
-        errs = [ev for ev in self.events if ev.is_error or ev.kind in ("api_error", "interrupt")]
-        errs += [ev for ev in self.late.values() if ev.is_error]  # late, but this episode's calls
-        if not errs:
+        if entries:
+            t.append(f"  {error_counts(entries, self.resolved_errors())}", style="dim")
+        else:
             t.append("\nnone", style="dim italic")
-        for ev in errs[:50]:
+        fixed = self.fixed_by()
+        for cat, ev in entries[:50]:
             t.append(f"\n{short_anchor(st, ev.anchor)} ", style="dim")
-            t.append(f"{ev.name or ev.kind} ", style="bold red")
+            t.append(f"{_ENTRY_LABEL[cat](ev)} ", style="magenta" if cat == "interrupt" else "bold red")
             t.append_text(data(ev.excerpt, limit=160))
-        if len(errs) > 50:
-            t.append(f"\n+{len(errs) - 50} more errors", style="italic")
+            by = fixed.get(ev.tool_use_id or "") if cat in ("tool", "earlier") else None
+            if by is not None:
+                t.append(f"  ✓ fixed by retry at {short_anchor(st, by)}", style="green")
+        if len(entries) > 50:
+            t.append(f"\n+{len(entries) - 50} more errors and interrupts", style="italic")
         t.append("\n\nAnchors", style="bold underline")
         first = self.events[0].anchor if self.events else None
         last = self.events[-1].anchor if self.events else None

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-__all__ = ["HelpScreen", "PANES"]
+__all__ = ["HelpScreen", "PANES", "status_legend"]
 
 PANES = (
     ("Header", "LIVE / PAUSED / HISTORY, session, project (cwd), model; the watermark: through which file:line the state is folded, malformed and unknown counts, pending bytes. In HISTORY every value is the scrubbed state's (as of the end of that episode, main thread only); the live line and size follow 'live:'."),
@@ -18,11 +18,27 @@ PANES = (
     ("Goal", "the first human prompt, and the latest ask."),
     ("Now", "the call in flight, or the last thing the agent did, with its age."),
     ("Pending calls", "tool calls without a result yet, with ticking ages."),
-    ("Episodes", "status, calls, errors, tokens, duration and ask per episode; Enter opens the drill-down."),
+    ("Episodes", "one row per human prompt: number, status mark, ask, then tool calls (16c), tool and API errors (4 err), tokens and duration ('live' while the session is written to); Enter opens the drill-down."),
     ("Counters", "turns, tool calls by name, errors, tokens, estimated cost (USD), and the context-window gauge (input + cache tokens of the last API call)."),
     ("Anomalies", "badges coloured by severity: info, warning, error, critical; open ones first, then cleared ones (✓ cleared). Paths are relative to the session's folder."),
-    ("Files / Todos / Subagents", "files touched (r/w/e), the todo list, Task/Agent calls with their transcripts."),
+    ("Files", "files touched, most recent first, with how often each was read, written and edited: r1 w0 ed2 is 1 read, 0 writes, 2 edits."),
+    ("Todos / Subagents", "the todo list; Task/Agent calls with their transcripts."),
 )
+
+
+def status_legend() -> str:
+    """The episode status marks as the Episodes pane and timeline draw them
+    (:data:`tracetui.tui.widgets.episodes.STATUS_STYLE`), each with its meaning."""
+    from tracetui.tui.widgets.episodes import STATUS_STYLE
+
+    meaning = {
+        "in_progress": "in progress (the open episode)",
+        "ok": "ok",
+        "errors": "errors happened, the episode ended on a success (or a retry fixed the last one)",
+        "interrupted": "interrupted (by the user, or the next prompt came with calls open)",
+        "unresolved": "unresolved: ended on an error, or with no answer after its last tool result",
+    }
+    return "\n".join(f"{mark}  {meaning.get(status, status)}" for status, (mark, _style) in STATUS_STYLE.items())
 
 
 class HelpScreen(ModalScreen[None]):
@@ -60,4 +76,6 @@ class HelpScreen(ModalScreen[None]):
             yield Static(keys)
             yield Static(Text("\nPanes", style="bold underline"))
             yield Static(panes)
+            yield Static(Text("\nEpisode status marks", style="bold underline"))
+            yield Static(Text(status_legend()))
             yield Static(Text("\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.\nFooter: it shows the keys that fit the terminal's width (in a narrow one, Pause, Sessions, the tab key and the palette key may leave it); every key above works at any width.", style="dim"))

@@ -22,7 +22,8 @@ STATUS_STYLE = {
 
 
 def episode_line(row: EpisodeRow, width: int, selected: bool = False) -> Text:
-    """``  3 ✓ ask…   12c  1e  45.1k  2m05s`` fitted to ``width`` cells. The figures have
+    """``  3 ✓ ask…   12c   1 err  45.1k  2m05s`` (tool calls, tool and API errors, tokens,
+    duration) fitted to ``width`` cells. The figures have
     fixed widths so they line up; they are dropped from the right before the ask gets shorter
     than 12 characters."""
     mark, style = STATUS_STYLE.get(row.status, ("·", ""))
@@ -30,7 +31,7 @@ def episode_line(row: EpisodeRow, width: int, selected: bool = False) -> Text:
     took = "live" if row.live else fmt_age(b - a if a is not None and b is not None and b >= a else None)
     figures = [
         (f"{row.tool_calls:>4}c", ""),
-        (f"{row.tool_errors:>3}e", "bold red" if row.tool_errors else "dim"),
+        (f"{row.tool_errors:>3} err", "bold red" if row.tool_errors else "dim"),
         (f"{fmt_tokens(row.tokens):>6}", "dim"),
         (f"{took:>6}", "dim"),
     ]

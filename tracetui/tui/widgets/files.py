@@ -7,7 +7,13 @@ from rich.text import Text
 from tracetui.tui.format import short_path
 from tracetui.tui.widgets.pane import Pane, Shown
 
-__all__ = ["FilesPane"]
+__all__ = ["FilesPane", "file_counts"]
+
+
+def file_counts(reads: int, writes: int, edits: int) -> str:
+    """``r1 w0 ed2``: reads, writes, edits of one file, letters first so they do not read as
+    the Episodes pane's figures (``4 err``); the help screen explains them."""
+    return f"r{reads} w{writes} ed{edits}"
 
 
 class FilesPane(Pane):
@@ -33,7 +39,7 @@ class FilesPane(Pane):
         for i, f in enumerate(show):
             if i:
                 out.append("\n")
-            counts = f"{f.reads}r {f.writes}w {f.edits}e"
+            counts = file_counts(f.reads, f.writes, f.edits)
             name = short_path(f.path, st.main.cwd, max(8, w - len(counts) - 1))
             out.append(name)
             out.append(" " * max(1, w - len(name) - len(counts)))
