@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -24,12 +25,35 @@ from tracetui.tui.settings import SessionSpec, Settings
 from tracetui.tui.view_model import EpisodeRow
 from tracetui.tui.widgets.session_view import SessionView
 
-__all__ = ["TraceApp", "make_app", "MIN_SIZE", "render_export"]
+__all__ = ["TraceApp", "make_app", "MIN_SIZE", "NARROW_BELOW", "NARROW_TIMEOUT", "copy_note", "render_export"]
 
 #: actions that act on the monitor's session view (hidden while a screen is over it)
 _MONITOR_ACTIONS = frozenset({"history_back", "history_forward", "live", "drill_down", "copy_card", "copy_worker", "toggle_pause", "sessions", "next_tab", "previous_tab"})
 #: the smallest terminal (columns, rows) the layout is made for
 MIN_SIZE = (60, 16)
+#: below this many columns notifications are compact (``Screen.-narrow Toast`` in the tcss,
+#: shorter texts, :data:`NARROW_TIMEOUT`): at 60 columns a full one covered a third of the screen
+NARROW_BELOW = 100
+#: seconds a notification stays at most in a narrow terminal (errors: twice this), so it does
+#: not hide the panes beneath it for long
+NARROW_TIMEOUT = 4.0
+
+
+def copy_note(label: str, scope: str, chars: int, path: Path | None, cut: int | None, tmux: bool, narrow: bool) -> str:
+    """What the copy keys say. The app cannot know whether the terminal took the OSC 52
+    sequence (tmux with its default ``set-clipboard external`` drops it; some terminals refuse
+    it), so it says it *sent* the text, and where the file is. ``narrow``: one short line,
+    the file named without its folder (``d3m0c0de…-card-live.txt``)."""
+    if narrow:
+        name = path.name if path is not None else ""
+        m = re.fullmatch(r"(.{8}).{5,}?(-(?:card|worker)-\w+\.txt)", name)
+        if m:  # <session>-<kind>-<scope>.txt (export.write_export): the session id shortened
+            name = f"{m[1]}…{m[2]}"
+        return f"{label.capitalize()} sent by OSC 52" + (f"; file {name}" if path else "; no file")
+    where = f" and wrote it to {path}" if path is not None else ""
+    hint = "the terminal may refuse it; under tmux it needs set-clipboard on" if tmux else "if the terminal accepts it"
+    note = f", cut to {cut} bytes" if cut else ""
+    return f"Sent the {label} ({scope}, {chars} chars{note}) to the clipboard by OSC 52 ({hint}){where}"
 
 
 def render_export(kind: str, view: SessionView) -> str:
@@ -91,6 +115,8 @@ class TraceApp(App[int]):
 
     CSS_PATH = "tracetui.tcss"
     TITLE = "tracetui"
+    #: every screen gets ``-narrow`` below :data:`NARROW_BELOW` columns (compact toasts)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-roomy")]
     #: the Episodes pane takes the keys first: up/down move, Enter opens the drill-down
     AUTO_FOCUS = "EpisodesList"
     BINDINGS = [
@@ -212,7 +238,10 @@ class TraceApp(App[int]):
     def _tick(self) -> None:
         if self.replay is not None and self.replay.done.is_set() and not self._demo_done_said:
             self._demo_done_said = True
-            self.notify("The demo has played to its end (its last command stays in flight). [ and ] step through its episodes; q quits.", title="Demo", timeout=12, markup=False)
+            if self.narrow:
+                self.notify("Demo over: [ ] step episodes, q quits", markup=False)
+            else:
+                self.notify("The demo has played to its end (its last command stays in flight). [ and ] step through its episodes; q quits.", title="Demo", timeout=12, markup=False)
         view = self.current_view
         if view is not None:
             view.tick()
@@ -337,9 +366,22 @@ class TraceApp(App[int]):
         clip, cut = cap_text(text, self.settings.clipboard_cap, path)
         self.copy_to_clipboard(clip)
         scope = "live" if view.episode is None else f"as of episode {view.episode}"
-        where = f"; written to {path}" if path else ""
-        note = f" (cut to {self.settings.clipboard_cap} bytes for the clipboard)" if cut else ""
-        self.notify(f"Copied the {label} ({scope}, {len(text)} chars){note}{where}", title="Copied", markup=False, timeout=8)
+        narrow = self.narrow
+        note = copy_note(label, scope, len(text), path, self.settings.clipboard_cap if cut else None, bool(os.environ.get("TMUX")), narrow)
+        self.notify(note, title="" if narrow else "Copy", markup=False, timeout=8)
+
+    @property
+    def narrow(self) -> bool:
+        """The terminal is narrower than :data:`NARROW_BELOW` columns (compact notifications)."""
+        return self.size.width < NARROW_BELOW
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None, markup: bool = True) -> None:
+        """Textual's notification; in a narrow terminal it stays at most :data:`NARROW_TIMEOUT`
+        seconds (errors twice that)."""
+        if self.narrow:
+            cap = NARROW_TIMEOUT * (2 if severity == "error" else 1)
+            timeout = min(cap, self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def copy_to_clipboard(self, text: str) -> None:
         """OSC 52 as Textual writes it, plus the same sequence wrapped for tmux's passthrough
