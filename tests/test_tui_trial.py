@@ -5,23 +5,28 @@ Fixture sessions are built here (``TranscriptBuilder``); nothing is copied from 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 from rich.text import Text
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 from textual.widgets._toast import Toast
 
 from test_tui_support import app_for, demo_session, wait_for_state
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.ingest.session import SessionReader
 from tracetui.tui.app import NARROW_TIMEOUT
+from tracetui.tui.format import LIVE_WINDOW, activity, is_live
+from tracetui.tui.messages import SnapshotReady
 from tracetui.tui.excerpts import MAX_LINE_BYTES, read_excerpt
 from tracetui.tui.screens.episode import EpisodeScreen, plural
 from tracetui.tui.screens.help import PANES
 from tracetui.tui.widgets.episodes import STATUS_STYLE, EpisodesList
 from tracetui.tui.widgets.files import FilesPane
+from tracetui.tui.widgets.header import SessionHeader
+from tracetui.tui.widgets.timeline import Timeline
 
 
 def _state(path: Path):
@@ -237,3 +242,70 @@ async def test_narrow_terminal_gets_a_compact_short_lived_copy_toast(tmp_path: P
         await pilot.pause()
         note = list(app._notifications)[-1]
         assert note.timeout == 8 and note.message.startswith("Sent the card (live")
+
+
+# -- 4. "live" only for a session written to lately -------------------------------------------
+def test_activity_is_live_only_within_the_window() -> None:
+    now = 1_800_000_000.0
+    assert activity(now - 5, now) == "live" and is_live(now - LIVE_WINDOW + 1, now)
+    assert activity(now + 30, now) == "live"  # a clock apart: just written
+    assert activity(None, now) == "live"  # unknown: nothing says otherwise
+    assert not is_live(now - LIVE_WINDOW, now)
+    assert activity(now - LIVE_WINDOW, now) == "idle 10m"
+    assert activity(now - 3 * 3600 - 59, now) == "idle 3h"
+    assert activity(now - 452 * 86400 - 14 * 3600, now) == "idle 452d"
+
+
+def test_ingest_loop_reports_the_newest_write_of_the_files(tmp_path: Path) -> None:
+    from tracetui.tui.ingest_loop import IngestLoop
+
+    path = tmp_path / "s.jsonl"
+    _retry_session(path)
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    posted: list = []
+    IngestLoop("k", [path], posted.append, use_cache=False, follow=False, watch=False).run()
+    snap = next(m for m in posted if isinstance(m, SnapshotReady))
+    assert snap.written == 1_700_000_000
+
+
+async def test_an_old_session_is_idle_not_live(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _retry_session(path)
+    written = path.stat().st_mtime
+    app = app_for([path], tmp_path, now=written + 452 * 86400 + 3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        header = str(view.query_one(SessionHeader).content)
+        timeline = str(view.query_one(Timeline).content)
+        row = str(view.query_one(EpisodesList).get_option_at_index(0).prompt)
+        assert "LIVE" not in header and header.startswith(" IDLE 452d ")
+        assert "LIVE" not in timeline and "1/1 IDLE 452d" in timeline
+        assert row.rstrip().endswith("idle") and "live" not in row
+        assert view.query_one(SessionHeader).has_class("-idle")
+    app = app_for([path], tmp_path, now=written + 60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert str(view.query_one(SessionHeader).content).startswith(" LIVE ")
+        assert "1/1 LIVE" in str(view.query_one(Timeline).content)
+        assert str(view.query_one(EpisodesList).get_option_at_index(0).prompt).rstrip().endswith("live")
+
+
+async def test_session_switcher_marks_only_recently_written_sessions_live(tmp_path: Path) -> None:
+    old = tmp_path / "projects" / "-p1" / "aaaa1111-0000-4000-8000-000000000001.jsonl"
+    new = tmp_path / "projects" / "-p2" / "bbbb2222-0000-4000-8000-000000000002.jsonl"
+    _retry_session(old)
+    _retry_session(new)
+    now = new.stat().st_mtime + 30
+    os.utime(old, (now - 452 * 86400, now - 452 * 86400))
+    app = app_for([new], tmp_path, now=now)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("s")
+        screen = app.screen
+        for _ in range(100):
+            if screen.sessions:
+                break
+            await pilot.pause(0.02)
+        table = screen.query_one(DataTable)
+        cells = {str(table.get_row_at(i)[3]): str(table.get_row_at(i)[0]) for i in range(table.row_count)}
+        assert cells == {new.stem: "live", old.stem: "452d00h ago"}

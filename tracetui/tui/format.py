@@ -27,6 +27,9 @@ __all__ = [
     "fmt_bytes",
     "fmt_usd",
     "short_path",
+    "LIVE_WINDOW",
+    "is_live",
+    "activity",
 ]
 
 # CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC (ESC P|X|^|_ … ST), other ESC pairs,
@@ -127,6 +130,36 @@ def fmt_usd(usd: float | None) -> str:
     if usd < 0.01:
         return f"~${usd:.4f}"
     return f"~${usd:.2f}"
+
+
+#: seconds since the session's files were last written within which it is shown as live (else
+#: "idle 3h"). Claude Code appends a record for every API message, tool call and result, and
+#: progress records while a tool runs; ten minutes without a write is twice the stall detector's
+#: threshold (``tracetui.model.anomalies.STALL_SECONDS``, 300 s), so a stalled call is flagged
+#: as a stall first and the session called idle only later.
+LIVE_WINDOW = 600.0
+
+
+def is_live(written: float | None, now: float) -> bool:
+    """The session was written to within :data:`LIVE_WINDOW` seconds of ``now`` (``written``:
+    the newest modification time of its files, seconds since the epoch; a time after ``now``,
+    a clock apart, counts as just written). Unknown (``None``) counts as live: nothing says
+    otherwise."""
+    return written is None or now - written < LIVE_WINDOW
+
+
+def activity(written: float | None, now: float) -> str:
+    """``live``, or ``idle 12m`` / ``idle 3h`` / ``idle 452d`` (the age of the last write in its
+    largest whole unit) by :func:`is_live`."""
+    if is_live(written, now):
+        return "live"
+    assert written is not None
+    age = now - written
+    if age < 3600:
+        return f"idle {int(age // 60)}m"
+    if age < 86400:
+        return f"idle {int(age // 3600)}h"
+    return f"idle {int(age // 86400)}d"
 
 
 def short_path(path: str, cwd: str | None, limit: int = 0) -> str:

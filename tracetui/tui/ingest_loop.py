@@ -9,6 +9,7 @@ an appended record shows within ~100 ms.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -102,6 +103,8 @@ class IngestLoop:
         self._resets: dict[int, int] = {}
         self._not_transcript: dict[int, str] = {}
         self._last_progress = 0.0
+        #: per source path: (consumed, size, lines) when last stat'ed, and its mtime then
+        self._mtimes: dict[str, tuple[tuple[int, int, int], float | None]] = {}
 
     # -- control (any thread) ---------------------------------------------------------------
     def wake(self) -> None:
@@ -170,6 +173,26 @@ class IngestLoop:
                 self.post(IngestNotice(self.key, "information", f"{s.name}: a transcript now"))
         self._not_transcript = bad
 
+    def written(self, state: Any) -> float | None:
+        """The newest modification time of ``state``'s files (seconds since the epoch), or
+        ``None`` when none can be stat'ed. A file is stat'ed again only when the fold read more
+        of it, so a snapshot of a session with many subagent files costs few system calls."""
+        newest: float | None = None
+        for s in state.sources:
+            key = (s.consumed, s.size, s.lines)
+            had = self._mtimes.get(s.path)
+            if had is not None and had[0] == key:
+                mtime = had[1]
+            else:
+                try:
+                    mtime = os.stat(s.path).st_mtime
+                except OSError:
+                    mtime = None
+                self._mtimes[s.path] = (key, mtime)
+            if mtime is not None and (newest is None or mtime > newest):
+                newest = mtime
+        return newest
+
     def run(self, cancelled: Callable[[], bool] = lambda: False) -> None:
         """Read, fold and post until ``cancelled()`` or :meth:`stop` (the worker's body)."""
         try:
@@ -203,7 +226,7 @@ class IngestLoop:
                             state = None
                         if state is not None:
                             self._notices(state)
-                            self.post(SnapshotReady(self.key, state))
+                            self.post(SnapshotReady(self.key, state, self.written(state)))
                         last_post = self.clock()
                         dirty = False
                         first = False

@@ -16,11 +16,14 @@ class SnapshotReady(Message):
     dropping the stale one loses nothing (``can_replace``). Deltas are never coalesced.
     """
 
-    def __init__(self, key: str, state: RunState) -> None:
+    def __init__(self, key: str, state: RunState, written: float | None = None) -> None:
         super().__init__()
         self.key = key
         #: the frozen state; never mutated after it was posted
         self.state = state
+        #: the newest modification time of the state's files (seconds since the epoch), or
+        #: ``None`` when none could be read: whether the session is live (``format.is_live``)
+        self.written = written
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, SnapshotReady) and message.key == self.key

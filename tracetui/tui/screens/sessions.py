@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tracetui.tui.format import fmt_age, fmt_bytes
+from tracetui.tui.format import activity, fmt_age, fmt_bytes
 from tracetui.tui.settings import SessionSpec
 
 __all__ = ["SessionSwitcher"]
@@ -58,9 +58,11 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         t = self.query_one(DataTable)
         t.loading = False
         self.sessions = found
-        now = time.time()
+        now = self.app.settings.clock() if hasattr(self.app, "settings") else time.time()
         for s in found[:500]:
-            t.add_row(Text(fmt_age(now - s.mtime) + " ago"), Text(fmt_bytes(s.size), justify="right"), Text(s.project), Text(s.session_id))
+            # "live" only for a file written within format.LIVE_WINDOW; else how long ago
+            live = activity(s.mtime, now) == "live"
+            t.add_row(Text("live" if live else fmt_age(now - s.mtime) + " ago", style="bold" if live else ""), Text(fmt_bytes(s.size), justify="right"), Text(s.project), Text(s.session_id))
         title = self.query_one("#sessions-title", Static)
         if not found:
             from tracetui.ingest.discover import projects_dir

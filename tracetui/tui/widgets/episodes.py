@@ -21,14 +21,15 @@ STATUS_STYLE = {
 }
 
 
-def episode_line(row: EpisodeRow, width: int, selected: bool = False) -> Text:
+def episode_line(row: EpisodeRow, width: int, selected: bool = False, open_label: str = "live") -> Text:
     """``  3 ✓ ask…   12c   1 err  45.1k  2m05s`` (tool calls, tool and API errors, tokens,
-    duration) fitted to ``width`` cells. The figures have
+    duration; the open episode's is ``open_label``: ``live``, or ``idle`` when the session's
+    files were not written lately) fitted to ``width`` cells. The figures have
     fixed widths so they line up; they are dropped from the right before the ask gets shorter
     than 12 characters."""
     mark, style = STATUS_STYLE.get(row.status, ("·", ""))
     a, b = parse_ts(row.start), parse_ts(row.end)
-    took = "live" if row.live else fmt_age(b - a if a is not None and b is not None and b >= a else None)
+    took = open_label if row.live else fmt_age(b - a if a is not None and b is not None and b >= a else None)
     figures = [
         (f"{row.tool_calls:>4}c", ""),
         (f"{row.tool_errors:>3} err", "bold red" if row.tool_errors else "dim"),
@@ -77,7 +78,8 @@ class EpisodesList(OptionList):
         width = max(20, self.scrollable_content_region.width or self.size.width)
         # while scrubbing, the list (and each row's figures) is still the live one: say so
         self.border_title = f"Episodes ({len(rows)}, live)" if shown.history else f"Episodes ({len(rows)})"
-        keys = [(r.index, r.status, r.tool_calls, r.tool_errors, r.tokens, r.end, len(r.versions), r.ask, sel == r.index) for r in rows]
+        open_label = "live" if shown.activity == "live" else "idle"
+        keys = [(r.index, r.status, r.tool_calls, r.tool_errors, r.tokens, r.end, len(r.versions), r.ask, r.live and open_label, sel == r.index) for r in rows]
         if keys == self._keys and width == self._width:
             return
         old = self._keys if width == self._width else []
@@ -93,9 +95,9 @@ class EpisodesList(OptionList):
         for i, (r, k) in enumerate(zip(rows, keys)):
             if i < len(old):
                 if old[i] != k:
-                    self.replace_option_prompt_at_index(i, episode_line(r, width, sel == r.index))
+                    self.replace_option_prompt_at_index(i, episode_line(r, width, sel == r.index, open_label))
             else:
-                self.add_option(episode_line(r, width, sel == r.index))
+                self.add_option(episode_line(r, width, sel == r.index, open_label))
         self._keys = keys
         self._width = width
         self.rows_data = tuple(rows)

@@ -13,12 +13,13 @@ __all__ = ["SessionHeader", "status_of"]
 
 
 def status_of(shown: Shown) -> str:
-    """``HISTORY``, ``PAUSED`` or ``LIVE``."""
+    """``HISTORY``, ``PAUSED``, ``LIVE`` (the files were written within
+    ``format.LIVE_WINDOW``), or ``IDLE 3h`` (how long since the last write)."""
     if shown.history:
         return "HISTORY"
     if shown.paused:
         return "PAUSED"
-    return "LIVE"
+    return shown.live_status
 
 
 class SessionHeader(Static):
@@ -48,6 +49,7 @@ class SessionHeader(Static):
         status = status_of(shown)
         self.set_class(status == "HISTORY", "-history")
         self.set_class(status == "PAUSED", "-paused")
+        self.set_class(status.startswith("IDLE"), "-idle")
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f" {status} ", style="bold reverse")
         if shown.history:

@@ -21,7 +21,9 @@ class Shown:
 
     ``live`` is the newest folded state; ``state`` is what the panes show (``live``, or the state
     as of the end of episode ``episode`` while scrubbing); ``now`` is the app clock in seconds
-    since the epoch (ages tick from it); ``rows`` are the episodes of ``live``.
+    since the epoch (ages tick from it); ``rows`` are the episodes of ``live``; ``written`` is
+    when the session's files were last modified (seconds since the epoch, ``None``: unknown)
+    and ``clock`` the app clock (``now`` is the end of the episode while scrubbing).
     """
 
     live: RunState
@@ -30,6 +32,22 @@ class Shown:
     now: float
     rows: tuple[EpisodeRow, ...]
     paused: bool = False
+    written: float | None = None
+    clock: float | None = None
+
+    @property
+    def activity(self) -> str:
+        """``live`` while the session's files were written within ``format.LIVE_WINDOW`` of
+        the app clock, else ``idle 3h`` (:func:`tracetui.tui.format.activity`)."""
+        from tracetui.tui.format import activity
+
+        return activity(self.written, self.now if self.clock is None else self.clock)
+
+    @property
+    def live_status(self) -> str:
+        """:attr:`activity` as the header and timeline say it: ``LIVE`` or ``IDLE 3h``."""
+        a = self.activity
+        return "LIVE" if a == "live" else "IDLE" + a[4:]
 
     @property
     def history(self) -> bool:

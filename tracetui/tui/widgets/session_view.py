@@ -57,6 +57,8 @@ class SessionView(Vertical):
         self.spec = spec
         self.settings = settings
         self.latest: RunState | None = None
+        #: the newest modification time of the session's files (from the ingest worker)
+        self.written: float | None = None
         self.loop: IngestLoop | None = None
         self.held = 0
         self.notice_text = ""
@@ -121,6 +123,7 @@ class SessionView(Vertical):
             # of the collector's reach keeps full collections (100+ ms pauses) off later updates
             gc.freeze()
         self.latest = message.state
+        self.written = message.written
         self.query_one(".fold-progress").display = False
         if not self.notice_text:  # the progress line, not an error: the read is done
             self.query_one(".notice").display = False
@@ -208,7 +211,7 @@ class SessionView(Vertical):
         shown_state = self.shown_state()
         assert shown_state is not None
         self.rows = tuple(episode_rows(live))
-        shown = Shown(live, shown_state, self.episode, self.now_for(shown_state), self.rows, self.paused)
+        shown = Shown(live, shown_state, self.episode, self.now_for(shown_state), self.rows, self.paused, self.written, self.settings.clock())
         self.shown = shown
         header = self.query_one(SessionHeader)
         header.mode = (self.loop.mode if self.loop else "") + (f" · {self.held} update(s) held" if self.paused and self.held else "")

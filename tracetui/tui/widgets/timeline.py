@@ -37,7 +37,7 @@ class Timeline(Static):
         if shown.history:
             tail = f" {shown.episode}/{n} HISTORY · as of the end of episode {shown.episode} · l: back to live"
         else:
-            tail = f" {n}/{n} LIVE" if n else " none yet"
+            tail = f" {n}/{n} {shown.live_status}" if n else " none yet"
             if n > 1:
                 tail += " · [ ]: step through episodes"
         room = max(4, width - len(tail) - 12)
