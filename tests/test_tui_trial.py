@@ -309,3 +309,15 @@ async def test_session_switcher_marks_only_recently_written_sessions_live(tmp_pa
         table = screen.query_one(DataTable)
         cells = {str(table.get_row_at(i)[3]): str(table.get_row_at(i)[0]) for i in range(table.row_count)}
         assert cells == {new.stem: "live", old.stem: "452d00h ago"}
+
+
+# -- 6. the Episodes and Files panes start on the same row -------------------------------------
+@pytest.mark.parametrize("size", [(200, 50), (200, 60), (200, 30), (100, 30), (120, 40), (80, 24), (60, 24)])
+async def test_episodes_and_files_headers_are_on_one_row(tmp_path: Path, size: tuple[int, int]) -> None:
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=size) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.pause()
+        episodes, files = view.query_one(EpisodesList).region, view.query_one(FilesPane).region
+        assert episodes.y == files.y and episodes.height >= 4, (episodes, files)

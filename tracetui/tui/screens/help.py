@@ -13,7 +13,7 @@ from textual.widgets import Static
 __all__ = ["HelpScreen", "PANES", "status_legend"]
 
 PANES = (
-    ("Header", "LIVE / PAUSED / HISTORY, session, project (cwd), model; the watermark: through which file:line the state is folded, malformed and unknown counts, pending bytes. In HISTORY every value is the scrubbed state's (as of the end of that episode, main thread only); the live line and size follow 'live:'."),
+    ("Header", "LIVE (the session's files were written in the last 10 minutes) or IDLE 3h (how long since the last write) / PAUSED / HISTORY, session, project (cwd), model; the watermark: through which file:line the state is folded, malformed and unknown counts, pending bytes. In HISTORY every value is the scrubbed state's (as of the end of that episode, main thread only); the live line and size follow 'live:'."),
     ("Timeline", "one cell per episode (a human prompt and what followed), coloured by status; the highlighted cell is the one shown."),
     ("Goal", "the first human prompt, and the latest ask."),
     ("Now", "the call in flight, or the last thing the agent did, with its age."),

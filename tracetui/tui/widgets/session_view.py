@@ -75,18 +75,24 @@ class SessionView(Vertical):
         yield Timeline(classes="timeline")
         yield ProgressBar(total=100, show_eta=False, classes="fold-progress")
         yield Static("", classes="notice")
-        with Horizontal(classes="body"):
-            with Vertical(classes="col col-left"):
-                yield GoalPane(classes="pane goal")
-                yield NowPane(classes="pane now")
-                yield PendingCalls(classes="pane pending")
-                yield EpisodesList(classes="pane episodes")
-            with Vertical(classes="col col-right"):
-                yield CountersPane(classes="pane counters")
-                yield AnomalyBadges(classes="pane anomalies")
-                yield FilesPane(classes="pane files")
-                yield TodosPane(classes="pane todos")
-                yield SubagentsTree(classes="pane subagents")
+        # two bands of two columns each: the lower band's panes (Episodes | Files) start on the
+        # same row at every size (as two independent columns they drifted a row apart)
+        with Vertical(classes="body"):
+            with Horizontal(classes="band band-upper"):
+                with Vertical(classes="col col-left"):
+                    yield GoalPane(classes="pane goal")
+                    yield NowPane(classes="pane now")
+                    yield PendingCalls(classes="pane pending")
+                with Vertical(classes="col col-right"):
+                    yield CountersPane(classes="pane counters")
+                    yield AnomalyBadges(classes="pane anomalies")
+            with Horizontal(classes="band band-lower"):
+                with Vertical(classes="col col-left"):
+                    yield EpisodesList(classes="pane episodes")
+                with Vertical(classes="col col-right"):
+                    yield FilesPane(classes="pane files")
+                    yield TodosPane(classes="pane todos")
+                    yield SubagentsTree(classes="pane subagents")
 
     def on_mount(self) -> None:
         self.query_one(".fold-progress").display = False
