@@ -321,3 +321,21 @@ async def test_episodes_and_files_headers_are_on_one_row(tmp_path: Path, size: t
         await pilot.pause()
         episodes, files = view.query_one(EpisodesList).region, view.query_one(FilesPane).region
         assert episodes.y == files.y and episodes.height >= 4, (episodes, files)
+
+
+async def test_a_late_failed_result_is_counted_in_its_calls_episode_not_where_it_landed(tmp_path: Path) -> None:
+    # the demo's episode 2 Bash was interrupted; its failed result (Exit code 137) landed in
+    # episode 3, which the episode model (and the Episodes pane: 0 err) does not charge with it
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        view = await wait_for_state(pilot)
+        view.query_one(EpisodesList).highlighted = 2
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, EpisodeScreen) and screen.row.index == 3 and screen.row.tool_errors == 0
+        summary = str(screen.query_one("#episode-summary").content)
+        errors = str(screen.query_one("#episode-errors").content)
+        assert "· 0 tool errors · 1 failed result of earlier calls · " in summary
+        assert "Episodes pane counts" not in summary
+        assert "Bash (a call made before this episode) Exit code 137" in errors
