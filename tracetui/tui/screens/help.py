@@ -10,15 +10,20 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tracetui.tui.format import LIVE_WINDOW
+
 __all__ = ["HelpScreen", "PANES", "status_legend"]
 
+#: minutes without a write after which a session is idle (:data:`tracetui.tui.format.LIVE_WINDOW`)
+_WINDOW_MIN = int(LIVE_WINDOW // 60)
+
 PANES = (
-    ("Header", "LIVE (the session's files were written in the last 10 minutes) or IDLE 3h (how long since the last write) / PAUSED / HISTORY, session, project (cwd), model; the watermark: through which file:line the state is folded, malformed and unknown counts, pending bytes. In HISTORY every value is the scrubbed state's (as of the end of that episode, main thread only); the live line and size follow 'live:'."),
+    ("Header", f"LIVE (the session's files were written in the last {_WINDOW_MIN} minutes) or IDLE 3h (how long since the last write) / PAUSED / HISTORY, session, project (cwd), model; the watermark: through which file:line the state is folded, malformed and unknown counts, pending bytes. In HISTORY every value is the scrubbed state's (as of the end of that episode, main thread only); the live line and size follow 'live:'."),
     ("Timeline", "one cell per episode (a human prompt and what followed), coloured by status; the highlighted cell is the one shown."),
     ("Goal", "the first human prompt, and the latest ask."),
     ("Now", "the call in flight, or the last thing the agent did, with its age."),
     ("Pending calls", "tool calls without a result yet, with ticking ages."),
-    ("Episodes", "one row per human prompt: number, status mark, ask, then tool calls (16c), tool and API errors (4 err), tokens and duration ('live' while the session is written to); Enter opens the drill-down."),
+    ("Episodes", f"one row per human prompt: number, status mark, ask, then tool calls (16c), tool and API errors (4 err), tokens and duration (the open episode's says live, or idle once the session's files have not been written for {_WINDOW_MIN} minutes); Enter opens the drill-down."),
     ("Counters", "turns, tool calls by name, errors, tokens, estimated cost (USD), and the context-window gauge (input + cache tokens of the last API call)."),
     ("Anomalies", "badges coloured by severity: info, warning, error, critical; open ones first, then cleared ones (✓ cleared). Paths are relative to the session's folder."),
     ("Files", "files touched, most recent first, with how often each was read, written and edited: r1 w0 ed2 is 1 read, 0 writes, 2 edits."),
