@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from fixtures import assistant, jsonl, line, prompt, text_block, tool_result, usage
 
 from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_any, decode_line
@@ -217,3 +219,18 @@ def test_whitespace_around_an_object_is_not_payload() -> None:
     st = fold_bytes(b"  " + raw + b"  \n")
     (ev,) = st.events(0)
     assert ev.anchor.offset == 2 and ev.sha256 == hashlib.sha256(raw).digest()
+
+
+@pytest.mark.parametrize("deep", [b"[" * 3000 + b"]" * 3000, b'{"a":' * 3000 + b"1" + b"}" * 3000, b'{"type":"user","toolUseResult":' + b"[" * 3000 + b"]" * 3000 + b"}"])
+def test_json_nested_too_deeply_is_quarantined_not_a_recursion_error(deep: bytes) -> None:
+    # the decoders stop at their recursion limit with RecursionError, which escaped as a traceback
+    # (and stalled the monitor at that line); such a line is quarantined and counted
+    from tracetui.model.fold import fold_bytes
+
+    good = b'{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}\n'
+    after = b'{"type":"user","uuid":"u2","message":{"role":"user","content":"still read"}}\n'
+    st = fold_bytes(good + deep + b"\n" + after)
+    assert st.counters.records == 2 and st.counters.malformed == 1
+    assert st.latest_ask is not None and st.latest_ask.text == "still read"
+    (q,) = st.main.quarantine
+    assert q.anchor.line == 2 and "nested too deeply" in q.reason

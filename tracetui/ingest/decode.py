@@ -10,7 +10,8 @@ degrades to a counted result instead of an exception:
   ``schema_error`` set, and the fold counts it as an unknown record;
 * two objects written on one line (``…}{"type":"summary",…}``, seen in the corpus) are both
   recovered, each anchored at its own byte offset;
-* invalid UTF-8 and escaped lone surrogates (``\\udcb2``) become U+FFFD.
+* invalid UTF-8 and escaped lone surrogates (``\\udcb2``) become U+FFFD;
+* JSON nested deeper than the decoders' recursion limit is quarantined, never a ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -307,6 +308,11 @@ def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
             col = exc.pos - pos + 1
             out.append((rel, Quarantined(rel, f"invalid JSON: {exc.msg} (column {col})", excerpt_of(_scrub(text[pos : pos + 400]))), b""))
             break
+        except RecursionError:
+            # thousands of nested arrays or objects: no record is that deep (the decoders stop
+            # at their recursion limit); quarantined like any line that is not a record
+            out.append((rel, Quarantined(rel, "JSON nested too deeply to decode", excerpt_of(_scrub(text[pos : pos + 400]))), b""))
+            break
         piece = text[pos:end]
         if not isinstance(obj, dict):
             out.append(
@@ -318,13 +324,13 @@ def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
                 # the object's own bytes, when they decode: the same payload (and digest) as
                 # when the object arrives on a line of its own
                 rec, payload = _typed(orig), orig
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
                 clean = _scrub(obj)
                 payload = _encoder.encode(clean)
                 # decode the repaired bytes (not msgspec.convert: Raw fields need JSON bytes)
                 try:
                     rec = _typed(payload)
-                except (msgspec.DecodeError, msgspec.ValidationError):
+                except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
                     rec = _record_from_obj(clean)
             out.append((rel, rec, payload))
         pos = end
@@ -339,7 +345,7 @@ def decode_line(buf: bytes | memoryview) -> list[Decoded]:
     """
     try:
         rec = _typed(buf)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
         return _slow_decode(buf)
     if buf[0] in _WS or buf[-1] in _WS:
         b = bytes(buf)
@@ -362,7 +368,7 @@ def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:
     surrogates) with U+FFFD in place of the bad characters; ``None`` when it is not JSON."""
     try:
         obj = json.loads(bytes(raw).decode("utf-8", "surrogateescape"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return _encoder.encode(_scrub(obj))
 
@@ -376,11 +382,11 @@ def decode_block(raw: msgspec.Raw | bytes) -> Block:
     :func:`decode_any`, which takes both)."""
     try:
         return _fast_block_decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
         pass
     try:
         return _block_decoder.decode(raw)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         fixed = _repair(raw)
         if fixed is None:
             return Block(type="", schema_error="invalid JSON")
@@ -391,10 +397,10 @@ def decode_block(raw: msgspec.Raw | bytes) -> Block:
         try:
             head = _type_decoder.decode(raw)
             t = head.type if isinstance(head.type, str) else ""
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
             t = ""
         return Block(type=t, schema_error=str(exc))
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, RecursionError) as exc:
         return Block(type="", schema_error=str(exc))
 
 
@@ -409,13 +415,13 @@ def decode_message(raw: msgspec.Raw | Message | None) -> Message | None:
         return _message_decoder.decode(raw)
     except msgspec.ValidationError:
         return None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         fixed = _repair(raw)
         if fixed is None:
             return None
         try:
             return _message_decoder.decode(fixed)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
             return None
 
 
@@ -428,13 +434,13 @@ def decode_head(raw: msgspec.Raw | bytes | None) -> tuple[Any, Any]:
         h = _head_decoder.decode(raw)
     except msgspec.ValidationError:
         return None, None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         fixed = _repair(raw)
         if fixed is None:
             return None, None
         try:
             h = _head_decoder.decode(fixed)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
             return None, None
     return h.type, h.agentId
 
@@ -479,8 +485,8 @@ def decode_any(raw: msgspec.Raw | bytes | None) -> Any:
         return None
     try:
         return _any_decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
         try:
             return _scrub(json.loads(bytes(raw).decode("utf-8", "surrogateescape")))
-        except ValueError:
+        except (ValueError, RecursionError):
             return None

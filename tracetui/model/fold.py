@@ -248,7 +248,7 @@ class FileFold:
         if buf[0] == 123 and buf[-1] == 125:  # b"{", b"}": the common line, decoded in one call
             try:
                 rec = decode_record_fast(buf)
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
                 pass  # the general path below says what is wrong
             else:
                 self.feed_record(rec, Anchor(self.src, line_no, offset), buf)
