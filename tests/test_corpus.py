@@ -119,7 +119,8 @@ def recount(data: bytes) -> dict[str, Any]:
     usage: dict[str, list[int]] = {}
     models: set[str] = set()
     calls: dict[str, str] = {}
-    pending: dict[str, str] = {}
+    answered: set[str] = set()  # tool_use ids with a tool_result anywhere in the file: Claude Code
+    # 2.1.x sometimes writes a result's line before its call's, and such a call is not pending
     files: dict[str, dict[str, int]] = {}
     prompts: list[tuple[str, int]] = []
     side_file = None
@@ -153,7 +154,7 @@ def recount(data: bytes) -> dict[str, Any]:
                     tid, name = b["id"], b.get("name") or "?"
                     if tid in calls:
                         continue
-                    calls[tid] = pending[tid] = name
+                    calls[tid] = name
                     by_name[name] = by_name.get(name, 0) + 1
                     inp = b.get("input")
                     if name in FILE_OPS and isinstance(inp, dict):
@@ -168,7 +169,7 @@ def recount(data: bytes) -> dict[str, Any]:
                     if isinstance(b, dict) and b.get("type") == "tool_result":
                         if b.get("is_error") is True:
                             c["tool_errors"] += 1
-                        pending.pop(b.get("tool_use_id"), None)
+                        answered.add(b.get("tool_use_id"))
             text = _user_text(rec)
             if text is None or not text.strip() or not main:
                 continue
@@ -187,7 +188,7 @@ def recount(data: bytes) -> dict[str, Any]:
         "tool_calls_by_name": by_name,
         "models": sorted(models),
         "files": files,
-        "pending": list(pending),
+        "pending": [tid for tid in calls if tid not in answered],
         "goal": prompts[0] if prompts else None,
         "latest_ask": prompts[-1] if prompts else None,
     }

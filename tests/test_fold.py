@@ -543,3 +543,57 @@ def test_inline_sidechains_are_linked_to_their_task_call() -> None:
     # the same bytes in any chunking give the same links (the fold only sees whole lines)
     data = jsonl(recs)
     assert fold_bytes(data).main.subagents == st.main.subagents
+
+
+def test_a_result_written_before_its_call_answers_the_call_when_it_arrives() -> None:
+    # Claude Code 2.1.x sometimes writes a tool_result's line before its tool_use's line: the call
+    # was left pending for ever (and the episode "interrupted", the card listing it as open)
+    recs = [
+        prompt("plan and delegate", uuid="p1"),
+        tool_result("tw", "Todos have been modified", uuid="r0", parent="p1"),
+        tool_call("tw", "TodoWrite", {"todos": [{"content": "write it", "status": "in_progress", "id": "1"}]}, uuid="a0", parent="r0"),
+        tool_result("t1", "boom", is_error=True, uuid="r1", parent="a0"),
+        tool_call("t1", "Bash", {"command": "make"}, uuid="a1", parent="r1"),
+        user([{"type": "tool_result", "tool_use_id": "task1", "content": "found it"}], toolUseResult={"agentId": "ag1", "status": "completed", "totalTokens": 1234}, uuid="r2", parent="a1"),
+        tool_call("task1", "Task", {"description": "look", "prompt": "look around"}, uuid="a2", parent="r2"),
+    ]
+    st = fold(recs)
+    assert st.pending == () and st.counters.tool_calls == 3 and st.counters.tool_errors == 1
+    (link,) = st.main.subagents
+    assert (link.status, link.agent_id, link.total_tokens) == ("completed", "ag1", 1234)
+    assert link.result_anchor is not None and link.result_anchor.line == 6
+    assert [(t.content, t.status) for t in st.main.todos] == [("write it", "in_progress")]
+    assert st.frontier is not None and st.frontier.kind != "in_flight"
+    # the same bytes in any order of reads: fold_bytes sees one chunk, the cache test below resumes
+    assert fold_bytes(jsonl(recs)).pending == ()
+
+
+def test_an_early_result_survives_the_fold_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracetui.ingest.cache import open_cached
+
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    p = write(tmp_path / "s.jsonl", [prompt("go", uuid="p1"), tool_result("t1", "done", uuid="r1", parent="p1")])
+    r = open_cached([p], price=False)
+    r.poll()
+    assert r.save_cache()
+    with open(p, "ab") as f:
+        f.write(jsonl([tool_call("t1", "Read", {"file_path": "/x"}, uuid="a1", parent="r1")]))
+    resumed = open_cached([p], price=False)
+    assert resumed.cache_status == "warm"
+    resumed.poll()
+    st = resumed.snapshot()
+    assert st.pending == () and st.files[0].reads == 1
+    fresh = SessionReader([p], price=False)
+    fresh.poll()
+    assert fresh.snapshot().pending == ()
+
+
+def test_early_results_are_bounded() -> None:
+    from tracetui.model.fold import EARLY_KEPT
+
+    recs = [prompt("go")] + [tool_result(f"t{i}", "ok") for i in range(EARLY_KEPT + 5)]
+    recs += [tool_call("t0", "Read", {"file_path": "/a"}), tool_call(f"t{EARLY_KEPT + 4}", "Read", {"file_path": "/b"})]
+    st = fold(recs)
+    # the oldest early results were dropped (bounded memory): their call shows as pending; the
+    # newest is still kept and answers its call
+    assert [c.id for c in st.pending] == ["t0"]

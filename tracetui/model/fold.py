@@ -18,6 +18,7 @@ import msgspec
 from tracetui.ingest.decode import (
     KNOWN_BLOCK_TYPES,
     KNOWN_RECORD_TYPES,
+    MAX_TOKENS,
     Block,
     Quarantined,
     Record,
@@ -62,6 +63,10 @@ SYNTHETIC_MODEL = "<synthetic>"
 EXCERPT_CHARS = 100
 #: at most this many quarantine and unknown entries are kept per file (all are counted)
 MAX_SAMPLES = 200
+#: tool_results read before their tool_use kept at most (per file), and the characters of one
+#: such result's text kept (head and tail); see ``FileFold._keep_early``
+EARLY_KEPT = 256
+EARLY_TEXT = 16384
 
 _sha = hashlib.sha256
 #: names repeated on many events (tool names, subtypes) are kept once
@@ -78,9 +83,14 @@ class UsageBook:
     ``output_tokens`` growing (transcript-format.md §7). Max is commutative, so the totals do not
     depend on the order records arrive in, nor on which file they come from.
 
+    A usage is ``(input, output, cache_creation, cache_read, cache_write_1h)`` tokens; the last
+    is the part of ``cache_creation`` written to the 1-hour cache (``usage.cache_creation.
+    ephemeral_1h_input_tokens``), priced higher than the rest. Displayed totals (``tokens``)
+    hold the first four.
+
     For pricing (model/pricing.py) the book also keeps, per bucket (model, UTC day, tier band),
     the message count and tokens (``buckets``: ``"day|band|model"`` → ``[messages, input,
-    output, cache_creation, cache_read]``). A message's day is the one given when its id is first
+    output, cache_creation, cache_read, cache_write_1h]``). A message's day is the one given when its id is first
     added; a later add with an earlier day moves it there (``""``, no day, is later than any day),
     so a session's book, fed by several files in any interleaving, keeps the earliest of the
     files' days. A message whose tokens cross a tier bound moves to the new band.
@@ -89,7 +99,7 @@ class UsageBook:
     __slots__ = ("by_id", "model_of", "totals", "by_model", "day_of", "buckets", "bucket_of")
 
     def __init__(self) -> None:
-        self.by_id: dict[str, tuple[int, int, int, int]] = {}
+        self.by_id: dict[str, tuple[int, int, int, int, int]] = {}
         self.model_of: dict[str, str] = {}
         self.totals = [0, 0, 0, 0]
         self.by_model: dict[str, list[int]] = {}
@@ -97,19 +107,21 @@ class UsageBook:
         self.buckets: dict[str, list[int]] = {}
         self.bucket_of: dict[str, str] = {}  # message id -> its key in ``buckets``
 
-    def _bucket(self, key: str, u: tuple[int, int, int, int], sign: int, messages: int) -> None:
+    def _bucket(self, key: str, u: tuple[int, int, int, int, int], sign: int, messages: int) -> None:
         b = self.buckets.get(key)
         if b is None:
-            b = self.buckets[key] = [0, 0, 0, 0, 0]
+            b = self.buckets[key] = [0, 0, 0, 0, 0, 0]
         b[0] += messages
         b[1] += sign * u[0]
         b[2] += sign * u[1]
         b[3] += sign * u[2]
         b[4] += sign * u[3]
+        b[5] += sign * u[4]
 
-    def add(self, key: str, model: str, u: tuple[int, int, int, int], day: str = "") -> None:
-        """Fold one record's usage ``u`` (input, output, cache creation, cache read tokens) of
-        message ``key`` by ``model`` on UTC ``day`` (``YYYY-MM-DD``, ``""`` when unknown)."""
+    def add(self, key: str, model: str, u: tuple[int, int, int, int, int], day: str = "") -> None:
+        """Fold one record's usage ``u`` (input, output, cache creation, cache read, 1-hour cache
+        write tokens) of message ``key`` by ``model`` on UTC ``day`` (``YYYY-MM-DD``, ``""`` when
+        unknown)."""
         old = self.by_id.get(key)
         if old is None:
             new = d = u
@@ -123,10 +135,10 @@ class UsageBook:
             earlier = bool(day) and (not d0 or day < d0)
             if old == u and not earlier:
                 return  # the usage repeated on the next record of the same message
-            new = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]))
+            new = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]), max(old[4], u[4]))
             if new == old and not earlier:
                 return
-            d = (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3])
+            d = (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3], new[4] - old[4])
             k0 = k1 = self.bucket_of[key]
             if earlier:
                 self.day_of[key] = day
@@ -182,7 +194,7 @@ class FileFold:
         self,
         src: int = 0,
         agent_id: str | None = None,
-        on_usage: Callable[[str, str, tuple[int, int, int, int], str], None] | None = None,
+        on_usage: Callable[[str, str, tuple[int, int, int, int, int], str], None] | None = None,
     ) -> None:
         self.src = src
         self.agent_id = agent_id
@@ -232,6 +244,9 @@ class FileFold:
         self._task_prompts: dict[str, str] = {}
         self._side_owner: dict[str, str] = {}
         self._cur_owner: str | None = None
+        #: tool_results read before their tool_use: id → (anchor, is_error, excerpt, text,
+        #: toolUseResult bytes or None); see ``_keep_early``
+        self._early_results: dict[str, tuple[Anchor, bool, str, str, bytes | None]] = {}
         self.malformed = 0
         self.unknown_count = 0
 
@@ -286,7 +301,7 @@ class FileFold:
         tool_use_id: str | None = None,
         message_id: str | None = None,
         is_error: bool = False,
-        usage: tuple[int, int, int, int] | None = None,
+        usage: tuple[int, int, int, int, int] | None = None,
     ) -> Event:
         self._seq += 1
         ev = Event(
@@ -386,10 +401,18 @@ class FileFold:
             key = self._prev_key
         else:
             self._prev_key = key
-        u: tuple[int, int, int, int] | None = None
+        u: tuple[int, int, int, int, int] | None = None
+        if msg.usage_error is not None:
+            # a token count outside 0..MAX_TOKENS (or of another type): the record's usage is
+            # not counted, the record is (its content below); the reason is kept
+            self.counters.unknown_records += 1
+            self._unknown(anchor, "assistant", f"usage rejected: {msg.usage_error}")
         if msg.usage is not None and model != SYNTHETIC_MODEL:
             us = msg.usage
-            u = (us.input_tokens, us.output_tokens, us.cache_creation_input_tokens, us.cache_read_input_tokens)
+            cw = us.cache_creation_input_tokens
+            h1 = us.cache_creation.ephemeral_1h_input_tokens if us.cache_creation is not None else 0
+            # the 1-hour part of the cache writes (priced higher); never more than their total
+            u = (us.input_tokens, us.output_tokens, cw, us.cache_read_input_tokens, h1 if h1 <= cw else cw)
             old = self.usage.by_id.get(key)
             # every model seen with usage is a model used, even on a reused message id
             models = self.models
@@ -495,6 +518,9 @@ class FileFold:
                 self.subagents[self._cur_owner] = msgspec.structs.replace(link, inline_tool_calls=link.inline_tool_calls + 1)
         if main:
             self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, tool_use_id=tid, timestamp=rec.timestamp)
+        early = self._early_results.pop(tid, None) if self._early_results else None
+        if early is not None:  # its result was read first: the call is answered already
+            self._pair(call, *early)
 
     def _user(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
         main = self._is_main_thread(rec)
@@ -590,19 +616,43 @@ class FileFold:
             self._tool_error_ids.add(tid)
             self.counters.tool_errors += 1
         if call is None:
+            if tid and tid not in self._early_results:
+                self._keep_early(tid, anchor, is_error, exc, text, rec.toolUseResult)
             return
+        self._pair(call, anchor, is_error, exc, text, rec.toolUseResult)
+
+    def _keep_early(self, tid: str, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any) -> None:
+        """Keep a tool_result whose tool_use has not been read yet: Claude Code 2.1.x sometimes
+        writes the result's line before the call's (``../shared/corpus`` git-sync sessions), and
+        the call that arrives later is then answered at once, never pending. Bounded: at most
+        :data:`EARLY_KEPT` are kept (the oldest is dropped, and its call will show as pending);
+        a text over :data:`EARLY_TEXT` characters keeps its head and tail, which is what the
+        derived facts read (facts.py ``HEAD_BYTES``/``TAIL_BYTES``); ``toolUseResult`` is kept
+        when it is small (the subagent and task fields the pairing reads)."""
+        if len(text) > EARLY_TEXT:
+            text = text[: EARLY_TEXT // 4] + "\n…\n" + text[-EARLY_TEXT // 2 :]
+        small = bytes(tur) if tur and len(tur) <= EARLY_TEXT else None
+        if len(self._early_results) >= EARLY_KEPT:
+            del self._early_results[next(iter(self._early_results))]
+        self._early_results[tid] = (anchor, is_error, exc, text, small)
+
+    def _pair(self, call: ToolCall, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any) -> None:
+        """Pair ``call`` with its tool_result at ``anchor`` (``text`` its whole text, ``tur`` the
+        record's ``toolUseResult``, raw or decoded): the call leaves ``pending``; derived state,
+        subagent links and todos take the result."""
+        tid, name = call.id, call.name
         if tid in self.pending:
             del self.pending[tid]
         # a new object, not a mutation: snapshots share the call objects of ``pending``
         call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=exc)
         if self.derive is not None:
-            self.derive.on_result(self, call, text, rec)
+            self.derive.on_result(self, call, text, None)
         inp = self._call_inputs.pop(tid, None)
         if name in SUBAGENT_TOOLS:
             link = self.subagents.get(tid)
             if link is not None:
                 link = self.subagents[tid] = msgspec.structs.replace(link)  # copy on write
-                res = decode_any(rec.toolUseResult)
+                res = decode_any(tur)
                 link.result_anchor = anchor
                 if isinstance(res, dict):
                     aid = res.get("agentId")
@@ -611,14 +661,14 @@ class FileFold:
                     st = res.get("status")
                     link.status = "error" if is_error else (st if isinstance(st, str) else "completed")
                     tt = res.get("totalTokens")
-                    if isinstance(tt, int):
+                    if type(tt) is int and 0 <= tt <= MAX_TOKENS:  # else not a count (1e23, -5, true)
                         link.total_tokens = tt
                 else:
                     link.status = "error" if is_error else "completed"
         elif not is_error and inp is not None:
-            self._todos(name or "", inp, rec, anchor)
+            self._todos(name or "", inp, tur, anchor)
 
-    def _todos(self, name: str, inp: Any, rec: Record, anchor: Anchor) -> None:
+    def _todos(self, name: str, inp: Any, tur: Any, anchor: Anchor) -> None:
         if not isinstance(inp, dict):
             return
         if name == "TodoWrite" and isinstance(inp.get("todos"), list):
@@ -628,7 +678,7 @@ class FileFold:
                     tid = str(t.get("id") or n + 1)
                     self.todos[tid] = Todo(tid, str(t.get("content", "")), str(t.get("status", "pending")), anchor)
         elif name == "TaskCreate":
-            res = decode_any(rec.toolUseResult)
+            res = decode_any(tur)
             task = res.get("task") if isinstance(res, dict) else None
             tid = str(task.get("id")) if isinstance(task, dict) and task.get("id") is not None else str(len(self.todos) + 1)
             subject = inp.get("subject") or (task.get("subject") if isinstance(task, dict) else "") or ""
@@ -718,7 +768,7 @@ class FileFold:
         return {k: getattr(self, k) for k in names if k not in self.CACHE_SKIP and not k.startswith("__")}
 
     @classmethod
-    def from_cache(cls, attrs: dict[str, Any], on_usage: Callable[[str, str, tuple[int, int, int, int], str], None] | None = None) -> "FileFold":
+    def from_cache(cls, attrs: dict[str, Any], on_usage: Callable[[str, str, tuple[int, int, int, int, int], str], None] | None = None) -> "FileFold":
         """A fold restored from :meth:`to_cache` output. Raises ``ValueError`` when ``attrs`` do
         not name exactly this class's attributes (the cache was written by another schema)."""
         f = cls(attrs.get("src", 0), attrs.get("agent_id"), on_usage)
