@@ -366,3 +366,14 @@ def test_as_of_episode_leaves_out_the_live_reading_status(state) -> None:
     assert all(s.truncated == 0 and s.resets == () and s.error is None for s in past.sources)
     one = render_worker_view(live, episode=1)
     assert "truncated" not in one and "boom" not in one
+
+
+def test_as_of_episode_counts_the_records_before_the_closing_prompt(state) -> None:
+    # the state as of episode N is taken when episode N+1's prompt is read; that prompt's record
+    # was counted in it too (records L+1 through line L)
+    from tracetui.views.text import episode_count, state_as_of
+
+    for n in range(1, episode_count(state)):
+        past = state_as_of(state, n)
+        closing = state.history[n - 1].last_anchor  # the prompt that closed episode n
+        assert past.counters.records == closing.line - 1, n  # one record per line in this scenario

@@ -590,7 +590,11 @@ class FileFold:
         if kind == "prompt" and main:
             if self.goal is not None:
                 # the episode of the previous prompt is complete: keep its state for scrubbing
-                self.history.append(self.snapshot(history=True))
+                snap = self.snapshot(history=True)
+                # the state as of the end of the previous episode: this prompt's record, which
+                # opens the next one, was counted already (views said records L+1 through line L)
+                c = msgspec.structs.replace(snap.counters, records=snap.counters.records - 1, sidechain_records=snap.counters.sidechain_records - bool(rec.isSidechain))
+                self.history.append(msgspec.structs.replace(snap, counters=c))
             self.counters.user_prompts += 1
             self.prompts += 1
             self._event("prompt", anchor, rec, i, raw, excerpt_of(norm, EXCERPT_CHARS), name=form)
