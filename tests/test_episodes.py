@@ -219,3 +219,18 @@ def test_any_chunking_gives_the_same_derived_state(cuts) -> None:
         c.poll(final=True)
         assert c.snapshot().main.derived == w.snapshot().main.derived
         assert [h.derived for h in c.snapshot().history] == [h.derived for h in w.snapshot().history]
+
+
+def test_an_open_episode_ended_by_an_interrupt_is_interrupted() -> None:
+    # the last episode stayed "in_progress" after the user's interrupt, while the same episode
+    # was "interrupted" once a next prompt closed it
+    s = Script()
+    s.prompt("run the tests")
+    s.call("toolu_int000000001", "Bash", {"command": "pytest"})
+    s.result("toolu_int000000001", "1 passed")
+    s.interrupt()
+    last = s.state().episodes[-1]
+    assert (last.index, last.status, last.interrupts) == (1, "interrupted", 1)
+    s.prompt("try again")
+    eps = s.state().episodes
+    assert [(e.index, e.status) for e in eps if e.lifecycle == "current"] == [(1, "interrupted"), (2, "in_progress")]

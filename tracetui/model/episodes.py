@@ -388,6 +388,7 @@ class EpisodeBook(msgspec.Struct):
                 b.errors.append(ErrorNote(ev.anchor, "API", ev.excerpt))
         elif k == "interrupt":
             b.interrupts += 1
+            b.last_outcome = "interrupt"
         elif k == "compaction":
             b.compactions += 1
 
@@ -496,7 +497,8 @@ class EpisodeBook(msgspec.Struct):
 
     # -- output ------------------------------------------------------------------------------
     def snapshot(self, pending: list[ToolCall], latest_ask_text: str | None, latest_ask_anchor: Anchor | None) -> tuple[Episode, ...]:
-        """Every version, in (index, version) order, with the open episode as ``in_progress``."""
+        """Every version, in (index, version) order, with the open episode as ``in_progress`` (or
+        ``interrupted`` when the user's interrupt is its last event)."""
         out = sorted(self.versions, key=lambda e: (e.index, e.version))
         b = self.open
         if b is not None and (b.index > 0 or b.tool_calls or b.texts):
@@ -504,7 +506,9 @@ class EpisodeBook(msgspec.Struct):
                 b.ask = latest_ask_text[:ASK_CHARS]
                 b.ask_pending = False
             mine = tuple(msgspec.structs.replace(c) for c in pending if self.call_episode.get(c.id) == b.index)
-            out.append(b.freeze(1, "in_progress", mine))
+            # an episode whose last event is the user's interrupt waits for the next prompt: it
+            # is interrupted already, as the same episode is once that prompt closes it
+            out.append(b.freeze(1, "interrupted" if b.last_outcome == "interrupt" else "in_progress", mine))
         return tuple(out)
 
     def fill_ask(self, text: str, anchor: Anchor) -> None:

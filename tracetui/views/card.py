@@ -210,7 +210,7 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
     secs = [
         Section("0. TASK CONDITION", cond, noun="stated criteria/constraints", keep=2, cost=1, extra_more=max(stated_total - len(stated), 0)),
         Section("1. FOUND", found or [Item("nothing extracted (no test runs, commits, PR links, edits or conclusions)")], noun="facts", keep=1, cost=2),
-        Section("2. RULED OUT (excluded hypotheses)", ruled or [Item("nothing found: no failed, rejected, interrupted or reverted attempts, no dropped todos")], noun="excluded hypotheses", keep=1, cost=3, extra_more=ruled_more),
+        Section("2. RULED OUT (excluded hypotheses)", ruled or [Item("nothing found: no failed, rejected, interrupted or reverted tool calls, no dropped todos")], noun="excluded hypotheses", keep=1, cost=3, extra_more=ruled_more),
         Section("3. OPEN", opened or [Item("nothing open: no pending calls, open todos or unresolved errors")], noun="open items", keep=1, cost=2),
     ]
     foot = [
