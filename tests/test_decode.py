@@ -202,12 +202,15 @@ def test_tool_result_content_shapes_give_the_same_text() -> None:
 
 def test_message_of_unusual_shape_keeps_the_envelope() -> None:
     # usage with a null field: the one-pass decode rejects it, the record keeps its envelope
+    # and its content; the usage alone is rejected, counted unknown with the reason
     rec = assistant([text_block("hi")], u={"input_tokens": None, "output_tokens": 3})
     rec["uuid"] = "u-odd"
     st = fold_bytes(jsonl([rec]))
     assert st.counters.records == 1 and st.counters.unknown_records == 1
     (ev,) = st.events(0)
-    assert ev.uuid == "u-odd" and ev.kind == "unknown_record"
+    assert ev.uuid == "u-odd" and ev.kind == "assistant_text" and ev.usage is None
+    (unk,) = st.main.unknown
+    assert unk.reason.startswith("usage rejected: Expected `int`, got `null`")
 
 
 def test_whitespace_around_an_object_is_not_payload() -> None:

@@ -48,7 +48,7 @@ def test_tokens_max_per_field_per_message_id_then_summed() -> None:
     assert (t.input, t.output, t.cache_creation, t.cache_read) == (10 + 3, 42 + 9, 100 + 0, 1000 + 50)
     assert st.counters.api_messages == 2
     # the per-record usage is kept on the events for tracing
-    assert [e.usage for e in st.events(0) if e.message_id == "m1"][-1] == (10, 42, 100, 1000)
+    assert [e.usage for e in st.events(0) if e.message_id == "m1"][-1] == (10, 42, 100, 1000, 0)
 
 
 def test_tokens_fallback_key_request_id_then_uuid() -> None:
@@ -436,7 +436,7 @@ def test_ledger_events_have_ids_seq_anchor_sha_and_correlation() -> None:
     assert evs[1].sha256 == hashlib.sha256(blk).digest()
     # a whole-record event hashes the record's bytes
     assert evs[0].sha256 == hashlib.sha256(data[: second - 1]).digest()
-    assert evs[2].usage == (1, 2, 0, 0)
+    assert evs[2].usage == (1, 2, 0, 0, 0)
 
 
 def test_blank_lines_ignored_but_numbered() -> None:

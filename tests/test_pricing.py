@@ -177,7 +177,8 @@ def test_tier_bounds_cover_every_anthropic_threshold_in_the_table() -> None:
 _DAYS = ["", "2026-02-10", "2026-03-13", "2026-04-01"]
 _add = st.tuples(
     st.sampled_from(["a", "b", "c", "d"]),
-    st.tuples(*(st.integers(0, 300_000) for _ in range(4))),
+    # input, output, cache creation, cache read, and the 1-hour part of cache creation
+    st.tuples(*(st.integers(0, 300_000) for _ in range(5))).map(lambda t: (*t[:4], min(t[4], t[2]))),
     st.sampled_from(_DAYS),
 )
 
@@ -204,6 +205,7 @@ def test_session_book_buckets_do_not_depend_on_add_order(adds, rnd) -> None:
     for x in bs:
         tot = tot.add(x.tokens)
     assert tot == b1.tokens()
+    assert sum(x.cache_write_1h for x in bs) == sum(u[4] for u in b1.by_id.values())
     # a message sits at its earliest known day
     for key in b1.by_id:
         days = [d for k, _, d in adds if k == key and d]

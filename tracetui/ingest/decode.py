@@ -17,12 +17,14 @@ degrades to a counted result instead of an exception:
 from __future__ import annotations
 
 import json
-from typing import Any, Union
+from typing import Annotated, Any, Union
 
 import msgspec
 
 __all__ = [
     "Usage",
+    "CacheCreation",
+    "MAX_TOKENS",
     "Message",
     "Block",
     "Record",
@@ -72,13 +74,30 @@ KNOWN_BLOCK_TYPES: frozenset[str] = frozenset(
 _RAW = msgspec.field(default_factory=msgspec.Raw)
 
 
-class Usage(msgspec.Struct, gc=False):
-    """The ``message.usage`` object of an assistant record, in tokens."""
+#: the most tokens one API message can report per field (a trillion: far above any context
+#: window); a count outside ``0..MAX_TOKENS`` is not usage (the record's usage is rejected)
+MAX_TOKENS = 10**12
+#: a token count of one message: an int in ``0..MAX_TOKENS`` (msgspec rejects anything else)
+Tok = Annotated[int, msgspec.Meta(ge=0, le=MAX_TOKENS)]
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
+
+class CacheCreation(msgspec.Struct, gc=False):
+    """``usage.cache_creation``: the cache-write tokens split by cache lifetime (5 minutes, 1
+    hour), which are priced differently (genai-prices ``cache_write_1h_tokens``)."""
+
+    ephemeral_5m_input_tokens: Tok = 0
+    ephemeral_1h_input_tokens: Tok = 0
+
+
+class Usage(msgspec.Struct, gc=False):
+    """The ``message.usage`` object of an assistant record, in tokens (each in
+    ``0..MAX_TOKENS``; see :func:`decode_message` for a usage outside that)."""
+
+    input_tokens: Tok = 0
+    output_tokens: Tok = 0
+    cache_creation_input_tokens: Tok = 0
+    cache_read_input_tokens: Tok = 0
+    cache_creation: Union[CacheCreation, None] = None
 
 
 class Message(msgspec.Struct):
@@ -94,6 +113,13 @@ class Message(msgspec.Struct):
     content: Union[str, list[msgspec.Raw], None] = None
     usage: Union[Usage, None] = None
     stop_reason: Union[str, None] = None
+    #: why ``usage`` was rejected (a token count outside ``0..MAX_TOKENS``, a field of another
+    #: type); ``usage`` is then ``None`` and the rest of the message decoded as usual
+    usage_error: Union[str, None] = None
+
+
+class _MessageRawUsage(Message):
+    usage: msgspec.Raw = _RAW
 
 
 class Block(msgspec.Struct):
@@ -211,6 +237,8 @@ _head_decoder = msgspec.json.Decoder(_Head)
 _type_decoder = msgspec.json.Decoder(_TypeOnly)
 _block_decoder = msgspec.json.Decoder(Block)
 _message_decoder = msgspec.json.Decoder(Message)
+_message_raw_usage_decoder = msgspec.json.Decoder(_MessageRawUsage)
+_usage_decoder = msgspec.json.Decoder(Usage)
 _any_decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 
@@ -404,9 +432,28 @@ def decode_block(raw: msgspec.Raw | bytes) -> Block:
         return Block(type="", schema_error=str(exc))
 
 
+def _without_usage(raw: msgspec.Raw | bytes) -> Message | None:
+    """The message with its ``usage`` rejected (``usage_error`` says why), when the usage alone
+    made it fail to decode; ``None`` when something else is wrong too."""
+    try:
+        m = _message_raw_usage_decoder.decode(raw)
+    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+        return None
+    try:
+        usage = _usage_decoder.decode(m.usage) if m.usage else None
+        err = None
+    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError) as exc:
+        usage, err = None, str(exc).split("\n")[0]
+    return Message(m.id, m.model, m.role, m.content, usage, m.stop_reason, err)
+
+
 def decode_message(raw: msgspec.Raw | Message | None) -> Message | None:
     """Decode ``record.message``; ``None`` when absent or not of the expected shape. A message
-    decoded with its record already is returned as is."""
+    decoded with its record already is returned as is.
+
+    A message whose only fault is its ``usage`` (a token count outside ``0..MAX_TOKENS``, such
+    as ``1e23`` or ``-5``, or a field of another type) comes back with ``usage=None`` and the
+    reason in ``usage_error``: its content is still the record's, its tokens are not counted."""
     if raw is None or isinstance(raw, Message):
         return raw
     if not raw:
@@ -414,14 +461,16 @@ def decode_message(raw: msgspec.Raw | Message | None) -> Message | None:
     try:
         return _message_decoder.decode(raw)
     except msgspec.ValidationError:
-        return None
+        return _without_usage(raw)
     except (msgspec.DecodeError, RecursionError):
         fixed = _repair(raw)
         if fixed is None:
             return None
         try:
             return _message_decoder.decode(fixed)
-        except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+        except msgspec.ValidationError:
+            return _without_usage(fixed)
+        except (msgspec.DecodeError, RecursionError):
             return None
 
 

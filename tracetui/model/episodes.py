@@ -176,7 +176,7 @@ class EpisodeBuilder(msgspec.Struct):
     texts: int = 0
     files: dict[str, FileTouch] = msgspec.field(default_factory=dict)
     errors: list[ErrorNote] = msgspec.field(default_factory=list)
-    msg_usage: dict[str, tuple[int, int, int, int]] = msgspec.field(default_factory=dict)
+    msg_usage: dict[str, tuple[int, int, int, int, int]] = msgspec.field(default_factory=dict)
     msg_model: dict[str, str] = msgspec.field(default_factory=dict)
     #: UTC day of each message's first record with usage in this episode (pricing)
     msg_day: dict[str, str] = msgspec.field(default_factory=dict)
@@ -199,12 +199,13 @@ class EpisodeBuilder(msgspec.Struct):
         for mid, u in self.msg_usage.items():
             model = self.msg_model.get(mid, "unknown")
             m = by.setdefault(model, [0, 0, 0, 0])
-            bk = buckets.setdefault(bucket_key(model, days.get(mid, ""), u), [0, 0, 0, 0, 0])
+            bk = buckets.setdefault(bucket_key(model, days.get(mid, ""), u), [0, 0, 0, 0, 0, 0])
             bk[0] += 1
             for i in range(4):
                 tot[i] += u[i]
                 m[i] += u[i]
                 bk[i + 1] += u[i]
+            bk[5] += u[4]  # the 1-hour cache writes (priced apart; fold.py UsageBook)
         return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}, buckets_of(buckets)
 
     def freeze(self, version: int, status: str, dangling: tuple[ToolCall, ...], lifecycle: str = "current", reason: str = "", made_at: int | None = None) -> Episode:
@@ -358,7 +359,7 @@ class EpisodeBook(msgspec.Struct):
                 mu[ev.message_id] = u
                 b.msg_day[ev.message_id] = utc_day(ts)
             elif old != u:
-                mu[ev.message_id] = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]))
+                mu[ev.message_id] = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]), max(old[4], u[4]))
         if k == "assistant_text":
             if ev.excerpt:
                 b.texts += 1

@@ -13,6 +13,15 @@ of that table decide how tokens must be grouped before they are priced:
   messages before pricing would put every token of a long session in the top tier. So a
   message's tier band (how many of :data:`TIER_BOUNDS` its input tokens exceed) is kept.
 
+Cache writes come in two lifetimes at two prices: ``usage.cache_creation`` splits
+``cache_creation_input_tokens`` into ``ephemeral_5m_input_tokens`` and
+``ephemeral_1h_input_tokens``, and genai-prices prices the 1-hour part as
+``cache_write_1h_tokens`` (``cache_write_1h_mtok``, e.g. 10 USD/MTok for claude-opus-4-6 against
+6.25 for 5-minute writes) when it is given, and the rest of ``cache_write_tokens`` at
+``cache_write_mtok`` (its Anthropic extractor in ``genai_prices.data``). No Anthropic model in the
+table prices 5-minute writes apart from ``cache_write_mtok`` (tests/test_pricing_1h.py checks), so
+the 1-hour part is the only split a bucket needs to keep (:attr:`UsageBucket.cache_write_1h`).
+
 The fold therefore keeps tokens per bucket (model, UTC day, band) with the count of messages in
 it (:class:`~tracetui.model.state.UsageBucket`), and :func:`estimate_cost` prices each bucket as
 ``messages × price(mean message of the bucket, at noon UTC of its day)``. Within one band and one
@@ -78,10 +87,13 @@ def _valid_day(day: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def model_price(model: str, inp: int, out: int, cache_write: int, cache_read: int, day: str, messages: int = 1) -> float | None:
+def model_price(
+    model: str, inp: int, out: int, cache_write: int, cache_read: int, day: str, messages: int = 1, cache_write_1h: int = 0
+) -> float | None:
     """USD for ``messages`` API messages of ``model`` that together used these tokens, all on
     UTC ``day`` (``YYYY-MM-DD``) and all in one tier band; ``None`` when genai-prices has no
-    price for the model.
+    price for the model. ``cache_write_1h`` is the part of ``cache_write`` written to the 1-hour
+    cache (at most ``cache_write``; more is taken as ``cache_write``).
 
     Priced as ``messages`` times the price of their mean (exact within a band, see the module
     docstring), at noon UTC of ``day``. Anthropic's ``input_tokens`` excludes cache tokens;
@@ -98,14 +110,17 @@ def model_price(model: str, inp: int, out: int, cache_write: int, cache_read: in
     def mean(v: int) -> int | Decimal:
         return v if n == 1 else Decimal(v) / n
 
+    fields = {
+        "input_tokens": mean(inp + cache_write + cache_read),
+        "output_tokens": mean(out),
+        "cache_write_tokens": mean(cache_write),
+        "cache_read_tokens": mean(cache_read),
+    }
+    if cache_write_1h > 0:
+        fields["cache_write_1h_tokens"] = mean(min(cache_write_1h, cache_write))
     try:
         res = calc_price(
-            Usage(
-                input_tokens=mean(inp + cache_write + cache_read),
-                output_tokens=mean(out),
-                cache_write_tokens=mean(cache_write),
-                cache_read_tokens=mean(cache_read),
-            ),
+            Usage(**fields),
             model_ref=model,
             provider_id="anthropic",
             genai_request_timestamp=when,
@@ -130,7 +145,7 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None) -> tu
         if t.total == 0:
             continue
         day = b.day if b.day and _valid_day(b.day) else fallback
-        p = model_price(b.model, t.input, t.output, t.cache_creation, t.cache_read, day, b.messages)
+        p = model_price(b.model, t.input, t.output, t.cache_creation, t.cache_read, day, b.messages, b.cache_write_1h)
         if p is None:
             unknown.add(b.model)
         else:
@@ -142,18 +157,19 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None) -> tu
 
 def buckets_of(counts: dict[str, list[int]]) -> tuple[UsageBucket, ...]:
     """Frozen buckets from a fold's running counts: key ``"day|band|model"`` → ``[messages,
-    input, output, cache_creation, cache_read]``; empty buckets (no message left) are dropped.
-    Ordered by (model, day, band)."""
+    input, output, cache_creation, cache_read, cache_write_1h]`` (tokens); empty buckets (no
+    message left) are dropped. Ordered by (model, day, band)."""
     out = []
     for key, v in counts.items():
         if v[0] <= 0:
             continue
         day, band, model = key.split("|", 2)
-        out.append(UsageBucket(model, day, int(band), v[0], Tokens(v[1], v[2], v[3], v[4])))
+        out.append(UsageBucket(model, day, int(band), v[0], Tokens(v[1], v[2], v[3], v[4]), v[5]))
     out.sort(key=lambda b: (b.model, b.day, b.band))
     return tuple(out)
 
 
-def bucket_key(model: str, day: str, u: tuple[int, int, int, int]) -> str:
-    """The running-count key of a message: ``"day|band|model"`` (model last: it may hold ``|``)."""
+def bucket_key(model: str, day: str, u: tuple[int, ...]) -> str:
+    """The running-count key of a message with usage ``u`` (input, output, cache creation,
+    cache read, ... tokens): ``"day|band|model"`` (model last: it may hold ``|``)."""
     return f"{day}|{price_band(u[0], u[2], u[3])}|{model}"

@@ -87,7 +87,9 @@ class Event(msgspec.Struct, array_like=True, gc=False):
     timestamp: Union[str, None] = None
     is_error: bool = False
     sidechain: bool = False
-    usage: Union[tuple[int, int, int, int], None] = None  # input, output, cache creation, cache read
+    #: input, output, cache creation, cache read, and the part of cache creation written to the
+    #: 1-hour cache (tokens; model/fold.py ``UsageBook``)
+    usage: Union[tuple[int, int, int, int, int], None] = None
 
     @property
     def id(self) -> str:
@@ -143,13 +145,16 @@ class UsageBucket(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """The tokens of the API messages of one ``model`` that share a UTC ``day`` (``YYYY-MM-DD``
     of the message's first record with usage; ``""`` when it had no timestamp) and a price tier
     ``band`` (how many of ``pricing.TIER_BOUNDS`` the message's input tokens exceed): the unit
-    :func:`tracetui.model.pricing.estimate_cost` prices. ``messages`` counts the API messages."""
+    :func:`tracetui.model.pricing.estimate_cost` prices. ``messages`` counts the API messages;
+    ``cache_write_1h`` is the part of ``tokens.cache_creation`` written to the 1-hour cache
+    (priced higher, genai-prices ``cache_write_1h_tokens``)."""
 
     model: str
     day: str
     band: int
     messages: int
     tokens: Tokens
+    cache_write_1h: int = 0
 
 
 class PromptInfo(msgspec.Struct):
