@@ -316,3 +316,16 @@ def test_plain_summary_says_how_many_tools_it_left_out(tmp_path: Path, capsys: p
     assert main(["state", "--no-cache", str(p)]) == 0
     tools = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("tools "))
     assert tools.startswith("tools    8 calls (") and "+2 more tool(s))" in tools, tools
+
+
+def test_a_file_named_twice_or_a_second_main_transcript_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # distinct figures (tool calls, errors) were counted twice: 30 records for a 15-record file
+    main_p = _transcript(tmp_path)
+    assert main(["state", "--no-cache", "--no-subagents", str(main_p), str(main_p)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"tracetui: {main_p}: named twice (as {main_p}); its records would be counted twice\n"
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(main_p.read_bytes())  # same session id, another file
+    assert main(["state", "--no-cache", "--no-subagents", str(main_p), str(copy)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"tracetui: {copy}: a main transcript, not a subagent file") and len(err.splitlines()) == 1

@@ -174,12 +174,27 @@ class SessionReader:
         # the parent's sessionId (transcript-format.md §2). Files of another session would be
         # folded as part of this one: its prompts uncounted, its figures mixed in.
         main_sid = self.fold.folds[0].session_id if self.fold.folds else None
-        for src, p in enumerate(self.paths[1:], 1):
-            sid = self.fold.folds[src].session_id
+        seen: dict[Path, Path] = {}
+        for src, p in enumerate(self.paths):
+            key = p.resolve()
+            if key in seen:
+                raise TranscriptError(f"{p}: named twice (as {seen[key]}); its records would be counted twice")
+            seen[key] = p
+            if src == 0:
+                continue
+            f = self.fold.folds[src]
+            sid = f.session_id
             if main_sid and sid and sid != main_sid:
                 raise TranscriptError(
                     f"{p}: session {sid}, not {self.paths[0].name}'s session {main_sid}; "
                     "name one session's files (its transcript first, then its subagent files)"
+                )
+            if not f.sidechain_file:
+                # a second main transcript (a copy of the first, say): its records would be
+                # counted again, its prompts not at all
+                raise TranscriptError(
+                    f"{p}: a main transcript, not a subagent file (its records are not sidechain records); "
+                    "name one session's transcript once, then its subagent files"
                 )
 
 
