@@ -171,3 +171,15 @@ def test_an_empty_argument_is_an_error_not_the_current_folder() -> None:
 
     with _pytest.raises(DiscoveryError, match="empty argument"):
         resolve_target("")
+
+
+def test_one_id_in_two_project_folders_asks_for_a_path(projects: Path) -> None:
+    # "give more of the id" could not be satisfied, not even with the whole id
+    sid = "dddddddd-4444-4444-8444-444444444444"
+    a = write(projects / "-one" / f"{sid}.jsonl", [prompt("a")])
+    b = write(projects / "-two" / f"{sid}.jsonl", [prompt("b")])
+    with pytest.raises(DiscoveryError) as ei:
+        find_session(sid)
+    msg = str(ei.value)
+    assert msg.startswith(f"session {sid} is in 2 project folders; name the transcript's path: ") and "\n" not in msg
+    assert str(a) in msg and str(b) in msg

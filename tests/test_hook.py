@@ -505,3 +505,19 @@ def test_installed_command_runs_without_tracetui_on_path(tmp_path: Path) -> None
     run = subprocess.run(["/bin/sh", "-c", cmd], input=_input("session_start_compact.json", t), env=env, capture_output=True, timeout=60)
     assert run.returncode == 0 and run.stderr == b"", run.stderr
     assert_card(run.stdout.decode())
+
+
+def test_install_into_a_folder_that_does_not_exist_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a typo in --dir made a stray folder with a settings file in it
+    missing = tmp_path / "no" / "such"
+    assert main(["hook", "install", "--dir", str(missing)]) == 1
+    assert capsys.readouterr().err == f"tracetui: {missing}: no such project folder\n"
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "x"])
+def test_hook_max_chars_below_the_minimum_is_one_line_and_exit_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], value: str) -> None:
+    # --max-chars 0 gave the whole output; a wrong value is reported (the session goes on)
+    t = _project(tmp_path) / f"{SID}.jsonl"
+    code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t), "--max-chars", value)
+    assert (code, out) == (0, "") and err.count("\n") == 1 and "--max-chars" in err

@@ -377,3 +377,13 @@ def test_as_of_episode_counts_the_records_before_the_closing_prompt(state) -> No
         past = state_as_of(state, n)
         closing = state.history[n - 1].last_anchor  # the prompt that closed episode n
         assert past.counters.records == closing.line - 1, n  # one record per line in this scenario
+
+
+def test_episode_of_a_session_without_prompts_says_why_not() -> None:
+    # "this session has 0 episode(s), numbered 1 to 0" could not be acted on
+    from tracetui.model.fold import fold
+
+    st = fold([{"type": "assistant", "uuid": "a1", "message": {"id": "m1", "role": "assistant", "model": "x", "content": [{"type": "text", "text": "hi"}]}}])
+    with pytest.raises(ValueError) as ei:
+        render_worker_view(st, episode=1)
+    assert "has no human prompt" in str(ei.value) and "numbered 1 to 0" not in str(ei.value)

@@ -55,6 +55,23 @@ __all__ = [
 #: hard cap on what the hook prints, in characters: Claude Code shows hook output over 10,000
 #: characters only as a preview (hooks documentation), so the card stays below with a margin
 MAX_CHARS = 9_500
+#: the smallest ``--max-chars`` accepted (0 read as "no value" and gave the whole output); a cap
+#: too small for the card's frame is said at run time with the frame's size
+MIN_HOOK_CHARS = 1
+
+
+def _hook_max_chars(text: str) -> int:
+    """``--max-chars`` of the hook: a whole number from :data:`MIN_HOOK_CHARS` (raises
+    ``argparse.ArgumentTypeError`` otherwise, which run mode reports in one line and exits 0)."""
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if n < MIN_HOOK_CHARS:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_HOOK_CHARS}: {n}")
+    return n
 #: UserPromptSubmit gate conditions (seed 000 §7.3 rule 0)
 GATES = ("compaction", "anomaly")
 #: the default gate, overridable by ``--gate`` or ``$TRACETUI_HOOK_GATE``
@@ -726,6 +743,9 @@ def _cmd_install(ns: argparse.Namespace, action: str) -> int:
     scope = "user" if ns.user else "project"
     command = getattr(ns, "command", None) or default_command()
     try:
+        if getattr(ns, "dir", None) and not Path(ns.dir).is_dir():
+            # a typo would otherwise make a stray folder with a settings file in it
+            raise HookError(f"{ns.dir}: no such project folder")
         path = settings_path(scope, Path(ns.dir) if getattr(ns, "dir", None) else None)
         if action == "install":
             events = _events_arg(ns.events)
@@ -787,7 +807,7 @@ def register_hook(sub: Any) -> None:
     )
     ph.add_argument("--always", action="store_true", help="no gate: print the card on every UserPromptSubmit")
     ph.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
-    ph.add_argument("--max-chars", type=int, default=MAX_CHARS, metavar="N", help=f"output cap in characters (default and most: {MAX_CHARS})")
+    ph.add_argument("--max-chars", type=_hook_max_chars, default=MAX_CHARS, metavar="N", help=f"output cap in characters (default and most: {MAX_CHARS})")
     hs = ph.add_subparsers(dest="hook_action")
     for name in ("install", "uninstall"):
         pi = hs.add_parser(name, help="add the hook to Claude Code's settings.json" if name == "install" else "remove the hook from Claude Code's settings.json")

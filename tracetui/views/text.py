@@ -350,6 +350,8 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
     if episode is None or (episode == n and n > 0):
         return state
     if not 1 <= episode <= n or episode - 1 >= len(state.history):
+        if n == 0:
+            raise ValueError(f"episode {episode} does not exist: this session has no human prompt, so no episode ends before its last record (leave out --episode for the whole session)")
         raise ValueError(f"episode {episode} does not exist (this session has {n} episode(s), numbered 1 to {n})")
     h = state.history[episode - 1]
     # the snapshot was taken as the closing prompt's record was read: its last_anchor is that
