@@ -38,6 +38,7 @@ __all__ = [
     "extract_commits",
     "extract_pr_urls",
     "extract_exit_code",
+    "MAX_DIGITS",
     "Value",
 ]
 
@@ -48,6 +49,11 @@ FACT_BOUND = 200
 TAIL_BYTES = 4096
 #: git commit and ``gh pr create`` print their result first: this many leading characters are scanned
 HEAD_BYTES = 2048
+
+#: a count or exit code read from tool output has at most this many digits (a billion tests,
+#: any exit status); a longer number is not one (``Exit code 1e23``-sized text), and the line
+#: holding it gives no fact rather than a truncated or unstorable value
+MAX_DIGITS = 9
 
 Value = Union[int, float, str]
 
@@ -173,6 +179,11 @@ def _clean(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
+def _counts_ok(*numbers: str) -> bool:
+    """Every digit string is a count: at most :data:`MAX_DIGITS` digits."""
+    return all(len(n) <= MAX_DIGITS for n in numbers)
+
+
 def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     """Test-run summaries in the tail of a command's output.
 
@@ -196,12 +207,17 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         for m in pattern.finditer(tail) if literal in tail else ():
             pass  # the last summary in the tail counts
         if m is not None:
-            counts = {w: int(n) for n, w in _COUNT_WORD.findall(m.group(1))}
+            found = _COUNT_WORD.findall(m.group(1))
+            if not _counts_ok(*(n for n, _ in found)) or "-" in m.group(1):
+                return out  # a count of 10+ digits, or negative: not a summary
+            counts = {w: int(n) for n, w in found}
             counts.setdefault("passed", 0)
             counts.setdefault("failed", 0)
             out.append((runner, counts, m.group(0).strip()))
             return out
     cargo = _CARGO.findall(tail) if "test result: " in tail else []
+    if cargo and not _counts_ok(*(n for _, p, f in cargo for n in (p, f))):
+        return out
     if cargo:
         passed = sum(int(p) for _, p, _ in cargo)
         failed = sum(int(f) for _, _, f in cargo)
@@ -214,6 +230,8 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     for m in _EXUNIT.finditer(tail) if " failure" in tail else ():
         pass
     if m is not None:
+        if not _counts_ok(m.group(1), m.group(2)):
+            return out
         total, failed = int(m.group(1)), int(m.group(2))
         out.append(("exunit", {"passed": max(total - failed, 0), "failed": failed}, m.group(0).strip()))
         return out
@@ -232,7 +250,10 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         pass
     if m is not None:
         counts = {}
-        for n, w in _PYTEST_PART.findall(m.group(1)):
+        parts = _PYTEST_PART.findall(m.group(1))
+        if not _counts_ok(*(n for n, _ in parts)):
+            return out
+        for n, w in parts:
             w = {"error": "errors", "warning": "warnings"}.get(w, w)
             counts[w] = counts.get(w, 0) + int(n)
         if "passed" in counts or "failed" in counts or "errors" in counts:
@@ -261,6 +282,7 @@ def extract_pr_urls(text: str) -> list[str]:
 
 
 def extract_exit_code(text: str) -> int | None:
-    """The exit code Claude Code puts first in a failing Bash result (``Exit code 1``), or None."""
+    """The exit code Claude Code puts first in a failing Bash result (``Exit code 1``), or None
+    (also for a number of more than :data:`MAX_DIGITS` digits; a negative one does not match)."""
     m = _EXIT.match(text)
-    return int(m.group(1)) if m else None
+    return int(m.group(1)) if m and len(m.group(1)) <= MAX_DIGITS else None

@@ -76,6 +76,19 @@ _BOM = b"\xef\xbb\xbf"
 _META_TYPES = frozenset(KNOWN_RECORD_TYPES - {"user", "assistant", "system", "progress", "attachment"})
 
 
+def _bounded(v: Any) -> Any:
+    """``v`` (a decoded JSON value) with every int outside the signed 64-bit range written as
+    its decimal string (the same digits, which the fold only ever reads as text: todo and task
+    ids), so a kept tool input saves to the fold cache (msgpack holds -2**63..2**64-1)."""
+    if type(v) is int:
+        return v if -(1 << 63) <= v < 1 << 63 else str(v)
+    if isinstance(v, dict):
+        return {k: _bounded(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_bounded(x) for x in v]
+    return v
+
+
 class UsageBook:
     """Token usage per API message id: the max of each field over the message's records, summed.
 
@@ -502,6 +515,7 @@ class FileFold:
                 e += 1
             self.files[path] = FileTouch(path, r, w, e, ft.first, anchor)
         if name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
+            inp = _bounded(inp)  # kept until its result, and cached: no int msgpack cannot hold
             self._call_inputs[tid] = inp
         if self.derive is not None:
             self.derive.on_call(self, call, inp)
