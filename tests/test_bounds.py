@@ -116,7 +116,22 @@ def test_a_token_count_out_of_range_is_not_usage_but_the_record_stays(value: int
     assert unk.anchor.line == 2
     assert [e.kind for e in st.events(0)] == ["prompt", "assistant_text"]
     assert st.tokens.total == 0 and not st.usage_buckets
-    assert st.cost_usd == 0.0 and st.cost_note.startswith("estimate")
+    # the cost leaves that record out, and says so (a lower bound, not the whole)
+    assert st.counters.usage_rejected == 1
+    assert st.cost_usd == 0.0 and st.cost_note == "estimate (genai-prices); usage of 1 record rejected, not priced"
+
+
+def test_the_cached_reader_says_the_same_of_rejected_usage(tmp_path: Path) -> None:
+    p = tmp_path / "s.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in _usage(HUGE) + _usage(NEGATIVE)))
+    r = open_cached([p])
+    r.poll()
+    st = r.snapshot()
+    assert st.counters.usage_rejected == 2 and st.cost_note.endswith("usage of 2 records rejected, not priced")
+    assert r.save_cache() is True
+    r2 = open_cached([p])
+    assert r2.cache_status == "warm"
+    assert r2.snapshot().cost_note == st.cost_note
 
 
 def test_the_largest_count_allowed_is_usage() -> None:

@@ -671,7 +671,7 @@ def _fingerprint(path: str, offset: int) -> bytes:
 
 def _price_key(state: RunState) -> tuple[bytes, str | None]:
     last_ts = max((s.last_timestamp for s in (state.main, *state.agents) if s.last_timestamp), default=None)
-    return msgspec.msgpack.encode([state.usage_buckets, last_ts]), last_ts
+    return msgspec.msgpack.encode([state.usage_buckets, last_ts, state.counters.usage_rejected]), last_ts
 
 
 class CachedReader(SessionReader):
@@ -720,7 +720,7 @@ class CachedReader(SessionReader):
         if hit is None:
             from tracetui.model.pricing import estimate_cost
 
-            hit = estimate_cost(state.usage_buckets, last_ts)
+            hit = estimate_cost(state.usage_buckets, last_ts, state.counters.usage_rejected)
             self._prices = {key: hit}  # only the latest matters
         return msgspec.structs.replace(state, cost_usd=hit[0], cost_note=hit[1])
 

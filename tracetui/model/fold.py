@@ -419,6 +419,7 @@ class FileFold:
             # a token count outside 0..MAX_TOKENS (or of another type): the record's usage is
             # not counted, the record is (its content below); the reason is kept
             self.counters.unknown_records += 1
+            self.counters.usage_rejected += 1
             self._unknown(anchor, "assistant", f"usage rejected: {msg.usage_error}")
         if msg.usage is not None and model != SYNTHETIC_MODEL:
             us = msg.usage
@@ -984,7 +985,7 @@ class SessionFold:
         if self.price:
             # each bucket at its own day (pricing.py); the last timestamp only dates undated ones
             last_ts = max((s.last_timestamp for s in states if s.last_timestamp), default=None)
-            cost, note = estimate_cost(buckets, last_ts)
+            cost, note = estimate_cost(buckets, last_ts, counters.usage_rejected)
         else:
             cost, note = None, "not priced"
         return RunState(

@@ -130,11 +130,13 @@ def model_price(
     return float(res.total_price * n)
 
 
-def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None) -> tuple[float | None, str]:
+def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejected: int = 0) -> tuple[float | None, str]:
     """``(usd, note)``: the sum of :func:`model_price` over ``buckets``, each at its own day and
     band, or ``None`` with the unpriced models named. A bucket of undated messages (``day ==
     ""``) is priced at the UTC day of ``fallback_ts`` (callers pass the last record's
-    timestamp of what they price), else at :data:`DEFAULT_DAY`. Pure: reads no clock."""
+    timestamp of what they price), else at :data:`DEFAULT_DAY`. ``rejected``: how many records'
+    usage was rejected (``Counters.usage_rejected``); the note then says they are not priced (the
+    figure is a lower bound). Pure: reads no clock."""
     total = 0.0
     unknown: set[str] = set()
     fallback = utc_day(fallback_ts)
@@ -150,9 +152,10 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None) -> tu
             unknown.add(b.model)
         else:
             total += p
+    extra = f"; usage of {rejected} record{'' if rejected == 1 else 's'} rejected, not priced" if rejected else ""
     if unknown:
-        return None, "no price known for " + ", ".join(sorted(unknown))
-    return round(total, 6), "estimate (genai-prices)"
+        return None, "no price known for " + ", ".join(sorted(unknown)) + extra
+    return round(total, 6), "estimate (genai-prices)" + extra
 
 
 def buckets_of(counts: dict[str, list[int]]) -> tuple[UsageBucket, ...]:

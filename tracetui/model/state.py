@@ -114,6 +114,9 @@ class Counters(msgspec.Struct):
     api_errors: int = 0
     api_retries: int = 0
     sidechain_records: int = 0
+    #: assistant records whose usage was rejected (a token count outside 0..MAX_TOKENS, or not
+    #: an int; ingest/decode.py): their tokens are not counted nor priced (also in unknown_records)
+    usage_rejected: int = 0
 
     def add(self, other: "Counters") -> "Counters":
         """The field-wise sum (a new object)."""
