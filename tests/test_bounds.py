@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 from fixtures import assistant, compact_boundary, prompt, text_block, tool_call, tool_result, usage, write
 from tracetui.cli import main
@@ -199,3 +201,20 @@ def test_a_kept_todo_input_keeps_the_digits() -> None:
     st = fold(recs)
     (todo,) = st.todos
     assert todo.id == str(HUGE)
+
+
+@settings(max_examples=80, deadline=None)
+@given(hst.integers(min_value=-(10**30), max_value=10**30) | hst.sampled_from([0, MAX_TOKENS, MAX_TOKENS + 1, -1]))
+def test_any_int_is_a_token_count_exactly_when_in_range(value: int) -> None:
+    s = fold(_usage(value))
+    ok = 0 <= value <= MAX_TOKENS
+    assert s.counters.usage_rejected == (0 if ok else 1)
+    assert s.tokens.output == (value if ok else 0)
+    assert s.counters.records == 2 and len(s.events(0)) == 2  # the record stays, either way
+
+
+@settings(max_examples=80, deadline=None)
+@given(hst.integers(min_value=0, max_value=10**25))
+def test_an_exit_code_is_read_exactly_when_it_has_at_most_max_digits(value: int) -> None:
+    got = extract_exit_code(f"Exit code {value}\nboom")
+    assert got == (value if len(str(value)) <= MAX_DIGITS else None)

@@ -151,3 +151,14 @@ def test_the_trial_repro_file_costs_what_genai_prices_says_per_message(corpus) -
     assert per_message == pytest.approx([0.0884775, 0.015009, 0.094197, 0.028962], abs=1e-9)
     st = fold_bytes(data, name=path.name, price=True)
     assert st.cost_usd == pytest.approx(sum(per_message), abs=1e-6)
+
+
+def test_an_episode_is_priced_with_its_1h_writes_too() -> None:
+    from tracetui.views.worker import current_episodes, episode_cost
+
+    ts = "2026-02-10T10:00:00.000Z"
+    su = split_usage(3, 27, 7883, 17915, 7883)
+    st = fold([prompt("go", ts=ts), assistant([text_block("a")], model=OPUS, u=su, ts=ts)], price=True)
+    (ep,) = current_episodes(st)
+    assert ep.usage_buckets[0].cache_write_1h == 7883
+    assert episode_cost(st, ep) == pytest.approx(genai_usd({"model": OPUS, "usage": su}, ts), abs=1e-6)
