@@ -14,18 +14,30 @@ SLOW_S = 60.0
 
 
 class PendingCalls(Pane):
-    """Every pending call (main thread and subagents): age, tool, brief input, id tail, anchor."""
+    """Every pending call (main thread and subagents): age, tool, brief input, id tail, anchor.
+
+    In an idle session (its files not written within ``format.LIVE_WINDOW``) the rows keep
+    their ages, not coloured as slow, and the title says the session is idle: these calls have
+    no result recorded, nothing is running them now."""
 
     TITLE = "Pending calls"
 
     def key(self, shown: Shown) -> object:
         p = shown.state.pending
-        return (tuple((c.id, c.timestamp) for c in p), int(shown.now))
+        return (tuple((c.id, c.timestamp) for c in p), int(shown.now), self._idle(shown))
+
+    @staticmethod
+    def _idle(shown: Shown) -> str:
+        """``idle 452d`` when the live session is idle, else ``""`` (scrubbing shows a past state:
+        its calls were pending then)."""
+        act = shown.activity
+        return "" if shown.history or act == "live" else act
 
     def build(self, shown: Shown) -> Text:
         st = shown.state
         calls = sorted(st.pending, key=lambda c: (c.timestamp or "", c.seq))
-        self.border_title = f"Pending calls ({len(calls)})"
+        idle = self._idle(shown)
+        self.border_title = f"Pending calls ({len(calls)})" + (f" · session {idle}" if idle and calls else "")
         if not calls:
             return Text("none in flight", style="dim italic")
         rows = self.rows_available
@@ -36,7 +48,11 @@ class PendingCalls(Pane):
             if i:
                 out.append("\n")
             age = age_of(c.timestamp, shown.now)
-            out.append(f"{fmt_age(age):>6} ", style="bold red" if age is not None and age >= SLOW_S else "bold yellow")
+            if idle:
+                age_style = "dim"
+            else:
+                age_style = "bold red" if age is not None and age >= SLOW_S else "bold yellow"
+            out.append(f"{fmt_age(age):>6} ", style=age_style)
             out.append(c.name, style="bold")
             if c.sidechain:
                 out.append(" (sub)", style="dim")
