@@ -218,3 +218,16 @@ def test_any_int_is_a_token_count_exactly_when_in_range(value: int) -> None:
 def test_an_exit_code_is_read_exactly_when_it_has_at_most_max_digits(value: int) -> None:
     got = extract_exit_code(f"Exit code {value}\nboom")
     assert got == (value if len(str(value)) <= MAX_DIGITS else None)
+
+
+def test_a_rejected_usage_on_a_line_that_needs_repair_is_rejected_the_same_way() -> None:
+    # invalid UTF-8 sends the line down the slow path (repair, re-encode): same rejection there
+    from tracetui.model.fold import fold_bytes
+
+    rec = _usage(HUGE)[1]
+    rec["message"]["content"][0]["text"] = "bad BYTE here"
+    raw = json.dumps(rec).encode().replace(b"BYTE", b"\xff")
+    s = fold_bytes(raw + b"\n")
+    assert s.counters.records == 1 and s.counters.usage_rejected == 1 and s.counters.malformed == 0
+    assert [e.excerpt for e in s.events(0)] == ["bad \ufffd here"]
+    assert s.main.unknown[0].reason == "usage rejected: Expected `int` <= 1000000000000 - at `$.output_tokens`"
