@@ -387,3 +387,28 @@ def test_episode_of_a_session_without_prompts_says_why_not() -> None:
     with pytest.raises(ValueError) as ei:
         render_worker_view(st, episode=1)
     assert "has no human prompt" in str(ei.value) and "numbered 1 to 0" not in str(ei.value)
+
+
+@pytest.mark.parametrize(
+    ("cost", "note", "shown"),
+    [
+        (1.234, "estimate (genai-prices)", "$1.23 (estimate)"),
+        (1.234, "estimate (genai-prices); usage of 1 record rejected, not priced", "$1.23 (estimate; usage of 1 record rejected, not priced)"),
+        (None, "no price known for model-x", "unknown (no price known for model-x)"),
+    ],
+)
+def test_a_cost_note_beyond_a_plain_estimate_is_shown(cost, note, shown) -> None:
+    # the views printed "$x.xx (estimate)" and dropped a note saying part of the usage was not priced
+    from tracetui.views.text import cost_text
+
+    assert cost_text(cost, note) == shown
+
+
+def test_state_json_lists_unknown_records_with_their_reason() -> None:
+    from tracetui.model.fold import fold
+    from tracetui.views.state_json import state_to_json
+
+    js = state_to_json(fold([{"type": "brand-new-type", "uuid": "x1"}, {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}]))
+    assert js["counters"]["unknown_records"] == 1 and "usage_rejected" in js["counters"]
+    (u,) = js["unknown"]
+    assert (u["type"], u["reason"], u["anchor"]["line"]) == ("brand-new-type", "unknown record type", 1)

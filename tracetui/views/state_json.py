@@ -6,6 +6,7 @@ from typing import Any
 
 from tracetui.model.state import Anchor, PromptInfo, RunState
 from tracetui.views.safe import safe_text
+from tracetui.views.text import cost_text
 
 __all__ = ["state_to_json", "state_summary", "anchor_json"]
 
@@ -23,6 +24,7 @@ _COUNTER_KEYS = (
     "api_errors",
     "api_retries",
     "sidechain_records",
+    "usage_rejected",
 )
 
 
@@ -104,6 +106,9 @@ def state_to_json(state: RunState) -> dict[str, Any]:
         "agents": agents,
         "compactions": [anchor_json(state, a) for a in state.main.compactions],
         "quarantine": [{"anchor": anchor_json(state, q.anchor), "reason": q.reason, "excerpt": q.excerpt} for src in (state.main, *state.agents) for q in src.quarantine],
+        # records and blocks kept as unknown (a type the fold does not know, an unexpected shape,
+        # a rejected usage), with why: the samples each file keeps (all are counted)
+        "unknown": [{"anchor": anchor_json(state, u.anchor), "type": u.type, "reason": u.reason} for src in (state.main, *state.agents) for u in src.unknown],
         "sources": [
             {
                 "path": s.path,
@@ -154,7 +159,7 @@ def state_summary(state: RunState) -> str:
         f"tokens   in {_fmt_int(t.input)}  out {_fmt_int(t.output)}  cache write {_fmt_int(t.cache_creation)}"
         f"  cache read {_fmt_int(t.cache_read)}  ({c.api_messages} API messages)"
     )
-    cost = f"${state.cost_usd:.2f} (estimate)" if state.cost_usd is not None else f"unknown ({state.cost_note})"
+    cost = cost_text(state.cost_usd, state.cost_note)
     lines.append(f"cost     {cost}   models {', '.join(state.models) or '-'}")
     lines.append(f"files    {len(state.files)} touched   todos {len(state.todos)}   subagents {len(state.main.subagents)}")
     for s in state.sources:

@@ -75,6 +75,19 @@ def fmt_duration(seconds: float | None) -> str:
     return fmt_span(round(seconds))
 
 
+#: the cost note of a plain estimate (model/pricing.py); any other note says more and is shown
+PLAIN_COST_NOTE = "estimate (genai-prices)"
+
+
+def cost_text(cost_usd: float | None, note: str) -> str:
+    """``$1.23 (estimate)``; ``$1.23 (estimate; usage of 1 record rejected, not priced)`` when the
+    note says more than a plain estimate; ``unknown (<note>)`` without a cost."""
+    if cost_usd is None:
+        return f"unknown ({note})"
+    extra = note[len(PLAIN_COST_NOTE) :].lstrip("; ") if note.startswith(PLAIN_COST_NOTE) else note
+    return f"${cost_usd:.2f} (estimate" + (f"; {extra}" if extra else "") + ")"
+
+
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of ``text``: UTF-8 bytes / :data:`TOKEN_BYTES`, rounded up (an estimate,
     not a tokenizer count)."""
@@ -368,7 +381,7 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
     if state.cost_note != "not priced":
         from tracetui.model.pricing import estimate_cost
 
-        cost, note = estimate_cost(h.usage_buckets, h.last_timestamp)
+        cost, note = estimate_cost(h.usage_buckets, h.last_timestamp, h.counters.usage_rejected)
     srcs = []
     for s in state.sources[:1]:
         srcs.append(

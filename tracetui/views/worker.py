@@ -18,6 +18,7 @@ from tracetui.views.text import (
     Item,
     Section,
     as_datetime,
+    cost_text,
     episode_count,
     fit,
     fmt_duration,
@@ -279,7 +280,8 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
 
     c = st.counters
     t = st.tokens
-    cost = f"${st.cost_usd:.2f} (estimate)" if st.cost_usd is not None else f"cost unknown ({st.cost_note})"
+    cost = cost_text(st.cost_usd, st.cost_note)
+    cost = cost if st.cost_usd is not None else f"cost {cost}"
     through = fa(st.main.last_anchor)
     counters = [
         Item(f"records {c.records} · prompts {c.user_prompts} · tool calls {c.tool_calls} (errors {c.tool_errors}) · interrupts {c.interrupts} · compactions {c.compactions} · API errors {c.api_errors}, retries {c.api_retries} · subagents {len(st.main.subagents)}", through),
