@@ -158,3 +158,37 @@ def test_fit_frontier_stays_in_the_pane_and_keeps_head_and_tail(body: str, width
         for s in suffixes:
             shown = shown.removesuffix(bare(s.plain))
         assert shown == bare(body) or (shown.endswith("…") and bare(body).startswith(shown[:-1]))
+
+
+def _tree_labels(tree) -> list[str]:
+    labels: list[str] = []
+
+    def walk(node) -> None:
+        labels.append(str(node.label))
+        for child in node.children:
+            walk(child)
+
+    walk(tree.root)
+    return labels
+
+
+async def test_an_idle_session_says_a_subagent_call_has_no_result_not_that_it_runs(tmp_path: Path) -> None:
+    from tracetui.tui.widgets.subagents import SubagentsTree
+
+    path = tmp_path / "s.jsonl"
+    b = TranscriptBuilder()
+    b.prompt("Find where the config is read")
+    b.tick(1).tool_use("Task", {"description": "Find the config", "subagent_type": "Explore", "prompt": "Where is the config read?"})
+    b.write(path)
+    written = _last_time(b) + 1
+    os.utime(path, (written, written))
+    for now, says, never in ((written + 452 * DAY, "no result recorded", "running"), (written + 60, "running", "no result")):
+        app = app_for([path], tmp_path, now=now)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for_state(pilot)
+            await pilot.pause()
+            labels = _tree_labels(app.screen.query_one(SubagentsTree))
+            task = next(label for label in labels if label.startswith("Task Find the config"))
+            assert says in task and never not in task, labels
+            # a call the session stopped during has no transcript file; a live one's may come yet
+            assert any(("no transcript file" if never == "running" else "transcript not found yet") in label for label in labels), labels

@@ -14,13 +14,19 @@ __all__ = ["SubagentsTree"]
 _STATUS = {"running": "bold yellow", "completed": "green", "error": "bold red", "async_launched": "cyan"}
 
 
-def _label(state: RunState, link: SubagentLink) -> Text:
+def _label(state: RunState, link: SubagentLink, idle: bool = False) -> Text:
+    """One Task/Agent call: tool, description, type, status, tokens, anchor. With ``idle`` (the
+    session's files not written within ``format.LIVE_WINDOW``) a ``running`` call is said to
+    have no result recorded: nothing runs it now."""
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(f"{link.tool} ", style="bold")
     t.append(one_line(link.description, 60))
     if link.subagent_type:
         t.append(f" [{one_line(link.subagent_type, 30)}]", style="dim")
-    t.append(f" {link.status}", style=_STATUS.get(link.status, "magenta"))
+    if idle and link.status == "running":
+        t.append(" no result recorded", style="yellow")
+    else:
+        t.append(f" {link.status}", style=_STATUS.get(link.status, "magenta"))
     if link.total_tokens is not None:
         t.append(f" {fmt_tokens(link.total_tokens)} tok", style="dim")
     t.append(f" {short_anchor(state, link.anchor)}", style="dim")
@@ -53,10 +59,13 @@ class SubagentsTree(Tree[int]):
     def show(self, shown: Shown) -> None:
         st = shown.state
         agents = {a.src: a for a in st.agents}
+        # an idle session's running calls have no result recorded (a past state, scrubbed, is as it was)
+        idle = not shown.history and shown.activity != "live"
         key = (
             tuple((l.tool_use_id, l.status, l.source, l.total_tokens) for l in st.main.subagents),
             tuple((a.src, a.ledger_len, len(a.pending)) for a in st.agents),
             shown.history,
+            idle,
         )
         if key == self._key:
             return
@@ -69,7 +78,7 @@ class SubagentsTree(Tree[int]):
 
         def add(node, links, depth: int) -> None:
             for link in links:
-                child = node.add(_label(st, link), data=link.source, expand=True)
+                child = node.add(_label(st, link, idle), data=link.source, expand=True)
                 a = agents.get(link.source) if link.source is not None else None
                 if a is None:
                     if link.inline_records:
@@ -78,7 +87,7 @@ class SubagentsTree(Tree[int]):
                         why = f"inline in the main file: {link.inline_records} records, {link.inline_tool_calls} tool calls, {lines}".rstrip(", ")
                     elif shown.history and (link.source is not None or live_src.get(link.tool_use_id) is not None):
                         why = "its transcript's state is kept live only (not as of this episode)"
-                    elif link.status == "running":
+                    elif link.status == "running" and not idle:
                         why = "transcript not found yet"
                     else:
                         why = "no transcript file"
