@@ -27,7 +27,7 @@ PANES = (
     ("Counters", "turns, tool calls by name, errors, tokens, estimated cost (USD), and the context-window gauge (input + cache tokens of the last API call)."),
     ("Anomalies", "badges coloured by severity: info, warning, error, critical; open ones first, then cleared ones (✓ cleared). Paths are relative to the session's folder."),
     ("Files", "files touched, most recent first, with how often each was read, written and edited: r1 w0 ed2 is 1 read, 0 writes, 2 edits."),
-    ("Todos / Subagents", "the todo list; Task/Agent calls with their transcripts."),
+    ("Todos / Subagents", "the todo list; Task/Agent calls with their transcripts (in an IDLE session a call still running says no result recorded)."),
 )
 
 
