@@ -209,7 +209,7 @@ def test_session_book_buckets_do_not_depend_on_add_order(adds, rnd) -> None:
     # a message sits at its earliest known day
     for key in b1.by_id:
         days = [d for k, _, d in adds if k == key and d]
-        assert b1.day_of[key] == (min(days) if days else "")
+        assert b1.day_of(key) == (min(days) if days else "")
 
 
 def test_a_message_in_two_files_is_dated_by_the_earlier_file_in_either_read_order() -> None:

@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 #: version of the on-disk layout; bump it when the format of this module changes
-SCHEMA = 4
+SCHEMA = 5
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the cache folder is pruned (oldest first) when its files exceed this many bytes

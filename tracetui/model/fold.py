@@ -109,16 +109,17 @@ class UsageBook:
     files' days. A message whose tokens cross a tier bound moves to the new band.
     """
 
-    __slots__ = ("by_id", "model_of", "totals", "by_model", "day_of", "buckets", "bucket_of")
+    __slots__ = ("by_id", "model_of", "totals", "by_model", "buckets", "bucket_of")
 
     def __init__(self) -> None:
         self.by_id: dict[str, tuple[int, int, int, int, int]] = {}
         self.model_of: dict[str, str] = {}
         self.totals = [0, 0, 0, 0]
         self.by_model: dict[str, list[int]] = {}
-        self.day_of: dict[str, str] = {}
         self.buckets: dict[str, list[int]] = {}
-        self.bucket_of: dict[str, str] = {}  # message id -> its key in ``buckets``
+        #: message id -> its key in ``buckets`` (``"day|band|model"``: the message's day is its
+        #: prefix; keys are interned, so a message costs its dict entries only)
+        self.bucket_of: dict[str, str] = {}
 
     def _bucket(self, key: str, u: tuple[int, int, int, int, int], sign: int, messages: int) -> None:
         b = self.buckets.get(key)
@@ -139,12 +140,11 @@ class UsageBook:
         if old is None:
             new = d = u
             self.model_of[key] = model
-            self.day_of[key] = day
             bk = self.bucket_of[key] = bucket_key(model, day, u)
             self._bucket(bk, u, 1, 1)
         else:
             model = self.model_of[key]
-            d0 = self.day_of[key]
+            d0 = self.bucket_of[key].partition("|")[0]
             earlier = bool(day) and (not d0 or day < d0)
             if old == u and not earlier:
                 return  # the usage repeated on the next record of the same message
@@ -154,7 +154,6 @@ class UsageBook:
             d = (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3], new[4] - old[4])
             k0 = k1 = self.bucket_of[key]
             if earlier:
-                self.day_of[key] = day
                 k1 = self.bucket_of[key] = bucket_key(model, day, new)
             elif new[0] != old[0] or new[2] != old[2] or new[3] != old[3]:  # input grew: the band may change
                 k1 = self.bucket_of[key] = bucket_key(model, d0, new)
@@ -178,6 +177,10 @@ class UsageBook:
         m[1] += d[1]
         m[2] += d[2]
         m[3] += d[3]
+
+    def day_of(self, key: str) -> str:
+        """The UTC day (``YYYY-MM-DD``, ``""`` when unknown) message ``key`` is priced at."""
+        return self.bucket_of[key].partition("|")[0]
 
     def tokens(self) -> Tokens:
         return Tokens(*self.totals)
@@ -441,7 +444,7 @@ class FileFold:
                 self.usage.add(key, model, u, utc_day(rec.timestamp) if old is None else "")
                 self.counters.api_messages = len(self.usage)
                 if self.on_usage is not None:
-                    self.on_usage(key, model, u, self.usage.day_of[key])
+                    self.on_usage(key, model, u, self.usage.day_of(key))
         if rec.isApiErrorMessage:
             self.counters.api_errors += 1
             text = ""
@@ -921,7 +924,7 @@ class SessionFold:
         for f in self.folds:
             f.on_usage = self.usage.add
             for key, u in f.usage.by_id.items():
-                self.usage.add(key, f.usage.model_of[key], u, f.usage.day_of[key])
+                self.usage.add(key, f.usage.model_of[key], u, f.usage.day_of(key))
 
     def set_io(self, src: int, size: int, consumed: int, lines: int, pending: int, error: str | None = None) -> None:
         """Record what the reader knows of source ``src``: sizes and offsets in bytes."""

@@ -35,6 +35,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from decimal import Decimal
 from functools import lru_cache
+from sys import intern as _intern
 from typing import Iterable
 
 from tracetui.model.state import Tokens, UsageBucket
@@ -68,14 +69,14 @@ def utc_day(ts: str | None) -> str:
     if not ts:
         return ""
     if len(ts) >= 20 and ts[-1] == "Z" and ts[10] == "T" and ts[4] == "-" and ts[7] == "-":
-        return ts[:10]  # the form Claude Code writes: 2026-02-12T15:36:09.570Z
+        return _intern(ts[:10])  # the form Claude Code writes: 2026-02-12T15:36:09.570Z
     try:
         dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
     except ValueError:
         return ""
     if dt.tzinfo is not None:
         dt = dt.astimezone(timezone.utc)
-    return dt.date().isoformat()
+    return _intern(dt.date().isoformat())
 
 
 def _valid_day(day: str) -> bool:
@@ -175,4 +176,5 @@ def buckets_of(counts: dict[str, list[int]]) -> tuple[UsageBucket, ...]:
 def bucket_key(model: str, day: str, u: tuple[int, ...]) -> str:
     """The running-count key of a message with usage ``u`` (input, output, cache creation,
     cache read, ... tokens): ``"day|band|model"`` (model last: it may hold ``|``)."""
-    return f"{day}|{price_band(u[0], u[2], u[3])}|{model}"
+    # interned: one string per bucket, not one per message that the books and episodes keep
+    return _intern(f"{day}|{price_band(u[0], u[2], u[3])}|{model}")
