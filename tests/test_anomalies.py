@@ -143,6 +143,20 @@ def test_stall_needs_now_and_a_pending_call() -> None:
     assert "stall" not in _kinds(done, now=late)  # nothing pending
 
 
+def test_a_stall_of_a_day_or_more_is_a_session_that_ended() -> None:
+    # a 452-day-old session with a call never answered was a "warn" stall, as if stuck right now
+    from tracetui.model.anomalies import ENDED_SECONDS
+
+    s = Script().prompt("a")
+    s.call("toolu_slow0001", "Bash", {"command": "sleep 999"}, ts="2026-01-01T10:00:00.000Z")
+    t0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc).timestamp()
+    fresh = _one(s.state(), "stall", now=t0 + ENDED_SECONDS - 1)
+    assert fresh.severity == "warn" and "looks ended" not in fresh.message
+    old = _one(s.state(), "stall", now=t0 + 452 * 86400)
+    assert old.severity == "info" and old.message.startswith("no new record for 452d00h with 1 call(s) pending")
+    assert old.message.endswith("; the session looks ended with them unanswered")
+
+
 def test_context_pressure() -> None:
     high = int(CONTEXT_WINDOW_TOKENS * 0.9)
     s = Script().prompt("a").say("big", u=(10, 5, 1000, high))

@@ -33,6 +33,7 @@ __all__ = [
     "EDIT_THRASH",
     "REREAD_LOOP",
     "STALL_SECONDS",
+    "ENDED_SECONDS",
     "CONTEXT_PRESSURE_RATIO",
     "CONTEXT_WINDOW_TOKENS",
     "LONG_CONTEXT_WINDOW_TOKENS",
@@ -73,6 +74,9 @@ again after an edit is normal, reading the unchanged file a third time means the
 what it read (often after compaction). Clears at the next edit/write of the file or episode end."""
 
 STALL_SECONDS = 300
+#: seconds without a record after which a stall is a session that ended with calls unanswered
+#: (severity info): a day, longer than any test run or build a call waits for
+ENDED_SECONDS = 86_400
 """Seconds with no new record while a call is pending that make a stall: tests and builds often
 run a few minutes, Claude Code's default Bash timeout is 2 minutes and its maximum 10; five
 minutes of silence with a call open is worth a look. Clears when a record arrives."""
@@ -408,10 +412,14 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
             age = (nowdt - last).total_seconds()
             if age >= STALL_SECONDS:
                 newest = max(state.pending, key=lambda c: (c.anchor.src == state.main.src, c.seq))
+                # a day without a record: the session ended with the calls unanswered, nothing is
+                # running any more; said so, and as info, not as a warning about a stuck call
+                ended = age >= ENDED_SECONDS
                 out.append(
                     Anomaly(
-                        "stall", "warn", "stall", newest.anchor,
-                        f"no new record for {fmt_span(age)} with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})",
+                        "stall", "info" if ended else "warn", "stall", newest.anchor,
+                        f"no new record for {fmt_span(age)} with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})"
+                        + ("; the session looks ended with them unanswered" if ended else ""),
                         "when a new record arrives or the pending calls complete",
                         tuple(c.anchor for c in state.pending[:EVIDENCE_KEPT]), len(state.pending), view_time=True,
                     )
