@@ -61,6 +61,9 @@ __all__ = ["UsageBook", "FileFold", "SessionFold", "fold", "fold_bytes", "SYNTHE
 SYNTHETIC_MODEL = "<synthetic>"
 #: characters of payload kept inline in an event; the rest stays in the file
 EXCERPT_CHARS = 100
+#: characters of the frontier's text (what the agent said or was asked last): one per state, so
+#: longer than an event's excerpt, for a Now pane that has the room
+FRONTIER_CHARS = 400
 #: at most this many quarantine and unknown entries are kept per file (all are counted)
 MAX_SAMPLES = 200
 #: tool_results read before their tool_use kept at most (per file), and the characters of one
@@ -459,7 +462,7 @@ class FileFold:
         if isinstance(content, str):
             self._event("assistant_text", anchor, rec, 0, payload, excerpt_of(content, EXCERPT_CHARS), message_id=key, usage=u)
             if main and content and not content.isspace():
-                self.last_action = Frontier("text", excerpt_of(content, EXCERPT_CHARS), anchor, timestamp=rec.timestamp)
+                self.last_action = Frontier("text", excerpt_of(content, FRONTIER_CHARS), anchor, timestamp=rec.timestamp)
             return
         if not content:
             self._event("assistant_text", anchor, rec, 0, payload, "", message_id=key, usage=u)
@@ -474,7 +477,7 @@ class FileFold:
                 exc = excerpt_of(text, EXCERPT_CHARS)
                 self._event("assistant_text", anchor, rec, i, raw, exc, message_id=key, usage=u)
                 if main and text and not text.isspace():
-                    self.last_action = Frontier("text", exc, anchor, timestamp=rec.timestamp)
+                    self.last_action = Frontier("text", excerpt_of(text, FRONTIER_CHARS) if len(text) > EXCERPT_CHARS else exc, anchor, timestamp=rec.timestamp)
             elif bt in ("thinking", "redacted_thinking") and not b.schema_error:
                 self._event("thinking", anchor, rec, i, raw, "thinking", message_id=key, usage=u)
             else:
@@ -620,7 +623,7 @@ class FileFold:
             if self.goal is None:
                 self.goal = info
             self.latest_ask = info
-            self.last_action = Frontier("prompt", excerpt_of(norm, EXCERPT_CHARS), anchor, timestamp=rec.timestamp)
+            self.last_action = Frontier("prompt", excerpt_of(norm, FRONTIER_CHARS), anchor, timestamp=rec.timestamp)
             return
         self._event("user_text", anchor, rec, i, raw, excerpt_of(norm, EXCERPT_CHARS), name=kind)
 
