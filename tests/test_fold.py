@@ -597,3 +597,16 @@ def test_early_results_are_bounded() -> None:
     # the oldest early results were dropped (bounded memory): their call shows as pending; the
     # newest is still kept and answers its call
     assert [c.id for c in st.pending] == ["t0"]
+
+
+def test_a_failed_last_call_is_the_frontier_not_a_plain_call() -> None:
+    # Now said "called Bash(npm test)" after the call had failed
+    recs = [prompt("test it", uuid="p1"), tool_call("t1", "Bash", {"command": "npm test"}, uuid="a1", parent="p1"), tool_result("t1", "Error: 3 failing", is_error=True, uuid="r1", parent="a1")]
+    fr = fold(recs).frontier
+    assert fr is not None and (fr.kind, fr.tool, fr.tool_use_id, fr.anchor.line) == ("tool_error", "Bash", "t1", 3)
+    assert fr.text.startswith("Bash(npm test) failed: «Error: 3 failing")
+    ok = fold(recs[:2] + [tool_result("t1", "all passed", uuid="r1", parent="a1")]).frontier
+    assert ok is not None and ok.kind == "tool_use"
+    # a failure of an earlier call, after another action, does not replace the last action
+    later = fold(recs[:2] + [assistant([text_block("waiting")], msg_id="m9", uuid="x1", parent="a1"), tool_result("t1", "boom", is_error=True, uuid="r1", parent="x1")]).frontier
+    assert later is not None and later.kind == "text"

@@ -644,7 +644,7 @@ class FileFold:
             if tid and tid not in self._early_results:
                 self._keep_early(tid, anchor, is_error, exc, text, rec.toolUseResult)
             return
-        self._pair(call, anchor, is_error, exc, text, rec.toolUseResult)
+        self._pair(call, anchor, is_error, exc, text, rec.toolUseResult, rec.timestamp)
 
     def _keep_early(self, tid: str, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any) -> None:
         """Keep a tool_result whose tool_use has not been read yet: Claude Code 2.1.x sometimes
@@ -661,13 +661,17 @@ class FileFold:
             del self._early_results[next(iter(self._early_results))]
         self._early_results[tid] = (anchor, is_error, exc, text, small)
 
-    def _pair(self, call: ToolCall, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any) -> None:
+    def _pair(self, call: ToolCall, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any, ts: str | None = None) -> None:
         """Pair ``call`` with its tool_result at ``anchor`` (``text`` its whole text, ``tur`` the
-        record's ``toolUseResult``, raw or decoded): the call leaves ``pending``; derived state,
-        subagent links and todos take the result."""
+        record's ``toolUseResult``, raw or decoded; ``ts`` its timestamp, when known): the call
+        leaves ``pending``; derived state, subagent links and todos take the result. When the
+        call was the thread's last action and failed, the frontier says so (``tool_error``)."""
         tid, name = call.id, call.name
         if tid in self.pending:
             del self.pending[tid]
+        la = self.last_action
+        if is_error and la is not None and la.kind == "tool_use" and la.tool_use_id == tid:
+            self.last_action = Frontier("tool_error", f"{name}({call.brief}) failed: «{exc}»", anchor, tool=name, tool_use_id=tid, timestamp=ts or la.timestamp)
         # a new object, not a mutation: snapshots share the call objects of ``pending``
         call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=exc)
         if self.derive is not None:

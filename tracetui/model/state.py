@@ -211,7 +211,8 @@ class Todo(msgspec.Struct):
 
 class Frontier(msgspec.Struct):
     """What the agent is doing now: a call in flight (``in_flight``), or its last action
-    (``tool_use``, ``text``), or a prompt not yet answered (``prompt``)."""
+    (``tool_use``, ``text``; ``tool_error`` when that call failed, its anchor the result's), or a
+    prompt not yet answered (``prompt``)."""
 
     kind: str
     text: str
