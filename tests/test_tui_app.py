@@ -722,7 +722,9 @@ async def test_copies_measure_ages_to_the_now_the_panes_were_drawn_with(tmp_path
         assert f"({pane_age()} ago)" in app.clipboard.split("IN FLIGHT", 1)[1].split("\n")[1] and pane_age() in pending
         await pilot.press("left_square_bracket", "w")
         assert view.episode == 1
-        assert copied_age() == pane_age() == "5s"  # the fixture's text came 5 s before the closing prompt
+        # ages run to the episode's last record (the fixture's text), not to the closing prompt
+        # 5 s later (third user trial: an open call read "running X for 1h17m")
+        assert copied_age() == pane_age() == "0s"
 
 
 async def test_history_header_shows_the_as_of_state_and_labels_live_figures(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.geometry import Size
 from textual.binding import ActiveBinding, Binding
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
@@ -273,10 +274,22 @@ class TraceApp(App[int]):
                     tabs.active = pane.id
                 return
         pane = self._pane(spec)
-        tabs.add_pane(pane)
-        if activate:
-            tabs.active = pane.id or ""
-        self.call_after_refresh(self._update_chrome)
+        added = tabs.add_pane(pane)
+
+        async def mounted() -> None:
+            # activated once mounted: set before, the tab bar could not find the new tab yet
+            # and the first tab was shown (third user trial: s Down Down Enter with 2 tabs)
+            await added
+            if not pane.is_attached or not self.is_running:
+                return  # the app is closing
+            if activate and pane.id:
+                tabs.active = pane.id
+            try:
+                self._update_chrome()
+            except NoMatches:  # the screen is being torn down
+                pass
+
+        self.call_later(mounted)
 
     # -- actions ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

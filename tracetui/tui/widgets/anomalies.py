@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -11,7 +12,7 @@ from tracetui.tui.format import one_line
 from tracetui.tui.view_model import AnomalyRow, anomaly_rows
 from tracetui.tui.widgets.pane import Shown, short_anchor, guarded
 
-__all__ = ["AnomalyBadges", "CLEARED_MARK"]
+__all__ = ["AnomalyBadges", "CLEARED_MARK", "more_line"]
 
 #: cleared anomalies listed at most (all are counted)
 CLEARED_SHOWN = 3
@@ -20,6 +21,16 @@ CLEARED_SHOWN = 3
 CLEARED_MARK = "✓ cleared"
 
 _ICON = {"info": "ℹ", "warning": "⚠", "error": "✖", "critical": "‼"}
+
+
+def more_line(more_open: int, more_cleared: int, width: int) -> Text:
+    """``+4 more anomalies (0 open, 4 cleared)`` on one line of ``width`` cells: the longest
+    form that fits (``+4 more (0 open, 4 cleared)``, then ``+4 more``), cut with ``…`` when
+    even that does not (third user trial: at 80x24 it wrapped and the pane cut it mid-word)."""
+    n = more_open + more_cleared
+    forms = [f"+{n} more anomalies ({more_open} open, {more_cleared} cleared)", f"+{n} more ({more_open} open, {more_cleared} cleared)", f"+{n} more"]
+    text = next((f for f in forms if cell_len(f) <= width), forms[-1])
+    return Text(text, style="italic", no_wrap=True, overflow="ellipsis")
 
 
 class AnomalyBadges(Vertical):
@@ -65,7 +76,7 @@ class AnomalyBadges(Vertical):
         if len(show) < len(rows):
             more_open = len(opened) - sum(1 for r in show if not r.cleared)
             more_cleared = len(cleared) - sum(1 for r in show if r.cleared)
-            widgets.append(Static(Text(f"+{more_open + more_cleared} more anomalies ({more_open} open, {more_cleared} cleared)", style="italic")))
+            widgets.append(Static(more_line(more_open, more_cleared, max(1, self.content_size.width)), classes="anomaly-more"))
         if not widgets:
             widgets.append(Static(Text("none", style="dim italic"), classes="anomaly-empty"))
         with self.app.batch_update():

@@ -35,6 +35,8 @@ class SessionHeader(Static):
         super().__init__("", id=id, classes=classes)
         self.demo = False
         self.mode = ""
+        #: snapshots folded but held while PAUSED (said first on line 2, so it stays in view)
+        self.held = 0
         self.shown: Shown | None = None
 
     def on_resize(self) -> None:
@@ -73,7 +75,7 @@ class SessionHeader(Static):
         if m.version:
             t.append(f"  cc {one_line(m.version, 12)}", style="dim")
         t.append("\n")
-        t.append_text(watermark(shown, self.mode, self.size.width or WIDE))
+        t.append_text(watermark(shown, self.mode, self.size.width or WIDE, self.held if shown.paused else 0))
         self.update(t, layout=False)
 
 
@@ -82,14 +84,17 @@ class SessionHeader(Static):
 WIDE = 100
 
 
-def watermark(shown: Shown, mode: str = "", width: int = WIDE) -> Text:
+def watermark(shown: Shown, mode: str = "", width: int = WIDE, held: int = 0) -> Text:
     """Through which file:line the state shown is folded, bytes read, malformed, unknown,
     pending bytes, files: all of ``shown.state`` (in HISTORY, as of the end of the episode,
     main thread only), then the live reader's ``mode`` (labelled ``live`` in HISTORY, with the
     live watermark's line and bytes). ``width`` (cells): below :data:`WIDE` a long file name
-    is shortened."""
+    is shortened. ``held``: updates folded and held while PAUSED, said first (``2 update(s)
+    held ·``) so the line's cut end never takes it (third user trial, 120 columns)."""
     st = shown.state
     t = Text(no_wrap=True, overflow="ellipsis", style="dim")
+    if held:
+        t.append(f" {held} update(s) held ·", style="bold yellow")
     if not st.sources:
         t.append(" no source")
         return t

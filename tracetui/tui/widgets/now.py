@@ -90,7 +90,9 @@ class NowPane(Pane):
 
     The text wraps to the pane's height and is cut with ``…`` only when it does not fit. In an
     idle session (its files not written within ``format.LIVE_WINDOW``) a call in flight is not
-    said to be running: it has no result recorded and the transcript stops there."""
+    said to be running: it has no result recorded and the transcript stops there. In HISTORY a
+    call open at the end of the scrubbed episode is ``called X: no result by the end of episode
+    N``, its age measured to the episode's last record (``shown.now``)."""
 
     TITLE = "Now"
 
@@ -110,7 +112,17 @@ class NowPane(Pane):
         head = Text()
         suffixes: list[Text] = []
         tail = Text(style="dim")
-        if idle_call:
+        if f.kind == "in_flight" and shown.history:
+            # as of the episode's end the call had no result; what came after is not this state's
+            k = shown.episode
+            head.append("called ", style="bold")
+            suffixes = [
+                Text(f": no result by the end of episode {k}", style="yellow"),
+                Text(f": no result by end of ep {k}", style="yellow"),
+                Text(": no result", style="yellow"),
+            ]
+            tail.append(f"{fmt_age(own)} before the episode's end  ")
+        elif idle_call:
             # the session stopped writing while this call ran: nothing is running now
             head.append("called ", style="bold")
             suffixes = [

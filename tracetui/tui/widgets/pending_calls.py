@@ -18,7 +18,8 @@ class PendingCalls(Pane):
 
     In an idle session (its files not written within ``format.LIVE_WINDOW``) the rows keep
     their ages, not coloured as slow, and the title says the session is idle: these calls have
-    no result recorded, nothing is running them now."""
+    no result recorded, nothing is running them now. In HISTORY the title says they had no
+    result by the end of the scrubbed episode, and ages run to that episode's last record."""
 
     TITLE = "Pending calls"
 
@@ -38,6 +39,8 @@ class PendingCalls(Pane):
         calls = sorted(st.pending, key=lambda c: (c.timestamp or "", c.seq))
         idle = self._idle(shown)
         self.border_title = f"Pending calls ({len(calls)})" + (f" · session {idle}" if idle and calls else "")
+        if shown.history and calls:  # ages are to the episode's last record (shown.now)
+            self.border_title += f" · no result by end of ep {shown.episode}"
         if not calls:
             return Text("none in flight", style="dim italic")
         rows = self.rows_available

@@ -135,8 +135,10 @@ class SessionView(Vertical):
             self.query_one(".notice").display = False
         if self.paused:
             self.held += 1
+            header = self.query_one(SessionHeader)
+            header.held = self.held
             if self.shown is not None:
-                self.query_one(SessionHeader).show(self.shown)
+                header.show(self.shown)
             return
         self.state = message.state
 
@@ -195,14 +197,22 @@ class SessionView(Vertical):
 
     def now_for(self, shown_state: RunState) -> float:
         """The "now" (seconds since the epoch) ages are measured to: the app clock live; while
-        scrubbing, the end of the episode (the as-of state's last record), so ages are as they
-        were then (the clock when that state has no timestamp). The panes get it in
-        :class:`Shown` and the copy keys pass the same value (``self.shown.now``) to the views."""
+        scrubbing, the end of the episode, so ages are as they were then: the timestamp of the
+        episode's last record (:attr:`EpisodeRow.end`), not of the prompt that closed it (the
+        as-of state's ``last_timestamp`` when the row has none; the clock when neither has).
+        The panes get it in :class:`Shown` and the copy keys pass the same value
+        (``self.shown.now``) to the views."""
         now = self.settings.clock()
         if self.episode is not None:
             from tracetui.tui.format import parse_ts
 
-            ended = parse_ts(shown_state.main.last_timestamp)
+            # the episode's own last record (its row's ``end``): the as-of state's
+            # ``last_timestamp`` is the closing prompt's, which may come hours later (third
+            # user trial: a call open at the end read "running X for 1h17m")
+            row = next((r for r in self.rows or episode_rows(self.state) if r.index == self.episode), None) if self.state is not None else None
+            ended = parse_ts(row.end) if row is not None else None
+            if ended is None:
+                ended = parse_ts(shown_state.main.last_timestamp)
             now = ended if ended is not None else now
         return now
 
@@ -216,11 +226,12 @@ class SessionView(Vertical):
             return
         shown_state = self.shown_state()
         assert shown_state is not None
-        self.rows = tuple(episode_rows(live))
+        self.rows = tuple(episode_rows(live))  # before now_for, which reads the episode's end
         shown = Shown(live, shown_state, self.episode, self.now_for(shown_state), self.rows, self.paused, self.written, self.settings.clock())
         self.shown = shown
         header = self.query_one(SessionHeader)
-        header.mode = (self.loop.mode if self.loop else "") + (f" · {self.held} update(s) held" if self.paused and self.held else "")
+        header.mode = self.loop.mode if self.loop else ""
+        header.held = self.held if self.paused else 0
         self.set_class(shown.history, "-history")
         # which keys can run depends on the state (check_action): refresh the footer when it may change
         bkey = (self.completed(), self.episode, self.paused)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
 
@@ -54,6 +55,20 @@ class SubagentsTree(Tree[int]):
         self.show_root = False
         self.border_title = "Subagents"
         self._key: object = None
+
+    def render_label(self, node, base_style: Style, style: Style) -> Text:
+        """Textual's label, cut with ``…`` to the width left after the node's indentation (the
+        tree crops its lines at the pane's edge without saying so: third user trial)."""
+        text = super().render_label(node, base_style, style)
+        depth, p = 0, node
+        while p.parent is not None:
+            depth, p = depth + 1, p.parent
+        if not self.show_root:  # the hidden root takes no indentation
+            depth -= 1
+        room = self.scrollable_content_region.width - max(0, depth) * self.guide_depth
+        if 0 < room < text.cell_len:
+            text.truncate(room, overflow="ellipsis")
+        return text
 
     @guarded
     def show(self, shown: Shown) -> None:
