@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
+from rich.text import Text
 from textual.geometry import Region
 from textual.widgets import Static
 
 from test_tui_support import STALLED_NOW, app_for, demo_session, small_session, wait_for_state
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.tui.format import parse_ts
+from tracetui.tui.screens.episode import EpisodeScreen
 from tracetui.tui.screens.sessions import SessionSwitcher
 from tracetui.tui.widgets.anomalies import AnomalyBadges
 from tracetui.tui.widgets.header import SessionHeader
@@ -161,3 +163,78 @@ async def test_anomalies_and_subagents_lines_cut_short_end_with_an_ellipsis(tmp_
             else:
                 assert shown.strip().endswith(node.label.plain.strip()), (full, shown)
         assert cut  # the fixture has lines too long for these panes
+
+
+# -- 5. the Now pane says a failed last call failed ------------------------------------------
+def _failed_last_call(path: Path) -> TranscriptBuilder:
+    """Episode 1 ends on a failed ``Bash(npm test)``; episode 2 too (nothing after it)."""
+    b = TranscriptBuilder()
+    b.prompt("Run the tests")
+    b.tick(1).tool("Bash", {"command": "npm test"}, "Exit code 1\n3 tests failed", is_error=True, took=2)
+    b.tick(30).prompt("Try again")
+    b.tick(1).tool("Bash", {"command": "npm test"}, "Exit code 1\n2 tests failed", is_error=True, took=2)
+    b.write(path)
+    return b
+
+
+def _red_span(text: Text, word: str) -> bool:
+    at = text.plain.index(word)
+    return any(s.start <= at < s.end and "red" in str(s.style) for s in text.spans)
+
+
+async def test_now_says_the_last_call_failed_in_red_live_and_in_history(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _failed_last_call(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert view.state.main.frontier.kind == "tool_error"
+        now = view.query_one(NowPane).content
+        assert isinstance(now, Text)
+        assert now.plain.startswith("failed Bash(npm test): «Exit code 1"), now.plain
+        assert "tool_error" not in now.plain and "called" not in now.plain
+        assert _red_span(now, "failed")
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert view.episode == 1 and view.shown_state().main.frontier.kind == "tool_error"
+        now = view.query_one(NowPane).content
+        assert now.plain.startswith("failed Bash(npm test): «Exit code 1"), now.plain
+        assert "3 tests failed" in now.plain and _red_span(now, "failed")
+
+
+# -- 2. the drill-down of the open episode grows with the file, and says as of which line -----
+async def test_drill_down_of_the_open_episode_follows_the_file_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    b = small_session(path)
+    app = app_for([path], tmp_path, follow=True, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, EpisodeScreen) and screen.row.live and screen.row.index == 2
+        summary = lambda: str(screen.query_one("#episode-summary", Static).content)  # noqa: E731
+        steps = lambda: str(screen.query_one("#episode-steps", Static).content)  # noqa: E731
+        lines = path.read_bytes().count(b"\n")
+        assert f"as of line {lines} of the main file; follows the file as it grows" in summary()
+        assert "Grep" not in steps()
+        b.records.clear()
+        b.tick(1).tool("Grep", {"pattern": "def parse", "path": "."}, "parser.py:1", took=0.5)
+        with open(path, "ab") as f:
+            f.write(b.data())
+        grown = path.read_bytes().count(b"\n")
+        for _ in range(300):
+            if f"as of line {grown} " in summary() and screen.loaded:
+                break
+            await pilot.pause(0.02)
+        assert f"as of line {grown} of the main file" in summary()
+        assert "Grep" in steps() and "parser.py:1" in steps()
+        # paused: the drill-down is held with the panes, and says so
+        await pilot.press("escape", "p", "e")
+        screen = app.screen
+        assert isinstance(screen, EpisodeScreen)
+        await pilot.pause()
+        assert "held: the monitor is paused" in str(screen.query_one("#episode-summary", Static).content)
+        # a completed episode's drill-down is not a moving target: no such line
+        await pilot.press("escape", "p", "left_square_bracket", "e")
+        assert isinstance(app.screen, EpisodeScreen) and app.screen.row.index == 1
+        assert "as of line" not in str(app.screen.query_one("#episode-summary", Static).content)

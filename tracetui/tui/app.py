@@ -351,7 +351,7 @@ class TraceApp(App[int]):
             return
         from tracetui.tui.screens.episode import EpisodeScreen
 
-        self.push_screen(EpisodeScreen(view.state, row))
+        self.push_screen(EpisodeScreen(view.state, row, source=view))
 
     def action_copy_card(self) -> None:
         self._copy("card")

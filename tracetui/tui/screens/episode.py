@@ -75,16 +75,45 @@ class EpisodeScreen(Screen[None]):
         Binding("q", "app.quit", "Quit", id="episode-quit", tooltip="Quit tracetui (esc goes back)"),
     ]
 
-    def __init__(self, state: RunState, row: EpisodeRow) -> None:
+    def __init__(self, state: RunState, row: EpisodeRow, source: object = None) -> None:
         super().__init__(classes="episode-screen")
         self.state = state
         self.row = row
+        #: the session view it was opened from; for the open (live) episode that view passes
+        #: each new state on (:meth:`follow`), so the drill-down grows with the file
+        self.source = source
+        self.follows = row.live and source is not None
+        #: the monitor is paused: the drill-down is held with it (said in the summary)
+        self.held = bool(getattr(source, "paused", False))
         self.events: list[Event] = episode_events(state, row)
         #: results of this episode's calls that arrived after it ended (a late tool_result)
         self.late: dict[str, Event] = self._late_results()
         #: read-back excerpts by (src, offset, block); filled by a thread worker
         self.excerpts: dict[tuple[int, int, int], str] = {}
         self.loaded = False
+
+    def follow(self, state: RunState, row: EpisodeRow, held: bool = False) -> bool:
+        """Show ``row`` of the newer ``state`` (the same episode, grown; it may have ended since).
+        Excerpts already read are kept; the new steps are read back in the thread worker.
+        ``held``: the monitor is paused, the state is not taken (the summary says held).
+        Returns whether anything was redrawn."""
+        toggled = held != self.held
+        self.held = held
+        if held or state is self.state or row.index != self.row.index:
+            if toggled:
+                self.query_one("#episode-summary", Static).update(self._summary())
+            return toggled
+        self.state, self.row = state, row
+        self.events = episode_events(state, row)
+        self.late = self._late_results()
+        self.loaded = False
+        self.query_one("#episode-summary", Static).update(self._summary())
+        self.query_one("#episode-steps", Static).update(self._steps())
+        self.query_one("#episode-errors", Static).update(self._errors_and_anchors())
+        self.query_one("#episode-versions", Static).update(self._versions())
+        if self.events:
+            self.read_back()
+        return True
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="episode-body"):
@@ -118,10 +147,13 @@ class EpisodeScreen(Screen[None]):
     def read_back(self) -> None:
         """Read the inputs and results of the episode's steps back from the files."""
         got: dict[tuple[int, int, int], str] = {}
+        have = self.excerpts  # read before (the drill-down of the open episode grows)
+        state = self.state
         n = 0
         for ev in [*self.events, *self.late.values()]:
             if ev.kind in ("tool_use", "tool_result", "assistant_text", "prompt", "api_error"):
-                got[(ev.anchor.src, ev.anchor.offset, ev.block)] = read_excerpt(self.state, ev.anchor, ev.block, inline=ev.excerpt)
+                key = (ev.anchor.src, ev.anchor.offset, ev.block)
+                got[key] = have[key] if key in have else read_excerpt(state, ev.anchor, ev.block, inline=ev.excerpt)
                 n += 1
                 if n >= MAX_STEPS:
                     break
@@ -186,6 +218,11 @@ class EpisodeScreen(Screen[None]):
             # the list reads the ledger; the Episodes pane the episode model: say both when apart
             t.append(f" (the Episodes pane counts {plural(r.tool_errors, 'tool or API error')})", style="dim")
         t.append(f" · ledger events {r.ledger_start}–{r.ledger_end}", style="dim")
+        if self.follows:
+            # the open episode: say how far the file is read, and whether it follows
+            last = st.main.last_anchor
+            t.append(f"\nas of line {last.line if last else '?'} of the main file; ", style="bold")
+            t.append("held: the monitor is paused (p resumes)" if self.held else "follows the file as it grows", style="yellow" if self.held else "dim")
         t.append("\n\nAsk ", style="bold")
         t.append(f"{short_anchor(st, r.ask_anchor)}\n", style="dim")
         t.append_text(data(r.ask, multiline=True, limit=2000))

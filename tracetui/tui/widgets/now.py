@@ -92,7 +92,9 @@ class NowPane(Pane):
     idle session (its files not written within ``format.LIVE_WINDOW``) a call in flight is not
     said to be running: it has no result recorded and the transcript stops there. In HISTORY a
     call open at the end of the scrubbed episode is ``called X: no result by the end of episode
-    N``, its age measured to the episode's last record (``shown.now``)."""
+    N``, its age measured to the episode's last record (``shown.now``). A last call that failed
+    (frontier kind ``tool_error``) is ``failed Bash(npm test): «excerpt»``, the verb in red,
+    live and in HISTORY."""
 
     TITLE = "Now"
 
@@ -108,6 +110,7 @@ class NowPane(Pane):
             return Text("nothing yet", style="dim italic")
         act = shown.activity
         own = age_of(f.timestamp, shown.now)
+        body = f.text
         idle_call = f.kind == "in_flight" and not shown.history and act != "live"
         head = Text()
         suffixes: list[Text] = []
@@ -131,6 +134,12 @@ class NowPane(Pane):
                 Text(f": no result; {act}", style="yellow"),
             ]
             tail.append(f"{fmt_age(own)} ago  ")
+        elif f.kind == "tool_error":
+            # the model says "Bash(npm test) failed: «excerpt»"; the verb leads, in red
+            call, sep, rest = f.text.partition(" failed: ")
+            body = f"{call}: {rest}" if sep else f.text
+            head.append("failed ", style="bold red")
+            tail.append(f"{fmt_age(own)} ago  ")
         else:
             head.append(f"{_KIND.get(f.kind, f.kind)} ", style="bold yellow" if f.kind == "in_flight" else "bold")
             tail.append(f"for {fmt_age(own)}  " if f.kind == "in_flight" else f"{fmt_age(own)} ago  ")
@@ -139,4 +148,4 @@ class NowPane(Pane):
         # silence is worth saying when it is long, unless the line already says as much
         if not shown.history and last is not None and last >= 30 and (own is None or abs(own - last) > 5):
             tail.append(f"  · no record for {fmt_age(last)}", style="yellow")
-        return fit_frontier(head, one_line(f.text), suffixes, tail, self.width_available, self.rows_available)
+        return fit_frontier(head, one_line(body), suffixes, tail, self.width_available, self.rows_available)

@@ -242,6 +242,22 @@ class SessionView(Vertical):
             # each show is guarded: a pane that fails says so in itself, the others still draw
             for kind in (SessionHeader, Timeline, GoalPane, NowPane, PendingCalls, CountersPane, FilesPane, TodosPane, AnomalyBadges, SubagentsTree, EpisodesList):
                 self.query_one(kind).show(shown)
+        self._follow_drill_downs()
+
+    def _follow_drill_downs(self) -> None:
+        """Pass the live state to a drill-down of the open episode opened from this view (third
+        user trial: it was a snapshot that did not grow, and did not say so). While paused it is
+        held with the panes."""
+        from tracetui.tui.screens.episode import EpisodeScreen
+
+        live = self.state
+        if live is None:
+            return
+        for screen in self.app.screen_stack:
+            if isinstance(screen, EpisodeScreen) and screen.follows and screen.source is self:
+                row = next((r for r in self.rows if r.index == screen.row.index), None)
+                if row is not None:
+                    screen.follow(live, row, held=self.paused)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name == "ingest" and event.state == WorkerState.ERROR:
