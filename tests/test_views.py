@@ -412,3 +412,19 @@ def test_state_json_lists_unknown_records_with_their_reason() -> None:
     assert js["counters"]["unknown_records"] == 1 and "usage_rejected" in js["counters"]
     (u,) = js["unknown"]
     assert (u["type"], u["reason"], u["anchor"]["line"]) == ("brand-new-type", "unknown record type", 1)
+
+
+def test_as_of_an_episode_a_call_still_open_had_no_result_by_its_end() -> None:
+    # the view as of episode 1 said "NOW: in_flight: Bash(...)" for a call whose result had not
+    # come by the end of episode 1; and the as-of state's time was the closing prompt's
+    from tracetui.views.text import state_as_of
+
+    s = Script()
+    s.prompt("run it")
+    s.call("toolu_open00000001", "Bash", {"command": "make slow"}, ts="2026-01-01T10:00:05.000Z")
+    s.prompt("never mind", ts="2026-01-01T11:00:00.000Z")
+    st = s.state()
+    one = render_worker_view(st, episode=1)
+    now_line = next(ln for ln in one.splitlines() if ln.startswith("NOW"))
+    assert "called Bash(make slow): no result by the end of episode 1" in now_line, now_line
+    assert state_as_of(st, 1).main.last_timestamp == "2026-01-01T10:00:05.000Z"
