@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.command import CommandPalette
 
-from test_tui_support import FROZEN_NOW, app_for, demo_session, small_session, wait_for_state
+from test_tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state
 from tracetui.tui.app import TraceApp
 from tracetui.tui.screens.episode import EpisodeScreen
 from tracetui.tui.screens.help import HelpScreen
@@ -218,13 +218,7 @@ async def test_session_switcher_lists_sessions_and_opens_a_tab(tmp_path: Path) -
     app = app_for([first], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
-        await pilot.press("s")
-        screen = app.screen
-        assert isinstance(screen, SessionSwitcher)
-        for _ in range(100):
-            if screen.sessions:
-                break
-            await pilot.pause(0.02)
+        screen = await open_sessions(pilot, app)
         assert {s.project for s in screen.sessions} == {"-p1", "-p2"}
         table = screen.query_one("#sessions-table")
         row = [s.path for s in screen.sessions].index(second)

@@ -79,3 +79,17 @@ def test_fixtures_are_what_the_tests_assume(tmp_path: Path) -> None:
     assert len(st.pending) == 1 and len(st.agents) == 1
     last = max(a.last_timestamp for a in (st.main, *st.agents))
     assert datetime.fromisoformat(last.replace("Z", "+00:00")).timestamp() < FROZEN_NOW
+
+
+async def open_sessions(pilot, app):
+    """Press ``s`` and wait until the session switcher has listed the sessions; returns it."""
+    from tracetui.tui.screens.sessions import SessionSwitcher
+
+    await pilot.press("s")
+    screen = app.screen
+    assert isinstance(screen, SessionSwitcher)
+    for _ in range(100):
+        if screen.sessions:
+            break
+        await pilot.pause(0.02)
+    return screen

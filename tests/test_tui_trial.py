@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 from textual.widgets._toast import Toast
 
-from test_tui_support import app_for, demo_session, wait_for_state
+from test_tui_support import app_for, demo_session, open_sessions, wait_for_state
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.ingest.session import SessionReader
 from tracetui.tui.app import NARROW_TIMEOUT
@@ -300,12 +300,7 @@ async def test_session_switcher_marks_only_recently_written_sessions_live(tmp_pa
     app = app_for([new], tmp_path, now=now)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
-        await pilot.press("s")
-        screen = app.screen
-        for _ in range(100):
-            if screen.sessions:
-                break
-            await pilot.pause(0.02)
+        screen = await open_sessions(pilot, app)
         table = screen.query_one(DataTable)
         cells = {str(table.get_row_at(i)[3]): str(table.get_row_at(i)[0]) for i in range(table.row_count)}
         assert cells == {new.stem: "live", old.stem: "452d00h ago"}

@@ -15,11 +15,10 @@ from rich.text import Text
 from textual.geometry import Region
 from textual.widgets import Static
 
-from test_tui_support import STALLED_NOW, app_for, demo_session, small_session, wait_for_state
+from test_tui_support import STALLED_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.tui.format import parse_ts
 from tracetui.tui.screens.episode import EpisodeScreen
-from tracetui.tui.screens.sessions import SessionSwitcher
 from tracetui.tui.widgets.anomalies import AnomalyBadges
 from tracetui.tui.widgets.header import SessionHeader
 from tracetui.tui.widgets.now import NowPane
@@ -39,13 +38,7 @@ def _three_sessions(tmp_path: Path) -> list[Path]:
 
 # -- 1. a session opened from the picker is the tab shown ------------------------------------
 async def _pick(pilot, app, *keys: str) -> None:
-    await pilot.press("s")
-    screen = app.screen
-    assert isinstance(screen, SessionSwitcher)
-    for _ in range(100):
-        if screen.sessions:
-            break
-        await pilot.pause(0.02)
+    await open_sessions(pilot, app)
     await pilot.press(*keys, "enter")
     for _ in range(20):
         await pilot.pause(0.02)
