@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
-from fixtures import assistant, jsonl, prompt, text_block, usage
+from fixtures import assistant, prompt, text_block, usage
 from tracetui.model.fold import fold, fold_bytes
 from tracetui.model.pricing import model_price
 

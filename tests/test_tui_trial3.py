@@ -201,7 +201,7 @@ async def test_drill_down_of_the_open_episode_follows_the_file_and_says_so(tmp_p
     b = small_session(path)
     app = app_for([path], tmp_path, follow=True, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        view = await wait_for_state(pilot)
+        await wait_for_state(pilot)
         await pilot.press("e")
         screen = app.screen
         assert isinstance(screen, EpisodeScreen) and screen.row.live and screen.row.index == 2
