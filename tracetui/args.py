@@ -9,9 +9,26 @@ on stderr and exits with argparse's status 2. ``--help`` still prints the full u
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+from typing import Callable, NoReturn
 
-__all__ = ["OneLineParser"]
+__all__ = ["OneLineParser", "int_at_least"]
+
+
+def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
+    """An argparse ``type``: a whole number of at least ``minimum``. Raises
+    ``argparse.ArgumentTypeError`` (``not a number: 'x'``; ``must be at least N (why): n``), one
+    message for every value below the minimum, zero and negatives too."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if n < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}{f' ({why})' if why else ''}: {n}")
+        return n
+
+    return parse
 
 
 class OneLineParser(argparse.ArgumentParser):

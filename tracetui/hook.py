@@ -37,6 +37,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tracetui.args import int_at_least
+
 __all__ = [
     "register_hook",
     "run_hook",
@@ -60,18 +62,6 @@ MAX_CHARS = 9_500
 MIN_HOOK_CHARS = 1
 
 
-def _hook_max_chars(text: str) -> int:
-    """``--max-chars`` of the hook: a whole number from :data:`MIN_HOOK_CHARS` (raises
-    ``argparse.ArgumentTypeError`` otherwise, which run mode reports in one line and exits 0)."""
-    import argparse
-
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if n < MIN_HOOK_CHARS:
-        raise argparse.ArgumentTypeError(f"must be at least {MIN_HOOK_CHARS}: {n}")
-    return n
 #: UserPromptSubmit gate conditions (seed 000 §7.3 rule 0)
 GATES = ("compaction", "anomaly")
 #: the default gate, overridable by ``--gate`` or ``$TRACETUI_HOOK_GATE``
@@ -807,7 +797,7 @@ def register_hook(sub: Any) -> None:
     )
     ph.add_argument("--always", action="store_true", help="no gate: print the card on every UserPromptSubmit")
     ph.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
-    ph.add_argument("--max-chars", type=_hook_max_chars, default=MAX_CHARS, metavar="N", help=f"output cap in characters (default and most: {MAX_CHARS})")
+    ph.add_argument("--max-chars", type=int_at_least(MIN_HOOK_CHARS), default=MAX_CHARS, metavar="N", help=f"output cap in characters (default and most: {MAX_CHARS})")
     hs = ph.add_subparsers(dest="hook_action")
     for name in ("install", "uninstall"):
         pi = hs.add_parser(name, help="add the hook to Claude Code's settings.json" if name == "install" else "remove the hook from Claude Code's settings.json")

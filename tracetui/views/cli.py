@@ -6,6 +6,7 @@ the same source arguments and give the same one-line errors as ``tracetui state`
 
 from __future__ import annotations
 
+from tracetui.args import int_at_least
 from tracetui.views.safe import safe_text
 
 import argparse
@@ -18,29 +19,12 @@ def _episode_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--episode", type=int, metavar="N", default=None, help="compile as of the end of episode N: an episode is one human prompt and the work up to the next (1-based; default: the whole session)")
 
 
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {n}")
-    return n
-
-
 #: the smallest ``--max-chars`` accepted: below it the view's own head (watermark, file names)
 #: and foot lines cannot fit whole, so shortening could no longer say what it left out
 MIN_MAX_CHARS = 800
 
 
-def _max_chars(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if n < MIN_MAX_CHARS:  # one message for every value below the minimum, zero and negatives too
-        raise argparse.ArgumentTypeError(f"must be at least {MIN_MAX_CHARS} (the view's header and watermark alone need that much): {n}")
-    return n
+_max_chars = int_at_least(MIN_MAX_CHARS, "the view's header and watermark alone need that much")
 
 
 def _load(ns: argparse.Namespace):
