@@ -40,7 +40,10 @@ from typing import Iterable
 
 from tracetui.model.state import Tokens, UsageBucket
 
-__all__ = ["estimate_cost", "model_price", "price_band", "utc_day", "bucket_key", "buckets_of", "TIER_BOUNDS", "DEFAULT_DAY"]
+#: the note of an estimate with nothing more to say; anything after it qualifies the figure
+PLAIN_COST_NOTE = "estimate (genai-prices)"
+
+__all__ = ["PLAIN_COST_NOTE", "cost_note_extra", "estimate_cost", "model_price", "price_band", "utc_day", "bucket_key", "buckets_of", "TIER_BOUNDS", "DEFAULT_DAY"]
 
 #: input-token thresholds of per-request tiered prices in genai-prices' table for provider
 #: ``anthropic`` (``Tier(start=200000)``: the long-context price of e.g. sonnet-4-5 and
@@ -131,6 +134,12 @@ def model_price(
     return float(res.total_price * n)
 
 
+def cost_note_extra(note: str) -> str:
+    """What a cost note says beyond :data:`PLAIN_COST_NOTE` (``"usage of 1 record rejected, not
+    priced"``), ``""`` for a plain estimate; a note of another kind is returned whole."""
+    return note[len(PLAIN_COST_NOTE) :].lstrip("; ") if note.startswith(PLAIN_COST_NOTE) else note
+
+
 def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejected: int = 0) -> tuple[float | None, str]:
     """``(usd, note)``: the sum of :func:`model_price` over ``buckets``, each at its own day and
     band, or ``None`` with the unpriced models named. A bucket of undated messages (``day ==
@@ -156,7 +165,7 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejec
     extra = f"; usage of {rejected} record{'' if rejected == 1 else 's'} rejected, not priced" if rejected else ""
     if unknown:
         return None, "no price known for " + ", ".join(sorted(unknown)) + extra
-    return round(total, 6), "estimate (genai-prices)" + extra
+    return round(total, 6), PLAIN_COST_NOTE + extra
 
 
 def buckets_of(counts: dict[str, list[int]]) -> tuple[UsageBucket, ...]:

@@ -10,6 +10,7 @@ from typing import Callable, NamedTuple, Sequence
 import msgspec
 
 from tracetui.model.anomalies import as_datetime, fmt_span
+from tracetui.model.pricing import cost_note_extra
 from tracetui.model.state import Anchor, RunState
 
 __all__ = [
@@ -75,16 +76,12 @@ def fmt_duration(seconds: float | None) -> str:
     return fmt_span(round(seconds))
 
 
-#: the cost note of a plain estimate (model/pricing.py); any other note says more and is shown
-PLAIN_COST_NOTE = "estimate (genai-prices)"
-
-
 def cost_text(cost_usd: float | None, note: str) -> str:
     """``$1.23 (estimate)``; ``$1.23 (estimate; usage of 1 record rejected, not priced)`` when the
     note says more than a plain estimate; ``unknown (<note>)`` without a cost."""
     if cost_usd is None:
         return f"unknown ({note})"
-    extra = note[len(PLAIN_COST_NOTE) :].lstrip("; ") if note.startswith(PLAIN_COST_NOTE) else note
+    extra = cost_note_extra(note)
     return f"${cost_usd:.2f} (estimate" + (f"; {extra}" if extra else "") + ")"
 
 

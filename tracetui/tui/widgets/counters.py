@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tracetui.views.text import PLAIN_COST_NOTE
+from tracetui.model.pricing import cost_note_extra
 from tracetui.tui.format import fmt_tokens, fmt_usd
 from tracetui.tui.view_model import context_usage, context_window, main_model
 from tracetui.tui.widgets.pane import Pane, Shown
@@ -71,7 +71,7 @@ class CountersPane(Pane):
         out.append(f"in {fmt_tokens(t.input)}{sep}out {fmt_tokens(t.output)}{sep}cache w {fmt_tokens(t.cache_creation)} r {fmt_tokens(t.cache_read)}")
         out.append("\ncost ", style="dim")
         out.append(fmt_usd(st.cost_usd), style="bold")
-        extra = st.cost_note[len(PLAIN_COST_NOTE) :].lstrip("; ") if st.cost_note.startswith(PLAIN_COST_NOTE) else st.cost_note
+        extra = cost_note_extra(st.cost_note)
         # a note beyond the plain estimate (usage rejected, not priced) is shown, not dropped
         out.append((" estimate" + (f"; {extra}" if extra else "")) if st.cost_usd is not None else f" ({st.cost_note})", style="dim")
         used, _anchor = context_usage(st)
