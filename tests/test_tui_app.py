@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.command import CommandPalette
 
-from test_tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state
+from test_tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state, wait_until
 from tracetui.tui.app import TraceApp
 from tracetui.tui.screens.episode import EpisodeScreen
 from tracetui.tui.screens.help import HelpScreen
@@ -160,10 +160,7 @@ async def test_drill_down_reads_excerpts_back_by_anchor(tmp_path: Path) -> None:
         await pilot.press("left_square_bracket", "left_square_bracket", "left_square_bracket", "left_square_bracket", "e")
         screen = app.screen
         assert isinstance(screen, EpisodeScreen) and screen.row.index == 1
-        for _ in range(100):
-            if screen.loaded:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: screen.loaded, 100, 0.02)
         assert screen.loaded
         steps = str(screen.query_one("#episode-steps").content)
         # the failing pytest run: its result is longer than the ledger's 100-character excerpt
@@ -200,10 +197,7 @@ async def test_pause_holds_updates_and_resume_applies_them(tmp_path: Path) -> No
         b.tick(1).prompt("third prompt while paused")
         with open(path, "ab") as f:
             f.write(b.data())
-        for _ in range(200):
-            if view.latest is not None and view.latest.generation > gen:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: view.latest is not None and view.latest.generation > gen, 200, 0.02)
         assert view.latest.main.prompts == 3
         assert view.state.main.prompts == 2  # held
         await pilot.press("p")
@@ -281,16 +275,10 @@ async def test_missing_file_is_reported_and_the_app_keeps_running(tmp_path: Path
     app = app_for([path], tmp_path, follow=True, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
-        for _ in range(100):
-            if view.notice_text:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: view.notice_text, 100, 0.02)
         assert "no such file" in view.notice_text
         small_session(path)
-        for _ in range(200):
-            if view.state.main.prompts == 2:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: view.state.main.prompts == 2, 200, 0.02)
         assert view.state.main.prompts == 2
         assert view.notice_text == ""
 
@@ -304,16 +292,11 @@ async def test_truncated_file_is_folded_again_and_said_so(tmp_path: Path) -> Non
         assert view.state.main.prompts == 2
         b = small_session(tmp_path / "other.jsonl")
         path.write_bytes(b.lines()[0] + b"\n")  # shrink to its first record
-        for _ in range(200):
-            if view.state.main.prompts == 1:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: view.state.main.prompts == 1, 200, 0.02)
         assert view.state.main.prompts == 1
         assert view.state.sources[0].truncated + view.state.sources[0].replaced >= 1
-        for _ in range(100):  # notify() posts a message: let the app handle it
-            if any("folded again" in str(n.message) for n in app._notifications):
-                break
-            await pilot.pause(0.02)
+        # notify() posts a message: let the app handle it
+        await wait_until(pilot, lambda: any("folded again" in str(n.message) for n in app._notifications), 100, 0.02)
         assert any("folded again" in str(n.message) for n in app._notifications)
 
 
@@ -391,10 +374,7 @@ async def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.M
     app = app_for([path], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
-        for _ in range(100):
-            if view.notice_text:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: view.notice_text, 100, 0.02)
         assert "permission denied" in view.notice_text
         assert app.is_running
 
@@ -439,10 +419,7 @@ async def test_drill_down_shows_a_late_result_and_the_version_history(tmp_path: 
         await pilot.press("left_square_bracket", "left_square_bracket", "left_square_bracket", "e")
         screen = app.screen
         assert isinstance(screen, EpisodeScreen) and screen.row.index == 2
-        for _ in range(100):
-            if screen.loaded:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: screen.loaded, 100, 0.02)
         steps = str(screen.query_one("#episode-steps").content)
         assert "LATE (after the episode ended)" in steps and "Exit code 137" in steps
         assert "Exit code 137" in str(screen.query_one("#episode-errors").content)
@@ -545,10 +522,7 @@ async def test_a_text_file_is_said_not_a_transcript_and_still_watched(tmp_path: 
     async with app.run_test(size=(120, 30)) as pilot:
         view = await wait_for_state(pilot)
         notice = view.query_one(".notice")
-        for _ in range(100):
-            if notice.display:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: notice.display, 100, 0.02)
         assert notice.display and str(notice.content).startswith(" ✖ notes.txt: not a transcript (2 lines, none a JSON object)")
         assert "still watching" in str(notice.content)
         assert any("not a transcript" in str(n.message) for n in app._notifications)
@@ -557,10 +531,7 @@ async def test_a_text_file_is_said_not_a_transcript_and_still_watched(tmp_path: 
         b.prompt("Now it is a transcript")
         with path.open("ab") as f:
             f.write(b.data())
-        for _ in range(200):
-            if view.state is not None and view.state.main.prompts == 1 and not notice.display:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: view.state is not None and view.state.main.prompts == 1 and not notice.display, 200, 0.02)
         assert view.state.main.prompts == 1 and not notice.display
         assert any("a transcript now" in str(n.message) for n in app._notifications)
 

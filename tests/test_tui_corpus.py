@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from test_tui_support import app_for, wait_for_state
+from test_tui_support import app_for, wait_for_state, wait_until
 from tracetui.tui.screens.episode import EpisodeScreen
 
 
@@ -35,10 +35,7 @@ async def test_corpus_file_in_the_app(corpus_file: Path, tmp_path: Path) -> None
         view = await wait_for_state(pilot, tries=2000)
         await pilot.press("left_square_bracket", "c", "w", "e")
         if isinstance(app.screen, EpisodeScreen):
-            for _ in range(500):
-                if app.screen.loaded:
-                    break
-                await pilot.pause(0.01)
+            await wait_until(pilot, lambda: app.screen.loaded, 500, 0.01)
             assert app.screen.loaded
         await pilot.pause()
         problems = [str(n.message) for n in app._notifications if "failed" in str(n.message) or "Could not" in str(n.message)]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from test_tui_support import app_for, settings_for, small_session, wait_for_state
+from test_tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.tui.app import make_app
 from tracetui.tui.ingest_loop import IngestLoop
@@ -34,10 +34,7 @@ async def test_append_to_a_watched_file_updates_the_panes(tmp_path: Path) -> Non
         b.tick(1).prompt("Ship it: open the pull request")
         with open(path, "ab") as f:
             f.write(b.data())
-        for _ in range(300):
-            if view.state.main.prompts == 3:
-                break
-            await pilot.pause(0.01)
+        await wait_until(pilot, lambda: view.state.main.prompts == 3, 300, 0.01)
         assert view.state.main.prompts == 3
         await pilot.pause()
         assert "Ship it: open the pull request" in str(view.query_one(GoalPane).content)
@@ -56,10 +53,8 @@ async def test_a_new_subagent_file_is_noticed(tmp_path: Path) -> None:
         sub.prompt("look around")
         sub.tick(1).tool("Glob", {"pattern": "**/*.py"}, "a.py", took=0.1)
         sub.write(project / path.stem / "subagents" / "agent-a1234567.jsonl")
-        for _ in range(300):  # the file may be read while it is being written: wait for all of it
-            if len(view.state.sources) == 2 and view.state.agents[0].counters.tool_calls == 1:
-                break
-            await pilot.pause(0.01)
+        # the file may be read while it is being written: wait for all of it
+        await wait_until(pilot, lambda: len(view.state.sources) == 2 and view.state.agents[0].counters.tool_calls == 1, 300, 0.01)
         assert len(view.state.sources) == 2 and view.state.agents[0].counters.tool_calls == 1
 
 
@@ -127,10 +122,8 @@ async def test_all_mode_opens_a_tab_for_a_new_session(tmp_path: Path) -> None:
         await pilot.pause(0.3)  # the watcher's first listing
         second = tmp_path / "projects" / "-p2" / "bbbb2222-0000-4000-8000-000000000002.jsonl"
         small_session(second)
-        for _ in range(400):  # file events wake it at once; the polling fallback within 5 s
-            if len(app.query(SessionView)) == 2:
-                break
-            await pilot.pause(0.02)
+        # file events wake it at once; the polling fallback within 5 s
+        await wait_until(pilot, lambda: len(app.query(SessionView)) == 2, 400, 0.02)
         views = list(app.query(SessionView))
         assert [v.spec.paths[0] for v in views] == [first, second]
         assert app.current_view.spec.paths[0] == first  # a new tab does not steal focus
@@ -148,10 +141,7 @@ async def test_live_folding_continues_while_scrubbing(tmp_path: Path) -> None:
         b.tick(2).prompt("a third prompt arrives while the user looks at episode 1")
         with open(path, "ab") as f:
             f.write(b.data())
-        for _ in range(300):
-            if view.state.main.prompts == 3:
-                break
-            await pilot.pause(0.01)
+        await wait_until(pilot, lambda: view.state.main.prompts == 3, 300, 0.01)
         assert view.state.main.prompts == 3  # folded
         assert view.episode == 1  # still scrubbed
         assert view.shown_state().main.prompts == 1  # the panes still show episode 1
@@ -170,10 +160,7 @@ async def test_replaced_file_is_folded_again(tmp_path: Path) -> None:
         other.prompt("a different session now lives at this path")
         other.write(tmp_path / "new.jsonl")
         os.replace(tmp_path / "new.jsonl", path)
-        for _ in range(300):
-            if view.state.main.prompts == 1 and view.state.sources[0].replaced:
-                break
-            await pilot.pause(0.01)
+        await wait_until(pilot, lambda: view.state.main.prompts == 1 and view.state.sources[0].replaced, 300, 0.01)
         assert view.state.sources[0].replaced == 1
         assert view.state.main.goal.text == "a different session now lives at this path"
 

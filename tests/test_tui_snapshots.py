@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from test_tui_support import STALLED_NOW, app_for, demo_session, wait_for_state
+from test_tui_support import STALLED_NOW, app_for, demo_session, wait_for_state, wait_until
 from tracetui.tui.screens.episode import EpisodeScreen
 
 @pytest.fixture
@@ -47,10 +47,7 @@ def test_episode_drill_down(snap_compare, session: Path, tmp_path: Path) -> None
     async def run_before(pilot) -> None:
         await _ready(pilot)
         await pilot.press(*["left_square_bracket"] * 4, "e")
-        for _ in range(200):
-            if isinstance(pilot.app.screen, EpisodeScreen) and pilot.app.screen.loaded:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, EpisodeScreen) and pilot.app.screen.loaded, 200, 0.02)
         await pilot.pause()
 
     assert snap_compare(app_for([session], tmp_path), terminal_size=(120, 40), run_before=run_before)

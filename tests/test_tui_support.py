@@ -88,8 +88,14 @@ async def open_sessions(pilot, app):
     await pilot.press("s")
     screen = app.screen
     assert isinstance(screen, SessionSwitcher)
-    for _ in range(100):
-        if screen.sessions:
-            break
-        await pilot.pause(0.02)
+    await wait_until(pilot, lambda: screen.sessions, 100, 0.02)
     return screen
+
+
+async def wait_until(pilot, cond, tries: int = 300, step: float | None = 0.01) -> None:
+    """Pause the app (``step`` seconds, or until idle when ``None``) until ``cond()`` holds, at
+    most ``tries`` times; the caller asserts the condition afterwards."""
+    for _ in range(tries):
+        if cond():
+            return
+        await pilot.pause(step)

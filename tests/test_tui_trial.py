@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 from textual.widgets._toast import Toast
 
-from test_tui_support import app_for, demo_session, open_sessions, wait_for_state
+from test_tui_support import app_for, demo_session, open_sessions, wait_for_state, wait_until
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.ingest.session import SessionReader
 from tracetui.tui.app import NARROW_TIMEOUT
@@ -49,10 +49,7 @@ async def _open_drill_down(pilot, app) -> EpisodeScreen:
     await pilot.press("e")
     screen = app.screen
     assert isinstance(screen, EpisodeScreen)
-    for _ in range(200):
-        if screen.loaded:
-            break
-        await pilot.pause(0.02)
+    await wait_until(pilot, lambda: screen.loaded, 200, 0.02)
     assert screen.loaded
     return screen
 

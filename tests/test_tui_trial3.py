@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.geometry import Region
 from textual.widgets import Static
 
-from test_tui_support import STALLED_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state
+from test_tui_support import STALLED_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state, wait_until
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.tui.format import parse_ts
 from tracetui.tui.screens.episode import EpisodeScreen
@@ -74,10 +74,7 @@ async def test_paused_header_keeps_the_held_count_in_view_at_120_columns(tmp_pat
             b.tick(1).prompt(f"prompt {n} while paused")
             with open(path, "ab") as f:
                 f.write(b.data())
-            for _ in range(200):
-                if view.latest.generation > gen:
-                    break
-                await pilot.pause(0.02)
+            await wait_until(pilot, lambda: view.latest.generation > gen, 200, 0.02)
         await pilot.pause()
         header = view.query_one(SessionHeader)
         lines = [s.text for s in header.render_lines(header.region.reset_offset)]
@@ -215,10 +212,7 @@ async def test_drill_down_of_the_open_episode_follows_the_file_and_says_so(tmp_p
         with open(path, "ab") as f:
             f.write(b.data())
         grown = path.read_bytes().count(b"\n")
-        for _ in range(300):
-            if f"as of line {grown} " in summary() and screen.loaded:
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: f"as of line {grown} " in summary() and screen.loaded, 300, 0.02)
         assert f"as of line {grown} of the main file" in summary()
         assert "Grep" in steps() and "parser.py:1" in steps()
         # paused: the drill-down is held with the panes, and says so
