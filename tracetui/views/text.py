@@ -369,9 +369,10 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
     closing = h.last_anchor
     led = state.ledgers[h.src] if h.src < len(state.ledgers) else []
     if 0 < h.ledger_len <= len(led):
-        last = led[h.ledger_len - 1]
-        # the episode's last record, not the prompt that closed it (its anchor and its time)
-        h = msgspec.structs.replace(h, last_anchor=last.anchor, last_timestamp=last.timestamp or h.last_timestamp)
+        # the episode's last record, not the prompt that closed it: its anchor, and the time of
+        # the last event that has one (as the episode's ``end``)
+        ts = next((e.timestamp for e in reversed(led[max(0, h.ledger_len - 64) : h.ledger_len]) if e.timestamp), h.last_timestamp)
+        h = msgspec.structs.replace(h, last_anchor=led[h.ledger_len - 1].anchor, last_timestamp=ts)
     eps = episodes_as_of(state.episodes, h.ledger_len)
     if h.derived is not None and not h.derived.episodes:
         # history snapshots leave their episodes out (FileFold.snapshot): give it those as of then

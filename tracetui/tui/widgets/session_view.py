@@ -197,22 +197,16 @@ class SessionView(Vertical):
 
     def now_for(self, shown_state: RunState) -> float:
         """The "now" (seconds since the epoch) ages are measured to: the app clock live; while
-        scrubbing, the end of the episode, so ages are as they were then: the timestamp of the
-        episode's last record (:attr:`EpisodeRow.end`), not of the prompt that closed it (the
-        as-of state's ``last_timestamp`` when the row has none; the clock when neither has).
-        The panes get it in :class:`Shown` and the copy keys pass the same value
-        (``self.shown.now``) to the views."""
+        scrubbing, the end of the episode, so ages are as they were then: the as-of state's
+        ``last_timestamp``, the episode's last record's (``views.text.state_as_of``), not the
+        closing prompt's, which may come hours later (third user trial: a call open at the end
+        read "running X for 1h17m"); the clock when it has none. The panes get it in
+        :class:`Shown` and the copy keys pass the same value (``self.shown.now``) to the views."""
         now = self.settings.clock()
         if self.episode is not None:
             from tracetui.tui.format import parse_ts
 
-            # the episode's own last record (its row's ``end``): the as-of state's
-            # ``last_timestamp`` is the closing prompt's, which may come hours later (third
-            # user trial: a call open at the end read "running X for 1h17m")
-            row = next((r for r in self.rows or episode_rows(self.state) if r.index == self.episode), None) if self.state is not None else None
-            ended = parse_ts(row.end) if row is not None else None
-            if ended is None:
-                ended = parse_ts(shown_state.main.last_timestamp)
+            ended = parse_ts(shown_state.main.last_timestamp)
             now = ended if ended is not None else now
         return now
 
