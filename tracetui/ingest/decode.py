@@ -41,6 +41,8 @@ __all__ = [
     "KNOWN_RECORD_TYPES",
     "KNOWN_BLOCK_TYPES",
     "excerpt_of",
+    "BOM",
+    "bom_length",
 ]
 
 #: Record types the fold knows (transcript-format.md §4: conversation and metadata records).
@@ -383,6 +385,14 @@ def decode_line(buf: bytes | memoryview) -> list[Decoded]:
 
 
 _WS = frozenset(b" \t\r\n")
+#: the UTF-8 byte order mark some editors write at the start of a file
+BOM = b"\xef\xbb\xbf"
+
+
+def bom_length(offset: int, buf: bytes | memoryview) -> int:
+    """Bytes of a byte order mark at the start of ``buf`` when ``buf`` starts the file (``offset``
+    0), else 0: the mark is not part of the first record, which is anchored after it."""
+    return 3 if offset == 0 and buf[:3] == BOM else 0
 
 #: the one-pass decode of the common line: one record whose message has the usual shape, the
 #: line starting and ending with its braces (no whitespace around). Raises ``msgspec.DecodeError``

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from tracetui.ingest.decode import Quarantined, decode_line
+from tracetui.ingest.decode import Quarantined, bom_length, decode_line
 from tracetui.ingest.discover import subagent_files
 from tracetui.ingest.tail import Tailer
 from tracetui.model.fold import SessionFold
@@ -133,7 +133,7 @@ class SessionReader:
             # the complete records at the start of a line without newline count; a bad part
             # after them stays held (so the result does not depend on when the reads happened)
             # a byte order mark opening the file is not part of its first record (FileFold.feed_line)
-            bom = 3 if t.offset == 0 and t.held[:3] == b"\xef\xbb\xbf" else 0
+            bom = bom_length(t.offset, t.held)
             items = decode_line(memoryview(t.held)[bom:])
             n = 0
             while n < len(items) and not isinstance(items[n][1], Quarantined):

@@ -22,6 +22,7 @@ from tracetui.ingest.decode import (
     Block,
     Quarantined,
     Record,
+    bom_length,
     decode_any,
     decode_block,
     decode_head,
@@ -75,7 +76,6 @@ _sha = hashlib.sha256
 #: names repeated on many events (tool names, subtypes) are kept once
 _intern = sys.intern
 _BLANK = frozenset(b" \t\r\n\x0b\x0c")
-_BOM = b"\xef\xbb\xbf"
 _META_TYPES = frozenset(KNOWN_RECORD_TYPES - {"user", "assistant", "system", "progress", "attachment"})
 
 
@@ -274,7 +274,7 @@ class FileFold:
         """Fold one complete line (without its newline). Blank lines are ignored. A UTF-8 byte
         order mark at the start of the file (offset 0; some editors write one) is not part of
         the first record: the record is anchored after it."""
-        if offset == 0 and buf[:3] == _BOM:
+        if offset == 0 and bom_length(0, buf):
             buf = buf[3:]
             offset = 3
         if not buf or buf[0] in _BLANK and not bytes(buf).strip():
