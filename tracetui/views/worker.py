@@ -262,7 +262,7 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
         secs.append(Section("LATEST ASK", [Item(quote(la.text, 300), fa(la.anchor))], inline=True, keep=1, cost=0))
     fr = st.frontier
     if fr is not None:
-        if episode is not None and episode < episode_count(state) and fr.kind == "in_flight":
+        if episode is not None and episode < n_eps and fr.kind == "in_flight":
             # as of an earlier episode's end, a call still open is one whose result had not come
             # by then (the live view may know it now), not a call running
             now_item = Item(f"called {one_line(fr.text, 160)}: no result by the end of episode {episode}", fa(fr.anchor))
