@@ -5,7 +5,7 @@ concatenating the files of ``$TRACETUI_CORPUS`` or ``../shared/corpus`` when pre
 in the same run, each in a fresh subprocess (so imports and earlier runs do not count):
 
 * the baseline: read the file and ``orjson.loads`` every line;
-* the fold: ``tracetui.cli.load_state`` without the persistent cache (SessionReader poll +
+* the fold: ``tracetui.session.open.load_state`` without the persistent cache (SessionReader poll +
   snapshot, as ``tracetui state --no-cache`` does);
 * the same fold with the ``FileFold.derive`` hook off (episodes, facts, anomalies), to show
   the share of each;
@@ -69,7 +69,7 @@ print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time()
 FOLD = r"""
 import json, sys, time
 from pathlib import Path
-from tracetui.cli import load_state
+from tracetui.session.open import load_state
 import tracetui.model.pricing  # import the price table up front: timed is the fold, not imports
 import genai_prices  # (pricing.py imports it lazily, at the first price: ~0.1 s of imports, not fold)
 import tracetui.model.fold as fold_mod
@@ -178,17 +178,25 @@ def main(argv: list[str] | None = None) -> int:
         how = build(path, ns.mb, ns.source)
         size = path.stat().st_size
         print(f"input     {size / 1e6:.1f} MB, {how} (built in {time.perf_counter() - t:.1f} s)")
-        print(f"machine   {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} (wall-clock MB/s; read the CPU seconds on a busy machine)")
+        print(
+            f"machine   {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} (wall-clock MB/s; read the CPU seconds on a busy machine)"
+        )
         base = min((run_child(BASELINE, path) for _ in range(ns.repeat)), key=lambda r: r[0]["seconds"])
         fold = min((run_child(FOLD, path) for _ in range(ns.repeat)), key=lambda r: r[0]["seconds"])
         core = min((run_child(FOLD, path, "core") for _ in range(ns.repeat)), key=lambda r: r[0]["seconds"])
         b_mbs = size / 1e6 / base[0]["seconds"]
         f_mbs = size / 1e6 / fold[0]["seconds"]
         c_mbs = size / 1e6 / core[0]["seconds"]
-        print(f"baseline  orjson.loads of every line: {b_mbs:7.1f} MB/s  ({base[0]['seconds']:.2f} s, CPU {base[0]['cpu']:.2f} s, {base[0]['lines']:,} lines)")
-        print(f"fold      tracetui state, cold:       {f_mbs:7.1f} MB/s  ({fold[0]['seconds']:.2f} s, CPU {fold[0]['cpu']:.2f} s, {fold[0]['records']:,} records, {fold[0]['events']:,} events)")
+        print(
+            f"baseline  orjson.loads of every line: {b_mbs:7.1f} MB/s  ({base[0]['seconds']:.2f} s, CPU {base[0]['cpu']:.2f} s, {base[0]['lines']:,} lines)"
+        )
+        print(
+            f"fold      tracetui state, cold:       {f_mbs:7.1f} MB/s  ({fold[0]['seconds']:.2f} s, CPU {fold[0]['cpu']:.2f} s, {fold[0]['records']:,} records, {fold[0]['events']:,} events)"
+        )
         print(f"ratio     fold / baseline:            {f_mbs / b_mbs:7.2f}   (target >= 1.00)")
-        print(f"          without the derive hook:    {c_mbs:7.1f} MB/s  ({core[0]['seconds']:.2f} s, CPU {core[0]['cpu']:.2f} s; ratio {c_mbs / b_mbs:.2f}; peak RSS {core[1]:.1f} MB)")
+        print(
+            f"          without the derive hook:    {c_mbs:7.1f} MB/s  ({core[0]['seconds']:.2f} s, CPU {core[0]['cpu']:.2f} s; ratio {c_mbs / b_mbs:.2f}; peak RSS {core[1]:.1f} MB)"
+        )
         print(f"peak RSS  fold of {size / 1e6:.0f} MB:            {fold[1]:7.1f} MB")
         # where the time goes: cumulative stages, each in its own child (best of --repeat)
         stages = {
@@ -216,7 +224,9 @@ def main(argv: list[str] | None = None) -> int:
             build(path, ns.rss_mb, ns.source)
             size = path.stat().st_size
             res, rss = run_child(FOLD, path)
-            print(f"peak RSS  fold of {size / 1e6:.0f} MB:            {rss:7.1f} MB   (target < 200 MB; {size / 1e6 / res['seconds']:.1f} MB/s)")
+            print(
+                f"peak RSS  fold of {size / 1e6:.0f} MB:            {rss:7.1f} MB   (target < 200 MB; {size / 1e6 / res['seconds']:.1f} MB/s)"
+            )
             res, rss = run_child(FOLD, path, "core")
             print(f"          without the derive hook:    {rss:7.1f} MB   ({size / 1e6 / res['seconds']:.1f} MB/s)")
     return 0

@@ -74,7 +74,16 @@ class Gen:
         }
 
     def _assistant(self, block: dict, msg_id: str, usage: dict) -> dict:
-        msg = {"model": "claude-opus-4-5-20251101", "id": msg_id, "type": "message", "role": "assistant", "content": [block], "stop_reason": None, "stop_sequence": None, "usage": usage}
+        msg = {
+            "model": "claude-opus-4-5-20251101",
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "content": [block],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": usage,
+        }
         return self._env("assistant", message=msg, requestId=f"req_{msg_id[4:]}")
 
     def turn(self) -> list[dict]:
@@ -86,30 +95,68 @@ class Gen:
             mid = f"msg_{self.msg_n:024d}"
             u = self._usage(rng.randint(1, 50))
             if rng.random() < 0.6:
-                out.append(self._assistant({"type": "thinking", "thinking": _text(rng, rng.randint(10, 200)), "signature": "Eu" + "A" * rng.randint(200, 1500)}, mid, dict(u)))
+                out.append(
+                    self._assistant(
+                        {
+                            "type": "thinking",
+                            "thinking": _text(rng, rng.randint(10, 200)),
+                            "signature": "Eu" + "A" * rng.randint(200, 1500),
+                        },
+                        mid,
+                        dict(u),
+                    )
+                )
             if rng.random() < 0.5:
                 u["output_tokens"] += rng.randint(10, 300)
                 out.append(self._assistant({"type": "text", "text": _text(rng, rng.randint(10, 150))}, mid, dict(u)))
             self.tool_n += 1
             tid = f"toolu_{self.tool_n:020d}"
             name = rng.choices(TOOLS, TOOL_WEIGHTS)[0]
-            inp = {"file_path": f"/home/user/project/src/mod{rng.randint(1, 40)}.py"} if name in ("Read", "Edit", "Write", "MultiEdit") else {"command": _text(rng, 6), "description": _text(rng, 4)}
+            inp = (
+                {"file_path": f"/home/user/project/src/mod{rng.randint(1, 40)}.py"}
+                if name in ("Read", "Edit", "Write", "MultiEdit")
+                else {"command": _text(rng, 6), "description": _text(rng, 4)}
+            )
             if name == "Edit":
                 inp.update(old_string=_text(rng, 20), new_string=_text(rng, 25))
             u["output_tokens"] += rng.randint(10, 300)
             out.append(self._assistant({"type": "tool_use", "id": tid, "name": name, "input": inp}, mid, dict(u)))
             for _ in range(rng.choice((0, 0, 1, 2, 5))):
-                out.append(self._env("progress", data={"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": f"PostToolUse:{name}", "command": "echo ok"}, parentToolUseID=tid, toolUseID=tid))
+                out.append(
+                    self._env(
+                        "progress",
+                        data={"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": f"PostToolUse:{name}", "command": "echo ok"},
+                        parentToolUseID=tid,
+                        toolUseID=tid,
+                    )
+                )
             size = rng.choice((5, 10, 20, 40, 60, 100, 200, 600, 2500))
             body = _code(rng, size) if name == "Read" else _text(rng, size)
             err = rng.random() < 0.05
             res = {"type": "tool_result", "tool_use_id": tid, "content": body}
             if err:
                 res["is_error"] = True
-            tur = "Error: failed" if err else ({"type": "text", "file": {"filePath": inp.get("file_path"), "content": body, "numLines": size}} if name == "Read" else {"stdout": body[:2000], "stderr": "", "interrupted": False})
-            out.append(self._env("user", message={"role": "user", "content": [res]}, toolUseResult=tur, sourceToolAssistantUUID=self.parent))
+            tur = (
+                "Error: failed"
+                if err
+                else (
+                    {"type": "text", "file": {"filePath": inp.get("file_path"), "content": body, "numLines": size}}
+                    if name == "Read"
+                    else {"stdout": body[:2000], "stderr": "", "interrupted": False}
+                )
+            )
+            out.append(
+                self._env("user", message={"role": "user", "content": [res]}, toolUseResult=tur, sourceToolAssistantUUID=self.parent)
+            )
         if rng.random() < 0.3:
-            out.append({"type": "file-history-snapshot", "messageId": self.parent, "snapshot": {"messageId": self.parent, "trackedFileBackups": {}, "timestamp": "2026-01-01T00:00:00.000Z"}, "isSnapshotUpdate": False})
+            out.append(
+                {
+                    "type": "file-history-snapshot",
+                    "messageId": self.parent,
+                    "snapshot": {"messageId": self.parent, "trackedFileBackups": {}, "timestamp": "2026-01-01T00:00:00.000Z"},
+                    "isSnapshotUpdate": False,
+                }
+            )
         out.append(self._env("system", subtype="turn_duration", durationMs=rng.randint(1000, 90000), isMeta=False))
         return out
 

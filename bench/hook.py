@@ -68,11 +68,71 @@ def _small_generator(target: int, out) -> None:
         base = {"sessionId": SID, "cwd": "/work/bench", "version": "2.1.30", "timestamp": ts, "isSidechain": False, "userType": "external"}
         recs = []
         if n % 20 == 1:
-            recs.append({**base, "type": "user", "uuid": f"u{n}", "parentUuid": None, "message": {"role": "user", "content": f"task {n}: make it faster"}})
-        recs.append({**base, "type": "assistant", "uuid": f"a{n}", "requestId": f"req{n}", "message": {"id": f"msg{n}", "model": "claude-sonnet-4-5-20250929", "role": "assistant", "type": "message", "content": [{"type": "tool_use", "id": f"toolu{n}", "name": ["Bash", "Read", "Edit"][n % 3], "input": {"command": f"pytest -q -k t{n}", "file_path": f"/work/bench/m{n % 50}.py", "old_string": "a", "new_string": "b"}}], "usage": {"input_tokens": 10, "output_tokens": 50, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 20000}}})
-        recs.append({**base, "type": "user", "uuid": f"r{n}", "parentUuid": f"a{n}", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu{n}", "content": f"ok {n} {pad}", "is_error": n % 17 == 0}]}})
+            recs.append(
+                {
+                    **base,
+                    "type": "user",
+                    "uuid": f"u{n}",
+                    "parentUuid": None,
+                    "message": {"role": "user", "content": f"task {n}: make it faster"},
+                }
+            )
+        recs.append(
+            {
+                **base,
+                "type": "assistant",
+                "uuid": f"a{n}",
+                "requestId": f"req{n}",
+                "message": {
+                    "id": f"msg{n}",
+                    "model": "claude-sonnet-4-5-20250929",
+                    "role": "assistant",
+                    "type": "message",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu{n}",
+                            "name": ["Bash", "Read", "Edit"][n % 3],
+                            "input": {
+                                "command": f"pytest -q -k t{n}",
+                                "file_path": f"/work/bench/m{n % 50}.py",
+                                "old_string": "a",
+                                "new_string": "b",
+                            },
+                        }
+                    ],
+                    "usage": {
+                        "input_tokens": 10,
+                        "output_tokens": 50,
+                        "cache_creation_input_tokens": 100,
+                        "cache_read_input_tokens": 20000,
+                    },
+                },
+            }
+        )
+        recs.append(
+            {
+                **base,
+                "type": "user",
+                "uuid": f"r{n}",
+                "parentUuid": f"a{n}",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": f"toolu{n}", "content": f"ok {n} {pad}", "is_error": n % 17 == 0}],
+                },
+            }
+        )
         if n % 5000 == 0:
-            recs.append({**base, "type": "system", "subtype": "compact_boundary", "uuid": f"c{n}", "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 150000}})
+            recs.append(
+                {
+                    **base,
+                    "type": "system",
+                    "subtype": "compact_boundary",
+                    "uuid": f"c{n}",
+                    "content": "Conversation compacted",
+                    "compactMetadata": {"trigger": "auto", "preTokens": 150000},
+                }
+            )
         for r in recs:
             b = json.dumps(r, separators=(",", ":")).encode() + b"\n"
             out.write(b)
@@ -168,8 +228,12 @@ def main() -> int:
     env = {**os.environ, "TRACETUI_CACHE_DIR": str(cache), "CLAUDE_CONFIG_DIR": str(ns.out)}
     py = [sys.executable]
     hook = [*py, "-m", "tracetui.cli", "hook"]
-    resume = json.dumps({"session_id": SID, "transcript_path": str(path), "cwd": "/work/bench", "hook_event_name": "SessionStart", "source": "resume"}).encode()
-    prompt = json.dumps({"session_id": SID, "transcript_path": str(path), "cwd": "/work/bench", "hook_event_name": "UserPromptSubmit", "prompt": "go on"}).encode()
+    resume = json.dumps(
+        {"session_id": SID, "transcript_path": str(path), "cwd": "/work/bench", "hook_event_name": "SessionStart", "source": "resume"}
+    ).encode()
+    prompt = json.dumps(
+        {"session_id": SID, "transcript_path": str(path), "cwd": "/work/bench", "hook_event_name": "UserPromptSubmit", "prompt": "go on"}
+    ).encode()
     med = lambda xs: statistics.median(xs)  # noqa: E731
 
     floor = [_run([*py, "-c", "pass"], b"", env)[0] for _ in range(ns.runs)]
@@ -185,9 +249,13 @@ def main() -> int:
     e = _entry(cache)
     esize = e.stat().st_size if e is not None else 0
     if out:
-        print(f"cold:                      {cold:6.3f} s   card {len(out)} chars; the cache entry ({esize / 1e6:.1f} MB) was saved {waited:.1f} s later in the background")
+        print(
+            f"cold:                      {cold:6.3f} s   card {len(out)} chars; the cache entry ({esize / 1e6:.1f} MB) was saved {waited:.1f} s later in the background"
+        )
     else:
-        print(f"cold:                      {cold:6.3f} s   no card this time ({err.decode().strip()[:60]}…); the background fold saved the entry ({esize / 1e6:.1f} MB) {waited:.1f} s later")
+        print(
+            f"cold:                      {cold:6.3f} s   no card this time ({err.decode().strip()[:60]}…); the background fold saved the entry ({esize / 1e6:.1f} MB) {waited:.1f} s later"
+        )
     warm = [_run(hook, resume, env)[0] for _ in range(ns.runs)]
     print(f"warm, SessionStart resume: {med(warm):6.3f} s   (min {min(warm):.3f}, max {max(warm):.3f})")
     warm_p = [_run(hook, prompt, env)[0] for _ in range(ns.runs)]
@@ -197,8 +265,26 @@ def main() -> int:
     appended = []
     for i in range(ns.runs):
         turn = [
-            {"type": "user", "uuid": f"bench-u{i}-{time.time_ns()}", "sessionId": SID, "timestamp": "2026-12-01T00:00:00.000Z", "message": {"role": "user", "content": f"bench prompt {i}"}},
-            {"type": "assistant", "uuid": f"bench-a{i}-{time.time_ns()}", "sessionId": SID, "timestamp": "2026-12-01T00:00:01.000Z", "message": {"id": f"bench-m{i}-{time.time_ns()}", "model": "claude-sonnet-4-5-20250929", "role": "assistant", "content": [{"type": "text", "text": "done"}], "usage": {"input_tokens": 5, "output_tokens": 7, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1000}}},
+            {
+                "type": "user",
+                "uuid": f"bench-u{i}-{time.time_ns()}",
+                "sessionId": SID,
+                "timestamp": "2026-12-01T00:00:00.000Z",
+                "message": {"role": "user", "content": f"bench prompt {i}"},
+            },
+            {
+                "type": "assistant",
+                "uuid": f"bench-a{i}-{time.time_ns()}",
+                "sessionId": SID,
+                "timestamp": "2026-12-01T00:00:01.000Z",
+                "message": {
+                    "id": f"bench-m{i}-{time.time_ns()}",
+                    "model": "claude-sonnet-4-5-20250929",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "done"}],
+                    "usage": {"input_tokens": 5, "output_tokens": 7, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1000},
+                },
+            },
         ]
         with open(path, "ab") as f:
             for r in turn:

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tracetui.demo.build import TranscriptBuilder  # noqa: E402
-from tracetui.ingest.session import SessionReader  # noqa: E402
+from tracetui.session.reader import SessionReader  # noqa: E402
 from tracetui.tui.app import make_app  # noqa: E402
 from tracetui.tui.settings import SessionSpec, Settings  # noqa: E402
 
@@ -40,9 +40,20 @@ def build(path: Path, events: int) -> TranscriptBuilder:
         while n < (e + 1) * per_episode - 3:
             k = n % 300
             if n % 7 == 0:
-                b.tick(1).tool("Edit", {"file_path": f"/home/dev/shop-api/src/m{k}.py", "old_string": "a", "new_string": "b"}, "The file has been updated.", took=0.3)
+                b.tick(1).tool(
+                    "Edit",
+                    {"file_path": f"/home/dev/shop-api/src/m{k}.py", "old_string": "a", "new_string": "b"},
+                    "The file has been updated.",
+                    took=0.3,
+                )
             elif n % 11 == 0:
-                b.tick(1).tool("Bash", {"command": f"pytest -q tests/test_m{k}.py"}, "Exit code 1\n1 failed" if n % 44 == 0 else "3 passed", is_error=n % 44 == 0, took=2)
+                b.tick(1).tool(
+                    "Bash",
+                    {"command": f"pytest -q tests/test_m{k}.py"},
+                    "Exit code 1\n1 failed" if n % 44 == 0 else "3 passed",
+                    is_error=n % 44 == 0,
+                    took=2,
+                )
             else:
                 b.tick(1).tool("Read", {"file_path": f"/home/dev/shop-api/src/m{k}.py"}, "def f(): ...", took=0.2)
             n += 2
@@ -69,7 +80,9 @@ async def run(path: Path, b: TranscriptBuilder, updates: int) -> tuple[list[floa
     state = reader.snapshot()
     events = len(state.ledgers[0])
     clock = [time.time()]
-    settings = Settings(sessions=[SessionSpec((path,), "bench")], follow=False, watch=False, use_cache=False, clock=lambda: clock[0], tick_seconds=3600)
+    settings = Settings(
+        sessions=[SessionSpec((path,), "bench")], follow=False, watch=False, use_cache=False, clock=lambda: clock[0], tick_seconds=3600
+    )
     app = make_app(settings)
     fold_ms: list[float] = []
     sync_ms: list[float] = []
@@ -146,11 +159,15 @@ def main() -> int:
     print(f"events folded: {events:,}; {ns.updates} updates (each: one appended record)")
     print(f"worker thread: fold one record + snapshot: median {statistics.median(fold_ms):.1f} ms, worst {max(fold_ms):.1f} ms")
     print(f"UI: state -> panes (watcher fan-out): median {statistics.median(sync_ms):.1f} ms, worst {max(sync_ms):.1f} ms")
-    print(f"UI: apply one update incl. layout and render (CPU): median {med:.1f} ms, worst {max(ui_ms):.1f} ms (target <= 50 ms: {'met' if med <= 50 else 'NOT met'})")
+    print(
+        f"UI: apply one update incl. layout and render (CPU): median {med:.1f} ms, worst {max(ui_ms):.1f} ms (target <= 50 ms: {'met' if med <= 50 else 'NOT met'})"
+    )
     if lat:
         if ns.v:
             print("latency ms:", [round(x) for x in lat])
-        print(f"end to end: append -> state in the app: median {statistics.median(lat):.0f} ms, worst {max(lat):.0f} ms (target <= 100 ms: {'met' if max(lat) <= 100 else 'NOT met'})")
+        print(
+            f"end to end: append -> state in the app: median {statistics.median(lat):.0f} ms, worst {max(lat):.0f} ms (target <= 100 ms: {'met' if max(lat) <= 100 else 'NOT met'})"
+        )
     return 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,7 +23,7 @@ from tracetui.tui.screens.episode import EpisodeScreen  # noqa: E402
 from tracetui.tui.settings import SessionSpec, Settings  # noqa: E402
 
 OUT = ROOT / "screenshots"
-NOW = datetime(2026, 3, 2, 9, 6, 0, tzinfo=timezone.utc).timestamp()
+NOW = datetime(2026, 3, 2, 9, 6, 0, tzinfo=UTC).timestamp()
 
 
 async def _ready(pilot) -> None:

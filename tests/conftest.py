@@ -16,9 +16,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 import pytest
 
@@ -67,7 +67,9 @@ def find_corpus(environ: Mapping[str, str] = os.environ, default: Path = DEFAULT
         return Corpus(root, files)
     files = tuple(sorted(default.rglob("*.jsonl"))) if default.is_dir() else ()
     if not files:
-        return Corpus(default, (), skip_reason=f"no corpus at {default} (not part of the repository; set {CORPUS_ENV} to a folder of transcripts)")
+        return Corpus(
+            default, (), skip_reason=f"no corpus at {default} (not part of the repository; set {CORPUS_ENV} to a folder of transcripts)"
+        )
     return Corpus(default, files)
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 _counter = itertools.count(1)
 
@@ -128,7 +129,9 @@ def system(subtype: str | None, **kw: Any) -> dict[str, Any]:
 
 
 def compact_boundary(pre: int = 1000, **kw: Any) -> dict[str, Any]:
-    return system("compact_boundary", content="Conversation compacted", level="info", compactMetadata={"trigger": "auto", "preTokens": pre}, **kw)
+    return system(
+        "compact_boundary", content="Conversation compacted", level="info", compactMetadata={"trigger": "auto", "preTokens": pre}, **kw
+    )
 
 
 def progress(data: dict[str, Any], parent_tool: str | None = None, **kw: Any) -> dict[str, Any]:

@@ -40,9 +40,20 @@ class Script:
     def prompt(self, text: str, **kw: Any) -> "Script":
         return self.add(prompt(text, **self._kw(**kw)))
 
-    def call(self, tid: str, name: str, inp: dict[str, Any] | None = None, u: tuple[int, int, int, int] = (10, 5, 0, 0), **kw: Any) -> "Script":
+    def call(
+        self, tid: str, name: str, inp: dict[str, Any] | None = None, u: tuple[int, int, int, int] = (10, 5, 0, 0), **kw: Any
+    ) -> "Script":
         self.msg += 1
-        return self.add(assistant([tool_use_block(tid, name, inp)], msg_id=f"msg_{self.msg:03d}", model=MODEL, u=usage(*u), request_id=f"req_{self.msg:03d}", **self._kw(**kw)))
+        return self.add(
+            assistant(
+                [tool_use_block(tid, name, inp)],
+                msg_id=f"msg_{self.msg:03d}",
+                model=MODEL,
+                u=usage(*u),
+                request_id=f"req_{self.msg:03d}",
+                **self._kw(**kw),
+            )
+        )
 
     def result(self, tid: str, content: Any = "ok", is_error: bool | None = None, result: Any = None, **kw: Any) -> "Script":
         extra = {} if result is None else {"toolUseResult": result}
@@ -50,13 +61,29 @@ class Script:
 
     def say(self, text: str, u: tuple[int, int, int, int] = (10, 20, 0, 0), model: str = MODEL, **kw: Any) -> "Script":
         self.msg += 1
-        return self.add(assistant([text_block(text)], msg_id=f"msg_{self.msg:03d}", model=model, u=usage(*u), request_id=f"req_{self.msg:03d}", **self._kw(**kw)))
+        return self.add(
+            assistant(
+                [text_block(text)],
+                msg_id=f"msg_{self.msg:03d}",
+                model=model,
+                u=usage(*u),
+                request_id=f"req_{self.msg:03d}",
+                **self._kw(**kw),
+            )
+        )
 
     def interrupt(self, **kw: Any) -> "Script":
         return self.add(user([text_block("[Request interrupted by user for tool use]")], **self._kw(**kw)))
 
     def api_error(self, **kw: Any) -> "Script":
-        rec = assistant([text_block("API Error: 500 overloaded")], msg_id=f"err-{self.n}", model="<synthetic>", u=usage(), request_id=None, **self._kw(**kw))
+        rec = assistant(
+            [text_block("API Error: 500 overloaded")],
+            msg_id=f"err-{self.n}",
+            model="<synthetic>",
+            u=usage(),
+            request_id=None,
+            **self._kw(**kw),
+        )
         rec["isApiErrorMessage"] = True
         return self.add(rec)
 
@@ -80,17 +107,46 @@ def golden_script() -> Script:
     s.prompt("Add a --verbose flag to the CLI. Tests must pass. Don't touch the public API.")
     s.call("toolu_01READcli000001", "Read", {"file_path": "/work/demo/cli.py"})
     s.result("toolu_01READcli000001", "def main(): ...")
-    s.call("toolu_01TODO00000001", "TodoWrite", {"todos": [{"content": "add flag", "status": "in_progress", "activeForm": "adding"}, {"content": "write tests", "status": "pending", "activeForm": "writing"}]})
+    s.call(
+        "toolu_01TODO00000001",
+        "TodoWrite",
+        {
+            "todos": [
+                {"content": "add flag", "status": "in_progress", "activeForm": "adding"},
+                {"content": "write tests", "status": "pending", "activeForm": "writing"},
+            ]
+        },
+    )
     s.result("toolu_01TODO00000001", "Todos have been modified successfully")
-    s.call("toolu_01EDITcli000001", "Edit", {"file_path": "/work/demo/cli.py", "old_string": "def main():", "new_string": "def main(verbose=False):"})
+    s.call(
+        "toolu_01EDITcli000001",
+        "Edit",
+        {"file_path": "/work/demo/cli.py", "old_string": "def main():", "new_string": "def main(verbose=False):"},
+    )
     s.result("toolu_01EDITcli000001", "The file has been updated.")
     s.call("toolu_01BASHtest00001", "Bash", {"command": "pytest -q"})
-    s.result("toolu_01BASHtest00001", "Exit code 1\n.F..\nFAILED tests/test_cli.py::test_verbose - assert False\n1 failed, 3 passed in 0.52s", is_error=True)
-    s.call("toolu_01EDITcli000002", "Edit", {"file_path": "/work/demo/cli.py", "old_string": "def main(verbose=False):", "new_string": "def main():"})
+    s.result(
+        "toolu_01BASHtest00001",
+        "Exit code 1\n.F..\nFAILED tests/test_cli.py::test_verbose - assert False\n1 failed, 3 passed in 0.52s",
+        is_error=True,
+    )
+    s.call(
+        "toolu_01EDITcli000002",
+        "Edit",
+        {"file_path": "/work/demo/cli.py", "old_string": "def main(verbose=False):", "new_string": "def main():"},
+    )
     s.result("toolu_01EDITcli000002", "The file has been updated.")
     s.call("toolu_01EDITapi000001", "Edit", {"file_path": "/work/demo/api.py", "old_string": "x", "new_string": "y"})
     s.result("toolu_01EDITapi000001", "The user doesn't want to proceed with this tool use. The tool use was rejected.", is_error=True)
-    s.call("toolu_01EDITcli000003", "Edit", {"file_path": "/work/demo/cli.py", "old_string": "args = p.parse_args()", "new_string": "p.add_argument('--verbose')\nargs = p.parse_args()"})
+    s.call(
+        "toolu_01EDITcli000003",
+        "Edit",
+        {
+            "file_path": "/work/demo/cli.py",
+            "old_string": "args = p.parse_args()",
+            "new_string": "p.add_argument('--verbose')\nargs = p.parse_args()",
+        },
+    )
     s.result("toolu_01EDITcli000003", "The file has been updated.")
     s.call("toolu_01BASHtest00002", "Bash", {"command": "pytest -q"})
     s.result("toolu_01BASHtest00002", "....\n4 passed in 0.41s")
@@ -102,7 +158,13 @@ def golden_script() -> Script:
     s.prompt("Open a PR for it. Only use gh, never push to main.")
     s.call("toolu_02BASHpr0000001", "Bash", {"command": "gh pr create --fill"})
     s.result("toolu_02BASHpr0000001", "Creating pull request for feature into main\n\nhttps://github.com/acme/demo/pull/42\n")
-    s.record("pr-link", prNumber=42, prUrl="https://github.com/acme/demo/pull/42", prRepository="acme/demo", sessionId="11111111-2222-3333-4444-555555555555")
+    s.record(
+        "pr-link",
+        prNumber=42,
+        prUrl="https://github.com/acme/demo/pull/42",
+        prRepository="acme/demo",
+        sessionId="11111111-2222-3333-4444-555555555555",
+    )
     s.call("toolu_02BASHwatch0001", "Bash", {"command": "gh pr checks --watch"})
     s.prompt("Stop watching; what is the PR number?")
     s.say("The PR is #42.")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from fixtures import compact_boundary, system
 from scenario import Script
@@ -134,12 +134,18 @@ def test_stall_needs_now_and_a_pending_call() -> None:
     s = Script().prompt("a")
     s.call("toolu_slow0001", "Bash", {"command": "sleep 999"}, ts="2026-01-01T10:00:00.000Z")
     st = s.state()
-    late = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc).timestamp() + STALL_SECONDS
+    late = datetime(2026, 1, 1, 10, 0, 0, tzinfo=UTC).timestamp() + STALL_SECONDS
     a = _one(st, "stall", now=late)
     assert a.open and a.began.line == 2 and f"no new record for {STALL_SECONDS // 60}m{STALL_SECONDS % 60:02d}s" in a.message
     assert "stall" not in _kinds(st)  # no clock, no stall
     assert "stall" not in _kinds(st, now=late - 10)  # not long enough
-    done = Script().prompt("a").call("t", "Bash", {"command": "x"}, ts="2026-01-01T10:00:00.000Z").result("t", "ok", ts="2026-01-01T10:00:01.000Z").state()
+    done = (
+        Script()
+        .prompt("a")
+        .call("t", "Bash", {"command": "x"}, ts="2026-01-01T10:00:00.000Z")
+        .result("t", "ok", ts="2026-01-01T10:00:01.000Z")
+        .state()
+    )
     assert "stall" not in _kinds(done, now=late)  # nothing pending
 
 
@@ -149,7 +155,7 @@ def test_a_stall_of_a_day_or_more_is_a_session_that_ended() -> None:
 
     s = Script().prompt("a")
     s.call("toolu_slow0001", "Bash", {"command": "sleep 999"}, ts="2026-01-01T10:00:00.000Z")
-    t0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc).timestamp()
+    t0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=UTC).timestamp()
     fresh = _one(s.state(), "stall", now=t0 + ENDED_SECONDS - 1)
     assert fresh.severity == "warn" and "looks ended" not in fresh.message
     old = _one(s.state(), "stall", now=t0 + 452 * 86400)
@@ -232,7 +238,7 @@ def test_cleared_anomalies_stay_in_the_history() -> None:
 
 
 def test_ingest_honesty_unknown_records_and_truncated_files(tmp_path) -> None:
-    from tracetui.ingest.session import SessionReader
+    from tracetui.session.reader import SessionReader
 
     s = Script().prompt("a").say("b")
     s.add({"type": "brand-new-record-type", "sessionId": "x"})

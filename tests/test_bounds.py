@@ -11,19 +11,20 @@ and ``card``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
+from fixtures import assistant, compact_boundary, prompt, text_block, tool_call, tool_result, usage, write
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from fixtures import assistant, compact_boundary, prompt, text_block, tool_call, tool_result, usage, write
 from tracetui.cli import main
-from tracetui.ingest.cache import open_cached
 from tracetui.ingest.decode import MAX_TOKENS, decode_message
 from tracetui.model.facts import MAX_DIGITS, extract_exit_code, extract_test_runs
 from tracetui.model.fold import fold as _fold
+from tracetui.session.cache import open_cached
 
 HUGE = 10**23
 NEGATIVE = -5
@@ -54,11 +55,19 @@ def _pre_tokens(v: int) -> list[dict[str, Any]]:
 
 
 def _exit_code(v: int) -> list[dict[str, Any]]:
-    return [prompt("go", ts=TS), tool_call("t2", "Bash", {"command": "false"}, ts=TS), tool_result("t2", f"Exit code {v}", is_error=True, ts=TS)]
+    return [
+        prompt("go", ts=TS),
+        tool_call("t2", "Bash", {"command": "false"}, ts=TS),
+        tool_result("t2", f"Exit code {v}", is_error=True, ts=TS),
+    ]
 
 
 def _test_counts(v: int) -> list[dict[str, Any]]:
-    return [prompt("go", ts=TS), tool_call("t3", "Bash", {"command": "pytest"}, ts=TS), tool_result("t3", f"===== {v} passed, 2 failed in 0.10s =====", ts=TS)]
+    return [
+        prompt("go", ts=TS),
+        tool_call("t3", "Bash", {"command": "pytest"}, ts=TS),
+        tool_result("t3", f"===== {v} passed, 2 failed in 0.10s =====", ts=TS),
+    ]
 
 
 def _todo_id(v: int) -> list[dict[str, Any]]:

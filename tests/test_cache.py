@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import msgspec
 import pytest
@@ -27,11 +28,11 @@ from fixtures import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import tracetui.ingest.cache as cache
+import tracetui.session.cache as cache
 from tracetui.cli import main
-from tracetui.ingest.cache import CacheEncodeError, cache_path, decode_object, decode_value, encode_object, encode_value, open_cached
-from tracetui.ingest.session import SessionReader
 from tracetui.model.fold import FileFold, UsageBook
+from tracetui.session.cache import CacheEncodeError, cache_path, decode_object, decode_value, encode_object, encode_value, open_cached
+from tracetui.session.reader import SessionReader
 from tracetui.views.state_json import state_to_json
 
 
@@ -129,7 +130,9 @@ class Script:
         elif kind == "interrupt":
             self.out.append(prompt("[Request interrupted by user]", ts=ts))
         elif kind == "progress":
-            self.out.append(progress({"type": "agent_progress", "agentId": f"p{n}"}, parent_tool=self.pending[0][0] if self.pending else None, ts=ts))
+            self.out.append(
+                progress({"type": "agent_progress", "agentId": f"p{n}"}, parent_tool=self.pending[0][0] if self.pending else None, ts=ts)
+            )
         elif kind == "system":
             self.out.append(system("api_error", content="overloaded", ts=ts))
         elif kind == "malformed":
@@ -142,7 +145,22 @@ class Script:
             self.out.append({"type": "ai-title", "aiTitle": f"title {n}", "sessionId": "s"})
 
 
-KINDS = ["prompt", "call", "result", "error", "text", "multi", "compact", "interrupt", "progress", "system", "malformed", "unknown", "blank", "title"]
+KINDS = [
+    "prompt",
+    "call",
+    "result",
+    "error",
+    "text",
+    "multi",
+    "compact",
+    "interrupt",
+    "progress",
+    "system",
+    "malformed",
+    "unknown",
+    "blank",
+    "title",
+]
 
 
 def script_bytes(kinds: list[str], final_newline: bool = True) -> bytes:
@@ -178,7 +196,9 @@ def resume_in_parts(path: Path, data: bytes, cuts: list[int], subagents: bool = 
     final_newline=st.booleans(),
     lazy=st.booleans(),
 )
-def test_resume_from_cache_equals_one_full_fold(tmp_path: Path, kinds: list[str], fracs: list[float], final_newline: bool, lazy: bool) -> None:
+def test_resume_from_cache_equals_one_full_fold(
+    tmp_path: Path, kinds: list[str], fracs: list[float], final_newline: bool, lazy: bool
+) -> None:
     data = script_bytes(kinds, final_newline)
     path = tmp_path / "prop" / "s.jsonl"
     path.parent.mkdir(exist_ok=True)
@@ -253,7 +273,10 @@ def _folded(p: Path) -> SessionReader:
 
 
 def test_resume_with_subagent_files(tmp_path: Path) -> None:
-    main_p = write(tmp_path / "sess.jsonl", [prompt("main goal", session="sess"), tool_call("tA", "Task", {"description": "sub", "prompt": "w"}, session="sess")])
+    main_p = write(
+        tmp_path / "sess.jsonl",
+        [prompt("main goal", session="sess"), tool_call("tA", "Task", {"description": "sub", "prompt": "w"}, session="sess")],
+    )
     sub_dir = tmp_path / "sess" / "subagents"
     write(sub_dir / "agent-bbb.jsonl", [prompt("sub work", sidechain=True, agentId="bbb", session="sess")])
     r = open_cached([main_p], price=False)
@@ -261,7 +284,10 @@ def test_resume_with_subagent_files(tmp_path: Path) -> None:
     r.save_cache()
     # both files grow; a new subagent file appears that sorts after the known one
     append(main_p, jsonl([tool_result("tA", "done", result={"status": "completed", "agentId": "bbb"}, session="sess")]))
-    append(sub_dir / "agent-bbb.jsonl", jsonl([assistant([text_block("sub says")], msg_id="ms", u=usage(3, 4), sidechain=True, agentId="bbb", session="sess")]))
+    append(
+        sub_dir / "agent-bbb.jsonl",
+        jsonl([assistant([text_block("sub says")], msg_id="ms", u=usage(3, 4), sidechain=True, agentId="bbb", session="sess")]),
+    )
     write(sub_dir / "agent-ccc.jsonl", [prompt("more", sidechain=True, agentId="ccc", session="sess")])
     r2 = open_cached([main_p], price=False)
     assert r2.cache_status == "warm"
@@ -545,7 +571,9 @@ def test_state_uses_the_cache_and_no_cache_bypasses_it(tmp_path: Path, capsys: p
     assert out0 == out1 and out2 == out3 and out1 != out2
 
 
-def test_unwritable_cache_dir_costs_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unwritable_cache_dir_costs_one_stderr_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the cache folder should be")
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(blocker))

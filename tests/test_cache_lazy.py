@@ -9,10 +9,10 @@ import pytest
 from fixtures import append, jsonl, prompt, tool_call, tool_result, write
 from test_cache import assert_same_folds, assert_same_state, fold_state
 
-import tracetui.ingest.cache as cache
-from tracetui.ingest.cache import LAZY_ATTRS, open_cached
-from tracetui.ingest.session import SessionReader
+import tracetui.session.cache as cache
 from tracetui.model.fold import FileFold
+from tracetui.session.cache import LAZY_ATTRS, open_cached
+from tracetui.session.reader import SessionReader
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +23,16 @@ def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _saved(tmp_path: Path) -> Path:
-    p = write(tmp_path / "s.jsonl", [prompt("goal"), tool_call("t1", "Bash", {"command": "ls"}), tool_result("t1", "x"), tool_call("t2", "Read", {"file_path": "/a"}), tool_call("t3", "TodoWrite", {"todos": [{"content": "a", "status": "pending"}]})])
+    p = write(
+        tmp_path / "s.jsonl",
+        [
+            prompt("goal"),
+            tool_call("t1", "Bash", {"command": "ls"}),
+            tool_result("t1", "x"),
+            tool_call("t2", "Read", {"file_path": "/a"}),
+            tool_call("t3", "TodoWrite", {"todos": [{"content": "a", "status": "pending"}]}),
+        ],
+    )
     r = open_cached([p], price=False)
     fold_state(r)
     assert r.save_cache()

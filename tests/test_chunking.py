@@ -26,7 +26,7 @@ from fixtures import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tracetui.ingest.session import SessionReader
+from tracetui.session.reader import SessionReader
 from tracetui.views.state_json import state_to_json
 
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
@@ -48,7 +48,10 @@ def records(draw) -> bytes:
     elif kind == 2:
         rec = bash_input(draw(texts))
     elif kind == 3:
-        rec = user(draw(st.sampled_from(["[Request interrupted by user]", "<local-command-stdout>x</local-command-stdout>", "meta"])), isMeta=draw(st.booleans()))
+        rec = user(
+            draw(st.sampled_from(["[Request interrupted by user]", "<local-command-stdout>x</local-command-stdout>", "meta"])),
+            isMeta=draw(st.booleans()),
+        )
     elif kind == 4:
         name = draw(tools)
         inp = draw(
@@ -63,20 +66,38 @@ def records(draw) -> bytes:
                 ]
             )
         )
-        rec = assistant([tool_use_block(draw(ids), name, inp)], msg_id=draw(msg_ids), u=usage(*draw(st.tuples(*[st.integers(0, 50)] * 4))), sidechain=sc)
+        rec = assistant(
+            [tool_use_block(draw(ids), name, inp)], msg_id=draw(msg_ids), u=usage(*draw(st.tuples(*[st.integers(0, 50)] * 4))), sidechain=sc
+        )
     elif kind == 5:
         res = draw(st.sampled_from([None, {"agentId": "a1", "status": "completed"}, {"task": {"id": "1", "subject": "s"}}, "Error: x"]))
         rec = tool_result(draw(ids), draw(texts), is_error=draw(st.sampled_from([None, True, False])), result=res, sidechain=sc)
     elif kind == 6:
-        rec = assistant([text_block(draw(texts))], msg_id=draw(msg_ids), u=usage(*draw(st.tuples(*[st.integers(0, 50)] * 4))), request_id=draw(st.sampled_from(["r1", None])))
+        rec = assistant(
+            [text_block(draw(texts))],
+            msg_id=draw(msg_ids),
+            u=usage(*draw(st.tuples(*[st.integers(0, 50)] * 4))),
+            request_id=draw(st.sampled_from(["r1", None])),
+        )
     elif kind == 7:
         rec = compact_boundary()
     elif kind == 8:
-        rec = draw(st.sampled_from([system("turn_duration", durationMs=5), progress({"type": "agent_progress", "agentId": "a1"}, parent_tool="t1"), {"type": "summary", "summary": "T", "leafUuid": "x"}, {"type": "new-kind", "x": 1}]))
+        rec = draw(
+            st.sampled_from(
+                [
+                    system("turn_duration", durationMs=5),
+                    progress({"type": "agent_progress", "agentId": "a1"}, parent_tool="t1"),
+                    {"type": "summary", "summary": "T", "leafUuid": "x"},
+                    {"type": "new-kind", "x": 1},
+                ]
+            )
+        )
     elif kind == 9:  # a non-object JSON line
         return draw(st.sampled_from([b'"massive error"', b"42", b"[1]", b"null"]))
     elif kind == 10:  # invalid UTF-8 inside a string
-        return line(dict(prompt("PLACEHOLDER"), uuid="u-b")).replace(b"PLACEHOLDER", draw(st.sampled_from([b"\xff", b"caf\xe9", b"\xc3", b"ok\xed\xa0\x80"])))
+        return line(dict(prompt("PLACEHOLDER"), uuid="u-b")).replace(
+            b"PLACEHOLDER", draw(st.sampled_from([b"\xff", b"caf\xe9", b"\xc3", b"ok\xed\xa0\x80"]))
+        )
     elif kind == 11:  # an escaped lone surrogate
         return json.dumps(dict(prompt("x\udcb2" + draw(texts)), uuid="u-s")).encode()
     elif kind == 12:  # two objects on one line
@@ -152,7 +173,9 @@ def _read_chunked(path: Path, data: bytes, cuts: list[int], finals: list[bool]) 
     return _comparable(r)
 
 
-@settings(max_examples=int(__import__("os").environ.get("CHUNK_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(__import__("os").environ.get("CHUNK_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(files_and_cuts(), st.lists(st.booleans(), min_size=1, max_size=4))
 def test_any_chunking_gives_the_same_state(fc: tuple[bytes, list[int]], finals: list[bool]) -> None:
     data, cuts = fc

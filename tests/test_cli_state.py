@@ -9,15 +9,25 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 from fixtures import assistant, line, prompt, text_block, tool_call, tool_result, usage, write
 
 from tracetui.cli import main
 
-COUNTER_KEYS = {"records", "malformed", "unknown_records", "tool_calls", "tool_errors", "api_messages", "user_prompts", "interrupts", "compactions"}
+COUNTER_KEYS = {
+    "records",
+    "malformed",
+    "unknown_records",
+    "tool_calls",
+    "tool_errors",
+    "api_messages",
+    "user_prompts",
+    "interrupts",
+    "compactions",
+}
 
 
 def _transcript(tmp_path: Path) -> Path:
@@ -247,7 +257,17 @@ def test_a_wrong_option_gets_the_subcommands_own_usage(args: list[str], usage: s
     assert "{state,view,card,hook}" not in err  # not the top-level usage
 
 
-@pytest.mark.parametrize("args", [["state", "--help"], ["view", "--help"], ["card", "--help"], ["hook", "--help"], ["hook", "install", "--help"], ["hook", "uninstall", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["state", "--help"],
+        ["view", "--help"],
+        ["card", "--help"],
+        ["hook", "--help"],
+        ["hook", "install", "--help"],
+        ["hook", "uninstall", "--help"],
+    ],
+)
 def test_help_of_each_subcommand_is_its_own(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(args)
@@ -267,7 +287,9 @@ def test_top_level_help_shows_both_forms(capsys: pytest.CaptureFixture[str]) -> 
 
 
 @pytest.mark.parametrize(("typo", "meant"), [("stat", "state"), ("veiw", "view"), ("cards", "card"), ("hooks", "hook")])
-def test_a_mistyped_subcommand_is_named_not_taken_for_a_session(typo: str, meant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_mistyped_subcommand_is_named_not_taken_for_a_session(
+    typo: str, meant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
     assert main([typo, "--json"]) == 2
     out, err = capsys.readouterr()
@@ -298,7 +320,9 @@ def test_a_session_id_prefix_near_a_subcommand_is_a_session(tmp_path: Path, monk
 
 def test_files_of_two_sessions_are_refused_not_merged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # two sessions folded as one gave the first one's prompts and both's tokens: a wrong state
-    a = write(tmp_path / "a.jsonl", [prompt("first task", session="sess-a"), tool_call("t1", "Read", {"file_path": "/x"}, session="sess-a")])
+    a = write(
+        tmp_path / "a.jsonl", [prompt("first task", session="sess-a"), tool_call("t1", "Read", {"file_path": "/x"}, session="sess-a")]
+    )
     b = write(tmp_path / "b.jsonl", [prompt("other task", session="sess-b"), prompt("more", session="sess-b")])
     assert main(["state", "--no-cache", str(a), str(b)]) == 1
     out, err = capsys.readouterr()

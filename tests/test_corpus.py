@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tracetui.ingest.session import SessionReader
+from tracetui.session.reader import SessionReader
 from tracetui.views.state_json import state_to_json
 
 KNOWN_TYPES = {
@@ -114,7 +114,17 @@ def _prompt_form(text: str) -> str:
 def recount(data: bytes) -> dict[str, Any]:
     """Issue 2's figures for one file, counted from scratch."""
     objs, malformed = _objects(data)
-    c = dict(records=len(objs), malformed=malformed, unknown_records=0, tool_calls=0, tool_errors=0, api_messages=0, user_prompts=0, interrupts=0, compactions=0)
+    c = dict(
+        records=len(objs),
+        malformed=malformed,
+        unknown_records=0,
+        tool_calls=0,
+        tool_errors=0,
+        api_messages=0,
+        user_prompts=0,
+        interrupts=0,
+        compactions=0,
+    )
     by_name: dict[str, int] = {}
     usage: dict[str, list[int]] = {}
     models: set[str] = set()

@@ -45,7 +45,9 @@ def _pytest(repo: Path, corpus_env: str | None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("TRACETUI_CORPUS", "PYTEST_ADDOPTS")}
     if corpus_env is not None:
         env["TRACETUI_CORPUS"] = corpus_env
-    return subprocess.run([sys.executable, "-m", "pytest", "-v", str(repo / "tests")], cwd=repo, capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", str(repo / "tests")], cwd=repo, capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 @pytest.mark.parametrize("case", ["missing", "empty"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from fixtures import assistant, jsonl, line, prompt, text_block, tool_result, usage
 
 from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_any, decode_line
@@ -140,7 +139,7 @@ def test_schema_mismatch_kept_as_unknown_record() -> None:
     bad1 = {"type": "user", "uuid": 42, "message": {"role": "user", "content": "hi"}}
     bad2 = {"type": "assistant", "isSidechain": "yes", "message": {"id": "m", "content": []}}
     items = decode_line(line(bad1))
-    (rel, rec, _), = items
+    ((rel, rec, _),) = items
     assert isinstance(rec, Record) and rec.type == "user" and rec.schema_error
     st = fold_bytes(jsonl([bad1, bad2, prompt("real")]))
     assert st.counters.records == 3
@@ -168,7 +167,7 @@ def test_decode_any_scrubs_surrogates() -> None:
 
 
 def test_quarantined_type_carries_reason() -> None:
-    (rel, q, _), = decode_line(b"[1, 2]")
+    ((rel, q, _),) = decode_line(b"[1, 2]")
     assert isinstance(q, Quarantined) and rel == 0 and q.excerpt == "[1, 2]"
 
 
@@ -217,14 +216,21 @@ def test_whitespace_around_an_object_is_not_payload() -> None:
     import hashlib
 
     raw = line(prompt("p"))
-    (rel, rec, payload), = decode_line(b"  " + raw + b" \t")
+    ((rel, rec, payload),) = decode_line(b"  " + raw + b" \t")
     assert rel == 2 and bytes(payload) == raw
     st = fold_bytes(b"  " + raw + b"  \n")
     (ev,) = st.events(0)
     assert ev.anchor.offset == 2 and ev.sha256 == hashlib.sha256(raw).digest()
 
 
-@pytest.mark.parametrize("deep", [b"[" * 3000 + b"]" * 3000, b'{"a":' * 3000 + b"1" + b"}" * 3000, b'{"type":"user","toolUseResult":' + b"[" * 3000 + b"]" * 3000 + b"}"])
+@pytest.mark.parametrize(
+    "deep",
+    [
+        b"[" * 3000 + b"]" * 3000,
+        b'{"a":' * 3000 + b"1" + b"}" * 3000,
+        b'{"type":"user","toolUseResult":' + b"[" * 3000 + b"]" * 3000 + b"}",
+    ],
+)
 def test_json_nested_too_deeply_is_quarantined_not_a_recursion_error(deep: bytes) -> None:
     # the decoders stop at their recursion limit with RecursionError, which escaped as a traceback
     # (and stalled the monitor at that line); such a line is quarantined and counted

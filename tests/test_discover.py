@@ -18,7 +18,7 @@ from tracetui.ingest.discover import (
     resolve_target,
     subagent_files,
 )
-from tracetui.ingest.session import SessionReader
+from tracetui.session.reader import SessionReader
 
 SID_A = "aaaaaaaa-1111-4000-8000-000000000001"
 SID_B = "aaaaaaaa-2222-4000-8000-000000000002"
@@ -101,7 +101,11 @@ def _agent_records(sid: str, aid: str) -> list[dict]:
 def test_layout_inline_sidechains(tmp_path: Path) -> None:
     main = write(
         tmp_path / "s.jsonl",
-        [prompt("goal", session="s"), prompt("sub prompt", sidechain=True, session="s"), assistant([text_block("x")], sidechain=True, u=usage(1, 1))],
+        [
+            prompt("goal", session="s"),
+            prompt("sub prompt", sidechain=True, session="s"),
+            assistant([text_block("x")], sidechain=True, u=usage(1, 1)),
+        ],
     )
     assert subagent_files(main) == []
     r = SessionReader(main, price=False)
@@ -124,7 +128,9 @@ def test_layout_subagents_dir_with_meta_json(tmp_path: Path) -> None:
     main = _main_with_task(tmp_path, sid, tool_id="toolu_X")
     sub = tmp_path / sid / "subagents"
     write(sub / "agent-a0123456789abcdef.jsonl", _agent_records(sid, "a0123456789abcdef"))
-    (sub / "agent-a0123456789abcdef.meta.json").write_text(json.dumps({"agentType": "Explore", "description": "d", "toolUseId": "toolu_X", "spawnDepth": 1}))
+    (sub / "agent-a0123456789abcdef.meta.json").write_text(
+        json.dumps({"agentType": "Explore", "description": "d", "toolUseId": "toolu_X", "spawnDepth": 1})
+    )
     write(sub / "workflows" / "wf1" / "agent-anested.jsonl", _agent_records(sid, "anested"))
     found = subagent_files(main)
     assert [(f.agent_id, f.tool_use_id) for f in found] == [("a0123456789abcdef", "toolu_X"), ("anested", None)]

@@ -100,7 +100,11 @@ def test_a_late_result_supersedes_the_earlier_episode() -> None:
     s.say("noted")
     st = s.state()
     versions = [e for e in st.episodes if e.index == 1]
-    assert [(e.version, e.lifecycle, e.status) for e in versions] == [(1, "superseded", "in_progress"), (2, "superseded", "interrupted"), (3, "current", "interrupted")]
+    assert [(e.version, e.lifecycle, e.status) for e in versions] == [
+        (1, "superseded", "in_progress"),
+        (2, "superseded", "interrupted"),
+        (3, "current", "interrupted"),
+    ]
     v3 = versions[-1]
     assert v3.dangling == () and v3.reason.startswith("late tool_result for …") and v3.reason_anchor.line == 4
     assert versions[1].superseded_by == 3
@@ -131,7 +135,16 @@ def test_progress_of_a_dangling_call_marks_its_episode_suspected_stale() -> None
     s.prompt("start")
     s.call("toolu_bg000002", "Bash", {"command": "long"})
     s.prompt("meanwhile")
-    s.add(envelope("progress", uuid="p-1", ts="2026-01-01T10:05:00.000Z", data={"type": "bash_progress", "output": "..."}, parentToolUseID="toolu_bg000002", toolUseID="x"))
+    s.add(
+        envelope(
+            "progress",
+            uuid="p-1",
+            ts="2026-01-01T10:05:00.000Z",
+            data={"type": "bash_progress", "output": "..."},
+            parentToolUseID="toolu_bg000002",
+            toolUseID="x",
+        )
+    )
     st = s.state()
     lifecycles = {(e.index, e.version): e.lifecycle for e in st.episodes}
     assert lifecycles[(1, 2)] == "suspected-stale"
@@ -199,7 +212,7 @@ def test_any_chunking_gives_the_same_derived_state(cuts) -> None:
     import tempfile
     from pathlib import Path
 
-    from tracetui.ingest.session import SessionReader
+    from tracetui.session.reader import SessionReader
 
     data = golden_script().data()
     bounds = [0, *sorted({c % len(data) for c in cuts}), len(data)]

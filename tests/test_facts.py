@@ -23,7 +23,9 @@ from tracetui.model.state import Anchor
 
 def test_pytest_summary() -> None:
     out = "....F\n=========== 1 failed, 4 passed, 2 skipped, 1 warning in 0.52s ===========\n"
-    assert extract_test_runs(out) == [("pytest", {"failed": 1, "passed": 4, "skipped": 2, "warnings": 1}, "1 failed, 4 passed, 2 skipped, 1 warning in 0.52s")]
+    assert extract_test_runs(out) == [
+        ("pytest", {"failed": 1, "passed": 4, "skipped": 2, "warnings": 1}, "1 failed, 4 passed, 2 skipped, 1 warning in 0.52s")
+    ]
     assert extract_test_runs("12 passed in 3.1s") == [("pytest", {"passed": 12, "failed": 0}, "12 passed in 3.1s")]
     assert extract_test_runs("I passed 3 files to the linter") == []
 
@@ -97,7 +99,13 @@ def test_non_numeric_values_count_without_sums() -> None:
 
 
 facts_strategy = st.lists(
-    st.tuples(st.sampled_from(["a", "b", "c"]), st.one_of(st.integers(-50, 50), st.floats(-10, 10, allow_nan=False), st.sampled_from(["x", "y"])), st.integers(0, 1), st.integers(1, 40), st.integers(0, 2)),
+    st.tuples(
+        st.sampled_from(["a", "b", "c"]),
+        st.one_of(st.integers(-50, 50), st.floats(-10, 10, allow_nan=False), st.sampled_from(["x", "y"])),
+        st.integers(0, 1),
+        st.integers(1, 40),
+        st.integers(0, 2),
+    ),
     max_size=120,
 )
 
@@ -164,7 +172,11 @@ def test_facts_from_tool_results_and_records() -> None:
     assert agg["git.commit"].last == "0badc0d x"
     # the gh output and the pr-link record are two places: two facts, one URL
     assert agg["pr.link"].count == 2 and agg["pr.link"].last == "https://github.com/o/r/pull/3"
-    assert [f.value for f in d.facts if f.key == "todo.status"] == ["a: new → in_progress", "b: new → pending", "a: in_progress → completed"]
+    assert [f.value for f in d.facts if f.key == "todo.status"] == [
+        "a: new → in_progress",
+        "b: new → pending",
+        "a: in_progress → completed",
+    ]
     assert [n.text for n in d.ruled_out if n.kind == "dropped_todo"] == ["todo dropped while pending: b"]
     # every fact is anchored at the record it came from
     assert {f.anchor.line for f in d.facts if f.key.startswith("tests.")} == {3}
@@ -188,7 +200,11 @@ def test_task_tools_give_todo_facts() -> None:
     s.call("toolu_u2", "TaskUpdate", {"taskId": "1", "status": "deleted"})
     s.result("toolu_u2", "Updated", result={"success": True})
     d = s.state().main.derived
-    assert [f.value for f in d.facts if f.key == "todo.status"] == ["#1 write docs: new → pending", "#1 write docs: pending → in_progress", "#1 write docs: in_progress → deleted"]
+    assert [f.value for f in d.facts if f.key == "todo.status"] == [
+        "#1 write docs: new → pending",
+        "#1 write docs: pending → in_progress",
+        "#1 write docs: in_progress → deleted",
+    ]
     assert [n.kind for n in d.ruled_out] == ["dropped_todo"]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import math
 import statistics
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,7 +33,14 @@ def _reference_lines(s: Section, shown: int, limit: int) -> list[str]:
     return out
 
 
-def _reference_fit(head: Sequence[str], sections: Sequence[Section], foot: Sequence[str], budget: int, measure: Callable[[str], int] = len, line_limits: Sequence[int] = (220, 140, 90, 60)) -> str:
+def _reference_fit(
+    head: Sequence[str],
+    sections: Sequence[Section],
+    foot: Sequence[str],
+    budget: int,
+    measure: Callable[[str], int] = len,
+    line_limits: Sequence[int] = (220, 140, 90, 60),
+) -> str:
     shown = [len(s.items) for s in sections]
 
     def render(limit: int) -> str:
@@ -98,7 +105,9 @@ TOKENS = Additive(lambda line: len(line.replace("~@@@", "~800").encode("utf-8", 
 _text = st.text(alphabet=st.sampled_from("ab c\té€~@\n«»x"), max_size=120)
 _sections = st.lists(
     st.builds(
-        lambda title, bodies, anchors, keep, cost, extra, inline, noun: Section(title, [Item(b, a) for b, a in zip(bodies, anchors)], noun=noun, keep=keep, cost=cost, extra_more=extra, inline=inline),
+        lambda title, bodies, anchors, keep, cost, extra, inline, noun: Section(
+            title, [Item(b, a) for b, a in zip(bodies, anchors)], noun=noun, keep=keep, cost=cost, extra_more=extra, inline=inline
+        ),
         st.sampled_from(["", "S", "SECTION TITLE ~@@@"]),
         st.lists(_text, max_size=25),
         st.lists(st.sampled_from(["", "f.jsonl:1", "a-much-longer-file-name.jsonl:123456", "unlocated"]), min_size=25, max_size=25),
@@ -152,7 +161,10 @@ def test_a_long_lazy_section_builds_only_what_could_fit() -> None:
         return Item(f"pending call number {k}", f"f.jsonl:{k + 1}")
 
     n = 20_000
-    secs = [Section("OPEN", LazyItems(n, make), noun="open items", keep=1, cost=2), Section("OTHER", [Item("x" * 50, "f.jsonl:1")] * 3, keep=1)]
+    secs = [
+        Section("OPEN", LazyItems(n, make), noun="open items", keep=1, cost=2),
+        Section("OTHER", [Item("x" * 50, "f.jsonl:1")] * 3, keep=1),
+    ]
     text = fit(["HEAD"], secs, ["FOOT"], 2000)
     assert len(text) <= 2000
     shown = [ln for ln in text.split("\n") if ln.startswith("  pending call number")]

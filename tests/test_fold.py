@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from fixtures import (
     assistant,
     bash_input,
@@ -26,8 +25,8 @@ from fixtures import (
     write,
 )
 
-from tracetui.ingest.session import SessionReader
 from tracetui.model.fold import FileFold, fold, fold_bytes
+from tracetui.session.reader import SessionReader
 from tracetui.views.state_json import state_to_json
 
 # -- tokens -----------------------------------------------------------------------------------
@@ -68,9 +67,7 @@ def test_tokens_fallback_key_request_id_then_uuid() -> None:
 def test_synthetic_model_records_are_skipped() -> None:
     recs = [
         assistant([text_block("real")], msg_id="m1", u=usage(10, 10)),
-        assistant(
-            [text_block("API Error: 500")], msg_id="m2", model="<synthetic>", u=usage(0, 0), request_id=None, isApiErrorMessage=True
-        ),
+        assistant([text_block("API Error: 500")], msg_id="m2", model="<synthetic>", u=usage(0, 0), request_id=None, isApiErrorMessage=True),
         assistant([text_block("No response requested.")], msg_id="m3", model="<synthetic>", u=usage(99, 99)),
     ]
     st = fold(recs)
@@ -371,7 +368,9 @@ def _session(tmp_path: Path) -> Path:
         tmp_path / "sess.jsonl",
         [
             prompt("main goal", session="sess"),
-            assistant([tool_use_block("tA", "Task", {"description": "sub", "prompt": "sub work"})], msg_id="mm", u=usage(100, 10), session="sess"),
+            assistant(
+                [tool_use_block("tA", "Task", {"description": "sub", "prompt": "sub work"})], msg_id="mm", u=usage(100, 10), session="sess"
+            ),
             tool_result("tA", "done", result={"status": "completed", "agentId": "aaa1"}, session="sess"),
         ],
     )
@@ -379,7 +378,14 @@ def _session(tmp_path: Path) -> Path:
         tmp_path / "sess" / "subagents" / "agent-aaa1.jsonl",
         [
             prompt("sub work", sidechain=True, agentId="aaa1", session="sess"),
-            assistant([tool_use_block("s1", "Read", {"file_path": "/f.py"})], msg_id="ms", u=usage(7, 3), sidechain=True, agentId="aaa1", session="sess"),
+            assistant(
+                [tool_use_block("s1", "Read", {"file_path": "/f.py"})],
+                msg_id="ms",
+                u=usage(7, 3),
+                sidechain=True,
+                agentId="aaa1",
+                session="sess",
+            ),
             tool_result("s1", "content", sidechain=True, agentId="aaa1", session="sess"),
             # the same API message id as the main file's: counted once overall
             assistant([text_block("dup")], msg_id="mm", u=usage(100, 10), sidechain=True, agentId="aaa1", session="sess"),
@@ -495,7 +501,7 @@ def test_snapshots_share_unchanged_parts_and_never_change() -> None:
 @pytest.mark.parametrize("final_newline", [True, False])
 def test_a_byte_order_mark_opening_the_file_is_not_part_of_the_first_record(tmp_path, final_newline) -> None:
     # some editors save UTF-8 with a BOM; the first record must still count (it was quarantined)
-    from tracetui.ingest.session import SessionReader
+    from tracetui.session.reader import SessionReader
 
     body = b'{"type":"user","uuid":"u1","message":{"role":"user","content":"fix the bug"}}\n'
     body += b'{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant","model":"x","content":[{"type":"text","text":"ok"}]}}'
@@ -554,7 +560,12 @@ def test_a_result_written_before_its_call_answers_the_call_when_it_arrives() -> 
         tool_call("tw", "TodoWrite", {"todos": [{"content": "write it", "status": "in_progress", "id": "1"}]}, uuid="a0", parent="r0"),
         tool_result("t1", "boom", is_error=True, uuid="r1", parent="a0"),
         tool_call("t1", "Bash", {"command": "make"}, uuid="a1", parent="r1"),
-        user([{"type": "tool_result", "tool_use_id": "task1", "content": "found it"}], toolUseResult={"agentId": "ag1", "status": "completed", "totalTokens": 1234}, uuid="r2", parent="a1"),
+        user(
+            [{"type": "tool_result", "tool_use_id": "task1", "content": "found it"}],
+            toolUseResult={"agentId": "ag1", "status": "completed", "totalTokens": 1234},
+            uuid="r2",
+            parent="a1",
+        ),
         tool_call("task1", "Task", {"description": "look", "prompt": "look around"}, uuid="a2", parent="r2"),
     ]
     st = fold(recs)
@@ -569,7 +580,7 @@ def test_a_result_written_before_its_call_answers_the_call_when_it_arrives() -> 
 
 
 def test_an_early_result_survives_the_fold_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracetui.ingest.cache import open_cached
+    from tracetui.session.cache import open_cached
 
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
     p = write(tmp_path / "s.jsonl", [prompt("go", uuid="p1"), tool_result("t1", "done", uuid="r1", parent="p1")])
@@ -601,12 +612,22 @@ def test_early_results_are_bounded() -> None:
 
 def test_a_failed_last_call_is_the_frontier_not_a_plain_call() -> None:
     # Now said "called Bash(npm test)" after the call had failed
-    recs = [prompt("test it", uuid="p1"), tool_call("t1", "Bash", {"command": "npm test"}, uuid="a1", parent="p1"), tool_result("t1", "Error: 3 failing", is_error=True, uuid="r1", parent="a1")]
+    recs = [
+        prompt("test it", uuid="p1"),
+        tool_call("t1", "Bash", {"command": "npm test"}, uuid="a1", parent="p1"),
+        tool_result("t1", "Error: 3 failing", is_error=True, uuid="r1", parent="a1"),
+    ]
     fr = fold(recs).frontier
     assert fr is not None and (fr.kind, fr.tool, fr.tool_use_id, fr.anchor.line) == ("tool_error", "Bash", "t1", 3)
     assert fr.text.startswith("Bash(npm test) failed: «Error: 3 failing")
     ok = fold(recs[:2] + [tool_result("t1", "all passed", uuid="r1", parent="a1")]).frontier
     assert ok is not None and ok.kind == "tool_use"
     # a failure of an earlier call, after another action, does not replace the last action
-    later = fold(recs[:2] + [assistant([text_block("waiting")], msg_id="m9", uuid="x1", parent="a1"), tool_result("t1", "boom", is_error=True, uuid="r1", parent="x1")]).frontier
+    later = fold(
+        recs[:2]
+        + [
+            assistant([text_block("waiting")], msg_id="m9", uuid="x1", parent="a1"),
+            tool_result("t1", "boom", is_error=True, uuid="r1", parent="x1"),
+        ]
+    ).frontier
     assert later is not None and later.kind == "text"

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures import append, compact_boundary, jsonl, prompt, text_block, assistant, tool_call, tool_result, usage, write
+from fixtures import append, assistant, compact_boundary, jsonl, prompt, text_block, tool_call, tool_result, usage, write
 
-import tracetui.hook as hook
+import tracetui.hook.install as hook_install
+import tracetui.hook.run as hook
 from tracetui.cli import main
 from tracetui.hook import MAX_CHARS, merge_settings, remove_from_settings
 
@@ -72,7 +73,9 @@ def test_startup_prints_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.mark.parametrize("name", ["session_start_compact.json", "session_start_resume.json"])
-def test_compact_and_resume_print_this_sessions_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str) -> None:
+def test_compact_and_resume_print_this_sessions_card(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
     t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
     code, out, err = run(monkeypatch, capsys, _input(name, t))
     assert code == 0 and err == ""
@@ -80,7 +83,9 @@ def test_compact_and_resume_print_this_sessions_card(tmp_path: Path, monkeypatch
     assert SID in out.splitlines()[0] and str(t) in out.splitlines()[0]
 
 
-def test_clear_prints_the_newest_other_session_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_clear_prints_the_newest_other_session_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     proj = _project(tmp_path)
     older = _session(proj, OLDER_SID, goal="an older goal")
     os.utime(older, (1_000_000, 1_000_000))
@@ -96,7 +101,9 @@ def test_clear_prints_the_newest_other_session_and_says_so(tmp_path: Path, monke
     assert "PREVIOUS session" in out
 
 
-def test_clear_with_no_other_session_prints_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_clear_with_no_other_session_prints_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     t = _session(_project(tmp_path))
     assert run(monkeypatch, capsys, _input("session_start_clear.json", t)) == (0, "", "")
 
@@ -106,7 +113,9 @@ def test_other_events_print_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert run(monkeypatch, capsys, _input("pre_tool_use.json", t)) == (0, "", "")
 
 
-def test_missing_transcript_prints_nothing_and_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_transcript_prints_nothing_and_names_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     t = _project(tmp_path) / "not-yet.jsonl"
     for name in ("session_start_resume.json", "user_prompt_submit.json"):
         code, out, err = run(monkeypatch, capsys, _input(name, t))
@@ -131,17 +140,24 @@ def test_prompt_gate_opens_once_per_compaction(tmp_path: Path, monkeypatch: pyte
     assert_card(out)
 
 
-def test_compact_session_start_counts_as_the_injection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compact_session_start_counts_as_the_injection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
     assert_card(run(monkeypatch, capsys, _input("session_start_compact.json", t))[1])
     assert run(monkeypatch, capsys, _input("user_prompt_submit.json", t)) == (0, "", "")
 
 
-def test_prompt_gate_opens_on_a_new_warning_anomaly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_prompt_gate_opens_on_a_new_warning_anomaly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     proj = _project(tmp_path)
     errors = []
     for i in range(4):  # a tool error streak (severity error)
-        errors += [tool_call(f"e{i}", "Bash", {"command": f"make {i}"}, session=SID), tool_result(f"e{i}", "boom", is_error=True, session=SID)]
+        errors += [
+            tool_call(f"e{i}", "Bash", {"command": f"make {i}"}, session=SID),
+            tool_result(f"e{i}", "boom", is_error=True, session=SID),
+        ]
     t = _session(proj, extra=errors)
     code, out, err = run(monkeypatch, capsys, _input("user_prompt_submit.json", t))
     assert code == 0 and err == ""
@@ -151,7 +167,9 @@ def test_prompt_gate_opens_on_a_new_warning_anomaly(tmp_path: Path, monkeypatch:
     # with the anomaly gate off, an open anomaly alone does not open it
     (tmp_path / "tracetui-cache").exists()
     t2 = _session(proj, "5e55e55e-0000-4000-8000-00000000000a", extra=errors)
-    assert run(monkeypatch, capsys, _input("user_prompt_submit.json", t2, "5e55e55e-0000-4000-8000-00000000000a"), "--gate", "compaction") == (0, "", "")
+    assert run(
+        monkeypatch, capsys, _input("user_prompt_submit.json", t2, "5e55e55e-0000-4000-8000-00000000000a"), "--gate", "compaction"
+    ) == (0, "", "")
 
 
 def test_always_turns_the_gate_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -209,7 +227,7 @@ def test_shortening_note_is_never_cut(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_fallback_card_until_the_card_view_exists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracetui.ingest.session import SessionReader
+    from tracetui.session.reader import SessionReader
 
     t = _session(_project(tmp_path))
     r = SessionReader([t], price=False)
@@ -223,7 +241,9 @@ def test_fallback_card_until_the_card_view_exists(tmp_path: Path, monkeypatch: p
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in INPUTS.glob("broken_*")))
-def test_broken_input_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str) -> None:
+def test_broken_input_exits_0_with_one_stderr_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
     t = _session(_project(tmp_path))
     code, out, err = run(monkeypatch, capsys, _input(name, t))
     assert code == 0 and out == ""
@@ -233,14 +253,22 @@ def test_broken_input_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: 
 @pytest.mark.parametrize(
     "data, says",
     [
-        (b'{"hook_event_name": "SessionStart", "source": "resume", "transcript_path": 5}', "SessionStart hook input: transcript_path is not a string (a JSON number: 5)"),
-        (b'{"hook_event_name": "UserPromptSubmit", "transcript_path": ["a"]}', 'UserPromptSubmit hook input: transcript_path is not a string (a JSON array: ["a"])'),
+        (
+            b'{"hook_event_name": "SessionStart", "source": "resume", "transcript_path": 5}',
+            "SessionStart hook input: transcript_path is not a string (a JSON number: 5)",
+        ),
+        (
+            b'{"hook_event_name": "UserPromptSubmit", "transcript_path": ["a"]}',
+            'UserPromptSubmit hook input: transcript_path is not a string (a JSON array: ["a"])',
+        ),
         (b'{"hook_event_name": "UserPromptSubmit", "transcript_path": ""}', "UserPromptSubmit hook input has no transcript_path"),
         ('{"hook_event_name": "UserPromptSubmit", "prompt": "caf\u00e9"}'.encode("latin-1"), "hook input is not UTF-8 JSON"),
         (b"\xff\xfe not utf-8 at all\n", "hook input is not UTF-8 JSON"),
     ],
 )
-def test_bad_input_fields_are_named_exactly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], data: bytes, says: str) -> None:
+def test_bad_input_fields_are_named_exactly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], data: bytes, says: str
+) -> None:
     # "5" said "has no transcript_path"; non-UTF-8 bytes said "str is not valid UTF-8: surrogates not allowed"
     assert run(monkeypatch, capsys, data) == (0, "", f"tracetui hook: {says}\n")
 
@@ -252,15 +280,23 @@ def test_the_command_on_bad_input_exits_0_with_one_stderr_line(tmp_path: Path) -
     missing = tmp_path / "gone.jsonl"
     cases = [
         (b"\xff\xfe{}", "tracetui hook: hook input is not UTF-8 JSON\n"),
-        (b'{"hook_event_name": "SessionStart", "source": "compact", "transcript_path": 5}', "tracetui hook: SessionStart hook input: transcript_path is not a string (a JSON number: 5)\n"),
-        (json.dumps({"hook_event_name": "SessionStart", "source": "resume", "transcript_path": str(missing)}).encode(), f"tracetui hook: {missing}: no such transcript file yet, so no card\n"),
+        (
+            b'{"hook_event_name": "SessionStart", "source": "compact", "transcript_path": 5}',
+            "tracetui hook: SessionStart hook input: transcript_path is not a string (a JSON number: 5)\n",
+        ),
+        (
+            json.dumps({"hook_event_name": "SessionStart", "source": "resume", "transcript_path": str(missing)}).encode(),
+            f"tracetui hook: {missing}: no such transcript file yet, so no card\n",
+        ),
     ]
     for data, err in cases:
         p = subprocess.run([sys.executable, "-m", "tracetui.cli", "hook"], input=data, env=env, capture_output=True, timeout=60)
         assert (p.returncode, p.stdout, p.stderr.decode()) == (0, b"", err)
 
 
-def test_not_a_transcript_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_not_a_transcript_exits_0_with_one_stderr_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     t = _project(tmp_path) / f"{SID}.jsonl"
     t.write_bytes(b"\x00\x01 not a transcript\n")
     code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t))
@@ -269,7 +305,9 @@ def test_not_a_transcript_exits_0_with_one_stderr_line(tmp_path: Path, monkeypat
     assert err.startswith(f"tracetui hook: {t}: not a transcript"), err
 
 
-def test_internal_error_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_internal_error_exits_0_with_one_stderr_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     t = _session(_project(tmp_path))
 
     def boom(*a: Any, **k: Any) -> Any:
@@ -281,7 +319,9 @@ def test_internal_error_exits_0_with_one_stderr_line(tmp_path: Path, monkeypatch
 
 
 @pytest.mark.parametrize("args", [["--gate", "bogus"], ["--max-chars", "many"], ["--from-the-future"], ["stray-word"]])
-def test_bad_arguments_do_not_block_the_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+def test_bad_arguments_do_not_block_the_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
     t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
     code, out, err = run(monkeypatch, capsys, _input("user_prompt_submit.json", t), *args)
     assert code == 0  # exit 2 would block the user's prompt
@@ -292,12 +332,14 @@ def test_bad_arguments_do_not_block_the_prompt(tmp_path: Path, monkeypatch: pyte
         assert out == ""
 
 
-def test_large_cold_session_is_folded_in_the_background(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_large_cold_session_is_folded_in_the_background(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     t = _session(_project(tmp_path))
     started: list[Path] = []
 
     def warm(path: Path) -> bool:  # stands in for the detached child: fold and save here
-        from tracetui.ingest.cache import open_cached
+        from tracetui.session.cache import open_cached
 
         started.append(path)
         r = open_cached([path], price=False)
@@ -317,7 +359,7 @@ def test_large_cold_session_is_folded_in_the_background(tmp_path: Path, monkeypa
 
 
 def test_cache_makes_the_second_call_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from tracetui.ingest.cache import open_cached
+    from tracetui.session.cache import open_cached
 
     t = _session(_project(tmp_path))
     code, out1, _ = run(monkeypatch, capsys, _input("session_start_resume.json", t))
@@ -341,7 +383,7 @@ EXISTING = {
 
 
 def _ours(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return [(ev, g) for ev, gs in settings.get("hooks", {}).items() for g in gs if any(hook._is_ours(h) for h in g["hooks"])]
+    return [(ev, g) for ev, gs in settings.get("hooks", {}).items() for g in gs if any(hook_install._is_ours(h) for h in g["hooks"])]
 
 
 def test_merge_keeps_every_other_hook_and_is_idempotent() -> None:
@@ -370,12 +412,14 @@ def test_merge_replaces_an_older_entry_of_ours_instead_of_adding_one() -> None:
 
 def test_commands_that_merely_mention_tracetui_are_not_ours() -> None:
     for cmd in ["tracetui hook install --user", "echo tracetui-hooker", "mytracetui hook", "tracetui state"]:
-        assert not hook._is_ours({"type": "command", "command": cmd}), cmd
+        assert not hook_install._is_ours({"type": "command", "command": cmd}), cmd
     for cmd in ["tracetui hook", "/usr/local/bin/tracetui hook --always", "python -m tracetui.cli hook", '"/x y/tracetui" hook']:
-        assert hook._is_ours({"type": "command", "command": cmd}), cmd
+        assert hook_install._is_ours({"type": "command", "command": cmd}), cmd
 
 
-def test_install_project_writes_backup_and_second_install_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_install_project_writes_backup_and_second_install_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     sp = tmp_path / "proj" / ".claude" / "settings.json"
     sp.parent.mkdir(parents=True)
     original = json.dumps(EXISTING, indent=4)
@@ -407,7 +451,9 @@ def test_install_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, ca
     assert "SessionStart" not in out and "nothing written" in out
 
 
-def test_install_user_honours_claude_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_install_user_honours_claude_config_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
     assert main(["hook", "install", "--user"]) == 0
     s = json.loads((tmp_path / "cfg" / "settings.json").read_text())
@@ -438,7 +484,7 @@ def test_install_rejects_unknown_events(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def _commands(settings: dict[str, Any]) -> list[str]:
-    return [h["command"] for _, g in _ours(settings) for h in g["hooks"] if hook._is_ours(h)]
+    return [h["command"] for _, g in _ours(settings) for h in g["hooks"] if hook_install._is_ours(h)]
 
 
 def test_default_command_is_the_running_tracetui_quoted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -447,7 +493,7 @@ def test_default_command_is_the_running_tracetui_quoted(tmp_path: Path, monkeypa
     script.parent.mkdir(parents=True)
     script.write_text("#!/bin/sh\n")
     monkeypatch.setattr(sys, "argv", [str(script), "hook", "install"])
-    assert hook.default_command() == f"'{script}' hook"
+    assert hook_install.default_command() == f"'{script}' hook"
     # python -m tracetui.cli with no script beside the python nor on PATH: the python itself
     py = tmp_path / "other env" / "bin" / "python3"
     py.parent.mkdir(parents=True)
@@ -455,15 +501,17 @@ def test_default_command_is_the_running_tracetui_quoted(tmp_path: Path, monkeypa
     monkeypatch.setattr(sys, "argv", ["-m", "hook", "install"])
     monkeypatch.setattr(sys, "executable", str(py))
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    assert hook.default_command() == f"'{py}' -m tracetui.cli hook"
+    assert hook_install.default_command() == f"'{py}' -m tracetui.cli hook"
     # a script beside that python is the one installed with it
     (py.parent / "tracetui").write_text("#!/bin/sh\n")
-    assert hook.default_command() == f"'{py.parent / 'tracetui'}' hook"
+    assert hook_install.default_command() == f"'{py.parent / 'tracetui'}' hook"
     for cmd in (f"'{script}' hook", f"'{py}' -m tracetui.cli hook"):
-        assert hook._is_ours({"type": "command", "command": cmd}), cmd
+        assert hook_install._is_ours({"type": "command", "command": cmd}), cmd
 
 
-def test_install_replaces_either_form_of_ours_and_never_duplicates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_install_replaces_either_form_of_ours_and_never_duplicates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     script = tmp_path / "venv" / "bin" / "tracetui"
     script.parent.mkdir(parents=True)
     script.write_text("#!/bin/sh\n")
@@ -472,7 +520,9 @@ def test_install_replaces_either_form_of_ours_and_never_duplicates(tmp_path: Pat
     sp.parent.mkdir(parents=True)
     old = {
         "hooks": {
-            "SessionStart": [{"matcher": "compact|resume|clear", "hooks": [{"type": "command", "command": "tracetui hook", "timeout": 30}]}],
+            "SessionStart": [
+                {"matcher": "compact|resume|clear", "hooks": [{"type": "command", "command": "tracetui hook", "timeout": 30}]}
+            ],
             "UserPromptSubmit": [
                 {"hooks": [{"type": "command", "command": "~/bin/log-prompt"}]},
                 {"hooks": [{"type": "command", "command": "/usr/bin/python3 -m tracetui.cli hook", "timeout": 30}]},
@@ -500,7 +550,9 @@ def test_installed_command_runs_without_tracetui_on_path(tmp_path: Path) -> None
     import subprocess
 
     env = {**os.environ, "PATH": str(tmp_path / "nothing-here"), "TRACETUI_CACHE_DIR": str(tmp_path / "cache")}
-    p = subprocess.run([sys.executable, "-m", "tracetui.cli", "hook", "install", "--dir", str(tmp_path)], env=env, capture_output=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "tracetui.cli", "hook", "install", "--dir", str(tmp_path)], env=env, capture_output=True, timeout=60
+    )
     assert p.returncode == 0, p.stderr
     (cmd,) = set(_commands(json.loads((tmp_path / ".claude" / "settings.json").read_text())))
     assert os.path.isabs(shlex.split(cmd)[0]) and cmd.endswith(" hook")
@@ -520,7 +572,9 @@ def test_install_into_a_folder_that_does_not_exist_is_refused(tmp_path: Path, ca
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "x"])
-def test_hook_max_chars_below_the_minimum_is_one_line_and_exit_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], value: str) -> None:
+def test_hook_max_chars_below_the_minimum_is_one_line_and_exit_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
     # --max-chars 0 gave the whole output; a wrong value is reported (the session goes on)
     t = _project(tmp_path) / f"{SID}.jsonl"
     code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t), "--max-chars", value)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from fixtures import prompt, tool_call, write
 
-from tracetui import hook
 from tracetui.cli import main
+from tracetui.hook import run as hook
 
 
 def test_in_process_callers_are_not_the_command() -> None:
@@ -21,9 +21,13 @@ def test_in_process_callers_are_not_the_command() -> None:
 
 def test_the_command_answers_saves_and_exits_0(tmp_path: Path) -> None:
     p = write(tmp_path / "proj" / "s1.jsonl", [prompt("find the bug"), tool_call("t1", "Bash", {"command": "pytest -q"})])
-    inp = json.dumps({"session_id": "s1", "transcript_path": str(p), "cwd": str(tmp_path), "hook_event_name": "SessionStart", "source": "resume"})
+    inp = json.dumps(
+        {"session_id": "s1", "transcript_path": str(p), "cwd": str(tmp_path), "hook_event_name": "SessionStart", "source": "resume"}
+    )
     env = {**os.environ, "TRACETUI_CACHE_DIR": str(tmp_path / "cache")}
-    run = subprocess.run([sys.executable, "-m", "tracetui.cli", "hook"], input=inp.encode(), env=env, capture_output=True, check=False, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "tracetui.cli", "hook"], input=inp.encode(), env=env, capture_output=True, check=False, timeout=60
+    )
     assert run.returncode == 0, run.stderr
     out = run.stdout.decode()
     assert out.endswith("\n") and "find the bug" in out and "pending call Bash" in out
@@ -31,14 +35,18 @@ def test_the_command_answers_saves_and_exits_0(tmp_path: Path) -> None:
     # a small session's cache entry is written before the process ends
     assert list((tmp_path / "cache" / "folds").glob("*.msgpack"))
     # the same text as an in-process call (which returns instead of exiting)
-    again = subprocess.run([sys.executable, "-m", "tracetui.cli", "hook"], input=inp.encode(), env=env, capture_output=True, check=False, timeout=60)
+    again = subprocess.run(
+        [sys.executable, "-m", "tracetui.cli", "hook"], input=inp.encode(), env=env, capture_output=True, check=False, timeout=60
+    )
     assert again.returncode == 0 and again.stdout == run.stdout
 
 
 def test_in_process_main_returns(tmp_path: Path, monkeypatch, capsys) -> None:
     p = write(tmp_path / "proj" / "s2.jsonl", [prompt("goal")])
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
-    inp = json.dumps({"session_id": "s2", "transcript_path": str(p), "cwd": str(tmp_path), "hook_event_name": "SessionStart", "source": "resume"})
+    inp = json.dumps(
+        {"session_id": "s2", "transcript_path": str(p), "cwd": str(tmp_path), "hook_event_name": "SessionStart", "source": "resume"}
+    )
     import io
 
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(inp.encode())))

@@ -40,7 +40,7 @@ def _one_line_reference(text: str, limit: int) -> str:
 @settings(max_examples=300, deadline=None)
 @given(body=_TEXT, words=st.integers(0, 300), limit=st.sampled_from([20, 60, 140, 160]))
 def test_one_line_summaries_match_the_plain_rule(body: str, words: int, limit: int) -> None:
-    from tracetui.model.tools import one_line
+    from tracetui.ingest.tools import one_line
 
     text = body + " ab\n\t" * words + body
     want = _one_line_reference(text, limit)

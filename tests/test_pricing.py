@@ -7,13 +7,13 @@ time (the definition of the right answer), never copied from our output.
 from __future__ import annotations
 
 import itertools
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
+from fixtures import assistant, prompt, text_block, usage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fixtures import assistant, prompt, text_block, usage
 from tracetui.model.fold import SessionFold, UsageBook, fold
 from tracetui.model.pricing import TIER_BOUNDS, estimate_cost, model_price, price_band, utc_day
 from tracetui.model.state import Tokens, UsageBucket
@@ -63,7 +63,16 @@ def test_appending_a_record_of_another_day_only_adds_that_message() -> None:
     # the trial's repro: a February session; one record dated later must not reprice February
     base = [prompt("go", ts="2026-02-10T10:00:00.000Z")]
     for i in range(3):
-        base.append(assistant([text_block(f"t{i}")], msg_id=f"m{i}", model=OPUS, u=usage(210_000, 2_000, 1_000, 5_000), request_id=f"r{i}", ts=f"2026-02-10T10:0{i + 1}:00.000Z"))
+        base.append(
+            assistant(
+                [text_block(f"t{i}")],
+                msg_id=f"m{i}",
+                model=OPUS,
+                u=usage(210_000, 2_000, 1_000, 5_000),
+                request_id=f"r{i}",
+                ts=f"2026-02-10T10:0{i + 1}:00.000Z",
+            )
+        )
     before = fold(base, price=True).cost_usd
     later = assistant([text_block("late")], msg_id="mz", model=OPUS, u=usage(10, 20), request_id="rz", ts="2026-11-29T12:00:00.000Z")
     after = fold([*base, later], price=True).cost_usd
@@ -76,7 +85,16 @@ def test_a_long_session_is_not_priced_at_the_long_context_tier() -> None:
     # 40 messages of 30k input each: each request is far below 200k, their sum is not
     recs = [prompt("go", ts="2026-03-02T09:00:00.000Z")]
     for i in range(40):
-        recs.append(assistant([text_block("x")], msg_id=f"m{i}", model=SONNET, u=usage(3, 50, 1_000, 29_000), request_id=f"r{i}", ts="2026-03-02T09:00:10.000Z"))
+        recs.append(
+            assistant(
+                [text_block("x")],
+                msg_id=f"m{i}",
+                model=SONNET,
+                u=usage(3, 50, 1_000, 29_000),
+                request_id=f"r{i}",
+                ts="2026-03-02T09:00:10.000Z",
+            )
+        )
     st_ = fold(recs, price=True)
     one = one_message_usd(SONNET, 3, 50, 1_000, 29_000, "2026-03-02T09:00:10Z")
     assert st_.cost_usd == pytest.approx(40 * one, abs=1e-6)
@@ -88,7 +106,9 @@ def test_messages_on_either_side_of_a_tier_bound_are_priced_by_their_own_size() 
     small, big = (3, 10, 0, 150_000), (3, 10, 0, 250_000)
     recs = [prompt("go", ts="2026-03-02T09:00:00.000Z")]
     for i, u in enumerate([small, big, small]):
-        recs.append(assistant([text_block("x")], msg_id=f"m{i}", model=SONNET, u=usage(*u), request_id=f"r{i}", ts="2026-03-02T09:00:10.000Z"))
+        recs.append(
+            assistant([text_block("x")], msg_id=f"m{i}", model=SONNET, u=usage(*u), request_id=f"r{i}", ts="2026-03-02T09:00:10.000Z")
+        )
     st_ = fold(recs, price=True)
     want = 2 * one_message_usd(SONNET, *small, "2026-03-02T09:00:10Z") + one_message_usd(SONNET, *big, "2026-03-02T09:00:10Z")
     assert st_.cost_usd == pytest.approx(want, abs=1e-6)
@@ -218,8 +238,21 @@ def test_a_message_in_two_files_is_dated_by_the_earlier_file_in_either_read_orde
     def line(rec) -> bytes:
         return orjson.dumps(rec)
 
-    main = [prompt("go", ts="2026-04-10T10:00:00.000Z"), assistant([text_block("a")], msg_id="shared", model=OPUS, u=usage(250_000, 5), request_id="r", ts="2026-04-10T10:00:05.000Z")]
-    side = [assistant([text_block("a")], msg_id="shared", model=OPUS, u=usage(250_000, 5), request_id="r", ts="2026-02-10T10:00:05.000Z", sidechain=True)]
+    main = [
+        prompt("go", ts="2026-04-10T10:00:00.000Z"),
+        assistant([text_block("a")], msg_id="shared", model=OPUS, u=usage(250_000, 5), request_id="r", ts="2026-04-10T10:00:05.000Z"),
+    ]
+    side = [
+        assistant(
+            [text_block("a")],
+            msg_id="shared",
+            model=OPUS,
+            u=usage(250_000, 5),
+            request_id="r",
+            ts="2026-02-10T10:00:05.000Z",
+            sidechain=True,
+        )
+    ]
     results = []
     for order in itertools.permutations([(0, main), (1, side)]):
         sf = SessionFold(price=True)
@@ -237,5 +270,5 @@ def test_a_message_in_two_files_is_dated_by_the_earlier_file_in_either_read_orde
 def test_noon_utc_is_inside_the_day() -> None:
     # the price of a day is the price at noon UTC of it: the same as at any time that day
     a = model_price(OPUS, 250_000, 5, 0, 0, "2026-03-13")
-    b = one_message_usd(OPUS, 250_000, 5, 0, 0, datetime(2026, 3, 13, 0, 0, 1, tzinfo=timezone.utc).isoformat())
+    b = one_message_usd(OPUS, 250_000, 5, 0, 0, datetime(2026, 3, 13, 0, 0, 1, tzinfo=UTC).isoformat())
     assert a == pytest.approx(b, abs=1e-6)

@@ -12,8 +12,8 @@ import json
 from datetime import datetime
 
 import pytest
-
 from fixtures import assistant, prompt, text_block, usage
+
 from tracetui.model.fold import fold, fold_bytes
 from tracetui.model.pricing import model_price
 
@@ -100,7 +100,9 @@ def test_a_bucket_of_several_split_messages_costs_their_sum() -> None:
     # the mean-of-bucket path agrees with the per-message sum directly too
     b = st.usage_buckets[0]
     t = b.tokens
-    assert model_price(OPUS, t.input, t.output, t.cache_creation, t.cache_read, "2026-02-10", 3, b.cache_write_1h) == pytest.approx(want, abs=1e-9)
+    assert model_price(OPUS, t.input, t.output, t.cache_creation, t.cache_read, "2026-02-10", 3, b.cache_write_1h) == pytest.approx(
+        want, abs=1e-9
+    )
 
 
 def test_the_split_is_deduplicated_per_message_like_the_tokens() -> None:

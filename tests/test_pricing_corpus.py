@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracetui.ingest.session import SessionReader
 from tracetui.model.state import Tokens
+from tracetui.session.reader import SessionReader
 from tracetui.views.worker import current_episodes, episode_cost
 
 

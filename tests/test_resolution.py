@@ -48,7 +48,7 @@ def test_a_successful_retry_resolves_the_failure_and_the_card_does_not_list_it_o
     assert err.resolved_by is not None and err.resolved_by.line == 6  # the retry's result record
     card = render_card(st)
     assert "unresolved error in" not in _open_section(card)
-    assert "mix test" in card[card.index("2. RULED OUT"):card.index("3. OPEN")]  # still ruled out
+    assert "mix test" in card[card.index("2. RULED OUT") : card.index("3. OPEN")]  # still ruled out
 
 
 def test_a_retry_that_fails_again_stays_unresolved() -> None:
@@ -142,7 +142,7 @@ def test_resolution_is_the_same_in_any_chunking() -> None:
         sf.add_source("session.jsonl", "session.jsonl")
         buf, off, n = b"", 0, 0
         for i in range(0, len(data), size):
-            buf += data[i:i + size]
+            buf += data[i : i + size]
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
                 n += 1
@@ -155,7 +155,7 @@ def test_the_worker_view_says_where_a_retry_fixed_a_failure() -> None:
     from tracetui.views.worker import render_worker_view
 
     fixed = render_worker_view(_repro({"command": "mix test"}).state())
-    failures = fixed[fixed.index("RECENT FAILURES"):fixed.index("EPISODES")]
+    failures = fixed[fixed.index("RECENT FAILURES") : fixed.index("EPISODES")]
     assert "a retry succeeded at session.jsonl:6" in failures, failures
     still = render_worker_view(_repro({"command": "mix test"}, retry_ok=False).state())
     assert "a retry succeeded" not in still

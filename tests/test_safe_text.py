@@ -19,14 +19,36 @@ def test_safe_text_replaces_every_control_but_newline_and_tab() -> None:
 
 def _transcript(tmp_path):
     recs = [
-        {"type": "user", "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z", "sessionId": "s",
-         "message": {"role": "user", "content": "fix it " + EVIL}},
-        {"type": "assistant", "uuid": "a1", "timestamp": "2026-01-01T00:00:01Z", "sessionId": "s",
-         "message": {"id": "m1", "model": "claude-sonnet-4-5", "role": "assistant",
-                     "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "echo " + EVIL}}],
-                     "usage": {"input_tokens": 1, "output_tokens": 1}}},
-        {"type": "user", "uuid": "u2", "timestamp": "2026-01-01T00:00:02Z", "sessionId": "s",
-         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True, "content": "Exit code 1\n" + EVIL}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "sessionId": "s",
+            "message": {"role": "user", "content": "fix it " + EVIL},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "timestamp": "2026-01-01T00:00:01Z",
+            "sessionId": "s",
+            "message": {
+                "id": "m1",
+                "model": "claude-sonnet-4-5",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "echo " + EVIL}}],
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "timestamp": "2026-01-01T00:00:02Z",
+            "sessionId": "s",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True, "content": "Exit code 1\n" + EVIL}],
+            },
+        },
     ]
     p = tmp_path / "s.jsonl"
     p.write_text("".join(json.dumps(r) + "\n" for r in recs))

@@ -10,8 +10,8 @@ import pytest
 from fixtures import append, assistant, jsonl, line, prompt, text_block, tool_call, tool_result, usage, write
 
 from tracetui.ingest import tail as tail_mod
-from tracetui.ingest.session import SessionReader
 from tracetui.ingest.tail import Tailer
+from tracetui.session.reader import SessionReader
 from tracetui.views.state_json import state_to_json
 
 

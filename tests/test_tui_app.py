@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state, wait_until
 from textual.command import CommandPalette
 
-from test_tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state, wait_until
 from tracetui.tui.app import TraceApp
 from tracetui.tui.screens.episode import EpisodeScreen
 from tracetui.tui.screens.help import HelpScreen
@@ -128,7 +128,11 @@ async def test_help_opens_with_f1_and_question_mark(tmp_path: Path) -> None:
         await pilot.press("f1")
         await pilot.pause()
         drawn = screen_rows(app)
-        assert any(r.split("│")[1].split() == ["q", "Quit", "tracetui,", "from", "any", "screen", "(esc", "goes", "back)"] for r in drawn if r.count("│") >= 2)
+        assert any(
+            r.split("│")[1].split() == ["q", "Quit", "tracetui,", "from", "any", "screen", "(esc", "goes", "back)"]
+            for r in drawn
+            if r.count("│") >= 2
+        )
         assert any(" esc " in r and "Go back: close this help, the episode drill-down" in r for r in drawn)
         await pilot.press("f1")
         assert not isinstance(app.screen, HelpScreen)
@@ -236,7 +240,19 @@ async def test_palette_has_an_entry_for_every_action(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        for needed in ("Copy card", "Copy worker view", "Episode back", "Episode forward", "Back to live", "Open episode", "Pause / resume", "Sessions", "Next tab", "Previous tab", "Help"):
+        for needed in (
+            "Copy card",
+            "Copy worker view",
+            "Episode back",
+            "Episode forward",
+            "Back to live",
+            "Open episode",
+            "Pause / resume",
+            "Sessions",
+            "Next tab",
+            "Previous tab",
+            "Help",
+        ):
             assert needed in titles
         callbacks = {c.callback.__name__ for c in app.get_system_commands(app.screen) if hasattr(c.callback, "__name__")}
         bound = {f"action_{b.action}" for b in TraceApp.BINDINGS if b.action != "quit"}
@@ -538,6 +554,7 @@ async def test_a_text_file_is_said_not_a_transcript_and_still_watched(tmp_path: 
 
 async def test_anomaly_badges_show_paths_relative_to_the_session_and_mark_cleared_ones(tmp_path: Path) -> None:
     from test_tui_support import STALLED_NOW
+
     from tracetui.model.anomalies import detect_anomalies
     from tracetui.tui.widgets.anomalies import AnomalyBadges
 
@@ -745,7 +762,9 @@ async def test_narrow_history_header_keeps_the_as_of_bytes_in_view(tmp_path: Pat
         await pilot.pause()
         shown = view.shown_state()
         second = screen_rows(app)[1]
-        assert second.startswith(f" main thread: through {path.name[:8]}…:{shown.main.last_anchor.line} @{fmt_bytes(shown.sources[0].consumed)} "), second
+        assert second.startswith(
+            f" main thread: through {path.name[:8]}…:{shown.main.last_anchor.line} @{fmt_bytes(shown.sources[0].consumed)} "
+        ), second
         await pilot.resize_terminal(120, 24)
         await pilot.pause()
         assert f"through {path.name}:" in screen_rows(app)[1]

@@ -6,13 +6,13 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from test_tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
+
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.tui.app import make_app
 from tracetui.tui.ingest_loop import IngestLoop
-from tracetui.tui.settings import SessionSpec
 from tracetui.tui.messages import IngestNotice, SnapshotReady
+from tracetui.tui.settings import SessionSpec
 from tracetui.tui.widgets.goal import GoalPane
 from tracetui.tui.widgets.pending_calls import PendingCalls
 
@@ -110,7 +110,7 @@ def test_snapshot_message_replaces_only_the_same_session() -> None:
 
 
 async def test_all_mode_opens_a_tab_for_a_new_session(tmp_path: Path) -> None:
-    from tracetui.tui.widgets.session_view import SessionView
+    from tracetui.tui.session_view import SessionView
 
     first = tmp_path / "projects" / "-p1" / "aaaa1111-0000-4000-8000-000000000001.jsonl"
     small_session(first)
@@ -190,11 +190,28 @@ async def test_an_inline_sidechain_subagent_is_shown_as_inline_not_missing(tmp_p
 
     def rec(kind: str, uuid: str, parent: str | None, content, side: bool = False, **extra) -> bytes:
         msg = {"role": kind, "content": content, **extra}
-        return orjson.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": side, "sessionId": sid, "timestamp": "2026-01-01T00:00:00Z", "message": msg})
+        return orjson.dumps(
+            {
+                "type": kind,
+                "uuid": uuid,
+                "parentUuid": parent,
+                "isSidechain": side,
+                "sessionId": sid,
+                "timestamp": "2026-01-01T00:00:00Z",
+                "message": msg,
+            }
+        )
 
     lines = [
         rec("user", "p1", None, "go"),
-        rec("assistant", "a1", "p1", [{"type": "tool_use", "id": "toolu_task1", "name": "Task", "input": {"description": "modules", "prompt": ask}}], id="m1", model="x"),
+        rec(
+            "assistant",
+            "a1",
+            "p1",
+            [{"type": "tool_use", "id": "toolu_task1", "name": "Task", "input": {"description": "modules", "prompt": ask}}],
+            id="m1",
+            model="x",
+        ),
         rec("user", "s1", None, ask, side=True),
         rec("assistant", "s2", "s1", [{"type": "text", "text": "a.py, b.py"}], side=True, id="m2", model="x"),
         rec("user", "r1", "a1", [{"type": "tool_result", "tool_use_id": "toolu_task1", "content": "a.py, b.py"}]),

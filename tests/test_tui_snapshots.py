@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from test_tui_support import STALLED_NOW, app_for, demo_session, wait_for_state, wait_until
+
 from tracetui.tui.screens.episode import EpisodeScreen
+
 
 @pytest.fixture
 def session(tmp_path: Path) -> Path:
@@ -51,4 +52,3 @@ def test_episode_drill_down(snap_compare, session: Path, tmp_path: Path) -> None
         await pilot.pause()
 
     assert snap_compare(app_for([session], tmp_path), terminal_size=(120, 40), run_before=run_before)
-

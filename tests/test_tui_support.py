@@ -4,16 +4,16 @@ one test of its own: that the fixtures are what the other tests assume.)"""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tracetui.demo.build import TranscriptBuilder, write_demo
 from tracetui.tui.app import TraceApp, make_app
+from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec, Settings
-from tracetui.tui.widgets.session_view import SessionView
 
 #: the frozen "now" of the app clock: two minutes after the demo session's last record
-FROZEN_NOW = datetime(2026, 3, 2, 9, 6, 0, tzinfo=timezone.utc).timestamp()
+FROZEN_NOW = datetime(2026, 3, 2, 9, 6, 0, tzinfo=UTC).timestamp()
 #: ten minutes later: the pending calls have stalled (the stall detector fires)
 STALLED_NOW = FROZEN_NOW + 600
 
@@ -70,7 +70,7 @@ async def wait_for_state(pilot, generation: int = 0, tries: int = 200) -> Sessio
 
 
 def test_fixtures_are_what_the_tests_assume(tmp_path: Path) -> None:
-    from tracetui.ingest.session import SessionReader
+    from tracetui.session.reader import SessionReader
 
     r = SessionReader(demo_session(tmp_path))
     r.poll()

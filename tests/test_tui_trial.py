@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
+from test_tui_support import app_for, demo_session, open_sessions, wait_for_state, wait_until
 from textual.widgets import DataTable, Static
 from textual.widgets._toast import Toast
 
-from test_tui_support import app_for, demo_session, open_sessions, wait_for_state, wait_until
 from tracetui.demo.build import TranscriptBuilder
-from tracetui.ingest.session import SessionReader
+from tracetui.session.reader import SessionReader
 from tracetui.tui.app import NARROW_TIMEOUT
+from tracetui.tui.excerpts import MAX_LINE_BYTES, read_excerpt
 from tracetui.tui.format import LIVE_WINDOW, activity, is_live
 from tracetui.tui.messages import SnapshotReady
-from tracetui.tui.excerpts import MAX_LINE_BYTES, read_excerpt
 from tracetui.tui.screens.episode import EpisodeScreen, plural
 from tracetui.tui.screens.help import PANES
 from tracetui.tui.widgets.episodes import STATUS_STYLE, EpisodesList
@@ -105,7 +105,9 @@ def _retry_session(path: Path) -> TranscriptBuilder:
     b = TranscriptBuilder()
     b.prompt("Make the tests pass")
     b.tick(1).tool("Bash", {"command": "pytest -q"}, "Exit code 1\n1 failed", is_error=True, took=2)
-    b.tick(1).tool("Edit", {"file_path": "/home/dev/shop-api/app/x.py", "old_string": "a", "new_string": "b"}, "The file has been updated.", took=0.2)
+    b.tick(1).tool(
+        "Edit", {"file_path": "/home/dev/shop-api/app/x.py", "old_string": "a", "new_string": "b"}, "The file has been updated.", took=0.2
+    )
     b.tick(1).api_error(529, "Overloaded")
     b.tick(1).text("  \n\t ")
     b.tick(1).tool("Bash", {"command": "pytest -q"}, "3 passed", took=2)
@@ -204,7 +206,10 @@ async def test_copy_says_it_sent_the_text_by_osc52_and_wrote_the_file(tmp_path: 
         chars = len(file.read_text("utf-8"))
         # "Copied" promised what the app cannot know (tmux drops OSC 52 by default)
         assert "Copied" not in note.message and note.title != "Copied"
-        assert note.message == f"Sent the card (live, {chars} chars) to the clipboard by OSC 52 (if the terminal accepts it) and wrote it to {file}"
+        assert (
+            note.message
+            == f"Sent the card (live, {chars} chars) to the clipboard by OSC 52 (if the terminal accepts it) and wrote it to {file}"
+        )
         monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
         await pilot.press("w")
         note = list(app._notifications)[-1]

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 from rich.text import Text
+from test_tui_support import STALLED_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state, wait_until
 from textual.geometry import Region
 from textual.widgets import Static
 
-from test_tui_support import STALLED_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state, wait_until
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.tui.format import parse_ts
 from tracetui.tui.screens.episode import EpisodeScreen
@@ -74,7 +74,7 @@ async def test_paused_header_keeps_the_held_count_in_view_at_120_columns(tmp_pat
             b.tick(1).prompt(f"prompt {n} while paused")
             with open(path, "ab") as f:
                 f.write(b.data())
-            await wait_until(pilot, lambda: view.latest.generation > gen, 200, 0.02)
+            await wait_until(pilot, lambda gen=gen: view.latest.generation > gen, 200, 0.02)
         await pilot.pause()
         header = view.query_one(SessionHeader)
         lines = [s.text for s in header.render_lines(header.region.reset_offset)]

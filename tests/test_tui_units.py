@@ -9,11 +9,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-
 from test_tui_support import FROZEN_NOW, demo_session, small_session
+
 from tracetui.demo.build import DEMO_SESSION_ID, build_demo, subagent_meta
 from tracetui.demo.replay import DemoReplay, demo_files
-from tracetui.ingest.session import SessionReader
+from tracetui.session.reader import SessionReader
 from tracetui.tui.export import cap_text, osc52, tmux_wrap, write_export
 from tracetui.tui.format import clean, data, fmt_age, fmt_bytes, fmt_tokens, fmt_usd, one_line, short_path
 from tracetui.tui.main import build_settings
@@ -148,7 +148,9 @@ def test_unknown_session_id_is_one_line_error(tmp_path: Path, monkeypatch: pytes
         (["--demo", "--demo-speed", "-1"], "--demo-speed must be a positive factor"),
     ],
 )
-def test_option_misuse_is_a_one_line_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, argv: list[str], says: str) -> None:
+def test_option_misuse_is_a_one_line_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, argv: list[str], says: str
+) -> None:
     from tracetui.tui.main import UsageError, run_app
 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
@@ -178,7 +180,9 @@ def test_stdout_not_a_terminal_is_refused_with_one_line(tmp_path: Path) -> None:
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     for argv in ([], ["--demo"]):
         # stdout is a pipe here: the app must not start and flood it with escape codes
-        p = subprocess.run([sys.executable, "-m", "tracetui.cli", *argv], capture_output=True, stdin=subprocess.DEVNULL, env=env, timeout=60)
+        p = subprocess.run(
+            [sys.executable, "-m", "tracetui.cli", *argv], capture_output=True, stdin=subprocess.DEVNULL, env=env, timeout=60
+        )
         assert p.returncode == 2 and p.stdout == b"", (argv, p)
         err = p.stderr.decode()
         assert err.count("\n") == 1 and err.startswith("tracetui: stdout is not a terminal"), err
@@ -282,11 +286,14 @@ def test_anomaly_message_paths_relative_to_the_session() -> None:
 
     cwd = "/home/u/projects/spotter"
     inside = "/home/u/projects/spotter/src/app/x.py"
-    assert anomaly_message(f"{inside} edited 5 times in this episode", f"edit_thrash:{inside}", cwd) == "src/app/x.py edited 5 times in this episode"
+    assert (
+        anomaly_message(f"{inside} edited 5 times in this episode", f"edit_thrash:{inside}", cwd)
+        == "src/app/x.py edited 5 times in this episode"
+    )
     # a sibling folder that only shares the prefix is not inside: its long path keeps its end
     outside = "/home/u/projects/spotter-worktree-feature-branch/src/app/x.py"
     got = anomaly_message(f"{outside} read 3 times with no edit in between", f"reread_loop:{outside}", cwd + "/")
-    assert got.startswith("…") and got.split(" ")[0] == "…" + outside[-(PATH_CHARS - 1):]
+    assert got.startswith("…") and got.split(" ")[0] == "…" + outside[-(PATH_CHARS - 1) :]
     assert got.endswith(" read 3 times with no edit in between")
     assert anomaly_message("Grep(x) called 3 times", "tool_loop:abc", None) == "Grep(x) called 3 times"
 
@@ -338,7 +345,14 @@ def test_footer_key_widths_are_the_drawn_ones() -> None:
 def test_footer_leaves_out_the_least_wanted_optional_keys_first() -> None:
     from tracetui.tui.footer import FooterItem, left_out
 
-    items = [FooterItem("help", 8), FooterItem("quit", 7), FooterItem("next-tab", 15), FooterItem("sessions", 11), FooterItem("pause", 8), FooterItem("palette", 12)]
+    items = [
+        FooterItem("help", 8),
+        FooterItem("quit", 7),
+        FooterItem("next-tab", 15),
+        FooterItem("sessions", 11),
+        FooterItem("pause", 8),
+        FooterItem("palette", 12),
+    ]
     essential = 8 + 7
     assert left_out(items, essential + 15 + 11 + 8 + 12) == set()
     assert left_out(items, essential + 15 + 11 + 8 + 11) == {"palette"}
@@ -349,11 +363,15 @@ def test_footer_leaves_out_the_least_wanted_optional_keys_first() -> None:
     assert left_out(items, 10) == {"next-tab", "sessions", "pause", "palette"}
 
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 
 @given(
-    st.lists(st.tuples(st.sampled_from(["help", "quit", "a", "b", "next-tab", "sessions", "pause", "palette"]), st.integers(1, 30)), unique_by=lambda t: t[0]),
+    st.lists(
+        st.tuples(st.sampled_from(["help", "quit", "a", "b", "next-tab", "sessions", "pause", "palette"]), st.integers(1, 30)),
+        unique_by=lambda t: t[0],
+    ),
     st.integers(0, 150),
 )
 def test_footer_fit_properties(pairs: list[tuple[str, int]], width: int) -> None:

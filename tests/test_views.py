@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
@@ -22,7 +22,7 @@ GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 ANCHOR_END = re.compile(r" @ (\S+:\d+|unlocated)$")
 SECTIONS = ("GOAL", "LATEST ASK", "NOW", "IN FLIGHT", "ANOMALIES", "COUNTERS", "FILES", "KEY FACTS", "RECENT FAILURES", "EPISODES")
-NOW = datetime(2026, 1, 1, 10, 30, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 1, 10, 30, 0, tzinfo=UTC)
 
 
 def _golden(name: str, text: str) -> None:
@@ -76,7 +76,17 @@ def test_worker_view_has_every_section_in_order(state) -> None:
 def test_every_fact_line_ends_with_its_anchor(state) -> None:
     text = render_worker_view(state, now=NOW)
     lines = text.split("\n")
-    fact_lines = [ln for ln in lines[1:-1] if not ln.startswith("files: ") and ln.strip() and not re.match(r"^\s*\+\d+ more", ln) and ln.strip() != "none" and not ln.isupper() and not re.match(r"^[A-Z ]+ \(.*\)$", ln) and ln != "COUNTERS"]
+    fact_lines = [
+        ln
+        for ln in lines[1:-1]
+        if not ln.startswith("files: ")
+        and ln.strip()
+        and not re.match(r"^\s*\+\d+ more", ln)
+        and ln.strip() != "none"
+        and not ln.isupper()
+        and not re.match(r"^[A-Z ]+ \(.*\)$", ln)
+        and ln != "COUNTERS"
+    ]
     assert fact_lines
     for ln in fact_lines:
         assert ANCHOR_END.search(ln), ln
@@ -85,7 +95,10 @@ def test_every_fact_line_ends_with_its_anchor(state) -> None:
 def test_in_flight_lines_name_tool_id_tail_input_and_anchor(state) -> None:
     text = render_worker_view(state)
     block = text.split("IN FLIGHT (2)\n")[1].split("\nANOMALIES")[0].split("\n")
-    assert block == ["  Bash …leep0001 «sleep 600 && echo done» @ session.jsonl:30", "  Bash …atch0001 «gh pr checks --watch» @ session.jsonl:27"]
+    assert block == [
+        "  Bash …leep0001 «sleep 600 && echo done» @ session.jsonl:30",
+        "  Bash …atch0001 «gh pr checks --watch» @ session.jsonl:27",
+    ]
 
 
 def test_watermark_says_what_the_view_covers(state) -> None:
@@ -236,7 +249,7 @@ def test_views_are_pure_functions(state) -> None:
 
 
 def test_cli_view_and_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from tracetui.ingest.session import SessionReader
+    from tracetui.session.reader import SessionReader
 
     p = tmp_path / "session.jsonl"
     p.write_bytes(golden_script().data())
@@ -276,9 +289,10 @@ def test_views_hold_no_rich_markup(state) -> None:
 
 
 def test_card_says_when_open_anomalies_are_not_listed() -> None:
+    from scenario import Script
+
     from tracetui.model.anomalies import EDIT_THRASH
     from tracetui.views.card import render_card
-    from scenario import Script
 
     s = Script().prompt("fix x")
     for i in range(EDIT_THRASH):
@@ -295,7 +309,7 @@ def test_view_refuses_a_max_chars_too_small_to_say_what_it_left_out(tmp_path, ca
     import pytest as _pytest
 
     from tracetui.cli import main
-    from tracetui.views.cli import MIN_MAX_CHARS
+    from tracetui.commands import MIN_MAX_CHARS
 
     p = tmp_path / "s.jsonl"
     p.write_text('{"type":"user","uuid":"u","message":{"role":"user","content":"hi"}}\n')
@@ -345,7 +359,9 @@ def test_in_progress_episode_says_how_long_it_has_been_idle(state) -> None:
     assert f"#{last.index} v{last.version} in_progress, idle 3h02m" in view
 
 
-@pytest.mark.parametrize(("seconds", "shown"), [(42.4, "42s"), (59.6, "1m00s"), (190, "3m10s"), (7500, "2h05m"), (289 * 86400 + 22 * 3600 + 59, "289d22h")])
+@pytest.mark.parametrize(
+    ("seconds", "shown"), [(42.4, "42s"), (59.6, "1m00s"), (190, "3m10s"), (7500, "2h05m"), (289 * 86400 + 22 * 3600 + 59, "289d22h")]
+)
 def test_views_write_a_span_as_the_monitor_does(seconds: float, shown: str) -> None:
     # a long-finished session's age read "6958h43m ago" in the worker view and "289d22h" in the
     # monitor; both now write days past 24 h
@@ -360,7 +376,12 @@ def test_as_of_episode_leaves_out_the_live_reading_status(state) -> None:
     # episode showed it as an ingest anomaly of that past state
     from tracetui.views.text import state_as_of
 
-    live = msgspec.structs.replace(state, sources=tuple(msgspec.structs.replace(s, truncated=1, resets=("truncated: size 10 < offset 99",), error="boom") for s in state.sources))
+    live = msgspec.structs.replace(
+        state,
+        sources=tuple(
+            msgspec.structs.replace(s, truncated=1, resets=("truncated: size 10 < offset 99",), error="boom") for s in state.sources
+        ),
+    )
     assert "truncated: size 10" in render_worker_view(live)
     past = state_as_of(live, 1)
     assert all(s.truncated == 0 and s.resets == () and s.error is None for s in past.sources)
@@ -383,7 +404,15 @@ def test_episode_of_a_session_without_prompts_says_why_not() -> None:
     # "this session has 0 episode(s), numbered 1 to 0" could not be acted on
     from tracetui.model.fold import fold
 
-    st = fold([{"type": "assistant", "uuid": "a1", "message": {"id": "m1", "role": "assistant", "model": "x", "content": [{"type": "text", "text": "hi"}]}}])
+    st = fold(
+        [
+            {
+                "type": "assistant",
+                "uuid": "a1",
+                "message": {"id": "m1", "role": "assistant", "model": "x", "content": [{"type": "text", "text": "hi"}]},
+            }
+        ]
+    )
     with pytest.raises(ValueError) as ei:
         render_worker_view(st, episode=1)
     assert "has no human prompt" in str(ei.value) and "numbered 1 to 0" not in str(ei.value)
@@ -393,7 +422,11 @@ def test_episode_of_a_session_without_prompts_says_why_not() -> None:
     ("cost", "note", "shown"),
     [
         (1.234, "estimate (genai-prices)", "$1.23 (estimate)"),
-        (1.234, "estimate (genai-prices); usage of 1 record rejected, not priced", "$1.23 (estimate; usage of 1 record rejected, not priced)"),
+        (
+            1.234,
+            "estimate (genai-prices); usage of 1 record rejected, not priced",
+            "$1.23 (estimate; usage of 1 record rejected, not priced)",
+        ),
         (None, "no price known for model-x", "unknown (no price known for model-x)"),
     ],
 )
@@ -408,7 +441,9 @@ def test_state_json_lists_unknown_records_with_their_reason() -> None:
     from tracetui.model.fold import fold
     from tracetui.views.state_json import state_to_json
 
-    js = state_to_json(fold([{"type": "brand-new-type", "uuid": "x1"}, {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}]))
+    js = state_to_json(
+        fold([{"type": "brand-new-type", "uuid": "x1"}, {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}])
+    )
     assert js["counters"]["unknown_records"] == 1 and "usage_rejected" in js["counters"]
     (u,) = js["unknown"]
     assert (u["type"], u["reason"], u["anchor"]["line"]) == ("brand-new-type", "unknown record type", 1)

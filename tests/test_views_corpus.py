@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracetui.ingest.session import SessionReader
+from tracetui.session.reader import SessionReader
 from tracetui.views.card import CARD_MAX_TOKENS, DISCLAIMER, render_card
 from tracetui.views.text import estimate_tokens
 from tracetui.views.worker import DEFAULT_MAX_CHARS, render_worker_view

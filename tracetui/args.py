@@ -9,9 +9,10 @@ on stderr and exits with argparse's status 2. ``--help`` still prints the full u
 from __future__ import annotations
 
 import argparse
-from typing import Callable, NoReturn
+from collections.abc import Callable
+from typing import NoReturn
 
-__all__ = ["OneLineParser", "int_at_least"]
+__all__ = ["OneLineParser", "int_at_least", "add_source_args"]
 
 
 def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
@@ -43,3 +44,19 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         hint = self.help_hint or f"{self.prog} --help"
         self.exit(2, f"{self.prog}: {message} (see '{hint}')\n")
+
+
+def add_source_args(p: argparse.ArgumentParser) -> None:
+    """The source arguments shared by ``state``, ``view`` and ``card``."""
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH|SESSION",
+        help="transcript files (.jsonl), or a session id or id prefix, looked up under <claude dir>/projects ($CLAUDE_CONFIG_DIR or ~/.claude) (default: the newest session there)",
+    )
+    p.add_argument("--no-subagents", action="store_true", help="fold only the named files, not the subagent transcripts found beside them")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="fold from scratch: neither read nor write the persistent fold cache ($TRACETUI_CACHE_DIR or the user cache folder)",
+    )

@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from tracetui import __version__
-from tracetui.args import OneLineParser
+from tracetui.args import OneLineParser, add_source_args
+from tracetui.session.open import load_state, resolve_paths, save_store
 
-__all__ = ["main", "load_state", "add_source_args", "SubcommandParser"]
+__all__ = ["main", "SubcommandParser"]
 
 SUBCOMMANDS = ("state", "view", "card", "hook")
 
@@ -24,67 +25,16 @@ def _err(msg: str) -> None:
     print(f"tracetui: {msg}", file=sys.stderr)
 
 
-def add_source_args(p: argparse.ArgumentParser) -> None:
-    """The source arguments shared by ``state``, ``view`` and ``card``."""
-    p.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH|SESSION",
-        help="transcript files (.jsonl), or a session id or id prefix, looked up under <claude dir>/projects ($CLAUDE_CONFIG_DIR or ~/.claude) (default: the newest session there)",
-    )
-    p.add_argument("--no-subagents", action="store_true", help="fold only the named files, not the subagent transcripts found beside them")
-    p.add_argument("--no-cache", action="store_true", help="fold from scratch: neither read nor write the persistent fold cache ($TRACETUI_CACHE_DIR or the user cache folder)")
-
-
-
-def resolve_paths(args: Sequence[str], check: bool = True) -> list[Path]:
-    """Paths or session ids → transcript paths; no argument → the newest session.
-
-    With ``check`` each path must be a readable, non-empty regular file. Raises
-    ``DiscoveryError`` / ``TranscriptError`` with a one-line message."""
-    from tracetui.ingest.discover import DiscoveryError, newest_session, projects_dir, resolve_target
-    from tracetui.ingest.session import open_paths
-
-    if not args:
-        s = newest_session()
-        if s is None:
-            raise DiscoveryError(f"no sessions under {projects_dir()}; name a transcript file")
-        return [s.path]
-    targets = [resolve_target(a) for a in args]
-    return open_paths(targets) if check else targets
-
-
-def load_state(paths: list[Path], subagents: bool = True, use_cache: bool = True):
-    """Fold ``paths`` to a RunState (via the fold cache when available). Returns ``(reader, state)``.
-
-    Raises ``TranscriptError`` when a file is missing, unreadable, empty or not a transcript."""
-    from tracetui.ingest.session import SessionReader
-
-    reader = None
-    if use_cache:
-        try:
-            from tracetui.ingest.cache import open_cached  # issue 5; absent until it lands
-        except ImportError:
-            open_cached = None
-        if open_cached is not None:
-            reader = open_cached(paths, subagents=subagents)
-    if reader is None:
-        reader = SessionReader(paths, subagents=subagents)
-    reader.poll()
-    reader.check_transcript()
-    return reader, reader.snapshot()
-
-
 def _cmd_state(ns: argparse.Namespace) -> int:
     import orjson
 
-    from tracetui.ingest.session import TranscriptError
+    from tracetui.session.reader import TranscriptError
     from tracetui.views.state_json import state_summary, state_to_json
 
     if ns.follow:
         # a new session starts empty, or not yet created: follow waits for it, and every
         # state line says what is wrong with a source (``sources[].error``) meanwhile
-        from tracetui.ingest.session import SessionReader
+        from tracetui.session.reader import SessionReader
 
         paths = resolve_paths(ns.paths, check=False)
         if any(p.is_dir() for p in paths):
@@ -121,7 +71,7 @@ def _cmd_state(ns: argparse.Namespace) -> int:
         sys.stdout.write(_json_safe(orjson.dumps(state_to_json(state), option=orjson.OPT_INDENT_2)) + "\n")
     else:
         print(state_summary(state))
-    _save_cache(reader)
+    save_store(reader)
     return 0
 
 
@@ -133,12 +83,6 @@ _JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
 def _json_safe(data: bytes) -> str:
     """orjson output with DEL and C1 controls escaped (orjson escapes only C0)."""
     return data.decode().translate(_JSON_CONTROLS)
-
-
-def _save_cache(reader) -> None:
-    save = getattr(reader, "save_cache", None)
-    if save is not None:
-        save()
 
 
 class SubcommandParser(OneLineParser):
@@ -185,9 +129,13 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     add_source_args(ps)
     ps.add_argument("--json", action="store_true", help="print the full state as one JSON object")
-    ps.add_argument("--follow", action="store_true", help="keep running: print the full state as one JSON line each time it changes, until Ctrl-C (waits for a file not created yet)")
+    ps.add_argument(
+        "--follow",
+        action="store_true",
+        help="keep running: print the full state as one JSON line each time it changes, until Ctrl-C (waits for a file not created yet)",
+    )
     ps.set_defaults(func=_cmd_state)
-    for name, mod in (("view", "tracetui.views.cli"), ("card", "tracetui.views.cli"), ("hook", "tracetui.hook")):
+    for name, mod in (("view", "tracetui.commands"), ("card", "tracetui.commands"), ("hook", "tracetui.hook")):
         _register_optional(sub, name, mod)
     return p
 
@@ -236,7 +184,7 @@ def _run_app(argv: list[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tracetui`` console script; returns the exit code."""
     from tracetui.ingest.discover import DiscoveryError
-    from tracetui.ingest.session import TranscriptError
+    from tracetui.session.reader import TranscriptError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--"]:  # "tracetui -- --help": the monitor's own options

@@ -11,7 +11,7 @@ files shipped in ``tracetui/demo/data/``.
 from __future__ import annotations
 
 import uuid as _uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ class TranscriptBuilder:
         self.version = version
         self.agent_id = agent_id
         self.git_branch = git_branch
-        self.t = datetime.strptime(start, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+        self.t = datetime.strptime(start, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
         self.records: list[dict[str, Any]] = []
         self.parent: str | None = None
         self.context = context
@@ -149,7 +149,11 @@ class TranscriptBuilder:
         if is_error:
             block["is_error"] = True
         rec["message"] = {"role": "user", "content": [block]}
-        rec["toolUseResult"] = result if result is not None else (f"Error: {content}" if is_error else {"stdout": content, "stderr": "", "interrupted": False, "isImage": False})
+        rec["toolUseResult"] = (
+            result
+            if result is not None
+            else (f"Error: {content}" if is_error else {"stdout": content, "stderr": "", "interrupted": False, "isImage": False})
+        )
         return self.add(rec)
 
     # -- assistant side ---------------------------------------------------------------------
@@ -178,7 +182,9 @@ class TranscriptBuilder:
     def api_error(self, status: int = 529, text: str = "Overloaded") -> dict[str, Any]:
         """A retry notice (``system/api_error``) then the synthetic API-error assistant record."""
         sysrec = self._base("system")
-        sysrec.update({"subtype": "api_error", "level": "error", "error": {"status": status}, "retryInMs": 2000, "retryAttempt": 1, "maxRetries": 10})
+        sysrec.update(
+            {"subtype": "api_error", "level": "error", "error": {"status": status}, "retryInMs": 2000, "retryAttempt": 1, "maxRetries": 10}
+        )
         self.add(sysrec)
         rec = self._base("assistant")
         rec["isApiErrorMessage"] = True
@@ -188,7 +194,9 @@ class TranscriptBuilder:
             "id": self._id("apierr"),
             "type": "message",
             "role": "assistant",
-            "content": [{"type": "text", "text": f'API Error: {status} {{"type":"error","error":{{"type":"overloaded_error","message":"{text}"}}}}'}],
+            "content": [
+                {"type": "text", "text": f'API Error: {status} {{"type":"error","error":{{"type":"overloaded_error","message":"{text}"}}}}'}
+            ],
             "stop_reason": "stop_sequence",
             "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
         }
@@ -200,10 +208,22 @@ class TranscriptBuilder:
         leaf = self.parent
         self.parent = None
         rec = self._base("system")
-        rec.update({"subtype": "compact_boundary", "content": "Conversation compacted", "level": "info", "logicalParentUuid": leaf, "compactMetadata": {"trigger": trigger, "preTokens": pre}})
+        rec.update(
+            {
+                "subtype": "compact_boundary",
+                "content": "Conversation compacted",
+                "level": "info",
+                "logicalParentUuid": leaf,
+                "compactMetadata": {"trigger": trigger, "preTokens": pre},
+            }
+        )
         self.add(rec)
         rec = self._base("user")
-        rec["message"] = {"role": "user", "content": "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n" + summary}
+        rec["message"] = {
+            "role": "user",
+            "content": "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n"
+            + summary,
+        }
         rec["isCompactSummary"] = True
         rec["isVisibleInTranscriptOnly"] = True
         self.add(rec)
@@ -274,15 +294,21 @@ def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuild
     m.meta("ai-title", aiTitle="Rate-limit the upload endpoint")
 
     # episode 1 -----------------------------------------------------------------------------
-    m.prompt("Add rate limiting to POST /api/upload (10 requests per minute per API key) and make the tests pass. Don't add new dependencies.")
+    m.prompt(
+        "Add rate limiting to POST /api/upload (10 requests per minute per API key) and make the tests pass. Don't add new dependencies."
+    )
     m.tick(2.5).thinking()
     m.tick(1.5)
-    todo_in = {"todos": [
-        {"content": "Find how middleware is wired", "status": "in_progress", "activeForm": "Finding middleware"},
-        {"content": "Implement RateLimiter", "status": "pending", "activeForm": "Implementing RateLimiter"},
-        {"content": "Run the upload tests", "status": "pending", "activeForm": "Running tests"},
-    ]}
-    m.tool("TodoWrite", todo_in, "Todos have been modified successfully.", took=0.3, structured={"oldTodos": [], "newTodos": todo_in["todos"]})
+    todo_in = {
+        "todos": [
+            {"content": "Find how middleware is wired", "status": "in_progress", "activeForm": "Finding middleware"},
+            {"content": "Implement RateLimiter", "status": "pending", "activeForm": "Implementing RateLimiter"},
+            {"content": "Run the upload tests", "status": "pending", "activeForm": "Running tests"},
+        ]
+    }
+    m.tool(
+        "TodoWrite", todo_in, "Todos have been modified successfully.", took=0.3, structured={"oldTodos": [], "newTodos": todo_in["todos"]}
+    )
     m.tick(1.2)
     task_prompt = "Find where HTTP middleware is registered in this FastAPI app and whether anything already limits request rates. Report file paths and line numbers."
     task_id = m.tool_use("Task", {"description": "Explore middleware wiring", "prompt": task_prompt, "subagent_type": "Explore"})
@@ -290,42 +316,179 @@ def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuild
     # the subagent's own transcript, interleaved by time with the main file
     a.t = m.t
     a.tick(0.4).prompt(task_prompt)
-    a.tick(2.0).tool("Grep", {"pattern": "add_middleware", "path": "app"}, "app/main.py:14:    app.add_middleware(CORSMiddleware, allow_origins=ORIGINS)\napp/main.py:15:    app.add_middleware(RequestIdMiddleware)", took=0.6, structured={"mode": "content", "numFiles": 1})
-    a.tick(1.5).tool("Read", {"file_path": "/home/dev/shop-api/app/main.py"}, "     1\tfrom fastapi import FastAPI\n     2\tfrom app.middleware import RequestIdMiddleware\n    14\t    app.add_middleware(CORSMiddleware)", took=0.4, structured={"type": "text", "file": {"filePath": "/home/dev/shop-api/app/main.py", "numLines": 40}})
+    a.tick(2.0).tool(
+        "Grep",
+        {"pattern": "add_middleware", "path": "app"},
+        "app/main.py:14:    app.add_middleware(CORSMiddleware, allow_origins=ORIGINS)\napp/main.py:15:    app.add_middleware(RequestIdMiddleware)",
+        took=0.6,
+        structured={"mode": "content", "numFiles": 1},
+    )
+    a.tick(1.5).tool(
+        "Read",
+        {"file_path": "/home/dev/shop-api/app/main.py"},
+        "     1\tfrom fastapi import FastAPI\n     2\tfrom app.middleware import RequestIdMiddleware\n    14\t    app.add_middleware(CORSMiddleware)",
+        took=0.4,
+        structured={"type": "text", "file": {"filePath": "/home/dev/shop-api/app/main.py", "numLines": 40}},
+    )
     a.tick(1.8).tool("Grep", {"pattern": "rate|throttle", "path": "app"}, "No matches found", took=0.5)
-    a.tick(2.2).tool("Read", {"file_path": "/home/dev/shop-api/app/middleware.py"}, "     1\tclass RequestIdMiddleware:\n     2\t    ...", took=0.3)
-    a.tick(3.0).text("Middleware is registered in app/main.py:14-15 (CORS, RequestId). Nothing limits request rates today; app/middleware.py holds the only custom middleware.")
+    a.tick(2.2).tool(
+        "Read", {"file_path": "/home/dev/shop-api/app/middleware.py"}, "     1\tclass RequestIdMiddleware:\n     2\t    ...", took=0.3
+    )
+    a.tick(3.0).text(
+        "Middleware is registered in app/main.py:14-15 (CORS, RequestId). Nothing limits request rates today; app/middleware.py holds the only custom middleware."
+    )
     m.t = a.t
-    m.tick(0.5).tool_result(task_id, "Middleware is registered in app/main.py:14-15 (CORS, RequestId). Nothing limits request rates today.\nagentId: " + DEMO_AGENT_ID + " (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 14210\ntool_uses: 4\nduration_ms: 11800</usage>",
-                            result={"status": "completed", "agentId": DEMO_AGENT_ID, "totalTokens": 14210, "totalToolUseCount": 4, "totalDurationMs": 11800, "content": [{"type": "text", "text": "Middleware is registered in app/main.py:14-15."}]})
-    m.tick(2.0).tool("Read", {"file_path": "/home/dev/shop-api/app/routes/upload.py"}, "     1\tfrom fastapi import APIRouter, UploadFile\n     2\t\n     3\trouter = APIRouter()\n     4\t\n     5\t@router.post('/api/upload')\n     6\tasync def upload(file: UploadFile, api_key: str = Header()):", took=0.2)
-    m.tick(3.5).tool("Write", {"file_path": "/home/dev/shop-api/app/ratelimit.py", "content": "class RateLimiter: ..."}, "File created successfully at: /home/dev/shop-api/app/ratelimit.py", took=0.2)
-    m.tick(2.0).tool("Edit", {"file_path": "/home/dev/shop-api/app/routes/upload.py", "old_string": "async def upload(", "new_string": "@limiter.limit('10/minute')\nasync def upload("}, "The file /home/dev/shop-api/app/routes/upload.py has been updated.", took=0.2)
-    m.tick(1.5).tool("Edit", {"file_path": "/home/dev/shop-api/app/routes/upload.py", "old_string": "from fastapi import", "new_string": "from app.ratelimit import limiter\nfrom fastapi import"}, "The file /home/dev/shop-api/app/routes/upload.py has been updated.", took=0.2)
-    m.tick(1.0).tool("TodoWrite", {"todos": [
-        {"content": "Find how middleware is wired", "status": "completed", "activeForm": "Finding middleware"},
-        {"content": "Implement RateLimiter", "status": "completed", "activeForm": "Implementing RateLimiter"},
-        {"content": "Run the upload tests", "status": "in_progress", "activeForm": "Running tests"},
-    ]}, "Todos have been modified successfully.", took=0.2)
-    m.tick(1.0).tool("Bash", {"command": "python -m pytest tests/test_upload.py -q", "description": "Run upload tests"}, "Exit code 1\n" + _PYTEST_FAIL, is_error=True, took=9.0)
+    m.tick(0.5).tool_result(
+        task_id,
+        "Middleware is registered in app/main.py:14-15 (CORS, RequestId). Nothing limits request rates today.\nagentId: "
+        + DEMO_AGENT_ID
+        + " (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 14210\ntool_uses: 4\nduration_ms: 11800</usage>",
+        result={
+            "status": "completed",
+            "agentId": DEMO_AGENT_ID,
+            "totalTokens": 14210,
+            "totalToolUseCount": 4,
+            "totalDurationMs": 11800,
+            "content": [{"type": "text", "text": "Middleware is registered in app/main.py:14-15."}],
+        },
+    )
+    m.tick(2.0).tool(
+        "Read",
+        {"file_path": "/home/dev/shop-api/app/routes/upload.py"},
+        "     1\tfrom fastapi import APIRouter, UploadFile\n     2\t\n     3\trouter = APIRouter()\n     4\t\n     5\t@router.post('/api/upload')\n     6\tasync def upload(file: UploadFile, api_key: str = Header()):",
+        took=0.2,
+    )
+    m.tick(3.5).tool(
+        "Write",
+        {"file_path": "/home/dev/shop-api/app/ratelimit.py", "content": "class RateLimiter: ..."},
+        "File created successfully at: /home/dev/shop-api/app/ratelimit.py",
+        took=0.2,
+    )
+    m.tick(2.0).tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/shop-api/app/routes/upload.py",
+            "old_string": "async def upload(",
+            "new_string": "@limiter.limit('10/minute')\nasync def upload(",
+        },
+        "The file /home/dev/shop-api/app/routes/upload.py has been updated.",
+        took=0.2,
+    )
+    m.tick(1.5).tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/shop-api/app/routes/upload.py",
+            "old_string": "from fastapi import",
+            "new_string": "from app.ratelimit import limiter\nfrom fastapi import",
+        },
+        "The file /home/dev/shop-api/app/routes/upload.py has been updated.",
+        took=0.2,
+    )
+    m.tick(1.0).tool(
+        "TodoWrite",
+        {
+            "todos": [
+                {"content": "Find how middleware is wired", "status": "completed", "activeForm": "Finding middleware"},
+                {"content": "Implement RateLimiter", "status": "completed", "activeForm": "Implementing RateLimiter"},
+                {"content": "Run the upload tests", "status": "in_progress", "activeForm": "Running tests"},
+            ]
+        },
+        "Todos have been modified successfully.",
+        took=0.2,
+    )
+    m.tick(1.0).tool(
+        "Bash",
+        {"command": "python -m pytest tests/test_upload.py -q", "description": "Run upload tests"},
+        "Exit code 1\n" + _PYTEST_FAIL,
+        is_error=True,
+        took=9.0,
+    )
     m.tick(3.0).text("Two failures: the limiter is not applied per API key, and `reset_at` is missing. Fixing both.")
-    m.tick(2.0).tool("Edit", {"file_path": "/home/dev/shop-api/app/ratelimit.py", "old_string": "class RateLimiter: ...", "new_string": "class RateLimiter:\n    def __init__(self, per_minute): ..."}, "The file /home/dev/shop-api/app/ratelimit.py has been updated.", took=0.2)
-    m.tick(1.2).tool("Edit", {"file_path": "/home/dev/shop-api/app/ratelimit.py", "old_string": "    def __init__(self, per_minute): ...", "new_string": "    def __init__(self, per_minute):\n        self.reset_at = {}"}, "<tool_use_error>String to replace not found in file.</tool_use_error>", is_error=True, took=0.2)
-    m.tick(1.0).tool("Read", {"file_path": "/home/dev/shop-api/app/ratelimit.py"}, "     1\tclass RateLimiter:\n     2\t    def __init__(self, per_minute): ...", took=0.1)
-    m.tick(1.4).tool("Edit", {"file_path": "/home/dev/shop-api/app/ratelimit.py", "old_string": "(self, per_minute): ...", "new_string": "(self, per_minute):\n        self.per_minute = per_minute\n        self.reset_at = {}"}, "The file /home/dev/shop-api/app/ratelimit.py has been updated.", took=0.2)
-    m.tick(1.1).tool("Edit", {"file_path": "/home/dev/shop-api/app/ratelimit.py", "old_string": "        self.reset_at = {}", "new_string": "        self.reset_at: dict[str, float] = {}\n        self.hits: dict[str, int] = {}"}, "The file /home/dev/shop-api/app/ratelimit.py has been updated.", took=0.2)
-    m.tick(1.0).tool("Bash", {"command": "pip install slowapi", "description": "Install slowapi"}, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.", is_error=True, took=2.5)
+    m.tick(2.0).tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/shop-api/app/ratelimit.py",
+            "old_string": "class RateLimiter: ...",
+            "new_string": "class RateLimiter:\n    def __init__(self, per_minute): ...",
+        },
+        "The file /home/dev/shop-api/app/ratelimit.py has been updated.",
+        took=0.2,
+    )
+    m.tick(1.2).tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/shop-api/app/ratelimit.py",
+            "old_string": "    def __init__(self, per_minute): ...",
+            "new_string": "    def __init__(self, per_minute):\n        self.reset_at = {}",
+        },
+        "<tool_use_error>String to replace not found in file.</tool_use_error>",
+        is_error=True,
+        took=0.2,
+    )
+    m.tick(1.0).tool(
+        "Read",
+        {"file_path": "/home/dev/shop-api/app/ratelimit.py"},
+        "     1\tclass RateLimiter:\n     2\t    def __init__(self, per_minute): ...",
+        took=0.1,
+    )
+    m.tick(1.4).tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/shop-api/app/ratelimit.py",
+            "old_string": "(self, per_minute): ...",
+            "new_string": "(self, per_minute):\n        self.per_minute = per_minute\n        self.reset_at = {}",
+        },
+        "The file /home/dev/shop-api/app/ratelimit.py has been updated.",
+        took=0.2,
+    )
+    m.tick(1.1).tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/shop-api/app/ratelimit.py",
+            "old_string": "        self.reset_at = {}",
+            "new_string": "        self.reset_at: dict[str, float] = {}\n        self.hits: dict[str, int] = {}",
+        },
+        "The file /home/dev/shop-api/app/ratelimit.py has been updated.",
+        took=0.2,
+    )
+    m.tick(1.0).tool(
+        "Bash",
+        {"command": "pip install slowapi", "description": "Install slowapi"},
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+        is_error=True,
+        took=2.5,
+    )
     m.tick(2.0).text("Understood, no new dependency. Keeping the in-process limiter.")
     m.tick(1.0).api_error()
-    m.tick(4.0).tool("Bash", {"command": "python -m pytest tests/test_upload.py -q", "description": "Run upload tests"}, _PYTEST_OK, took=8.0)
-    m.tick(1.0).tool("Bash", {"command": "git commit -am 'Rate-limit POST /api/upload per API key'", "description": "Commit"}, "[main 4e1d2a9] Rate-limit POST /api/upload per API key\n 3 files changed, 58 insertions(+), 2 deletions(-)", took=0.6)
-    m.tick(1.5).text("Done: POST /api/upload is limited to 10 requests/minute per API key (app/ratelimit.py); all 14 upload tests pass; committed as 4e1d2a9.")
+    m.tick(4.0).tool(
+        "Bash", {"command": "python -m pytest tests/test_upload.py -q", "description": "Run upload tests"}, _PYTEST_OK, took=8.0
+    )
+    m.tick(1.0).tool(
+        "Bash",
+        {"command": "git commit -am 'Rate-limit POST /api/upload per API key'", "description": "Commit"},
+        "[main 4e1d2a9] Rate-limit POST /api/upload per API key\n 3 files changed, 58 insertions(+), 2 deletions(-)",
+        took=0.6,
+    )
+    m.tick(1.5).text(
+        "Done: POST /api/upload is limited to 10 requests/minute per API key (app/ratelimit.py); all 14 upload tests pass; committed as 4e1d2a9."
+    )
     m.system("turn_duration", durationMs=96_000)
 
     # episodes 2 and 3: interrupted with a call dangling, then redirected ---------------------
     m.tick(14.0).prompt("Make the limit configurable with RATE_LIMIT_PER_MINUTE and run the whole test suite.")
-    m.tick(2.0).tool("Grep", {"pattern": "os.environ|BaseSettings", "path": "app"}, "app/config.py:3:class Settings(BaseSettings):", took=0.4)
-    m.tick(1.5).tool("Edit", {"file_path": "/home/dev/shop-api/app/config.py", "old_string": "class Settings(BaseSettings):", "new_string": "class Settings(BaseSettings):\n    rate_limit_per_minute: int = 10"}, "The file /home/dev/shop-api/app/config.py has been updated.", took=0.2)
+    m.tick(2.0).tool(
+        "Grep", {"pattern": "os.environ|BaseSettings", "path": "app"}, "app/config.py:3:class Settings(BaseSettings):", took=0.4
+    )
+    m.tick(1.5).tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/shop-api/app/config.py",
+            "old_string": "class Settings(BaseSettings):",
+            "new_string": "class Settings(BaseSettings):\n    rate_limit_per_minute: int = 10",
+        },
+        "The file /home/dev/shop-api/app/config.py has been updated.",
+        took=0.2,
+    )
     m.tick(1.0)
     suite = m.tool_use("Bash", {"command": "python -m pytest -q", "description": "Run the whole test suite"})
     m.tick(12.0).interrupt()
@@ -333,19 +496,39 @@ def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuild
     # the killed command's result is written after the next prompt: a late result, which makes a
     # new version of episode 2 (its dangling call resolved)
     m.tick(0.8).tool_result(suite, "Exit code 137\nCommand was killed: interrupted by the user", is_error=True)
-    m.tick(2.0).tool("Bash", {"command": "python -m pytest tests/test_upload.py tests/test_config.py -q", "description": "Run two test files"}, "================ 19 passed in 2.02s ================", took=6.0)
+    m.tick(2.0).tool(
+        "Bash",
+        {"command": "python -m pytest tests/test_upload.py tests/test_config.py -q", "description": "Run two test files"},
+        "================ 19 passed in 2.02s ================",
+        took=6.0,
+    )
     m.tick(1.0).text("19 passed. RATE_LIMIT_PER_MINUTE now sets the limit (default 10).")
 
     # episode 4: a manual compaction -----------------------------------------------------------------
     m.tick(20.0).slash("compact")
-    m.tick(6.0).compaction("1. Primary request: rate-limit POST /api/upload per API key, configurable via RATE_LIMIT_PER_MINUTE.\n2. Files: app/ratelimit.py (new), app/routes/upload.py, app/config.py.\n3. Tests: tests/test_upload.py and tests/test_config.py pass (19).")
+    m.tick(6.0).compaction(
+        "1. Primary request: rate-limit POST /api/upload per API key, configurable via RATE_LIMIT_PER_MINUTE.\n2. Files: app/ratelimit.py (new), app/routes/upload.py, app/config.py.\n3. Tests: tests/test_upload.py and tests/test_config.py pass (19)."
+    )
 
     # episode 5: docs, a repeated search, a long command still running ----------------------
-    m.tick(10.0).prompt("Document RATE_LIMIT_PER_MINUTE in the README, then start the dev server so I can try it. Literal text in my prompt: [bold]not markup[/bold] \x1b[31mnot red\x1b[0m")
-    m.tick(2.0).tool("Read", {"file_path": "/home/dev/shop-api/README.md"}, "     1\t# shop-api\n     2\t\n     3\t## Configuration", took=0.2)
+    m.tick(10.0).prompt(
+        "Document RATE_LIMIT_PER_MINUTE in the README, then start the dev server so I can try it. Literal text in my prompt: [bold]not markup[/bold] \x1b[31mnot red\x1b[0m"
+    )
+    m.tick(2.0).tool(
+        "Read", {"file_path": "/home/dev/shop-api/README.md"}, "     1\t# shop-api\n     2\t\n     3\t## Configuration", took=0.2
+    )
     for _ in range(3):
         m.tick(1.3).tool("Grep", {"pattern": "RATE_LIMIT", "path": "."}, "app/config.py:4:    rate_limit_per_minute: int = 10", took=0.3)
-    m.tick(1.5).tool("Edit", {"file_path": "/home/dev/shop-api/README.md", "old_string": "## Configuration", "new_string": "## Configuration\n\n- `RATE_LIMIT_PER_MINUTE` (default 10): uploads per minute per API key."}, "The file /home/dev/shop-api/README.md has been updated.", took=0.2)
+    m.tick(1.5).tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/shop-api/README.md",
+            "old_string": "## Configuration",
+            "new_string": "## Configuration\n\n- `RATE_LIMIT_PER_MINUTE` (default 10): uploads per minute per API key.",
+        },
+        "The file /home/dev/shop-api/README.md has been updated.",
+        took=0.2,
+    )
     m.tick(1.0).text("README updated. Starting the dev server.")
     m.tick(1.0).tool_use("Bash", {"command": "uvicorn app.main:app --reload --port 8000", "description": "Start the dev server"})
     return m, a

@@ -13,9 +13,9 @@ import shutil
 import tempfile
 import threading
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
 import orjson
 
@@ -37,13 +37,13 @@ def _parse(ts: str | None) -> float | None:
     if not ts:
         return None
     try:
-        return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp()
+        return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC).timestamp()
     except ValueError:
         return None
 
 
 def _iso(t: float) -> str:
-    d = datetime.fromtimestamp(t, timezone.utc)
+    d = datetime.fromtimestamp(t, UTC)
     return d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond // 1000:03d}Z"
 
 

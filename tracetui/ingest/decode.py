@@ -69,9 +69,7 @@ KNOWN_RECORD_TYPES: frozenset[str] = frozenset(
 )
 
 #: Content block types the fold knows (transcript-format.md §5). Others become unknown blocks.
-KNOWN_BLOCK_TYPES: frozenset[str] = frozenset(
-    {"text", "image", "tool_result", "thinking", "redacted_thinking", "tool_use", "document"}
-)
+KNOWN_BLOCK_TYPES: frozenset[str] = frozenset({"text", "image", "tool_result", "thinking", "redacted_thinking", "tool_use", "document"})
 
 _RAW = msgspec.field(default_factory=msgspec.Raw)
 
@@ -345,9 +343,7 @@ def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
             break
         piece = text[pos:end]
         if not isinstance(obj, dict):
-            out.append(
-                (rel, Quarantined(rel, f"not a JSON object ({type(obj).__name__})", excerpt_of(_scrub(piece[:400]))), b"")
-            )
+            out.append((rel, Quarantined(rel, f"not a JSON object ({type(obj).__name__})", excerpt_of(_scrub(piece[:400]))), b""))
         else:
             orig = raw[rel : rel + len(piece.encode("utf-8", "surrogateescape"))]
             try:
@@ -393,6 +389,7 @@ def bom_length(offset: int, buf: bytes | memoryview) -> int:
     """Bytes of a byte order mark at the start of ``buf`` when ``buf`` starts the file (``offset``
     0), else 0: the mark is not part of the first record, which is anchored after it."""
     return 3 if offset == 0 and buf[:3] == BOM else 0
+
 
 #: the one-pass decode of the common line: one record whose message has the usual shape, the
 #: line starting and ending with its braces (no whitespace around). Raises ``msgspec.DecodeError``

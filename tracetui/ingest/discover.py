@@ -113,7 +113,9 @@ def find_session(ident: str, root: Path | None = None) -> SessionInfo:
         if len({s.session_id for s in matches}) == 1:
             # one id in several project folders (a copied or moved project): only a path can say which
             where = ", ".join(str(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
-            raise DiscoveryError(f"session {matches[0].session_id} is in {len(matches)} project folders; name the transcript's path: {where}")
+            raise DiscoveryError(
+                f"session {matches[0].session_id} is in {len(matches)} project folders; name the transcript's path: {where}"
+            )
         ids = ", ".join(s.session_id[:13] for s in matches[:5])
         raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
     return matches[0]

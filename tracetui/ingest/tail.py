@@ -8,8 +8,8 @@ reads in chunks of :data:`CHUNK_BYTES`, so memory grows with the longest line, n
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 __all__ = ["CHUNK_BYTES", "HEAD_BYTES", "Tailer", "TailReset", "Line"]
 

@@ -11,7 +11,7 @@ Every threshold is a named constant whose docstring gives its reason.
 from __future__ import annotations
 
 import bisect
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Union
 
 import msgspec
@@ -209,7 +209,15 @@ class AnomalyTracker(msgspec.Struct):
         if len(same) >= TOOL_LOOP_REPEATS:
             an = self.open.get(key)
             if an is None:
-                self._open("tool_loop", "warn", key, same[0], f"{call.name}({call.brief}) called {len(same)} times with the same input within {TOOL_LOOP_WINDOW} calls", f"when {TOOL_LOOP_WINDOW} calls pass without it, or at the next prompt", same)
+                self._open(
+                    "tool_loop",
+                    "warn",
+                    key,
+                    same[0],
+                    f"{call.name}({call.brief}) called {len(same)} times with the same input within {TOOL_LOOP_WINDOW} calls",
+                    f"when {TOOL_LOOP_WINDOW} calls pass without it, or at the next prompt",
+                    same,
+                )
             else:
                 an.add_evidence(a)
         # only tool-loop anomalies have keys starting "tool_loop:" (see _open calls)
@@ -217,7 +225,7 @@ class AnomalyTracker(msgspec.Struct):
         if loops:
             keys_in_window = {k for k, _ in rc}
             for k in loops:
-                if k[len("tool_loop:"):] not in keys_in_window:
+                if k[len("tool_loop:") :] not in keys_in_window:
                     self._clear(k, a, f"{TOOL_LOOP_WINDOW} calls without a repeat")
         if op is not None:
             path, kind = op
@@ -228,7 +236,15 @@ class AnomalyTracker(msgspec.Struct):
                     rk = "reread_loop:" + path
                     an = self.open.get(rk)
                     if an is None:
-                        self._open("reread_loop", "warn", rk, lst[0], f"{path} read {len(lst)} times with no edit in between", "at the next edit or write of the file, or the next prompt", lst)
+                        self._open(
+                            "reread_loop",
+                            "warn",
+                            rk,
+                            lst[0],
+                            f"{path} read {len(lst)} times with no edit in between",
+                            "at the next edit or write of the file, or the next prompt",
+                            lst,
+                        )
                     else:
                         an.add_evidence(a)
                         an.message = f"{path} read {len(lst)} times with no edit in between"
@@ -262,7 +278,15 @@ class AnomalyTracker(msgspec.Struct):
             if n >= TOOL_ERROR_STREAK:
                 an = self.open.get("tool_error_streak")
                 if an is None:
-                    an = self._open("tool_error_streak", "error", "tool_error_streak", self.error_streak[0], "", "at the next successful tool result", self.error_streak)
+                    an = self._open(
+                        "tool_error_streak",
+                        "error",
+                        "tool_error_streak",
+                        self.error_streak[0],
+                        "",
+                        "at the next successful tool result",
+                        self.error_streak,
+                    )
                 else:
                     an.add_evidence(ev.anchor)
                 an.message = f"{n} tool results in a row failed"
@@ -281,7 +305,15 @@ class AnomalyTracker(msgspec.Struct):
         if n >= API_ERROR_STREAK:
             an = self.open.get("api_error_streak")
             if an is None:
-                an = self._open("api_error_streak", "error", "api_error_streak", self.api_streak[0], "", "at the next successful API response", self.api_streak)
+                an = self._open(
+                    "api_error_streak",
+                    "error",
+                    "api_error_streak",
+                    self.api_streak[0],
+                    "",
+                    "at the next successful API response",
+                    self.api_streak,
+                )
             else:
                 an.add_evidence(ev.anchor)
             an.message = f"{n} API errors or retries in a row"
@@ -299,7 +331,15 @@ class AnomalyTracker(msgspec.Struct):
         if used >= CONTEXT_PRESSURE_RATIO * window:
             an = self.open.get("context_pressure")
             if an is None:
-                an = self._open("context_pressure", "warn", "context_pressure", ev.anchor, "", f"when a message is back below {int(CONTEXT_PRESSURE_RATIO * 100)} % of the window", [ev.anchor])
+                an = self._open(
+                    "context_pressure",
+                    "warn",
+                    "context_pressure",
+                    ev.anchor,
+                    "",
+                    f"when a message is back below {int(CONTEXT_PRESSURE_RATIO * 100)} % of the window",
+                    [ev.anchor],
+                )
             elif an.evidence and an.evidence[-1] != ev.anchor:
                 an.add_evidence(ev.anchor)
             an.message = f"context at {used:,} of {window:,} tokens ({100 * used // window} %)"
@@ -320,7 +360,9 @@ class AnomalyTracker(msgspec.Struct):
         key = f"interrupted_dangling:{ev.anchor.line}"
         names = ", ".join(f"{c.name} …{c.id[-8:]}" for c in calls[:3]) + (f" +{len(calls) - 3} more" if len(calls) > 3 else "")
         msg = f"{'interrupted' if how == 'interrupt' else 'next prompt arrived'} with {len(calls)} call(s) dangling: {names}"
-        self._open("interrupted_dangling", "warn", key, ev.anchor, msg, "when every dangling call gets its result", [c.anchor for c in calls])
+        self._open(
+            "interrupted_dangling", "warn", key, ev.anchor, msg, "when every dangling call gets its result", [c.anchor for c in calls]
+        )
         for c in calls:
             self.dangling_ids[c.id] = key
 
@@ -355,13 +397,14 @@ class AnomalyTracker(msgspec.Struct):
 
 # -- view-time detectors ----------------------------------------------------------------------
 
+
 def as_datetime(now: datetime | float | int | None) -> datetime | None:
     """``now`` (a datetime, or epoch seconds) as an aware UTC datetime, or ``None``."""
     if now is None:
         return None
     if isinstance(now, datetime):
-        return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
-    return datetime.fromtimestamp(float(now), tz=timezone.utc)
+        return now if now.tzinfo else now.replace(tzinfo=UTC)
+    return datetime.fromtimestamp(float(now), tz=UTC)
 
 
 def fmt_span(seconds: float) -> str:
@@ -417,11 +460,16 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
                 ended = age >= ENDED_SECONDS
                 out.append(
                     Anomaly(
-                        "stall", "info" if ended else "warn", "stall", newest.anchor,
+                        "stall",
+                        "info" if ended else "warn",
+                        "stall",
+                        newest.anchor,
                         f"no new record for {fmt_span(age)} with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})"
                         + ("; the session looks ended with them unanswered" if ended else ""),
                         "when a new record arrives or the pending calls complete",
-                        tuple(c.anchor for c in state.pending[:EVIDENCE_KEPT]), len(state.pending), view_time=True,
+                        tuple(c.anchor for c in state.pending[:EVIDENCE_KEPT]),
+                        len(state.pending),
+                        view_time=True,
                     )
                 )
     # cost spike per episode (current versions only, closed or open)
@@ -438,10 +486,14 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
             if cost >= COST_SPIKE_MIN_USD and cost >= COST_SPIKE_FACTOR * max(med, 1e-9):
                 out.append(
                     Anomaly(
-                        "cost_spike", "warn", f"cost_spike:{ep.index}", ep.first or ep.ask_anchor,
+                        "cost_spike",
+                        "warn",
+                        f"cost_spike:{ep.index}",
+                        ep.first or ep.ask_anchor,
                         f"episode {ep.index} cost ${cost:.2f}, {cost / max(med, 1e-9):.1f}× the median ${med:.2f} of earlier episodes",
                         "a per-episode finding: it stands once the episode ends",
-                        tuple(a for a in (ep.ask_anchor, ep.last) if a is not None), 2,
+                        tuple(a for a in (ep.ask_anchor, ep.last) if a is not None),
+                        2,
                         cleared=ep.last if ep.status != "in_progress" else None,
                         cleared_reason="episode ended" if ep.status != "in_progress" else "",
                         view_time=True,
@@ -463,10 +515,15 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
             sev = "error" if (s.truncated or s.replaced or s.error) else "info"
             out.append(
                 Anomaly(
-                    "ingest", sev, f"ingest:{s.name}", s.last_anchor,
+                    "ingest",
+                    sev,
+                    f"ingest:{s.name}",
+                    s.last_anchor,
                     f"{s.name}: " + ", ".join(probs),
                     "never: counts of what was read stay",
-                    (s.last_anchor,) if s.last_anchor is not None else (), 1, view_time=True,
+                    (s.last_anchor,) if s.last_anchor is not None else (),
+                    1,
+                    view_time=True,
                 )
             )
     return tuple(out)

@@ -20,6 +20,8 @@ from typing import Any, Union
 import msgspec
 import orjson
 
+from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
+from tracetui.ingest.tools import one_line as _one_line
 from tracetui.model.anomalies import Anomaly, AnomalyTracker
 from tracetui.model.episodes import Episode, EpisodeBook
 from tracetui.model.facts import (
@@ -31,10 +33,8 @@ from tracetui.model.facts import (
     extract_pr_urls,
     extract_test_runs,
 )
-from tracetui.model.state import share as _share
 from tracetui.model.state import Anchor, Event, FileTouch, ToolCall
-from tracetui.model.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
-from tracetui.model.tools import one_line as _one_line
+from tracetui.model.state import share as _share
 
 __all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT", "retry_keys", "normalised_input"]
 
@@ -51,8 +51,14 @@ REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 #: the text of a tool_result the user interrupted
 INTERRUPTED_PREFIX = "[Request interrupted by user"
 
-_CONSTRAINT = re.compile(r"\b(don'?t|do not|never|must not|mustn'?t|shouldn'?t|should not|only|without|avoid|no more than|at most|not allowed|leave .{1,40} (?:alone|unchanged|as is))", re.I)
-_CRITERION = re.compile(r"\b(must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?)", re.I)
+_CONSTRAINT = re.compile(
+    r"\b(don'?t|do not|never|must not|mustn'?t|shouldn'?t|should not|only|without|avoid|no more than|at most|not allowed|leave .{1,40} (?:alone|unchanged|as is))",
+    re.I,
+)
+_CRITERION = re.compile(
+    r"\b(must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?)",
+    re.I,
+)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 
 
@@ -250,7 +256,7 @@ class Deriver(msgspec.Struct):
         elif k == "interrupt":
             self.anomalies.on_dangling(ev, self._main_pending(fold), "interrupt")
         elif k == "metadata" and ev.name == "pr-link":
-            url = ev.excerpt[len("pr-link: "):] if ev.excerpt.startswith("pr-link: ") else ""
+            url = ev.excerpt[len("pr-link: ") :] if ev.excerpt.startswith("pr-link: ") else ""
             if (not url or url.endswith("…")) and fold.pr_links:
                 url = fold.pr_links[-1]
             if url:

@@ -208,7 +208,15 @@ class EpisodeBuilder(msgspec.Struct):
             bk[5] += u[4]  # the 1-hour cache writes (priced apart; fold.py UsageBook)
         return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}, buckets_of(buckets)
 
-    def freeze(self, version: int, status: str, dangling: tuple[ToolCall, ...], lifecycle: str = "current", reason: str = "", made_at: int | None = None) -> Episode:
+    def freeze(
+        self,
+        version: int,
+        status: str,
+        dangling: tuple[ToolCall, ...],
+        lifecycle: str = "current",
+        reason: str = "",
+        made_at: int | None = None,
+    ) -> Episode:
         """This builder as a frozen :class:`Episode` (containers copied)."""
         tokens, by_model, buckets = self.tokens()
         return Episode(
@@ -445,7 +453,14 @@ class EpisodeBook(msgspec.Struct):
         at = self.latest[index]
         old = self.versions[at]
         new = msgspec.structs.replace(
-            old, version=old.version + 1, lifecycle="current", reason=reason, reason_anchor=anchor, superseded_by=None, made_at=pos, **changes
+            old,
+            version=old.version + 1,
+            lifecycle="current",
+            reason=reason,
+            reason_anchor=anchor,
+            superseded_by=None,
+            made_at=pos,
+            **changes,
         )
         self.versions[at] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)
         self.latest[index] = len(self.versions)
@@ -473,7 +488,10 @@ class EpisodeBook(msgspec.Struct):
         if at is None:
             return False
         old = self.versions[at]
-        errors = tuple(msgspec.structs.replace(e, resolved_by=anchor) if e.tool_use_id == tool_use_id and e.resolved_by is None else e for e in old.errors)
+        errors = tuple(
+            msgspec.structs.replace(e, resolved_by=anchor) if e.tool_use_id == tool_use_id and e.resolved_by is None else e
+            for e in old.errors
+        )
         status = old.status
         if status == "unresolved" and old.ended_on_error == tool_use_id:
             status = "errors"

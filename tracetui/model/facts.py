@@ -156,7 +156,9 @@ class FactStore(msgspec.Struct):
 #: one of these appears in every summary line the patterns below match
 _SUMMARY_WORDS = ("passed", "failed", "failure", "error", "ok ", "FAIL", "test result")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_PYTEST_LINE = re.compile(r"^[=\s]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, )?)+)(?: in [\d.]+s)?.*?=*\s*$", re.M)
+_PYTEST_LINE = re.compile(
+    r"^[=\s]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, )?)+)(?: in [\d.]+s)?.*?=*\s*$", re.M
+)
 _PYTEST_PART = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)")
 _JEST = re.compile(r"^Tests:\s+(.*\d+ total)\s*$", re.M)
 _VITEST = re.compile(r"^\s*Tests\s+((?:\d+ \w+(?: \| )?)+)\s*\((\d+)\)\s*$", re.M)
@@ -165,7 +167,9 @@ _GO_OK = re.compile(r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))", re.M)
 _GO_FAIL = re.compile(r"^FAIL\s+\S+\s+[\d.]+s", re.M)
 _GO_TEST_FAIL = re.compile(r"^\s*--- FAIL: ", re.M)
 _CARGO = re.compile(r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed;", re.M)
-_EXUNIT = re.compile(r"^(\d+) (?:tests?|doctests?|properties)(?:, \d+ (?:doctests?|properties))*, (\d+) failures?(?:, (\d+) (?:excluded|skipped))?.*$", re.M)
+_EXUNIT = re.compile(
+    r"^(\d+) (?:tests?|doctests?|properties)(?:, \d+ (?:doctests?|properties))*, (\d+) failures?(?:, (\d+) (?:excluded|skipped))?.*$", re.M
+)
 _COMMIT = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
 _PR_URL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/\d+")
 _EXIT = re.compile(r"\AExit code (\d+)")
@@ -204,7 +208,7 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     line_start = "\n" + tail
     for runner, pattern, literal in (("jest", _JEST, "Tests:"), ("vitest", _VITEST, "Tests")):
         m = None
-        for m in pattern.finditer(tail) if literal in tail else ():
+        for m in pattern.finditer(tail) if literal in tail else ():  # noqa: B007 - the last match is the one kept
             pass  # the last summary in the tail counts
         if m is not None:
             found = _COUNT_WORD.findall(m.group(1))
@@ -227,7 +231,7 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         out.append(("cargo", {"passed": passed, "failed": failed}, quote))
         return out
     m = None
-    for m in _EXUNIT.finditer(tail) if " failure" in tail else ():
+    for m in _EXUNIT.finditer(tail) if " failure" in tail else ():  # noqa: B007 - the last match is the one kept
         pass
     if m is not None:
         if not _counts_ok(m.group(1), m.group(2)):
@@ -246,7 +250,7 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         out.append(("go", counts, quote))
         return out
     m = None
-    for m in _PYTEST_LINE.finditer(tail) if any(w in tail for w in _PYTEST_WORDS) else ():
+    for m in _PYTEST_LINE.finditer(tail) if any(w in tail for w in _PYTEST_WORDS) else ():  # noqa: B007 - the last match is the one kept
         pass
     if m is not None:
         counts = {}

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import msgspec
 
@@ -32,10 +33,10 @@ from tracetui.ingest.decode import (
     excerpt_of,
     result_text,
 )
+from tracetui.ingest.prompts import classify_user_text
+from tracetui.ingest.tools import SUBAGENT_TOOLS, brief_input, file_ops
 from tracetui.model.derive import Deriver
 from tracetui.model.pricing import bucket_key, buckets_of, estimate_cost, utc_day
-from tracetui.model.prompts import classify_user_text
-from tracetui.model.state import share as _share
 from tracetui.model.state import (
     AgentState,
     Anchor,
@@ -54,7 +55,7 @@ from tracetui.model.state import (
     UnknownEntry,
     UsageBucket,
 )
-from tracetui.model.tools import SUBAGENT_TOOLS, brief_input, file_ops
+from tracetui.model.state import share as _share
 
 __all__ = ["UsageBook", "FileFold", "SessionFold", "fold", "fold_bytes", "SYNTHETIC_MODEL", "EXCERPT_CHARS"]
 
@@ -477,7 +478,9 @@ class FileFold:
                 exc = excerpt_of(text, EXCERPT_CHARS)
                 self._event("assistant_text", anchor, rec, i, raw, exc, message_id=key, usage=u)
                 if main and text and not text.isspace():
-                    self.last_action = Frontier("text", excerpt_of(text, FRONTIER_CHARS) if len(text) > EXCERPT_CHARS else exc, anchor, timestamp=rec.timestamp)
+                    self.last_action = Frontier(
+                        "text", excerpt_of(text, FRONTIER_CHARS) if len(text) > EXCERPT_CHARS else exc, anchor, timestamp=rec.timestamp
+                    )
             elif bt in ("thinking", "redacted_thinking") and not b.schema_error:
                 self._event("thinking", anchor, rec, i, raw, "thinking", message_id=key, usage=u)
             else:
@@ -498,7 +501,18 @@ class FileFold:
         tid = b.id or ""
         inp = decode_any(b.input)
         brief = brief_input(name, inp)
-        self._event("tool_use", anchor, rec, i, raw, excerpt_of(f"{name}({brief})", EXCERPT_CHARS), name=name, tool_use_id=tid, message_id=key, usage=u)
+        self._event(
+            "tool_use",
+            anchor,
+            rec,
+            i,
+            raw,
+            excerpt_of(f"{name}({brief})", EXCERPT_CHARS),
+            name=name,
+            tool_use_id=tid,
+            message_id=key,
+            usage=u,
+        )
         if tid in self.calls:
             return  # the same tool_use read twice is one call
         call = ToolCall(tid, name, brief, anchor, self._seq, rec.timestamp, bool(rec.isSidechain))
@@ -614,7 +628,11 @@ class FileFold:
                 snap = self.snapshot(history=True)
                 # the state as of the end of the previous episode: this prompt's record, which
                 # opens the next one, was counted already (views said records L+1 through line L)
-                c = msgspec.structs.replace(snap.counters, records=snap.counters.records - 1, sidechain_records=snap.counters.sidechain_records - bool(rec.isSidechain))
+                c = msgspec.structs.replace(
+                    snap.counters,
+                    records=snap.counters.records - 1,
+                    sidechain_records=snap.counters.sidechain_records - bool(rec.isSidechain),
+                )
                 self.history.append(msgspec.structs.replace(snap, counters=c))
             self.counters.user_prompts += 1
             self.prompts += 1
@@ -671,7 +689,9 @@ class FileFold:
             del self.pending[tid]
         la = self.last_action
         if is_error and la is not None and la.kind == "tool_use" and la.tool_use_id == tid:
-            self.last_action = Frontier("tool_error", f"{name}({call.brief}) failed: «{exc}»", anchor, tool=name, tool_use_id=tid, timestamp=ts or la.timestamp)
+            self.last_action = Frontier(
+                "tool_error", f"{name}({call.brief}) failed: «{exc}»", anchor, tool=name, tool_use_id=tid, timestamp=ts or la.timestamp
+            )
         # a new object, not a mutation: snapshots share the call objects of ``pending``
         call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=exc)
         if self.derive is not None:
@@ -737,13 +757,30 @@ class FileFold:
             meta = decode_any(rec.compactMetadata)
             pre = meta.get("preTokens") if isinstance(meta, dict) else None
             trig = meta.get("trigger") if isinstance(meta, dict) else None
-            self._event("compaction", anchor, rec, 0, payload, f"compaction ({trig or '?'}, {pre if pre is not None else '?'} tokens before)", name=sub)
+            self._event(
+                "compaction",
+                anchor,
+                rec,
+                0,
+                payload,
+                f"compaction ({trig or '?'}, {pre if pre is not None else '?'} tokens before)",
+                name=sub,
+            )
             return
         if sub == "api_error":
             self.counters.api_retries += 1
         content = decode_any(rec.content)
         text = content if isinstance(content, str) else ""
-        self._event("system", anchor, rec, 0, payload, excerpt_of(f"{sub or 'system'}: {text}" if text else (sub or "system"), EXCERPT_CHARS), is_error=sub == "api_error", name=sub)
+        self._event(
+            "system",
+            anchor,
+            rec,
+            0,
+            payload,
+            excerpt_of(f"{sub or 'system'}: {text}" if text else (sub or "system"), EXCERPT_CHARS),
+            is_error=sub == "api_error",
+            name=sub,
+        )
 
     def _progress(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
         sub, aid = decode_head(rec.data)
@@ -779,7 +816,7 @@ class FileFold:
             text = rec.operation or ""
         self._event("metadata", anchor, rec, 0, payload, excerpt_of(f"{t}: {text}" if text else str(t), EXCERPT_CHARS), name=t)
 
-    # -- persistent cache (tracetui/ingest/cache.py) ------------------------------------------
+    # -- persistent cache (tracetui/session/cache.py) ------------------------------------------
     #: attributes :meth:`to_cache` leaves out: callbacks (re-attached by the owner on restore)
     #: and memos that only save work or memory (``_last_snapshot``: the snapshot the next one
     #: shares unchanged tuples with; after a restore the next snapshot builds them afresh)
@@ -797,7 +834,9 @@ class FileFold:
         return {k: getattr(self, k) for k in names if k not in self.CACHE_SKIP and not k.startswith("__")}
 
     @classmethod
-    def from_cache(cls, attrs: dict[str, Any], on_usage: Callable[[str, str, tuple[int, int, int, int, int], str], None] | None = None) -> "FileFold":
+    def from_cache(
+        cls, attrs: dict[str, Any], on_usage: Callable[[str, str, tuple[int, int, int, int, int], str], None] | None = None
+    ) -> "FileFold":
         """A fold restored from :meth:`to_cache` output. Raises ``ValueError`` when ``attrs`` do
         not name exactly this class's attributes (the cache was written by another schema)."""
         f = cls(attrs.get("src", 0), attrs.get("agent_id"), on_usage)
@@ -831,8 +870,18 @@ class FileFold:
         prompt would cost time and memory quadratic in the prompts."""
         last = self._last_snapshot
         if last is None:
-            pending, files, todos, subagents = (tuple(self.pending.values()), tuple(self.files.values()), tuple(self.todos.values()), tuple(self.subagents.values()))
-            compactions, quarantine, unknown, pr_links = tuple(self.compactions), tuple(self.quarantine), tuple(self.unknown), tuple(self.pr_links)
+            pending, files, todos, subagents = (
+                tuple(self.pending.values()),
+                tuple(self.files.values()),
+                tuple(self.todos.values()),
+                tuple(self.subagents.values()),
+            )
+            compactions, quarantine, unknown, pr_links = (
+                tuple(self.compactions),
+                tuple(self.quarantine),
+                tuple(self.unknown),
+                tuple(self.pr_links),
+            )
         else:
             pending = _share(last.pending, self.pending.values())
             files = _share(last.files, self.files.values())
@@ -941,7 +990,9 @@ class SessionFold:
     def _sources(self) -> tuple[SourceStatus, ...]:
         out = []
         for f, st in zip(self.folds, self.sources):
-            s = msgspec.structs.replace(st, malformed=f.malformed, unknown=f.unknown_count + f.counters.unknown_blocks, last_anchor=f.last_anchor)
+            s = msgspec.structs.replace(
+                st, malformed=f.malformed, unknown=f.unknown_count + f.counters.unknown_blocks, last_anchor=f.last_anchor
+            )
             if s.agent_id is None and f.agent_id:
                 s.agent_id = f.agent_id
             out.append(s)

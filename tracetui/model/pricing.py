@@ -32,18 +32,29 @@ whole estimate unknown (``None``), never zero.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from collections.abc import Iterable
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import lru_cache
 from sys import intern as _intern
-from typing import Iterable
 
 from tracetui.model.state import Tokens, UsageBucket
 
 #: the note of an estimate with nothing more to say; anything after it qualifies the figure
 PLAIN_COST_NOTE = "estimate (genai-prices)"
 
-__all__ = ["PLAIN_COST_NOTE", "cost_note_extra", "estimate_cost", "model_price", "price_band", "utc_day", "bucket_key", "buckets_of", "TIER_BOUNDS", "DEFAULT_DAY"]
+__all__ = [
+    "PLAIN_COST_NOTE",
+    "cost_note_extra",
+    "estimate_cost",
+    "model_price",
+    "price_band",
+    "utc_day",
+    "bucket_key",
+    "buckets_of",
+    "TIER_BOUNDS",
+    "DEFAULT_DAY",
+]
 
 #: input-token thresholds of per-request tiered prices in genai-prices' table for provider
 #: ``anthropic`` (``Tier(start=200000)``: the long-context price of e.g. sonnet-4-5 and
@@ -78,7 +89,7 @@ def utc_day(ts: str | None) -> str:
     except ValueError:
         return ""
     if dt.tzinfo is not None:
-        dt = dt.astimezone(timezone.utc)
+        dt = dt.astimezone(UTC)
     return _intern(dt.date().isoformat())
 
 
@@ -108,7 +119,7 @@ def model_price(
         from genai_prices import Usage, calc_price  # imported lazily: ~0.35 s (pydantic, httpx)
     except ImportError:  # pragma: no cover - a declared dependency
         return None
-    when = datetime.combine(date.fromisoformat(day), datetime.min.time().replace(hour=12), tzinfo=timezone.utc)
+    when = datetime.combine(date.fromisoformat(day), datetime.min.time().replace(hour=12), tzinfo=UTC)
     n = max(messages, 1)
 
     def mean(v: int) -> int | Decimal:

@@ -4,32 +4,45 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.geometry import Size
 from textual.binding import ActiveBinding, Binding
 from textual.content import Content
 from textual.css.query import NoMatches
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from tracetui.tui.format import one_line
-from tracetui.tui.footer import COMPACT_BELOW, PALETTE, FooterItem, key_cells, left_out, palette_cells
 from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
+from tracetui.tui.footer import COMPACT_BELOW, PALETTE, FooterItem, key_cells, left_out, palette_cells
+from tracetui.tui.format import one_line
 from tracetui.tui.messages import SessionsFound
+from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec, Settings
 from tracetui.tui.view_model import EpisodeRow
-from tracetui.tui.widgets.session_view import SessionView
 
 __all__ = ["TraceApp", "make_app", "MIN_SIZE", "NARROW_BELOW", "NARROW_TIMEOUT", "copy_note", "render_export"]
 
 #: actions that act on the monitor's session view (hidden while a screen is over it)
-_MONITOR_ACTIONS = frozenset({"history_back", "history_forward", "live", "drill_down", "copy_card", "copy_worker", "toggle_pause", "sessions", "next_tab", "previous_tab"})
+_MONITOR_ACTIONS = frozenset(
+    {
+        "history_back",
+        "history_forward",
+        "live",
+        "drill_down",
+        "copy_card",
+        "copy_worker",
+        "toggle_pause",
+        "sessions",
+        "next_tab",
+        "previous_tab",
+    }
+)
 #: the smallest terminal (columns, rows) the layout is made for
 MIN_SIZE = (60, 16)
 #: below this many columns notifications are compact (``Screen.-narrow Toast`` in the tcss,
@@ -108,7 +121,11 @@ class MonitorScreen(Screen):
         drop = left_out(items, app.size.width)
         if not drop:
             return bindings
-        return {k: a for k, a in bindings.items() if (PALETTE if k == app.COMMAND_PALETTE_BINDING else (a.binding.id or a.binding.action)) not in drop}
+        return {
+            k: a
+            for k, a in bindings.items()
+            if (PALETTE if k == app.COMMAND_PALETTE_BINDING else (a.binding.id or a.binding.action)) not in drop
+        }
 
 
 class TraceApp(App[int]):
@@ -123,16 +140,55 @@ class TraceApp(App[int]):
     BINDINGS = [
         Binding("f1", "help", "Help", id="help", key_display="F1", tooltip="Show keys and what the panes mean"),
         Binding("question_mark", "help", "Help", id="help-alt", show=False, key_display="?", tooltip="Show keys and what the panes mean"),
-        Binding("left_square_bracket", "history_back", "Prev", id="history-back", key_display="[", tooltip="Step one episode back: every pane shows the state as of its end (HISTORY)"),
-        Binding("right_square_bracket", "history_forward", "Next", id="history-forward", key_display="]", tooltip="Step one episode forward; past the last completed one is live"),
+        Binding(
+            "left_square_bracket",
+            "history_back",
+            "Prev",
+            id="history-back",
+            key_display="[",
+            tooltip="Step one episode back: every pane shows the state as of its end (HISTORY)",
+        ),
+        Binding(
+            "right_square_bracket",
+            "history_forward",
+            "Next",
+            id="history-forward",
+            key_display="]",
+            tooltip="Step one episode forward; past the last completed one is live",
+        ),
         Binding("l", "live", "Live", id="live", tooltip="Back to the live state"),
-        Binding("e", "drill_down", "Open", id="drill-down", tooltip="Open the scrubbed episode, else the live one or the row you moved the cursor to"),
-        Binding("c", "copy_card", "Card", id="copy-card", tooltip="Copy the trace-as-state card of the state shown; also written to a file"),
+        Binding(
+            "e",
+            "drill_down",
+            "Open",
+            id="drill-down",
+            tooltip="Open the scrubbed episode, else the live one or the row you moved the cursor to",
+        ),
+        Binding(
+            "c", "copy_card", "Card", id="copy-card", tooltip="Copy the trace-as-state card of the state shown; also written to a file"
+        ),
         Binding("w", "copy_worker", "View", id="copy-worker", tooltip="Copy the worker view of the state shown; also written to a file"),
         Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Hold the screen; folding continues and resumes where it is"),
-        Binding("s", "sessions", "Sessions", id="sessions", tooltip="Pick another session (project, size, last activity); it opens in a tab"),
-        Binding("ctrl+pagedown", "next_tab", "Next tab", id="next-tab", priority=True, tooltip="Show the next session's tab (in the footer when several sessions are open and it fits)"),
-        Binding("ctrl+pageup", "previous_tab", "Prev tab", id="previous-tab", priority=True, show=False, tooltip="Show the previous session's tab"),
+        Binding(
+            "s", "sessions", "Sessions", id="sessions", tooltip="Pick another session (project, size, last activity); it opens in a tab"
+        ),
+        Binding(
+            "ctrl+pagedown",
+            "next_tab",
+            "Next tab",
+            id="next-tab",
+            priority=True,
+            tooltip="Show the next session's tab (in the footer when several sessions are open and it fits)",
+        ),
+        Binding(
+            "ctrl+pageup",
+            "previous_tab",
+            "Prev tab",
+            id="previous-tab",
+            priority=True,
+            show=False,
+            tooltip="Show the previous session's tab",
+        ),
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit tracetui, from any screen (esc goes back)"),
     ]
 
@@ -166,7 +222,11 @@ class TraceApp(App[int]):
             if self.settings.theme in self.available_themes:
                 self.theme = self.settings.theme
             else:
-                self.notify(f"No theme {self.settings.theme!r}; themes: {', '.join(sorted(self.available_themes))}", severity="warning", markup=False)
+                self.notify(
+                    f"No theme {self.settings.theme!r}; themes: {', '.join(sorted(self.available_themes))}",
+                    severity="warning",
+                    markup=False,
+                )
         self.query_one("#too-small").display = False
         self._update_chrome()
         self.set_interval(self.settings.tick_seconds, self._tick)
@@ -188,7 +248,9 @@ class TraceApp(App[int]):
 
         worker = get_current_worker()
         s = self.settings
-        self.sessions_watch = SessionsWatch(self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock, s.watch)
+        self.sessions_watch = SessionsWatch(
+            self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock, s.watch
+        )
         self.sessions_watch.run(lambda: worker.is_cancelled)
 
     def on_sessions_found(self, message: SessionsFound) -> None:
@@ -210,7 +272,12 @@ class TraceApp(App[int]):
         if not views:
             from tracetui.ingest.discover import projects_dir
 
-            empty.update(Text(f"No session to show: no Claude Code sessions under {projects_dir()}.\nPress s to pick a session, or run `tracetui --demo`.", justify="center"))
+            empty.update(
+                Text(
+                    f"No session to show: no Claude Code sessions under {projects_dir()}.\nPress s to pick a session, or run `tracetui --demo`.",
+                    justify="center",
+                )
+            )
 
     def on_resize(self, event: events.Resize) -> None:
         self._check_size(event.size)
@@ -242,7 +309,12 @@ class TraceApp(App[int]):
             if self.narrow:
                 self.notify("Demo over: [ ] step episodes, q quits", markup=False)
             else:
-                self.notify("The demo has played to its end (its last command stays in flight). [ and ] step through its episodes; q quits.", title="Demo", timeout=12, markup=False)
+                self.notify(
+                    "The demo has played to its end (its last command stays in flight). [ and ] step through its episodes; q quits.",
+                    title="Demo",
+                    timeout=12,
+                    markup=False,
+                )
         view = self.current_view
         if view is not None:
             view.tick()

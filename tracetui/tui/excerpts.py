@@ -108,7 +108,9 @@ def block_text(rec: dict[str, Any], block: int) -> str:
     return json.dumps(rec, ensure_ascii=False)[:2000]
 
 
-def read_excerpt(state: RunState, anchor: Anchor, block: int, limit: int = EXCERPT_CHARS, inline: str = "", max_bytes: int = MAX_LINE_BYTES) -> str:
+def read_excerpt(
+    state: RunState, anchor: Anchor, block: int, limit: int = EXCERPT_CHARS, inline: str = "", max_bytes: int = MAX_LINE_BYTES
+) -> str:
     """Up to ``limit`` characters of the block at ``anchor``, control sequences removed; on any
     failure, a one-line note saying what went wrong (never raises). A record longer than
     ``max_bytes`` is said too large (its size in MB, the bound), after ``inline`` (the ledger's

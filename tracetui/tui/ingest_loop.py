@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from tracetui.ingest.session import SessionReader
+from tracetui.session.reader import SessionReader
 from tracetui.tui.messages import IngestNotice, IngestProgress, SnapshotReady
 from tracetui.tui.view_model import not_a_transcript
 
@@ -34,7 +35,7 @@ def make_reader(paths: list[Path], subagents: bool = True, use_cache: bool = Tru
     fresh :class:`SessionReader`."""
     if use_cache:
         try:
-            from tracetui.ingest.cache import open_cached  # issue 5; absent until it lands
+            from tracetui.session.cache import open_cached  # issue 5; absent until it lands
         except ImportError:
             open_cached = None
         if open_cached is not None:
@@ -49,6 +50,7 @@ def make_reader(paths: list[Path], subagents: bool = True, use_cache: bool = Tru
 
 #: watchdog (inotify) reports opens and read-only closes too; only changes matter here
 _IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
+
 
 class _Handler:
     """watchdog handler: wake the loop on any change to a transcript or folder."""
@@ -222,7 +224,9 @@ class IngestLoop:
                         try:
                             state = self.reader.snapshot()
                         except Exception as exc:  # a fold bug: say it, keep tailing
-                            self.post(IngestNotice(self.key, "error", f"{self.paths[0].name}: the fold failed: {type(exc).__name__}: {exc}"))
+                            self.post(
+                                IngestNotice(self.key, "error", f"{self.paths[0].name}: the fold failed: {type(exc).__name__}: {exc}")
+                            )
                             state = None
                         if state is not None:
                             self._notices(state)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from tracetui.args import OneLineParser
 from tracetui.tui.settings import SessionSpec, Settings
@@ -30,7 +30,9 @@ def parser() -> argparse.ArgumentParser:
         help_hint="tracetui -- --help",
         description="A terminal live monitor for Claude Code sessions. Subcommands: state, view, card, hook.",
     )
-    p.add_argument("paths", nargs="*", metavar="PATH|SESSION", help="transcript files or session ids (one tab each; default: the newest session)")
+    p.add_argument(
+        "paths", nargs="*", metavar="PATH|SESSION", help="transcript files or session ids (one tab each; default: the newest session)"
+    )
     p.add_argument("--demo", action="store_true", help="play the bundled demo session")
     p.add_argument("--all", action="store_true", help="one tab per session active in the last --hours hours")
     p.add_argument("--hours", type=float, default=None, metavar="N", help="with --all: sessions modified in the last N hours (default 24)")
@@ -119,7 +121,10 @@ def run_app(argv: Sequence[str]) -> int:
         return 2
     if not _is_terminal(sys.stdout):
         # the app would write its escape codes into a pipe or a file
-        print("tracetui: stdout is not a terminal, so the monitor cannot run; for text use `tracetui state`, `tracetui view` or `tracetui card` [PATH|SESSION]", file=sys.stderr)
+        print(
+            "tracetui: stdout is not a terminal, so the monitor cannot run; for text use `tracetui state`, `tracetui view` or `tracetui card` [PATH|SESSION]",
+            file=sys.stderr,
+        )
         return 2
     from tracetui.tui.app import make_app
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tracetui.ingest.discover import SessionInfo, list_sessions, projects_dir
 from tracetui.tui.messages import SessionsFound
@@ -21,11 +22,20 @@ POLL_SECONDS = 5.0
 #: watchdog (inotify) reports opens and read-only closes too; only changes matter here
 _IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
 
+
 class SessionsWatch:
     """Posts sessions under ``root`` that are not in ``known`` (paths) and were modified in the
     last ``hours`` hours (``None``: any age, but only sessions that appear after the start)."""
 
-    def __init__(self, post: Callable[[Any], Any], known: set[str], root: Path | None = None, hours: float | None = None, clock: Callable[[], float] = time.time, watch: bool = True) -> None:
+    def __init__(
+        self,
+        post: Callable[[Any], Any],
+        known: set[str],
+        root: Path | None = None,
+        hours: float | None = None,
+        clock: Callable[[], float] = time.time,
+        watch: bool = True,
+    ) -> None:
         self.post = post
         self.known = set(known)
         self.root = root or projects_dir()

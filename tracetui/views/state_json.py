@@ -53,7 +53,12 @@ def state_to_json(state: RunState) -> dict[str, Any]:
                 "agent": a.agent_id or ("main" if a.src == state.main.src else state.source_name(a.src)),
                 "file": state.source_name(a.src),
                 "counters": {k: getattr(a.counters, k) for k in _COUNTER_KEYS},
-                "tokens": {"input": a.tokens.input, "output": a.tokens.output, "cache_creation": a.tokens.cache_creation, "cache_read": a.tokens.cache_read},
+                "tokens": {
+                    "input": a.tokens.input,
+                    "output": a.tokens.output,
+                    "cache_creation": a.tokens.cache_creation,
+                    "cache_read": a.tokens.cache_read,
+                },
                 "tool_calls_by_name": dict(a.tools_by_name),
             }
         )
@@ -66,7 +71,10 @@ def state_to_json(state: RunState) -> dict[str, Any]:
         "counters": {k: getattr(c, k) for k in _COUNTER_KEYS},
         "tool_calls_by_name": dict(state.tools_by_name),
         "tokens": {"input": t.input, "output": t.output, "cache_creation": t.cache_creation, "cache_read": t.cache_read},
-        "tokens_by_model": {m: {"input": v.input, "output": v.output, "cache_creation": v.cache_creation, "cache_read": v.cache_read} for m, v in state.tokens_by_model.items()},
+        "tokens_by_model": {
+            m: {"input": v.input, "output": v.output, "cache_creation": v.cache_creation, "cache_read": v.cache_read}
+            for m, v in state.tokens_by_model.items()
+        },
         "cost_usd": state.cost_usd,
         "cost_note": state.cost_note,
         "pending_calls": [
@@ -105,10 +113,18 @@ def state_to_json(state: RunState) -> dict[str, Any]:
         ],
         "agents": agents,
         "compactions": [anchor_json(state, a) for a in state.main.compactions],
-        "quarantine": [{"anchor": anchor_json(state, q.anchor), "reason": q.reason, "excerpt": q.excerpt} for src in (state.main, *state.agents) for q in src.quarantine],
+        "quarantine": [
+            {"anchor": anchor_json(state, q.anchor), "reason": q.reason, "excerpt": q.excerpt}
+            for src in (state.main, *state.agents)
+            for q in src.quarantine
+        ],
         # records and blocks kept as unknown (a type the fold does not know, an unexpected shape,
         # a rejected usage), with why: the samples each file keeps (all are counted)
-        "unknown": [{"anchor": anchor_json(state, u.anchor), "type": u.type, "reason": u.reason} for src in (state.main, *state.agents) for u in src.unknown],
+        "unknown": [
+            {"anchor": anchor_json(state, u.anchor), "type": u.type, "reason": u.reason}
+            for src in (state.main, *state.agents)
+            for u in src.unknown
+        ],
         "sources": [
             {
                 "path": s.path,
@@ -154,7 +170,9 @@ def state_summary(state: RunState) -> str:
     )
     tools = list(state.tools_by_name.items())
     top = ", ".join(f"{k} {v}" for k, v in tools[:6]) + (f", +{len(tools) - 6} more tool(s)" if len(tools) > 6 else "")
-    lines.append(f"tools    {c.tool_calls} calls" + (f" ({top})" if top else "") + f"  errors {c.tool_errors}  pending {len(state.pending)}")
+    lines.append(
+        f"tools    {c.tool_calls} calls" + (f" ({top})" if top else "") + f"  errors {c.tool_errors}  pending {len(state.pending)}"
+    )
     lines.append(
         f"tokens   in {_fmt_int(t.input)}  out {_fmt_int(t.output)}  cache write {_fmt_int(t.cache_creation)}"
         f"  cache read {_fmt_int(t.cache_read)}  ({c.api_messages} API messages)"
@@ -170,7 +188,10 @@ def state_summary(state: RunState) -> str:
             flags.append("; ".join(s.resets))
         if s.error:
             flags.append(s.error)
-        lines.append(f"source   {s.name}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {s.lines} lines" + (f"  ({'; '.join(flags)})" if flags else ""))
+        lines.append(
+            f"source   {s.name}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {s.lines} lines"
+            + (f"  ({'; '.join(flags)})" if flags else "")
+        )
     return safe_text("\n".join(lines))
 
 

@@ -5,7 +5,8 @@ as data, sections that fit a budget and always say what they left out, and the a
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import msgspec
 
@@ -193,7 +194,16 @@ class _Layout:
     with an additive measure, priced from per-line costs, rendering only the items that could
     still fit (every line costs at least nothing, and the total is non-decreasing)."""
 
-    def __init__(self, head: Sequence[str], sections: Sequence[Section], foot: Sequence[str], limit: int, budget: int, measure: Callable[[str], int], add: Additive | None) -> None:
+    def __init__(
+        self,
+        head: Sequence[str],
+        sections: Sequence[Section],
+        foot: Sequence[str],
+        limit: int,
+        budget: int,
+        measure: Callable[[str], int],
+        add: Additive | None,
+    ) -> None:
         self.head, self.sections, self.foot, self.limit, self.budget = head, sections, foot, limit, budget
         self.measure, self.add = measure, add
         self.lines: list[list[str]] = [[] for _ in sections]  # rendered item lines, a prefix
@@ -341,6 +351,7 @@ def fit(
 
 # -- the state as of an episode ---------------------------------------------------------------
 
+
 def episode_count(state: RunState) -> int:
     """How many episodes (human prompts) the main thread has."""
     return state.main.prompts
@@ -361,7 +372,9 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
         return state
     if not 1 <= episode <= n or episode - 1 >= len(state.history):
         if n == 0:
-            raise ValueError(f"episode {episode} does not exist: this session has no human prompt, so no episode ends before its last record (leave out --episode for the whole session)")
+            raise ValueError(
+                f"episode {episode} does not exist: this session has no human prompt, so no episode ends before its last record (leave out --episode for the whole session)"
+            )
         raise ValueError(f"episode {episode} does not exist (this session has {n} episode(s), numbered 1 to {n})")
     h = state.history[episode - 1]
     # the snapshot was taken as the closing prompt's record was read: its last_anchor is that
@@ -425,7 +438,9 @@ def episodes_as_of(episodes: tuple, cutoff: int) -> tuple:
     """The episode versions made at or before ledger position ``cutoff`` (the prompt that ends
     the episode in question), with lifecycles as they stood then: each index's newest version
     is current, older ones superseded."""
-    kept = [e for e in episodes if e.made_at <= cutoff and e.status != "in_progress" or (e.made_at <= cutoff and e.lifecycle == "superseded")]
+    kept = [
+        e for e in episodes if e.made_at <= cutoff and e.status != "in_progress" or (e.made_at <= cutoff and e.lifecycle == "superseded")
+    ]
     newest: dict[int, int] = {}
     for e in kept:
         newest[e.index] = max(newest.get(e.index, 0), e.version)

@@ -86,7 +86,7 @@ def key_aggregates(state: RunState) -> list[tuple[int, Any]]:
     exit codes, todos)."""
     out = []
     for st, d in _derived_of(state):
-        for key, agg in d.aggregates.items():
+        for _key, agg in d.aggregates.items():
             out.append((st.src, agg))
 
     def rank(x: tuple[int, Any]) -> tuple:
@@ -126,7 +126,7 @@ def recent_failures(state: RunState) -> list[tuple[Any, str, Any]]:
     succeeded."""
     fixed = {e.anchor: e.resolved_by for ep in current_episodes(state) for e in ep.errors if e.resolved_by is not None}
     out = []
-    for st, d in _derived_of(state):
+    for _st, d in _derived_of(state):
         for n in d.ruled_out:
             if n.kind in ("error", "rejected", "interrupted"):
                 by = fixed.get(n.anchor) if n.kind == "error" else None
@@ -222,7 +222,11 @@ def _episode_item(state: RunState, ep: Episode, superseded: int, now: datetime |
         bits[0] += f" ({ep.lifecycle})"
     if superseded:
         bits.append(f"{superseded} older version(s) superseded")
-    bits.append(f"{ep.tool_calls} calls" + (f", {ep.tool_errors} tool errors" if ep.tool_errors else "") + (f", {ep.api_errors} API errors" if ep.api_errors else ""))
+    bits.append(
+        f"{ep.tool_calls} calls"
+        + (f", {ep.tool_errors} tool errors" if ep.tool_errors else "")
+        + (f", {ep.api_errors} API errors" if ep.api_errors else "")
+    )
     if ep.dangling:
         bits.append(f"{len(ep.dangling)} dangling")
     if ep.subagents:
@@ -234,7 +238,9 @@ def _episode_item(state: RunState, ep: Episode, superseded: int, now: datetime |
     return Item(" · ".join(bits) + f" · {ask}{concl}", state.fmt_anchor(ep.ask_anchor or ep.first))
 
 
-def render_worker_view(state: RunState, *, episode: int | None = None, now: datetime | float | int | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> str:
+def render_worker_view(
+    state: RunState, *, episode: int | None = None, now: datetime | float | int | None = None, max_chars: int = DEFAULT_MAX_CHARS
+) -> str:
     """The worker view of ``state`` as plain text of at most ``max_chars`` characters.
 
     ``episode`` (1-based) compiles the view as of the end of that episode from
@@ -248,10 +254,16 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
     fa = st.fmt_anchor
     sid = (st.main.session_id or "?")[:8]
     src_name = st.source_name(st.main.src)
-    scope = "whole session" if episode is None or st is state else f"end of episode {episode} of {n_eps}, main thread only (subagent transcripts are not kept as of past episodes)"
+    scope = (
+        "whole session"
+        if episode is None or st is state
+        else f"end of episode {episode} of {n_eps}, main thread only (subagent transcripts are not kept as of past episodes)"
+    )
     head = [f"tracetui view · session {sid} · {src_name} · as of {scope}", watermark(st).render(400)]
     if legend:
-        head.append("files: " + "; ".join(legend[:3]) + (f"; +{len(legend) - 3} more shortened names (same rule)" if len(legend) > 3 else ""))
+        head.append(
+            "files: " + "; ".join(legend[:3]) + (f"; +{len(legend) - 3} more shortened names (same rule)" if len(legend) > 3 else "")
+        )
 
     secs: list[Section] = []
     g = st.goal
@@ -272,17 +284,41 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
 
     pending = sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq))
     inflight = [  # only the items offered are made (a long session can have thousands pending)
-        Item(f"{c.name} …{c.id[-8:]} {quote(c.brief, 80)}{_age(nowdt, c.timestamp)}" + ("" if c.anchor.src == st.main.src else f" (in {st.source_name(c.anchor.src)})"), fa(c.anchor))
+        Item(
+            f"{c.name} …{c.id[-8:]} {quote(c.brief, 80)}{_age(nowdt, c.timestamp)}"
+            + ("" if c.anchor.src == st.main.src else f" (in {st.source_name(c.anchor.src)})"),
+            fa(c.anchor),
+        )
         for c in pending[:OFFER]
     ]
-    secs.append(Section(f"IN FLIGHT ({len(pending)})", inflight or [Item("none")], noun="pending calls", keep=3, cost=1, extra_more=max(len(pending) - OFFER, 0)))
+    secs.append(
+        Section(
+            f"IN FLIGHT ({len(pending)})",
+            inflight or [Item("none")],
+            noun="pending calls",
+            keep=3,
+            cost=1,
+            extra_more=max(len(pending) - OFFER, 0),
+        )
+    )
 
     anomalies = list(detect_anomalies(st, nowdt, st.episodes))
     open_a = sorted((a for a in anomalies if a.open), key=lambda a: (SEVERITY_ORDER.get(a.severity, 3), -(a.began.line if a.began else 0)))
-    cleared = sorted((a for a in anomalies if not a.open), key=lambda a: -(a.cleared.line if a.cleared else (a.began.line if a.began else 0)))
+    cleared = sorted(
+        (a for a in anomalies if not a.open), key=lambda a: -(a.cleared.line if a.cleared else (a.began.line if a.began else 0))
+    )
     offered = [*open_a, *cleared[:5]]
     a_items = [_anomaly_item(st, a) for a in offered[:OFFER]]
-    secs.append(Section(f"ANOMALIES ({len(open_a)} open, {len(cleared)} cleared)", a_items or [Item("none")], noun="anomalies", keep=2, cost=2, extra_more=max(len(offered) - OFFER, 0) + max(len(cleared) - 5, 0)))
+    secs.append(
+        Section(
+            f"ANOMALIES ({len(open_a)} open, {len(cleared)} cleared)",
+            a_items or [Item("none")],
+            noun="anomalies",
+            keep=2,
+            cost=2,
+            extra_more=max(len(offered) - OFFER, 0) + max(len(cleared) - 5, 0),
+        )
+    )
 
     c = st.counters
     t = st.tokens
@@ -290,8 +326,14 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
     cost = cost if st.cost_usd is not None else f"cost {cost}"
     through = fa(st.main.last_anchor)
     counters = [
-        Item(f"records {c.records} · prompts {c.user_prompts} · tool calls {c.tool_calls} (errors {c.tool_errors}) · interrupts {c.interrupts} · compactions {c.compactions} · API errors {c.api_errors}, retries {c.api_retries} · subagents {len(st.main.subagents)}", through),
-        Item(f"tokens in {fmt_n(t.input)} · out {fmt_n(t.output)} · cache write {fmt_n(t.cache_creation)} · cache read {fmt_n(t.cache_read)} · {c.api_messages} API messages · {cost}", through),
+        Item(
+            f"records {c.records} · prompts {c.user_prompts} · tool calls {c.tool_calls} (errors {c.tool_errors}) · interrupts {c.interrupts} · compactions {c.compactions} · API errors {c.api_errors}, retries {c.api_retries} · subagents {len(st.main.subagents)}",
+            through,
+        ),
+        Item(
+            f"tokens in {fmt_n(t.input)} · out {fmt_n(t.output)} · cache write {fmt_n(t.cache_creation)} · cache read {fmt_n(t.cache_read)} · {c.api_messages} API messages · {cost}",
+            through,
+        ),
     ]
     tools = list(st.tools_by_name.items())
     if tools:
@@ -307,13 +349,26 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
     aggs = key_aggregates(st)
     k_items = [_agg_line(st, src, agg) for src, agg in aggs[:OFFER]]
     evicted = sum(d.facts_evicted for _s, d in _derived_of(st))
-    k_title = "KEY FACTS (aggregates, exact; coverage = values included" + (f"; {evicted} old facts evicted, aggregates kept)" if evicted else ")")
-    secs.append(Section(k_title, k_items or [Item("none extracted")], noun="aggregates", keep=1, cost=3, extra_more=max(len(aggs) - OFFER, 0)))
+    k_title = "KEY FACTS (aggregates, exact; coverage = values included" + (
+        f"; {evicted} old facts evicted, aggregates kept)" if evicted else ")"
+    )
+    secs.append(
+        Section(k_title, k_items or [Item("none extracted")], noun="aggregates", keep=1, cost=3, extra_more=max(len(aggs) - OFFER, 0))
+    )
 
     fails = recent_failures(st)
     total_fails = max(_ruled_out_total(st), len(fails))
     r_items = [Item(f"{text}" + (f": {quote(q, 100)}" if q else ""), fa(a)) for a, text, q in fails[:OFFER]]
-    secs.append(Section(f"RECENT FAILURES ({total_fails})", r_items or [Item("none")], noun="failures", keep=1, cost=3, extra_more=max(len(fails) - OFFER, 0)))
+    secs.append(
+        Section(
+            f"RECENT FAILURES ({total_fails})",
+            r_items or [Item("none")],
+            noun="failures",
+            keep=1,
+            cost=3,
+            extra_more=max(len(fails) - OFFER, 0),
+        )
+    )
 
     eps = current_episodes(st)
     sup: dict[int, int] = {}
@@ -321,7 +376,16 @@ def render_worker_view(state: RunState, *, episode: int | None = None, now: date
         if ep.lifecycle == "superseded":
             sup[ep.index] = sup.get(ep.index, 0) + 1
     e_items = [_episode_item(st, ep, sup.get(ep.index, 0), nowdt) for ep in eps[::-1][:OFFER]]
-    secs.append(Section(f"EPISODES ({len(eps)}, newest first)", e_items or [Item("none")], noun="episodes", keep=1, cost=4, extra_more=max(len(eps) - OFFER, 0)))
+    secs.append(
+        Section(
+            f"EPISODES ({len(eps)}, newest first)",
+            e_items or [Item("none")],
+            noun="episodes",
+            keep=1,
+            cost=4,
+            extra_more=max(len(eps) - OFFER, 0),
+        )
+    )
 
     foot = ["(anchors are file:line in the transcript; tool output is quoted «like this» as data)"]
     return fit(head, secs, foot, max_chars)

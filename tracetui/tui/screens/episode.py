@@ -26,7 +26,19 @@ __all__ = ["EpisodeScreen", "MAX_STEPS", "LATE_SCAN", "plural", "error_counts"]
 MAX_STEPS = 300
 #: ledger events after an episode searched for late results of its calls
 LATE_SCAN = 5000
-_SHOWN_KINDS = {"tool_use", "tool_result", "assistant_text", "interrupt", "api_error", "compaction", "compact_summary", "prompt", "system", "unknown_record", "unknown_block"}
+_SHOWN_KINDS = {
+    "tool_use",
+    "tool_result",
+    "assistant_text",
+    "interrupt",
+    "api_error",
+    "compaction",
+    "compact_summary",
+    "prompt",
+    "system",
+    "unknown_record",
+    "unknown_block",
+}
 
 
 def plural(n: int, noun: str) -> str:
@@ -192,7 +204,9 @@ class EpisodeScreen(Screen[None]):
         id), from the episode model's error notes (``ErrorNote.resolved_by``); empty when this
         build has no episode model."""
         notes = getattr(self.row.source, "errors", ()) or ()
-        return {n.tool_use_id: n.resolved_by for n in notes if getattr(n, "tool_use_id", None) and getattr(n, "resolved_by", None) is not None}
+        return {
+            n.tool_use_id: n.resolved_by for n in notes if getattr(n, "tool_use_id", None) and getattr(n, "resolved_by", None) is not None
+        }
 
     def resolved_errors(self) -> int:
         """Tool errors of the episode a later retry fixed (the episode model's count)."""
@@ -212,7 +226,9 @@ class EpisodeScreen(Screen[None]):
             t.append(f"  version {getattr(r.source, 'version', len(r.versions))} of {len(r.versions)}", style="dim")
         a, b = parse_ts(r.start), parse_ts(r.end)
         took = fmt_age(b - a) if a is not None and b is not None and b >= a else ("running" if r.live else "?")
-        t.append(f"\n{plural(r.tool_calls, 'tool call')} · {error_counts(self.error_entries(), self.resolved_errors())} · {fmt_tokens(r.tokens)} tokens · took {took}")
+        t.append(
+            f"\n{plural(r.tool_calls, 'tool call')} · {error_counts(self.error_entries(), self.resolved_errors())} · {fmt_tokens(r.tokens)} tokens · took {took}"
+        )
         listed = sum(1 for cat, _ev in self.error_entries() if cat in ("tool", "api"))
         if listed != r.tool_errors:
             # the list reads the ledger; the Episodes pane the episode model: say both when apart
@@ -222,7 +238,10 @@ class EpisodeScreen(Screen[None]):
             # the open episode: say how far the file is read, and whether it follows
             last = st.main.last_anchor
             t.append(f"\nas of line {last.line if last else '?'} of the main file; ", style="bold")
-            t.append("held: the monitor is paused (p resumes)" if self.held else "follows the file as it grows", style="yellow" if self.held else "dim")
+            t.append(
+                "held: the monitor is paused (p resumes)" if self.held else "follows the file as it grows",
+                style="yellow" if self.held else "dim",
+            )
         t.append("\n\nAsk ", style="bold")
         t.append(f"{short_anchor(st, r.ask_anchor)}\n", style="dim")
         t.append_text(data(r.ask, multiline=True, limit=2000))
@@ -233,7 +252,9 @@ class EpisodeScreen(Screen[None]):
         results = {ev.tool_use_id: ev for ev in self.events if ev.kind == "tool_result" and ev.tool_use_id}
         t = Text()
         t.append("\nSteps", style="bold underline")
-        t.append("  (inputs and results read back from the transcript by anchor)" if self.loaded else "  (reading excerpts back…)", style="dim")
+        t.append(
+            "  (inputs and results read back from the transcript by anchor)" if self.loaded else "  (reading excerpts back…)", style="dim"
+        )
         other = 0
         n = 0
         for ev in self.events:
@@ -324,7 +345,9 @@ class EpisodeScreen(Screen[None]):
         t.append("\n\nAnchors", style="bold underline")
         first = self.events[0].anchor if self.events else None
         last = self.events[-1].anchor if self.events else None
-        t.append(f"\nask {short_anchor(st, self.row.ask_anchor)} · first event {short_anchor(st, first)} · last event {short_anchor(st, last)}")
+        t.append(
+            f"\nask {short_anchor(st, self.row.ask_anchor)} · first event {short_anchor(st, first)} · last event {short_anchor(st, last)}"
+        )
         if first is not None and 0 <= first.src < len(st.sources):
             # the project folder and file name: enough to find it, and the same on every machine
             p = Path(st.sources[first.src].path)
@@ -337,7 +360,9 @@ class EpisodeScreen(Screen[None]):
         t = Text()
         t.append("\n\nVersion history", style="bold underline")
         if not self.row.versions:
-            t.append("\none version (this build derives episodes from the fold's history; versions need the episode model)", style="dim italic")
+            t.append(
+                "\none version (this build derives episodes from the fold's history; versions need the episode model)", style="dim italic"
+            )
             return t
         for ep in self.row.versions:
             t.append(f"\nv{getattr(ep, 'version', '?')} ", style="bold")

@@ -18,16 +18,40 @@ __all__ = ["HelpScreen", "PANES", "status_legend"]
 _WINDOW_MIN = int(LIVE_WINDOW // 60)
 
 PANES = (
-    ("Header", f"LIVE (the session's files were written in the last {_WINDOW_MIN} minutes) or IDLE 3h (how long since the last write) / PAUSED / HISTORY, session, project (cwd), model; the watermark: through which file:line the state is folded, malformed and unknown counts, pending bytes. In HISTORY every value is the scrubbed state's (as of the end of that episode, main thread only); the live line and size follow 'live:'."),
+    (
+        "Header",
+        f"LIVE (the session's files were written in the last {_WINDOW_MIN} minutes) or IDLE 3h (how long since the last write) / PAUSED / HISTORY, session, project (cwd), model; the watermark: through which file:line the state is folded, malformed and unknown counts, pending bytes. In HISTORY every value is the scrubbed state's (as of the end of that episode, main thread only); the live line and size follow 'live:'.",
+    ),
     ("Timeline", "one cell per episode (a human prompt and what followed), coloured by status; the highlighted cell is the one shown."),
     ("Goal", "the first human prompt, and the latest ask."),
-    ("Now", f"the call in flight, or the last thing the agent did, with its age; the text wraps to the pane's height. In an IDLE session (no write for {_WINDOW_MIN} minutes) a call in flight is not running: it says no result recorded, the transcript stops there. A last call that failed says failed, in red, with the start of its error. In HISTORY a call open at the episode's end had no result by then; ages run to the episode's last record."),
-    ("Pending calls", "tool calls without a result yet, with ticking ages; in an IDLE session the title says so (session idle 3h) and the ages are not marked slow; in HISTORY, calls with no result by the end of the episode, aged to its last record."),
-    ("Episodes", f"one row per human prompt: number, status mark, ask, then tool calls (16c), tool and API errors (4 err), tokens and duration (the open episode's says live, or idle once the session's files have not been written for {_WINDOW_MIN} minutes); Enter opens the drill-down; the open episode's drill-down follows the file as it grows and says as of which line (held while paused)."),
-    ("Counters", "turns, tool calls by name, errors, tokens, estimated cost (USD), and the context-window gauge (input + cache tokens of the last API call)."),
-    ("Anomalies", "badges coloured by severity: info, warning, error, critical; open ones first, then cleared ones (✓ cleared). Paths are relative to the session's folder."),
-    ("Files", "files touched, most recent first, with how often each was read, written and edited: r1 w0 ed2 is 1 read, 0 writes, 2 edits."),
-    ("Todos / Subagents", "the todo list; Task/Agent calls with their transcripts (in an IDLE session a call still running says no result recorded)."),
+    (
+        "Now",
+        f"the call in flight, or the last thing the agent did, with its age; the text wraps to the pane's height. In an IDLE session (no write for {_WINDOW_MIN} minutes) a call in flight is not running: it says no result recorded, the transcript stops there. A last call that failed says failed, in red, with the start of its error. In HISTORY a call open at the episode's end had no result by then; ages run to the episode's last record.",
+    ),
+    (
+        "Pending calls",
+        "tool calls without a result yet, with ticking ages; in an IDLE session the title says so (session idle 3h) and the ages are not marked slow; in HISTORY, calls with no result by the end of the episode, aged to its last record.",
+    ),
+    (
+        "Episodes",
+        f"one row per human prompt: number, status mark, ask, then tool calls (16c), tool and API errors (4 err), tokens and duration (the open episode's says live, or idle once the session's files have not been written for {_WINDOW_MIN} minutes); Enter opens the drill-down; the open episode's drill-down follows the file as it grows and says as of which line (held while paused).",
+    ),
+    (
+        "Counters",
+        "turns, tool calls by name, errors, tokens, estimated cost (USD), and the context-window gauge (input + cache tokens of the last API call).",
+    ),
+    (
+        "Anomalies",
+        "badges coloured by severity: info, warning, error, critical; open ones first, then cleared ones (✓ cleared). Paths are relative to the session's folder.",
+    ),
+    (
+        "Files",
+        "files touched, most recent first, with how often each was read, written and edited: r1 w0 ed2 is 1 read, 0 writes, 2 edits.",
+    ),
+    (
+        "Todos / Subagents",
+        "the todo list; Task/Agent calls with their transcripts (in an IDLE session a call still running says no result recorded).",
+    ),
 )
 
 
@@ -83,4 +107,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static(panes)
             yield Static(Text("\nEpisode status marks", style="bold underline"))
             yield Static(Text(status_legend()))
-            yield Static(Text("\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.\nFooter: it shows the keys that fit the terminal's width (in a narrow one, Pause, Sessions, the tab key and the palette key may leave it); every key above works at any width.", style="dim"))
+            yield Static(
+                Text(
+                    "\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.\nFooter: it shows the keys that fit the terminal's width (in a narrow one, Pause, Sessions, the tab key and the palette key may leave it); every key above works at any width.",
+                    style="dim",
+                )
+            )

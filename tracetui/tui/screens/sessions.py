@@ -62,7 +62,12 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         for s in found[:500]:
             # "live" only for a file written within format.LIVE_WINDOW; else how long ago
             live = activity(s.mtime, now) == "live"
-            t.add_row(Text("live" if live else fmt_age(now - s.mtime) + " ago", style="bold" if live else ""), Text(fmt_bytes(s.size), justify="right"), Text(s.project), Text(s.session_id))
+            t.add_row(
+                Text("live" if live else fmt_age(now - s.mtime) + " ago", style="bold" if live else ""),
+                Text(fmt_bytes(s.size), justify="right"),
+                Text(s.project),
+                Text(s.session_id),
+            )
         title = self.query_one("#sessions-title", Static)
         if not found:
             from tracetui.ingest.discover import projects_dir

@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from tracetui.tui.format import one_line
 from tracetui.tui.view_model import AnomalyRow, anomaly_rows
-from tracetui.tui.widgets.pane import Shown, short_anchor, guarded
+from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
 
 __all__ = ["AnomalyBadges", "CLEARED_MARK", "more_line"]
 
@@ -28,7 +28,11 @@ def more_line(more_open: int, more_cleared: int, width: int) -> Text:
     form that fits (``+4 more (0 open, 4 cleared)``, then ``+4 more``), cut with ``…`` when
     even that does not (third user trial: at 80x24 it wrapped and the pane cut it mid-word)."""
     n = more_open + more_cleared
-    forms = [f"+{n} more anomalies ({more_open} open, {more_cleared} cleared)", f"+{n} more ({more_open} open, {more_cleared} cleared)", f"+{n} more"]
+    forms = [
+        f"+{n} more anomalies ({more_open} open, {more_cleared} cleared)",
+        f"+{n} more ({more_open} open, {more_cleared} cleared)",
+        f"+{n} more",
+    ]
     text = next((f for f in forms if cell_len(f) <= width), forms[-1])
     return Text(text, style="italic", no_wrap=True, overflow="ellipsis")
 

@@ -68,7 +68,9 @@ class CountersPane(Pane):
         t = st.tokens
         out.append("\ntokens ", style="dim")
         sep = " " if short else "  "
-        out.append(f"in {fmt_tokens(t.input)}{sep}out {fmt_tokens(t.output)}{sep}cache w {fmt_tokens(t.cache_creation)} r {fmt_tokens(t.cache_read)}")
+        out.append(
+            f"in {fmt_tokens(t.input)}{sep}out {fmt_tokens(t.output)}{sep}cache w {fmt_tokens(t.cache_creation)} r {fmt_tokens(t.cache_read)}"
+        )
         out.append("\ncost ", style="dim")
         out.append(fmt_usd(st.cost_usd), style="bold")
         extra = cost_note_extra(st.cost_note)

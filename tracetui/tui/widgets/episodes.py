@@ -79,7 +79,10 @@ class EpisodesList(OptionList):
         # while scrubbing, the list (and each row's figures) is still the live one: say so
         self.border_title = f"Episodes ({len(rows)}, live)" if shown.history else f"Episodes ({len(rows)})"
         open_label = "live" if shown.activity == "live" else "idle"
-        keys = [(r.index, r.status, r.tool_calls, r.tool_errors, r.tokens, r.end, len(r.versions), r.ask, r.live and open_label, sel == r.index) for r in rows]
+        keys = [
+            (r.index, r.status, r.tool_calls, r.tool_errors, r.tokens, r.end, len(r.versions), r.ask, r.live and open_label, sel == r.index)
+            for r in rows
+        ]
         if keys == self._keys and width == self._width:
             return
         old = self._keys if width == self._width else []

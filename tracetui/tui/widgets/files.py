@@ -28,7 +28,7 @@ class FilesPane(Pane):
         st = shown.state
         # most recently touched first: the main thread's by line, then the subagents' (lines of
         # different files do not order against each other)
-        files = sorted(st.files, key=lambda f: ((f.last.src == st.main.src, f.last.line) if f.last else (False, 0)), reverse=True)
+        files = sorted(st.files, key=lambda f: (f.last.src == st.main.src, f.last.line) if f.last else (False, 0), reverse=True)
         self.border_title = f"Files ({len(files)}){' (main thread)' if shown.history else ''}"
         if not files:
             return Text("no files touched", style="dim italic")

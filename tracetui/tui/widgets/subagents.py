@@ -8,7 +8,7 @@ from textual.widgets import Tree
 
 from tracetui.model.state import AgentState, RunState, SubagentLink
 from tracetui.tui.format import fmt_tokens, one_line
-from tracetui.tui.widgets.pane import Shown, short_anchor, guarded
+from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
 
 __all__ = ["SubagentsTree"]
 
@@ -99,7 +99,11 @@ class SubagentsTree(Tree[int]):
                     if link.inline_records:
                         # an older Claude Code's subagent: its records are in the main file
                         lines = f"lines {link.inline_first.line}–{link.inline_last.line}" if link.inline_first and link.inline_last else ""
-                        why = f"inline in the main file: {link.inline_records} records, {link.inline_tool_calls} tool calls, {lines}".rstrip(", ")
+                        why = (
+                            f"inline in the main file: {link.inline_records} records, {link.inline_tool_calls} tool calls, {lines}".rstrip(
+                                ", "
+                            )
+                        )
                     elif shown.history and (link.source is not None or live_src.get(link.tool_use_id) is not None):
                         why = "its transcript's state is kept live only (not as of this episode)"
                     elif link.status == "running" and not idle:

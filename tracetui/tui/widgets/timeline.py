@@ -45,7 +45,14 @@ class Timeline(Static):
             per = max(1, -(-n // room))
             for start in range(0, n, per):
                 group = rows[start : start + per]
-                worst = max(group, key=lambda r: ("ok", "in_progress", "unresolved", "interrupted", "errors").index(r.status) if r.status in ("ok", "in_progress", "unresolved", "interrupted", "errors") else 0)
+                worst = max(
+                    group,
+                    key=lambda r: (
+                        ("ok", "in_progress", "unresolved", "interrupted", "errors").index(r.status)
+                        if r.status in ("ok", "in_progress", "unresolved", "interrupted", "errors")
+                        else 0
+                    ),
+                )
                 _mark, style = STATUS_STYLE.get(worst.status, ("·", ""))
                 here = shown.episode in {r.index for r in group} if shown.history else (start + per >= n)
                 t.append("█" if here else "▮", style=(style + " reverse") if here and shown.history else style)

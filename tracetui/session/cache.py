@@ -41,10 +41,10 @@ import msgspec
 
 from tracetui import __version__
 from tracetui.ingest.discover import subagent_files
-from tracetui.ingest.session import SessionReader
 from tracetui.ingest.tail import Tailer
 from tracetui.model.fold import FileFold, SessionFold
 from tracetui.model.state import RunState
+from tracetui.session.reader import SessionReader
 
 __all__ = [
     "SCHEMA",
@@ -637,7 +637,7 @@ def code_fingerprint() -> str:
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
     try:
-        for sub in ("ingest", "model"):
+        for sub in ("ingest", "model", "session"):
             for f in sorted((root / sub).glob("*.py")):
                 h.update(f.name.encode())
                 h.update(f.read_bytes())
@@ -790,7 +790,9 @@ class CachedReader(SessionReader):
                 return False
             if st.st_ino != t.inode:
                 return False  # replaced since it was read: the next open folds it again anyway
-            sources.append(_SourceKey(t.path, t.inode, t.offset, t.line_no, t.head, _fingerprint(t.path, t.offset), st.st_size, st.st_mtime_ns))
+            sources.append(
+                _SourceKey(t.path, t.inode, t.offset, t.line_no, t.head, _fingerprint(t.path, t.offset), st.st_size, st.st_mtime_ns)
+            )
         entry = _Entry(
             SCHEMA,
             __version__,

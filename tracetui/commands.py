@@ -6,17 +6,23 @@ the same source arguments and give the same one-line errors as ``tracetui state`
 
 from __future__ import annotations
 
-from tracetui.args import int_at_least
-from tracetui.views.safe import safe_text
-
 import argparse
 import sys
+
+from tracetui.args import int_at_least
+from tracetui.views.safe import safe_text
 
 __all__ = ["register_view", "register_card"]
 
 
 def _episode_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--episode", type=int, metavar="N", default=None, help="compile as of the end of episode N: an episode is one human prompt and the work up to the next (1-based; default: the whole session)")
+    p.add_argument(
+        "--episode",
+        type=int,
+        metavar="N",
+        default=None,
+        help="compile as of the end of episode N: an episode is one human prompt and the work up to the next (1-based; default: the whole session)",
+    )
 
 
 #: the smallest ``--max-chars`` accepted: below it the view's own head (watermark, file names)
@@ -28,11 +34,11 @@ _max_chars = int_at_least(MIN_MAX_CHARS, "the view's header and watermark alone 
 
 
 def _load(ns: argparse.Namespace):
-    from tracetui.cli import _save_cache, load_state, resolve_paths
+    from tracetui.session.open import load_state, resolve_paths, save_store
 
     paths = resolve_paths(ns.paths)
     reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
-    _save_cache(reader)
+    save_store(reader)
     return state
 
 
@@ -67,7 +73,7 @@ def _cmd_card(ns: argparse.Namespace) -> int:
 
 def register_view(sub) -> None:
     """Add the ``view`` subcommand to the ``tracetui`` subparsers ``sub``."""
-    from tracetui.cli import add_source_args
+    from tracetui.args import add_source_args
     from tracetui.views.worker import DEFAULT_MAX_CHARS
 
     p = sub.add_parser(
@@ -79,13 +85,19 @@ def register_view(sub) -> None:
     )
     add_source_args(p)
     _episode_arg(p)
-    p.add_argument("--max-chars", type=_max_chars, default=DEFAULT_MAX_CHARS, metavar="N", help=f"size limit in characters, at least {MIN_MAX_CHARS} (default {DEFAULT_MAX_CHARS})")
+    p.add_argument(
+        "--max-chars",
+        type=_max_chars,
+        default=DEFAULT_MAX_CHARS,
+        metavar="N",
+        help=f"size limit in characters, at least {MIN_MAX_CHARS} (default {DEFAULT_MAX_CHARS})",
+    )
     p.set_defaults(func=_cmd_view)
 
 
 def register_card(sub) -> None:
     """Add the ``card`` subcommand to the ``tracetui`` subparsers ``sub``."""
-    from tracetui.cli import add_source_args
+    from tracetui.args import add_source_args
     from tracetui.views.card import CARD_MAX_TOKENS
 
     p = sub.add_parser(

@@ -30,28 +30,23 @@ It never breaks the session: on any error it exits 0 with empty stdout and one l
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from tracetui.args import int_at_least
-
 __all__ = [
-    "register_hook",
     "run_hook",
+    "run_mode",
     "HookError",
     "HookSkip",
     "MAX_CHARS",
+    "MIN_HOOK_CHARS",
     "GATES",
-    "install_hooks",
-    "uninstall_hooks",
-    "merge_settings",
-    "remove_from_settings",
-    "settings_path",
-    "default_command",
+    "DEFAULT_GATE",
+    "EVENTS",
+    "HOOK_TIMEOUT",
 ]
 
 #: hard cap on what the hook prints, in characters: Claude Code shows hook output over 10,000
@@ -110,7 +105,7 @@ def _parse_gate(text: str | None) -> tuple[str, ...]:
 
 
 def _hook_state_path(session_id: str) -> Path:
-    from tracetui.ingest.cache import cache_dir
+    from tracetui.session.cache import cache_dir
 
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session_id)[:120] or "unknown"
     return cache_dir() / "hook" / f"{safe}.json"
@@ -140,11 +135,11 @@ def _fold(path: Path, use_cache: bool):
     """``RunState`` of the session whose main transcript is ``path`` (with its subagents).
 
     Unpriced: the card states no cost, and the price table costs 0.3 s to import."""
-    from tracetui.ingest.session import SessionReader, open_paths
+    from tracetui.session.reader import SessionReader, open_paths
 
     open_paths([path])
     if use_cache:
-        from tracetui.ingest.cache import open_cached
+        from tracetui.session.cache import open_cached
 
         reader = open_cached([path], subagents=True, price=False, lazy=True)  # the card reads no ledger
         if reader.cache_status != "warm":
@@ -185,7 +180,7 @@ def _warm_in_background(path: Path) -> bool:
     :data:`BUILD_MARKER_SECONDS`)."""
     import time
 
-    from tracetui.ingest.cache import cache_path, open_cached
+    from tracetui.session.cache import cache_path, open_cached
 
     marker = cache_path([path], True).with_suffix(".building")
     marker.parent.mkdir(parents=True, exist_ok=True)
@@ -308,7 +303,9 @@ def _frame(card: str, state: Any, path: Path, max_chars: int, note: str = "") ->
     fixed = len(head) + len(FOOTER) + 2  # the frame: disclaimer, end marker, two newlines
     if fixed + len(body) > max_chars:
         # the note is reserved whole (with the widest count it can show): never cut itself
-        cut_note = f"\n[card shortened by tracetui hook: {{shown}} of {len(body)} characters shown; run `tracetui card {path}` for all of it]"
+        cut_note = (
+            f"\n[card shortened by tracetui hook: {{shown}} of {len(body)} characters shown; run `tracetui card {path}` for all of it]"
+        )
         room = max_chars - fixed - len(cut_note.format(shown=len(body)))
         if room < 0:
             raise HookSkip(
@@ -344,7 +341,16 @@ def _newest_other_session(transcript: Path, session_id: str | None) -> Path | No
     return found
 
 
-def run_hook(data: bytes | str, *, gate: tuple[str, ...] = ("compaction", "anomaly"), always: bool = False, use_cache: bool = True, max_chars: int = MAX_CHARS, now: Any = None, defer_save: bool = False) -> str:
+def run_hook(
+    data: bytes | str,
+    *,
+    gate: tuple[str, ...] = ("compaction", "anomaly"),
+    always: bool = False,
+    use_cache: bool = True,
+    max_chars: int = MAX_CHARS,
+    now: Any = None,
+    defer_save: bool = False,
+) -> str:
     """The text to print for one hook input (``""`` for nothing).
 
     ``data``: the JSON object Claude Code writes on stdin. ``now``: the wall clock (a datetime),
@@ -439,21 +445,6 @@ def _json_type(v: Any) -> str:
     return {int: "number", float: "number", list: "array", dict: "object"}.get(type(v), type(v).__name__)
 
 
-def _cmd_hook(ns: argparse.Namespace) -> int:
-    action = getattr(ns, "hook_action", None)
-    if action in ("install", "uninstall"):
-        return _cmd_install(ns, action)
-    import gc
-
-    gc_was = gc.isenabled()
-    gc.disable()  # the hook keeps what it builds until it exits: the cyclic GC only costs time
-    try:
-        return _run_mode(ns)
-    finally:
-        if gc_was:
-            gc.enable()
-
-
 def _is_command() -> bool:
     """Whether this process is the ``tracetui`` command itself (its console script, or
     ``python -m tracetui.cli``), not a program that calls :func:`tracetui.cli.main` in-process
@@ -477,7 +468,7 @@ def _exit_now(rc: int, *alive: Any) -> None:
     os._exit(rc)
 
 
-def _run_mode(ns: argparse.Namespace) -> int:
+def run_mode(ns: argparse.Namespace) -> int:
     """``tracetui hook`` without install/uninstall: never break the session."""
     try:
         err = getattr(ns, "hook_error", None)
@@ -490,7 +481,15 @@ def _run_mode(ns: argparse.Namespace) -> int:
         data = sys.stdin.buffer.read()
         # now=None: the hook runs at turn boundaries, where time since the last record is the
         # user's idle time, not a stalled agent; so the stall detector stays out of the card
-        out = run_hook(data, gate=gate, always=bool(getattr(ns, "always", False)), use_cache=not getattr(ns, "no_cache", False), max_chars=min(int(getattr(ns, "max_chars", MAX_CHARS) or MAX_CHARS), MAX_CHARS), now=None, defer_save=True)
+        out = run_hook(
+            data,
+            gate=gate,
+            always=bool(getattr(ns, "always", False)),
+            use_cache=not getattr(ns, "no_cache", False),
+            max_chars=min(int(getattr(ns, "max_chars", MAX_CHARS) or MAX_CHARS), MAX_CHARS),
+            now=None,
+            defer_save=True,
+        )
     except BaseException as exc:  # noqa: BLE001 - the user's session must go on, whatever happened
         _PENDING_SAVES.clear()
         if isinstance(exc, SystemExit) and not exc.code:
@@ -498,7 +497,7 @@ def _run_mode(ns: argparse.Namespace) -> int:
         msg = str(exc).splitlines()[0] if str(exc) else ""
         # our own errors (and TranscriptError: "FILE: not a transcript ...") say what and where
         # already; only an unexpected exception is named by its class
-        from tracetui.ingest.session import TranscriptError
+        from tracetui.session.reader import TranscriptError
 
         what = "" if isinstance(exc, (HookSkip, HookError, TranscriptError)) else f"{type(exc).__name__}: "
         print(f"tracetui hook: {what}{msg}"[:500], file=sys.stderr)
@@ -517,323 +516,3 @@ def _run_mode(ns: argparse.Namespace) -> int:
     if _is_command():
         _exit_now(0, kept)
     return 0
-
-
-# -- settings.json ------------------------------------------------------------------------
-_OURS = re.compile(r"(^|[\s/\\\"'])tracetui(\.exe)?[\"']?\s+hook(\s|$)|tracetui\.cli[\"']?\s+hook(\s|$)")
-
-
-def _is_ours(h: Any) -> bool:
-    if not isinstance(h, dict):
-        return False
-    cmd = h.get("command")
-    return isinstance(cmd, str) and bool(_OURS.search(cmd)) and not re.search(r"\bhook\s+(install|uninstall)\b", cmd)
-
-
-def settings_path(scope: str, project_dir: Path | None = None) -> Path:
-    """``<project>/.claude/settings.json`` or ``<claude dir>/settings.json`` (the claude dir is
-    ``$CLAUDE_CONFIG_DIR`` when set, else ``~/.claude``)."""
-    if scope == "user":
-        from tracetui.ingest.discover import claude_dir
-
-        return claude_dir() / "settings.json"
-    return (project_dir or Path.cwd()) / ".claude" / "settings.json"
-
-
-def _check_shape(settings: Any, where: str) -> None:
-    if not isinstance(settings, dict):
-        raise HookError(f"{where}: not a JSON object; not touching it")
-    hooks = settings.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise HookError(f"{where}: 'hooks' is not an object; not touching it")
-    for ev, groups in hooks.items():
-        if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
-            raise HookError(f"{where}: hooks.{ev} is not a list of objects; not touching it")
-        for g in groups:
-            if "hooks" in g and not isinstance(g["hooks"], list):
-                raise HookError(f"{where}: a hooks.{ev} entry has 'hooks' that is not a list; not touching it")
-
-
-def _strip(hooks: dict[str, Any], events: tuple[str, ...] | None) -> dict[str, Any]:
-    """``hooks`` without our command entries (in ``events``, or all); emptied groups go."""
-    out: dict[str, Any] = {}
-    for ev, groups in hooks.items():
-        if events is not None and ev not in events:
-            out[ev] = groups
-            continue
-        kept = []
-        for g in groups:
-            hs = g.get("hooks")
-            if isinstance(hs, list) and any(_is_ours(h) for h in hs):
-                rest = [h for h in hs if not _is_ours(h)]
-                if not rest:
-                    continue
-                g = {**g, "hooks": rest}
-            kept.append(g)
-        if kept:
-            out[ev] = kept
-    return out
-
-
-def _entry(event: str, command: str) -> dict[str, Any]:
-    h = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
-    if event == "SessionStart":
-        return {"matcher": SESSION_START_MATCHER, "hooks": [h]}
-    return {"hooks": [h]}
-
-
-def merge_settings(settings: dict[str, Any], events: tuple[str, ...], command: str, where: str = "settings") -> dict[str, Any]:
-    """A copy of ``settings`` with our hook for each of ``events`` (and for no other event).
-
-    Every other hook stays as it was, in its place; an earlier entry of ours is replaced by one
-    entry at the end of its event's list, so installing twice gives the same result.
-    Raises :class:`HookError` when the file's shape is not the documented one."""
-    _check_shape(settings, where)
-    hooks = _strip(dict(settings.get("hooks", {})), None)
-    for ev in events:
-        hooks[ev] = [*hooks.get(ev, []), _entry(ev, command)]
-    out = dict(settings)
-    out["hooks"] = hooks
-    return out
-
-
-def remove_from_settings(settings: dict[str, Any], where: str = "settings") -> dict[str, Any]:
-    """A copy of ``settings`` without any hook entry of ours; others untouched."""
-    _check_shape(settings, where)
-    out = dict(settings)
-    if "hooks" in out:
-        hooks = _strip(out["hooks"], None)
-        if hooks:
-            out["hooks"] = hooks
-        elif out["hooks"] != {}:
-            del out["hooks"]
-    return out
-
-
-def _dump(obj: Any) -> str:
-    import json
-
-    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
-
-
-def _read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
-    import json
-
-    try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        raise HookError(f"{path}: {exc.strerror or exc}") from None
-    if not text.strip():
-        return {}, text
-    try:
-        obj = json.loads(text)
-    except ValueError as exc:
-        raise HookError(f"{path}: not valid JSON ({exc}); not touching it") from None
-    return obj, text
-
-
-def _write_settings(path: Path, new_text: str, old_text: str | None) -> Path | None:
-    """Write atomically; back up the old file first. Returns the backup path, if any."""
-    import time
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if old_text is not None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        backup = path.with_name(f"{path.name}.bak-{stamp}")
-        n = 1
-        while backup.exists():
-            n += 1
-            backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-        backup.write_text(old_text, "utf-8")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(new_text, "utf-8")
-    os.replace(tmp, path)
-    return backup
-
-
-def _change(path: Path, new: dict[str, Any], old: dict[str, Any], old_text: str | None, dry_run: bool, out) -> tuple[bool, Path | None]:
-    import difflib
-
-    new_text = _dump(new)
-    if old_text is not None and new == old:
-        return False, None
-    if old_text is None and new == {}:
-        return False, None
-    if dry_run:
-        before = _dump(old) if old_text is not None else ""
-        diff = difflib.unified_diff(before.splitlines(True), new_text.splitlines(True), f"{path} (now)", f"{path} (after)")
-        out.write("".join(diff))
-        return True, None
-    return True, _write_settings(path, new_text, old_text)
-
-
-def install_hooks(path: Path, events: tuple[str, ...], command: str, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
-    """Merge our hook into the settings file at ``path``: ``(changed, backup path)``.
-    With ``dry_run``, writes a unified diff to ``out`` instead. Raises :class:`HookError`."""
-    old, old_text = _read_settings(path)
-    new = merge_settings(old, events, command, str(path))
-    return _change(path, new, old, old_text, dry_run, out or sys.stdout)
-
-
-def uninstall_hooks(path: Path, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
-    """Remove our hook entries from the settings file at ``path``: ``(changed, backup)``."""
-    old, old_text = _read_settings(path)
-    if old_text is None:
-        return False, None
-    new = remove_from_settings(old, str(path))
-    return _change(path, new, old, old_text, dry_run, out or sys.stdout)
-
-
-def _events_arg(values: list[str] | None) -> tuple[str, ...]:
-    if not values:
-        return EVENTS
-    evs = tuple(dict.fromkeys(x.strip() for v in values for x in v.split(",") if x.strip()))
-    bad = [e for e in evs if e not in EVENTS]
-    if bad:
-        raise HookError(f"unknown event {', '.join(bad)} (this hook answers {', '.join(EVENTS)})")
-    return evs
-
-
-def _shell_quote(word: str) -> str:
-    """``word`` quoted for the shell Claude Code runs a hook command with (``sh`` on POSIX,
-    ``cmd`` rules on Windows); unchanged when it needs no quoting."""
-    if os.name == "nt":
-        import subprocess
-
-        return subprocess.list2cmdline([word])
-    import shlex
-
-    return shlex.quote(word)
-
-
-def default_command() -> str:
-    """The hook command ``hook install`` writes: the absolute path of the ``tracetui`` that is
-    running (its console script; else the one installed beside this python; else the one
-    ``shutil.which`` finds on PATH), quoted for the shell, then ``hook``; without a script,
-    ``<this python> -m tracetui.cli hook``. A bare
-    ``tracetui hook`` breaks when tracetui is only on a virtualenv's PATH, which Claude Code
-    does not have. Symlinks are kept as they are (a venv's ``python`` is one)."""
-    import shutil
-
-    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if argv0 is not None and argv0.name in ("tracetui", "tracetui.exe") and argv0.is_file():
-        return f"{_shell_quote(os.path.abspath(argv0))} hook"
-    # ``python -m tracetui.cli``: the script installed with this python first, then PATH's
-    beside = Path(sys.executable).parent / ("tracetui.exe" if os.name == "nt" else "tracetui")
-    found = str(beside) if sys.executable and beside.is_file() else shutil.which("tracetui")
-    if found:
-        return f"{_shell_quote(os.path.abspath(found))} hook"
-    return f"{_shell_quote(sys.executable)} -m tracetui.cli hook"
-
-
-def _cmd_install(ns: argparse.Namespace, action: str) -> int:
-    scope = "user" if ns.user else "project"
-    command = getattr(ns, "command", None) or default_command()
-    try:
-        if getattr(ns, "dir", None) and not Path(ns.dir).is_dir():
-            # a typo would otherwise make a stray folder with a settings file in it
-            raise HookError(f"{ns.dir}: no such project folder")
-        path = settings_path(scope, Path(ns.dir) if getattr(ns, "dir", None) else None)
-        if action == "install":
-            events = _events_arg(ns.events)
-            changed, backup = install_hooks(path, events, command, ns.dry_run)
-            what = f"tracetui hook for {', '.join(events)} (command: {command})"
-        else:
-            changed, backup = uninstall_hooks(path, ns.dry_run)
-            what = "tracetui hook entries"
-    except HookError as exc:
-        print(f"tracetui: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"tracetui: {exc.filename or path}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    verb = "installed" if action == "install" else "removed"
-    same = f"{path}: already as wanted" if action == "install" else f"{path}: no tracetui hook entries to remove"
-    if ns.dry_run:
-        print(f"dry run: {path} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
-    elif changed:
-        print(f"{verb} {what} in {path}" + (f" (backup: {backup})" if backup else ""))
-    else:
-        print(f"{same}; unchanged")
-    if action == "install" and command.split()[0] == "tracetui":
-        import shutil
-
-        if shutil.which("tracetui") is None:
-            print("tracetui: note: 'tracetui' is not on PATH here; Claude Code must find it, or pass --command with a full path", file=sys.stderr)
-    return 0
-
-
-# -- argparse -----------------------------------------------------------------------------
-class _ArgError(Exception):
-    pass
-
-
-def register_hook(sub: Any) -> None:
-    """Add the ``hook`` subcommand (run, ``install``, ``uninstall``) to the CLI's subparsers.
-
-    In run mode an argument error must not break the session either (Claude Code blocks the
-    prompt when a UserPromptSubmit hook exits 2, argparse's error status), so the run parser
-    records errors and unknown arguments instead of exiting; the command reports them in one
-    line on stderr and exits 0.
-    """
-    ph = sub.add_parser(
-        "hook",
-        help="Claude Code hook: give the model the state card after a compaction, resume or clear (install it with 'hook install')",
-        description=(
-            "Run by Claude Code as a SessionStart/UserPromptSubmit hook: reads the hook input JSON on stdin and prints"
-            " the state card (added to the model's context) after a compaction, resume or clear, and on a prompt only"
-            " when the gate opens. Never fails the session: errors are one line on stderr, exit 0."
-            " 'tracetui hook install' adds it to Claude Code's settings.json."
-        ),
-    )
-    ph.add_argument(
-        "--gate",
-        default=None,
-        metavar="LIST",
-        help=f"when a prompt (UserPromptSubmit) gets the card: comma list of {', '.join(GATES)} (a compaction, or a newly opened warning, since the last card), or none (default: $TRACETUI_HOOK_GATE or {DEFAULT_GATE})",
-    )
-    ph.add_argument("--always", action="store_true", help="no gate: print the card on every UserPromptSubmit")
-    ph.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
-    ph.add_argument("--max-chars", type=int_at_least(MIN_HOOK_CHARS), default=MAX_CHARS, metavar="N", help=f"output cap in characters (default and most: {MAX_CHARS})")
-    hs = ph.add_subparsers(dest="hook_action")
-    for name in ("install", "uninstall"):
-        pi = hs.add_parser(name, help="add the hook to Claude Code's settings.json" if name == "install" else "remove the hook from Claude Code's settings.json")
-        scope = pi.add_mutually_exclusive_group()
-        scope.add_argument("--project", action="store_true", help="<dir>/.claude/settings.json (the default)")
-        scope.add_argument("--user", action="store_true", help="<claude dir>/settings.json ($CLAUDE_CONFIG_DIR or ~/.claude)")
-        pi.add_argument("--dir", default=None, help="the project folder (default: the current folder)")
-        pi.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
-        if name == "install":
-            pi.add_argument("--events", nargs="+", default=None, metavar="EVENT", help=f"events to hook (default: {' '.join(EVENTS)})")
-            pi.add_argument("--command", default=None, help="the command Claude Code runs (default: this tracetui's absolute path, then 'hook')")
-    ph.set_defaults(func=_cmd_hook)
-
-    orig_parse = ph.parse_known_args
-    # run mode keeps its unknown arguments (reported, then ignored) even when the CLI's parser
-    # class (tracetui.cli.SubcommandParser) makes them an error: the base class's own parsing
-    lenient_parse = functools.partial(argparse.ArgumentParser.parse_known_args, ph)
-    orig_error = ph.error
-
-    def error(message: str):  # type: ignore[no-untyped-def]
-        raise _ArgError(message)
-
-    def parse_known_args(args=None, namespace=None):  # type: ignore[no-untyped-def]
-        args = list(args or [])
-        if args and args[0] in ("install", "uninstall", "-h", "--help"):
-            ph.error = orig_error  # type: ignore[method-assign]
-            return orig_parse(args, namespace)
-        ph.error = error  # type: ignore[method-assign]
-        try:
-            ns, extra = lenient_parse(args, namespace)
-        except _ArgError as exc:
-            ns = namespace if namespace is not None else argparse.Namespace()
-            ns.hook_error = str(exc)
-            ns.func = _cmd_hook
-            return ns, []
-        ns.hook_extra = extra
-        return ns, []
-
-    ph.parse_known_args = parse_known_args  # type: ignore[method-assign]

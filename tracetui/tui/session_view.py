@@ -149,7 +149,9 @@ class SessionView(Vertical):
             bar.display = True
             bar.update(total=message.total, progress=message.done)
             self.query_one(".notice", Static).display = True
-            self.query_one(".notice", Static).update(Text(f" folding {fmt_bytes(message.done)} of {fmt_bytes(message.total)}…", style="bold"))
+            self.query_one(".notice", Static).update(
+                Text(f" folding {fmt_bytes(message.done)} of {fmt_bytes(message.total)}…", style="bold")
+            )
 
     def on_ingest_notice(self, message: IngestNotice) -> None:
         message.stop()
@@ -221,7 +223,9 @@ class SessionView(Vertical):
         shown_state = self.shown_state()
         assert shown_state is not None
         self.rows = tuple(episode_rows(live))  # before now_for, which reads the episode's end
-        shown = Shown(live, shown_state, self.episode, self.now_for(shown_state), self.rows, self.paused, self.written, self.settings.clock())
+        shown = Shown(
+            live, shown_state, self.episode, self.now_for(shown_state), self.rows, self.paused, self.written, self.settings.clock()
+        )
         self.shown = shown
         header = self.query_one(SessionHeader)
         header.mode = self.loop.mode if self.loop else ""
@@ -234,7 +238,19 @@ class SessionView(Vertical):
             self.app.refresh_bindings()
         with self.app.batch_update():
             # each show is guarded: a pane that fails says so in itself, the others still draw
-            for kind in (SessionHeader, Timeline, GoalPane, NowPane, PendingCalls, CountersPane, FilesPane, TodosPane, AnomalyBadges, SubagentsTree, EpisodesList):
+            for kind in (
+                SessionHeader,
+                Timeline,
+                GoalPane,
+                NowPane,
+                PendingCalls,
+                CountersPane,
+                FilesPane,
+                TodosPane,
+                AnomalyBadges,
+                SubagentsTree,
+                EpisodesList,
+            ):
                 self.query_one(kind).show(shown)
         self._follow_drill_downs()
 

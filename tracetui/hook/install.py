@@ -1,0 +1,264 @@
+"""``tracetui hook install`` / ``uninstall``: merge the hook's entries into Claude Code's settings.json."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from tracetui.hook.run import EVENTS, HOOK_TIMEOUT, SESSION_START_MATCHER, HookError
+
+__all__ = ["install_hooks", "uninstall_hooks", "merge_settings", "remove_from_settings", "settings_path", "default_command", "cmd_install"]
+
+
+# -- settings.json ------------------------------------------------------------------------
+_OURS = re.compile(r"(^|[\s/\\\"'])tracetui(\.exe)?[\"']?\s+hook(\s|$)|tracetui\.cli[\"']?\s+hook(\s|$)")
+
+
+def _is_ours(h: Any) -> bool:
+    if not isinstance(h, dict):
+        return False
+    cmd = h.get("command")
+    return isinstance(cmd, str) and bool(_OURS.search(cmd)) and not re.search(r"\bhook\s+(install|uninstall)\b", cmd)
+
+
+def settings_path(scope: str, project_dir: Path | None = None) -> Path:
+    """``<project>/.claude/settings.json`` or ``<claude dir>/settings.json`` (the claude dir is
+    ``$CLAUDE_CONFIG_DIR`` when set, else ``~/.claude``)."""
+    if scope == "user":
+        from tracetui.ingest.discover import claude_dir
+
+        return claude_dir() / "settings.json"
+    return (project_dir or Path.cwd()) / ".claude" / "settings.json"
+
+
+def _check_shape(settings: Any, where: str) -> None:
+    if not isinstance(settings, dict):
+        raise HookError(f"{where}: not a JSON object; not touching it")
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise HookError(f"{where}: 'hooks' is not an object; not touching it")
+    for ev, groups in hooks.items():
+        if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
+            raise HookError(f"{where}: hooks.{ev} is not a list of objects; not touching it")
+        for g in groups:
+            if "hooks" in g and not isinstance(g["hooks"], list):
+                raise HookError(f"{where}: a hooks.{ev} entry has 'hooks' that is not a list; not touching it")
+
+
+def _strip(hooks: dict[str, Any], events: tuple[str, ...] | None) -> dict[str, Any]:
+    """``hooks`` without our command entries (in ``events``, or all); emptied groups go."""
+    out: dict[str, Any] = {}
+    for ev, groups in hooks.items():
+        if events is not None and ev not in events:
+            out[ev] = groups
+            continue
+        kept = []
+        for g in groups:
+            hs = g.get("hooks")
+            if isinstance(hs, list) and any(_is_ours(h) for h in hs):
+                rest = [h for h in hs if not _is_ours(h)]
+                if not rest:
+                    continue
+                g = {**g, "hooks": rest}
+            kept.append(g)
+        if kept:
+            out[ev] = kept
+    return out
+
+
+def _entry(event: str, command: str) -> dict[str, Any]:
+    h = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
+    if event == "SessionStart":
+        return {"matcher": SESSION_START_MATCHER, "hooks": [h]}
+    return {"hooks": [h]}
+
+
+def merge_settings(settings: dict[str, Any], events: tuple[str, ...], command: str, where: str = "settings") -> dict[str, Any]:
+    """A copy of ``settings`` with our hook for each of ``events`` (and for no other event).
+
+    Every other hook stays as it was, in its place; an earlier entry of ours is replaced by one
+    entry at the end of its event's list, so installing twice gives the same result.
+    Raises :class:`HookError` when the file's shape is not the documented one."""
+    _check_shape(settings, where)
+    hooks = _strip(dict(settings.get("hooks", {})), None)
+    for ev in events:
+        hooks[ev] = [*hooks.get(ev, []), _entry(ev, command)]
+    out = dict(settings)
+    out["hooks"] = hooks
+    return out
+
+
+def remove_from_settings(settings: dict[str, Any], where: str = "settings") -> dict[str, Any]:
+    """A copy of ``settings`` without any hook entry of ours; others untouched."""
+    _check_shape(settings, where)
+    out = dict(settings)
+    if "hooks" in out:
+        hooks = _strip(out["hooks"], None)
+        if hooks:
+            out["hooks"] = hooks
+        elif out["hooks"] != {}:
+            del out["hooks"]
+    return out
+
+
+def _dump(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+
+def _read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
+    import json
+
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        raise HookError(f"{path}: {exc.strerror or exc}") from None
+    if not text.strip():
+        return {}, text
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        raise HookError(f"{path}: not valid JSON ({exc}); not touching it") from None
+    return obj, text
+
+
+def _write_settings(path: Path, new_text: str, old_text: str | None) -> Path | None:
+    """Write atomically; back up the old file first. Returns the backup path, if any."""
+    import time
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if old_text is not None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        backup = path.with_name(f"{path.name}.bak-{stamp}")
+        n = 1
+        while backup.exists():
+            n += 1
+            backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
+        backup.write_text(old_text, "utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(new_text, "utf-8")
+    os.replace(tmp, path)
+    return backup
+
+
+def _change(path: Path, new: dict[str, Any], old: dict[str, Any], old_text: str | None, dry_run: bool, out) -> tuple[bool, Path | None]:
+    import difflib
+
+    new_text = _dump(new)
+    if old_text is not None and new == old:
+        return False, None
+    if old_text is None and new == {}:
+        return False, None
+    if dry_run:
+        before = _dump(old) if old_text is not None else ""
+        diff = difflib.unified_diff(before.splitlines(True), new_text.splitlines(True), f"{path} (now)", f"{path} (after)")
+        out.write("".join(diff))
+        return True, None
+    return True, _write_settings(path, new_text, old_text)
+
+
+def install_hooks(path: Path, events: tuple[str, ...], command: str, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
+    """Merge our hook into the settings file at ``path``: ``(changed, backup path)``.
+    With ``dry_run``, writes a unified diff to ``out`` instead. Raises :class:`HookError`."""
+    old, old_text = _read_settings(path)
+    new = merge_settings(old, events, command, str(path))
+    return _change(path, new, old, old_text, dry_run, out or sys.stdout)
+
+
+def uninstall_hooks(path: Path, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
+    """Remove our hook entries from the settings file at ``path``: ``(changed, backup)``."""
+    old, old_text = _read_settings(path)
+    if old_text is None:
+        return False, None
+    new = remove_from_settings(old, str(path))
+    return _change(path, new, old, old_text, dry_run, out or sys.stdout)
+
+
+def _events_arg(values: list[str] | None) -> tuple[str, ...]:
+    if not values:
+        return EVENTS
+    evs = tuple(dict.fromkeys(x.strip() for v in values for x in v.split(",") if x.strip()))
+    bad = [e for e in evs if e not in EVENTS]
+    if bad:
+        raise HookError(f"unknown event {', '.join(bad)} (this hook answers {', '.join(EVENTS)})")
+    return evs
+
+
+def _shell_quote(word: str) -> str:
+    """``word`` quoted for the shell Claude Code runs a hook command with (``sh`` on POSIX,
+    ``cmd`` rules on Windows); unchanged when it needs no quoting."""
+    if os.name == "nt":
+        import subprocess
+
+        return subprocess.list2cmdline([word])
+    import shlex
+
+    return shlex.quote(word)
+
+
+def default_command() -> str:
+    """The hook command ``hook install`` writes: the absolute path of the ``tracetui`` that is
+    running (its console script; else the one installed beside this python; else the one
+    ``shutil.which`` finds on PATH), quoted for the shell, then ``hook``; without a script,
+    ``<this python> -m tracetui.cli hook``. A bare
+    ``tracetui hook`` breaks when tracetui is only on a virtualenv's PATH, which Claude Code
+    does not have. Symlinks are kept as they are (a venv's ``python`` is one)."""
+    import shutil
+
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name in ("tracetui", "tracetui.exe") and argv0.is_file():
+        return f"{_shell_quote(os.path.abspath(argv0))} hook"
+    # ``python -m tracetui.cli``: the script installed with this python first, then PATH's
+    beside = Path(sys.executable).parent / ("tracetui.exe" if os.name == "nt" else "tracetui")
+    found = str(beside) if sys.executable and beside.is_file() else shutil.which("tracetui")
+    if found:
+        return f"{_shell_quote(os.path.abspath(found))} hook"
+    return f"{_shell_quote(sys.executable)} -m tracetui.cli hook"
+
+
+def cmd_install(ns: argparse.Namespace, action: str) -> int:
+    scope = "user" if ns.user else "project"
+    command = getattr(ns, "command", None) or default_command()
+    try:
+        if getattr(ns, "dir", None) and not Path(ns.dir).is_dir():
+            # a typo would otherwise make a stray folder with a settings file in it
+            raise HookError(f"{ns.dir}: no such project folder")
+        path = settings_path(scope, Path(ns.dir) if getattr(ns, "dir", None) else None)
+        if action == "install":
+            events = _events_arg(ns.events)
+            changed, backup = install_hooks(path, events, command, ns.dry_run)
+            what = f"tracetui hook for {', '.join(events)} (command: {command})"
+        else:
+            changed, backup = uninstall_hooks(path, ns.dry_run)
+            what = "tracetui hook entries"
+    except HookError as exc:
+        print(f"tracetui: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"tracetui: {exc.filename or path}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    verb = "installed" if action == "install" else "removed"
+    same = f"{path}: already as wanted" if action == "install" else f"{path}: no tracetui hook entries to remove"
+    if ns.dry_run:
+        print(f"dry run: {path} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
+    elif changed:
+        print(f"{verb} {what} in {path}" + (f" (backup: {backup})" if backup else ""))
+    else:
+        print(f"{same}; unchanged")
+    if action == "install" and command.split()[0] == "tracetui":
+        import shutil
+
+        if shutil.which("tracetui") is None:
+            print(
+                "tracetui: note: 'tracetui' is not on PATH here; Claude Code must find it, or pass --command with a full path",
+                file=sys.stderr,
+            )
+    return 0
