@@ -1,15 +1,17 @@
-"""A deterministic transcript builder for the episode, fact, anomaly and view tests.
+"""A deterministic transcript script for the episode, fact, anomaly and view tests.
 
-Every record gets a uuid and a timestamp from the builder's own counter (not the shared one in
-``fixtures.py``), so the same script always gives the same bytes: golden files depend on it.
-Shapes follow ``../shared/docs/transcript-format.md``; nothing is copied from the corpus.
+The records are ``fixtures.py``'s (so ``tracetui.demo.records``'), but every one gets a uuid and
+a timestamp from the script's own counter (not the shared one in ``fixtures.py``): record ``n``
+has uuid ``00000000-0000-4000-8000-<n>`` and is ``7 n`` seconds after 10:00 (plus
+``start_minute``); records are not chained (``parentUuid`` null); tool_use ids and usage are given
+by the caller. The same script always gives the same bytes: golden files depend on them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fixtures import assistant, jsonl, prompt, text_block, tool_result_block, tool_use_block, usage, user
+from fixtures import api_error, assistant, envelope, interrupt, jsonl, prompt, text_block, tool_result, tool_use_block, usage
 
 from tracetui.model.fold import fold_bytes
 from tracetui.model.state import RunState
@@ -56,8 +58,7 @@ class Script:
         )
 
     def result(self, tid: str, content: Any = "ok", is_error: bool | None = None, result: Any = None, **kw: Any) -> "Script":
-        extra = {} if result is None else {"toolUseResult": result}
-        return self.add(user([tool_result_block(tid, content, is_error)], **extra, **self._kw(**kw)))
+        return self.add(tool_result(tid, content, is_error, result, **self._kw(**kw)))
 
     def say(self, text: str, u: tuple[int, int, int, int] = (10, 20, 0, 0), model: str = MODEL, **kw: Any) -> "Script":
         self.msg += 1
@@ -73,23 +74,12 @@ class Script:
         )
 
     def interrupt(self, **kw: Any) -> "Script":
-        return self.add(user([text_block("[Request interrupted by user for tool use]")], **self._kw(**kw)))
+        return self.add(interrupt(**self._kw(**kw)))
 
     def api_error(self, **kw: Any) -> "Script":
-        rec = assistant(
-            [text_block("API Error: 500 overloaded")],
-            msg_id=f"err-{self.n}",
-            model="<synthetic>",
-            u=usage(),
-            request_id=None,
-            **self._kw(**kw),
-        )
-        rec["isApiErrorMessage"] = True
-        return self.add(rec)
+        return self.add(api_error(msg_id=f"err-{self.n}", **self._kw(**kw)))
 
     def record(self, type_: str, **fields: Any) -> "Script":
-        from fixtures import envelope
-
         return self.add(envelope(type_, **self._kw(), **fields))
 
     def data(self) -> bytes:
