@@ -104,7 +104,7 @@ def usage(inp: int = 0, out: int = 0, cc: int = 0, cr: int = 0) -> dict[str, Any
 def assistant(
     blocks: Any,
     msg_id: str | None = "msg_1",
-    model: str = "claude-sonnet-4-5-20250929",
+    model: str = r.MODEL,
     u: dict[str, Any] | None = None,
     request_id: str | None = "req_1",
     **kw: Any,
