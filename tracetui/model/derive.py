@@ -63,9 +63,10 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 
 
 class Note(msgspec.Struct, frozen=True):
-    """A short line for the card: an excluded hypothesis (``error``, ``rejected``,
-    ``interrupted``, ``reverted``, ``dropped_todo``) or a user statement (``criterion``,
-    ``constraint``). ``text`` is our wording; ``quote`` is verbatim source text (tool output or
+    """A short line for the card: a ruled-out note (``error``, ``rejected``, ``interrupted``,
+    ``reverted``: an excluded hypothesis unless a later retry fixed the error, see
+    ``views.worker.retry_fixes``; ``dropped_todo``: a fact, not an excluded hypothesis) or a user
+    statement (``criterion``, ``constraint``). ``text`` is our wording; ``quote`` is verbatim source text (tool output or
     the user's words), to be shown quoted, as data."""
 
     kind: str

@@ -35,6 +35,7 @@ __all__ = [
     "key_aggregates",
     "current_episodes",
     "recent_failures",
+    "retry_fixes",
     "episode_cost",
     "watermark",
     "SEVERITY_ORDER",
@@ -119,12 +120,24 @@ def _agg_line(state: RunState, src: int, agg: Any) -> Item:
     return Item(f"{where}{label}: {stats} · coverage {agg.coverage(fmt)}", fmt(agg.through))
 
 
+def retry_fixes(state: RunState) -> dict[Any, Any]:
+    """``{anchor of a failed call's result: anchor of the successful result of its retry}``, for
+    every file (``ErrorNote.resolved_by``, model/derive.py ``retry_keys``): a failure listed
+    there did not stay failed. The main thread's episodes as the state gives them (as of an
+    episode, the versions of then), each subagent file's from its own derived state."""
+    eps = [*state.episodes]
+    for st in state.agents:
+        d = getattr(st, "derived", None)
+        if d is not None:
+            eps.extend(d.episodes)
+    return {e.anchor: e.resolved_by for ep in eps for e in ep.errors if e.resolved_by is not None}
+
+
 def recent_failures(state: RunState) -> list[tuple[Any, str, Any]]:
     """``[(anchor, text, quote)]`` of failed tool calls, rejected/interrupted tool uses and API
     errors, newest first (main thread first among equals). A failed call that a later retry
-    fixed (``ErrorNote.resolved_by``, model/derive.py ``retry_keys``) says where the retry
-    succeeded."""
-    fixed = {e.anchor: e.resolved_by for ep in current_episodes(state) for e in ep.errors if e.resolved_by is not None}
+    fixed (:func:`retry_fixes`) says where the retry succeeded."""
+    fixed = retry_fixes(state)
     out = []
     for _st, d in _derived_of(state):
         for n in d.ruled_out:
