@@ -73,6 +73,52 @@ def test_worker_view_has_every_section_in_order(state) -> None:
     assert pos == sorted(pos)
 
 
+def _no_prompt_script(sidechain: bool) -> Script:
+    """A file with no human prompt: a subagent's own transcript whose task prompt is not there."""
+    s = Script()
+    extra = {"isSidechain": True, "agentId": "a1b2c3d"} if sidechain else {}
+    s.call("toolu_01READ00000001", "Read", {"file_path": "/w/x.py"}, **extra)
+    s.result("toolu_01READ00000001", "x = 1", **extra)
+    return s
+
+
+@pytest.mark.parametrize("sidechain", [True, False])
+def test_every_section_is_there_when_the_file_has_no_prompt(sidechain: bool) -> None:
+    """GOAL and LATEST ASK are never dropped: they say none and why (issue 10 item 10)."""
+    st = _no_prompt_script(sidechain).state("agent-a1b2c3d.jsonl" if sidechain else "session.jsonl")
+    text = render_worker_view(st)
+    for sec in SECTIONS:
+        assert "\n" + sec in text, sec
+    goal = next(line for line in text.splitlines() if line.startswith("GOAL: "))
+    assert goal.startswith("GOAL: none recorded in this file")
+    if sidechain:
+        assert "parent's Task call" in goal
+    assert "\nLATEST ASK: none (no prompt in this file)" in text
+    card = render_card(st)
+    assert "Goal: none recorded in this file" in card and "Sub-goal now: none (no prompt in this file)" in card
+
+
+def test_latest_ask_with_one_prompt_says_it_is_the_goal() -> None:
+    s = Script().prompt("Add a --verbose flag.")
+    s.call("toolu_01READ00000001", "Read", {"file_path": "/w/x.py"})
+    text = render_worker_view(s.state())
+    assert "\nLATEST ASK: the goal itself (one prompt) @ session.jsonl:1" in text
+
+
+def test_every_section_of_an_empty_session_says_none() -> None:
+    """A session of one prompt and nothing else: every section is there, the empty ones say none."""
+    st = Script().prompt("Add a --verbose flag.").state()
+    text = render_worker_view(st)
+    lines = text.splitlines()
+    for sec in SECTIONS:
+        i = next(k for k, line in enumerate(lines) if line.startswith(sec))
+        if sec not in ("GOAL", "LATEST ASK", "NOW", "COUNTERS", "EPISODES"):  # the one prompt opened an episode
+            assert lines[i + 1].strip().startswith("none"), (sec, lines[i + 1])
+    card = render_card(st)
+    for head in ("1. FOUND\n", "2. RULED OUT (excluded hypotheses)\n", "3. OPEN\n"):
+        assert card.split(head)[1].lstrip().startswith("none"), head
+
+
 def test_every_fact_line_ends_with_its_anchor(state) -> None:
     text = render_worker_view(state, now=NOW)
     lines = text.split("\n")
@@ -333,7 +379,7 @@ def test_card_says_when_open_anomalies_are_not_listed() -> None:
         s.result(f"t{i}", "ok")
     card = render_card(s.state())
     open_section = card.split("3. OPEN", 1)[1]
-    assert "nothing open" not in open_section
+    assert "none: no pending calls" not in open_section
     assert "also open, not task state: 1 anomalies (edit_thrash 1)" in open_section
 
 

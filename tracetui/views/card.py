@@ -30,7 +30,7 @@ from tracetui.views.text import (
     short_names,
     state_as_of,
 )
-from tracetui.views.worker import current_episodes, key_aggregates, rel_path, retry_fixes
+from tracetui.views.worker import current_episodes, key_aggregates, no_goal_item, rel_path, retry_fixes
 
 __all__ = ["render_card", "CARD_MAX_TOKENS", "DISCLAIMER", "PLACEMENT"]
 
@@ -190,7 +190,7 @@ def _open(st: RunState) -> Sequence[Item]:
                 others[a.kind] = others.get(a.kind, 0) + 1
     if others:
         # the card lists only anomalies that leave work open; say the rest exist, so the card
-        # never reads "nothing open" while the worker view lists open anomalies
+        # never reads "none" open while the worker view lists open anomalies
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(others.items()))
         items.append(Item(f"also open, not task state: {sum(others.values())} anomalies ({kinds}); see the worker view"))
     if not pending:
@@ -238,12 +238,15 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
     if st.goal is not None:
         cond.append(Item(f"Goal (first prompt): {quote(st.goal.text, 300)}", fa(st.goal.anchor)))
     else:
-        cond.append(Item("Goal: no human prompt found", ""))
+        ng = no_goal_item(st)
+        cond.append(Item(f"Goal: {ng.body}", ng.anchor))
     la = st.latest_ask
     if la is not None and (st.goal is None or la.anchor != st.goal.anchor):
         cond.append(Item(f"Sub-goal now (latest ask): {quote(la.text, 200)}", fa(la.anchor)))
     elif la is not None:
         cond.append(Item("Sub-goal now: the goal itself (one prompt so far)", fa(la.anchor)))
+    else:
+        cond.append(Item("Sub-goal now: none (no prompt in this file)", ""))
     stated = st.main.derived.stated if st.main.derived is not None else ()
     stated_total = st.main.derived.stated_total if st.main.derived is not None else 0
     crit = [n for n in stated if n.kind == "criterion"]
@@ -267,7 +270,7 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
         ),
         Section(
             "1. FOUND",
-            found or [Item("nothing extracted (no test runs, commits, PR links, edits or conclusions)")],
+            found or [Item("none extracted (no test runs, commits, PR links, edits or conclusions)")],
             noun="facts",
             keep=1,
             cost=2,
@@ -282,7 +285,7 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
         ),
         Section(
             "3. OPEN",
-            opened or [Item("nothing open: no pending calls, open todos or unresolved errors")],
+            opened or [Item("none: no pending calls, open todos or unresolved errors")],
             noun="open items",
             keep=1,
             cost=2,

@@ -2,8 +2,9 @@
 
 A pure function of :class:`~tracetui.model.state.RunState` (no I/O, no clock): sections GOAL,
 LATEST ASK, NOW, IN FLIGHT, ANOMALIES, COUNTERS, FILES, KEY FACTS, RECENT FAILURES, EPISODES,
-and a WATERMARK line saying what the view covers. Every line that states a fact ends with its
-anchor (``@ file:line``); anything shortened says so (``+12 more files``).
+and a WATERMARK line saying what the view covers. Every section is always there: one with
+nothing in it says ``none`` and why. Every line that states a fact ends with its anchor
+(``@ file:line``); anything shortened says so (``+12 more files``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "watermark",
     "SEVERITY_ORDER",
     "rel_path",
+    "no_goal_item",
 ]
 
 #: the default size of the worker view, in characters (issue 3 §4)
@@ -180,6 +182,16 @@ def watermark(state: RunState) -> Item:
     return Item("WATERMARK: " + " · ".join(parts), state.fmt_anchor(last))
 
 
+def no_goal_item(state: RunState) -> Item:
+    """What GOAL says for a main file with no human prompt. A subagent's own transcript gets its
+    task from the parent's Task call, which is in the parent's file (a view of this file alone
+    does not have it, so no anchor)."""
+    m = state.main
+    if m.sidechain_file or m.agent_id:
+        return Item("none recorded in this file; a subagent's task comes from its parent's Task call, in the parent's transcript")
+    return Item("none recorded in this file (no human prompt found)")
+
+
 def rel_path(path: str, cwd: str | None) -> str:
     """``path`` relative to ``cwd`` when it lies inside it (views show shorter paths)."""
     if cwd and path.startswith(cwd.rstrip("/") + "/"):
@@ -280,20 +292,26 @@ def render_worker_view(
 
     secs: list[Section] = []
     g = st.goal
-    if g is not None:
-        secs.append(Section("GOAL", [Item(quote(g.text, 300), fa(g.anchor))], inline=True, keep=1, cost=0))
+    goal_item = Item(quote(g.text, 300), fa(g.anchor)) if g is not None else no_goal_item(st)
+    secs.append(Section("GOAL", [goal_item], inline=True, keep=1, cost=0))
     la = st.latest_ask
-    if la is not None and (g is None or la.anchor != g.anchor):
-        secs.append(Section("LATEST ASK", [Item(quote(la.text, 300), fa(la.anchor))], inline=True, keep=1, cost=0))
+    if la is None:
+        ask_item = Item("none (no prompt in this file)")
+    elif g is None or la.anchor != g.anchor:
+        ask_item = Item(quote(la.text, 300), fa(la.anchor))
+    else:
+        ask_item = Item("the goal itself (one prompt)", fa(la.anchor))
+    secs.append(Section("LATEST ASK", [ask_item], inline=True, keep=1, cost=0))
     fr = st.frontier
-    if fr is not None:
-        if episode is not None and episode < n_eps and fr.kind == "in_flight":
-            # as of an earlier episode's end, a call still open is one whose result had not come
-            # by then (the live view may know it now), not a call running
-            now_item = Item(f"called {one_line(fr.text, 160)}: no result by the end of episode {episode}", fa(fr.anchor))
-        else:
-            now_item = Item(f"{fr.kind}: {one_line(fr.text, 160)}{_age(nowdt, fr.timestamp)}", fa(fr.anchor))
-        secs.append(Section("NOW", [now_item], inline=True, keep=1, cost=0))
+    if fr is None:
+        now_item = Item("none (no tool call, text or prompt recorded yet)")
+    elif episode is not None and episode < n_eps and fr.kind == "in_flight":
+        # as of an earlier episode's end, a call still open is one whose result had not come
+        # by then (the live view may know it now), not a call running
+        now_item = Item(f"called {one_line(fr.text, 160)}: no result by the end of episode {episode}", fa(fr.anchor))
+    else:
+        now_item = Item(f"{fr.kind}: {one_line(fr.text, 160)}{_age(nowdt, fr.timestamp)}", fa(fr.anchor))
+    secs.append(Section("NOW", [now_item], inline=True, keep=1, cost=0))
 
     pending = sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq))
     inflight = [  # only the items offered are made (a long session can have thousands pending)
@@ -366,7 +384,14 @@ def render_worker_view(
         f"; {evicted} old facts evicted, aggregates kept)" if evicted else ")"
     )
     secs.append(
-        Section(k_title, k_items or [Item("none extracted")], noun="aggregates", keep=1, cost=3, extra_more=max(len(aggs) - OFFER, 0))
+        Section(
+            k_title,
+            k_items or [Item("none extracted (no test runs, commits, PR links, exit codes or todos)")],
+            noun="aggregates",
+            keep=1,
+            cost=3,
+            extra_more=max(len(aggs) - OFFER, 0),
+        )
     )
 
     fails = recent_failures(st)
