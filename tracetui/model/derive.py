@@ -59,7 +59,13 @@ _CRITERION = re.compile(
     r"\b(must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?)",
     re.I,
 )
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+#: a sentence ends at ``.``, ``!`` or ``?`` followed by white space or the end, or at a line end:
+#: a dot inside a URL, a version number or a file name (``https://x.org/a.b``, ``2.1.38``,
+#: ``conftest.py``) and after ``e.g.``, ``i.e.``, ``vs.``, ``cf.`` does not end it
+_SENTENCE = re.compile(
+    r"(?:[^.!?\n]+|[.!?](?=[^\s.!?])|(?<=\be\.g)\.|(?<=\bi\.e)\.|(?<=\bvs)\.|(?<=\bcf)\.)+[.!?]*",
+    re.I,
+)
 
 
 class Note(msgspec.Struct, frozen=True):

@@ -13,6 +13,7 @@ import msgspec
 from tracetui.model.anomalies import as_datetime, fmt_span
 from tracetui.model.pricing import cost_note_extra
 from tracetui.model.state import Anchor, RunState
+from tracetui.views.format import fmt_short
 
 __all__ = [
     "one_line",
@@ -60,12 +61,8 @@ def quote(text: str, limit: int = 120) -> str:
 
 
 def fmt_n(n: int | float) -> str:
-    """A count in short form: ``987``, ``12.3k``, ``4.5M``."""
-    n = float(n)
-    for unit, div in (("M", 1e6), ("k", 1e3)):
-        if abs(n) >= div:
-            return f"{n / div:.1f}{unit}"
-    return f"{int(n)}"
+    """A count in short form (``987``, ``12.3k``, ``4.56M``): :func:`tracetui.views.format.fmt_short`."""
+    return fmt_short(n)
 
 
 def fmt_duration(seconds: float | None) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 from tracetui.model.anomalies import STALL_SECONDS, Anomaly, detect_anomalies
 from tracetui.model.episodes import Episode, parse_ts
 from tracetui.model.state import RunState
+from tracetui.views.format import fmt_count
 from tracetui.views.text import (
     Item,
     Section,
@@ -170,15 +171,19 @@ def watermark(state: RunState) -> Item:
     last = state.main.last_anchor
     parts = []
     if main is not None:
-        parts.append(f"{main.consumed:,} of {main.size:,} bytes read" if main.size >= main.consumed else f"{main.consumed:,} bytes read")
-    parts.append(f"malformed {mal} · unknown {unk} · pending {pend} bytes")
+        parts.append(
+            f"{fmt_count(main.consumed)} of {fmt_count(main.size)} bytes read"
+            if main.size >= main.consumed
+            else f"{fmt_count(main.consumed)} bytes read"
+        )
+    parts.append(f"malformed {fmt_count(mal)} · unknown {fmt_count(unk)} · pending {fmt_count(pend)} bytes")
     if len(state.sources) > 1:
         parts.append(f"{len(state.sources)} files")
     resets = sum(s.truncated + s.replaced for s in state.sources)
     if resets:
         parts.append(f"{resets} truncation/replacement(s)")
     if last is not None:
-        parts.append(f"materialised through the record at byte {last.offset:,}")
+        parts.append(f"materialised through the record at byte {fmt_count(last.offset)}")
     return Item("WATERMARK: " + " · ".join(parts), state.fmt_anchor(last))
 
 
@@ -248,7 +253,7 @@ def _episode_item(state: RunState, ep: Episode, superseded: int, now: datetime |
     if superseded:
         bits.append(f"{superseded} older version(s) superseded")
     bits.append(
-        f"{ep.tool_calls} calls"
+        f"{fmt_count(ep.tool_calls)} calls"
         + (f", {ep.tool_errors} tool errors" if ep.tool_errors else "")
         + (f", {ep.api_errors} API errors" if ep.api_errors else "")
     )
@@ -324,7 +329,7 @@ def render_worker_view(
     ]
     secs.append(
         Section(
-            f"IN FLIGHT ({len(pending)})",
+            f"IN FLIGHT ({fmt_count(len(pending))})",
             inflight or [Item("none")],
             noun="pending calls",
             keep=3,
@@ -356,25 +361,28 @@ def render_worker_view(
     cost = cost_text(st.cost_usd, st.cost_note)
     cost = cost if st.cost_usd is not None else f"cost {cost}"
     through = fa(st.main.last_anchor)
+    n = fmt_count
     counters = [
         Item(
-            f"records {c.records} · prompts {c.user_prompts} · tool calls {c.tool_calls} (errors {c.tool_errors}) · interrupts {c.interrupts} · compactions {c.compactions} · API errors {c.api_errors}, retries {c.api_retries} · subagents {len(st.main.subagents)}",
+            f"records {n(c.records)} · prompts {n(c.user_prompts)} · tool calls {n(c.tool_calls)} (errors {n(c.tool_errors)}) · interrupts {n(c.interrupts)} · compactions {n(c.compactions)} · API errors {n(c.api_errors)}, retries {n(c.api_retries)} · subagents {n(len(st.main.subagents))}"
+            + (" (all files)" if st.agents else ""),
             through,
         ),
         Item(
-            f"tokens in {fmt_n(t.input)} · out {fmt_n(t.output)} · cache write {fmt_n(t.cache_creation)} · cache read {fmt_n(t.cache_read)} · {c.api_messages} API messages · {cost}",
+            f"tokens in {fmt_n(t.input)} · out {fmt_n(t.output)} · cache write {fmt_n(t.cache_creation)} · cache read {fmt_n(t.cache_read)} · {n(c.api_messages)} API messages · {cost}"
+            + (" (all files)" if st.agents else ""),
             through,
         ),
     ]
     tools = list(st.tools_by_name.items())
     if tools:
-        shown = ", ".join(f"{k} {v}" for k, v in tools[:8])
+        shown = ", ".join(f"{k} {n(v)}" for k, v in tools[:8])
         counters.append(Item(f"tools: {shown}" + (f" +{len(tools) - 8} more tools" if len(tools) > 8 else ""), through))
     secs.append(Section("COUNTERS", counters, noun="counter lines", keep=2, cost=0))
 
     files = sorted(st.files, key=lambda f: ((f.last.src == st.main.src) if f.last else False, f.last.line if f.last else 0), reverse=True)
     f_items = [Item(f"{rel_path(f.path, st.main.cwd)} · read {f.reads} write {f.writes} edit {f.edits}", fa(f.last)) for f in files[:OFFER]]
-    title = f"FILES ({len(files)}" + (f", paths relative to {st.main.cwd})" if st.main.cwd else ")")
+    title = f"FILES ({fmt_count(len(files))}" + (f", paths relative to {st.main.cwd})" if st.main.cwd else ")")
     secs.append(Section(title, f_items or [Item("none")], noun="files", keep=1, cost=5, extra_more=max(len(files) - OFFER, 0)))
 
     aggs = key_aggregates(st)
@@ -399,7 +407,7 @@ def render_worker_view(
     r_items = [Item(f"{text}" + (f": {quote(q, 100)}" if q else ""), fa(a)) for a, text, q in fails[:OFFER]]
     secs.append(
         Section(
-            f"RECENT FAILURES ({total_fails})",
+            f"RECENT FAILURES ({fmt_count(total_fails)})",
             r_items or [Item("none")],
             noun="failures",
             keep=1,
@@ -416,7 +424,7 @@ def render_worker_view(
     e_items = [_episode_item(st, ep, sup.get(ep.index, 0), nowdt) for ep in eps[::-1][:OFFER]]
     secs.append(
         Section(
-            f"EPISODES ({len(eps)}, newest first)",
+            f"EPISODES ({fmt_count(len(eps))}, newest first; main thread only)",
             e_items or [Item("none")],
             noun="episodes",
             keep=1,
