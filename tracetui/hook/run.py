@@ -148,11 +148,13 @@ def _fold(path: Path, use_cache: bool):
 
         reader = open_cached([path], subagents=True, price=False, lazy=True)  # the card reads no ledger
         if reader.cache_status != "warm":
+            from tracetui.views.format import fmt_bytes
+
             todo = _session_bytes(path)
             if todo >= COLD_BACKGROUND_BYTES and hasattr(os, "fork"):
                 started = _warm_in_background(path)
                 raise HookSkip(
-                    f"{path.name}: no fold cache yet for this {todo / 1e6:.0f} MB session; "
+                    f"{path.name}: no fold cache yet for this {fmt_bytes(todo)} session; "
                     + ("building it in the background" if started else "it is being built in the background")
                     + ", so the card comes with a later call"
                 )

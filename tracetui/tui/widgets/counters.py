@@ -58,17 +58,16 @@ class CountersPane(Pane):
         out.append("\ntools ", style="dim")
         out.append(n(c.tool_calls), style="bold")
         by = list(st.tools_by_name.items())
-        line = ""
-        shown_n = 0
-        for name, k in by:
-            part = f" {name} {n(k)}"
-            if len(line) + len(part) > w - 14:
+        parts = [f" {name} {n(k)}" for name, k in by]
+        used = len("tools ") + len(n(c.tool_calls))
+        # as many tools as fit with the "+N more" that counts the others
+        for shown_n in range(len(parts), -1, -1):
+            more = f" +{len(by) - shown_n} more" if shown_n < len(by) else ""
+            if used + sum(len(p) for p in parts[:shown_n]) + len(more) <= w:
                 break
-            line += part
-            shown_n += 1
-        out.append(line)
-        if shown_n < len(by):
-            out.append(f" +{len(by) - shown_n} more", style="italic")
+        out.append("".join(parts[:shown_n]))
+        if more:
+            out.append(more, style="italic")
         out.append("\nerrors ", style="dim")
         append_fields(
             out,
@@ -100,7 +99,10 @@ class CountersPane(Pane):
         used, _anchor = context_usage(st)
         model, _others = main_model(st)
         window = context_window(model, used)
-        label = f" {fmt_tokens(used)}/{fmt_tokens(window)} {100 * used // window if window else 0}%"
+        pct = f" {100 * used // window if window else 0}%"
+        label = f" {fmt_tokens(used)}/{fmt_tokens(window)}{pct}"
+        if w - 4 - len(label) < 5:  # too narrow for the figures and a 5-cell gauge: the share alone
+            label = pct
         out.append("\nctx ", style="dim")
         out.append_text(gauge(used, window, max(5, w - 4 - len(label))))
         out.append(label)
