@@ -26,8 +26,12 @@ __all__ = ["CLEARED_MARKER_SECONDS", "claude_process", "record_cleared", "take_c
 #: right after SessionEnd, so this only bounds a marker whose SessionStart never came
 CLEARED_MARKER_SECONDS = 120.0
 #: process names skipped on the way up from the hook to Claude Code: the shell it runs the
-#: hook's command line with (``sh -c '…/tracetui hook'``), when that shell did not exec
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", "env"})
+#: hook's command line with (``sh -c '…/tracetui hook'``), when that shell did not exec, and
+#: launchers a command line may put in front (each is a new process per call, so stopping at
+#: one would never match; skipping it can only find the same Claude Code process)
+_SHELLS = frozenset(
+    {"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", "env", "timeout", "nice", "nohup", "stdbuf", "uv", "uvx"}
+)
 #: ancestors examined at most
 _MAX_DEPTH = 8
 
