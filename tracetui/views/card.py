@@ -17,6 +17,7 @@ from datetime import datetime
 
 from tracetui.model.derive import Note
 from tracetui.model.state import Anchor, RunState
+from tracetui.views.derived import current_episodes, key_aggregates, no_goal_item, rel_path, retry_fixes
 from tracetui.views.text import (
     TOKEN_BYTES,
     Additive,
@@ -30,7 +31,6 @@ from tracetui.views.text import (
     short_names,
     state_as_of,
 )
-from tracetui.views.worker import current_episodes, key_aggregates, no_goal_item, rel_path, retry_fixes
 
 __all__ = ["render_card", "CARD_MAX_TOKENS", "DISCLAIMER", "PLACEMENT"]
 
