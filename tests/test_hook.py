@@ -153,6 +153,11 @@ def test_clear_takes_no_stale_record_nor_one_from_another_project(
     assert cleared.record_cleared(cache, OLD_SID, old, "7@1")
     assert cleared.take_cleared(cache, new, "7@1") == (old, "")
     assert not cleared.record_cleared(cache, OLD_SID, old, None)
+    # a marker whose SessionStart never came is removed by the next record
+    assert cleared.record_cleared(cache, OLD_SID, old, "8@1")
+    stale = cleared._marker(cache, "8@1")
+    os.utime(stale, (1_000_000, 1_000_000))
+    assert cleared.record_cleared(cache, OLD_SID, old, "9@1") and not stale.exists()
     assert cleared.take_cleared(cache, new, None)[0] is None
 
 

@@ -98,9 +98,18 @@ def record_cleared(cache: Path, session_id: str, transcript: Path, ident: str | 
     if ident is None:
         return False
     p = _marker(cache, ident)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    p.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    now = time.time()
+    for old in p.parent.glob("*.json"):  # markers whose SessionStart never came
+        try:
+            if now - old.stat().st_mtime > CLEARED_MARKER_SECONDS:
+                old.unlink()
+        except OSError:
+            pass
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(orjson.dumps({"session_id": session_id, "transcript_path": str(transcript), "ended": time.time()}))
+    fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)  # it names a transcript: private
+    with os.fdopen(fd, "wb") as f:
+        f.write(orjson.dumps({"session_id": session_id, "transcript_path": str(transcript), "ended": now}))
     os.replace(tmp, p)
     return True
 
