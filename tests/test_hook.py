@@ -83,29 +83,103 @@ def test_compact_and_resume_print_this_sessions_card(
     assert SID in out.splitlines()[0] and str(t) in out.splitlines()[0]
 
 
-def test_clear_prints_the_newest_other_session_and_says_so(
+def _two_sessions_in_one_project(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The session being cleared, another session of the same project written to after it (the
+    newest other transcript), and the new session's path (Claude Code may not have written it)."""
+    proj = _project(tmp_path)
+    old = _session(proj, OLD_SID, goal="the cleared goal")
+    os.utime(old, (1_000_000, 1_000_000))
+    other = _session(proj, OLDER_SID, goal="another session's goal")
+    os.utime(other, (2_000_000, 2_000_000))
+    write(proj / "agent-zzz.jsonl", [prompt("a subagent", session=OLD_SID)])  # never a main session
+    return old, other, proj / f"{SID}.jsonl"
+
+
+def test_clear_prints_the_cleared_session_recorded_by_its_session_end_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    proj = _project(tmp_path)
-    older = _session(proj, OLDER_SID, goal="an older goal")
-    os.utime(older, (1_000_000, 1_000_000))
-    old = _session(proj, OLD_SID, goal="the cleared goal")
-    os.utime(old, (2_000_000, 2_000_000))
-    write(proj / "agent-zzz.jsonl", [prompt("a subagent", session=OLD_SID)])  # never a main session
-    new = proj / f"{SID}.jsonl"  # the new session: Claude Code may not have written it yet
+    old, other, new = _two_sessions_in_one_project(tmp_path)
+    assert run(monkeypatch, capsys, _input("session_end_clear.json", old, OLD_SID)) == (0, "", "")
     code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
     assert code == 0 and err == ""
     assert_card(out, "the cleared goal")
-    assert "an older goal" not in out
+    assert "another session's goal" not in out
     assert out.startswith("[This session was started with /clear") and OLD_SID in out.splitlines()[0]
     assert "PREVIOUS session" in out
+    # the record answers once: a second SessionStart clear (no SessionEnd before it) gets nothing
+    code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
+    assert (code, out) == (0, "") and "no SessionEnd record" in err
 
 
-def test_clear_with_no_other_session_prints_nothing(
+def test_clear_without_a_session_end_record_prints_nothing_not_the_newest_other_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    t = _session(_project(tmp_path))
-    assert run(monkeypatch, capsys, _input("session_start_clear.json", t)) == (0, "", "")
+    """Two sessions in one project, no SessionEnd record: the newest other transcript may be the
+    other session, so no card (issue 10 item 8)."""
+    _old, _other, new = _two_sessions_in_one_project(tmp_path)
+    code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
+    assert (code, out) == (0, "")
+    assert err.startswith("tracetui hook: /clear: no card") and len(err.splitlines()) == 1
+
+
+def test_clear_takes_no_record_of_another_claude_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two Claude Code processes in one project: the one that cleared is not the one starting."""
+    import tracetui.hook.cleared as cleared
+
+    old, _other, new = _two_sessions_in_one_project(tmp_path)
+    monkeypatch.setattr(cleared, "claude_process", lambda: "4242@1")
+    assert run(monkeypatch, capsys, _input("session_end_clear.json", old, OLD_SID)) == (0, "", "")
+    monkeypatch.setattr(cleared, "claude_process", lambda: "4343@1")
+    code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
+    assert (code, out) == (0, "") and "no SessionEnd record" in err
+
+
+def test_clear_takes_no_stale_record_nor_one_from_another_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tracetui.hook.cleared as cleared
+
+    old, _other, new = _two_sessions_in_one_project(tmp_path)
+    cache = tmp_path / "c"
+    assert cleared.record_cleared(cache, OLD_SID, old, "7@1")
+    later = cleared.time.time() + cleared.CLEARED_MARKER_SECONDS + 1
+    got, why = cleared.take_cleared(cache, new, "7@1", now=later)
+    assert got is None and "old" in why
+    assert cleared.record_cleared(cache, OLD_SID, old, "7@1")
+    got, why = cleared.take_cleared(cache, tmp_path / "elsewhere" / "x.jsonl", "7@1")
+    assert got is None and "another project folder" in why
+    assert cleared.record_cleared(cache, OLD_SID, old, "7@1")
+    assert cleared.take_cleared(cache, new, "7@1") == (old, "")
+    assert not cleared.record_cleared(cache, OLD_SID, old, None)
+    # a marker whose SessionStart never came is removed by the next record
+    assert cleared.record_cleared(cache, OLD_SID, old, "8@1")
+    stale = cleared._marker(cache, "8@1")
+    os.utime(stale, (1_000_000, 1_000_000))
+    assert cleared.record_cleared(cache, OLD_SID, old, "9@1") and not stale.exists()
+    assert cleared.take_cleared(cache, new, None)[0] is None
+
+
+def test_claude_process_is_the_same_for_two_calls_and_skips_shells() -> None:
+    import tracetui.hook.cleared as cleared
+
+    a, b = cleared.claude_process(), cleared.claude_process()
+    assert a == b
+    if a is not None:  # an ancestor of this process, by pid and start time
+        pid = int(a.split("@")[0])
+        st = cleared._proc_stat(pid)
+        assert st is not None and st[1] not in cleared._SHELLS
+
+
+def test_session_end_for_another_reason_records_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, _other, new = _two_sessions_in_one_project(tmp_path)
+    data = _input("session_end_clear.json", old, OLD_SID).replace(b'"clear"', b'"logout"')
+    assert run(monkeypatch, capsys, data) == (0, "", "")
+    code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
+    assert (code, out) == (0, "") and "no SessionEnd record" in err
 
 
 def test_other_events_print_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -394,8 +468,9 @@ def test_merge_keeps_every_other_hook_and_is_idempotent() -> None:
     for ev, groups in EXISTING["hooks"].items():
         assert once["hooks"][ev][: len(groups)] == groups  # others kept, in place
     ours = _ours(once)
-    assert [ev for ev, _ in ours] == ["SessionStart", "UserPromptSubmit"]
+    assert [ev for ev, _ in ours] == ["SessionStart", "UserPromptSubmit", "SessionEnd"]
     assert ours[0][1]["matcher"] == "compact|resume|clear" and "matcher" not in ours[1][1]
+    assert ours[2][1]["matcher"] == "clear"  # tells the SessionStart clear call which session ended
     assert ours[0][1]["hooks"] == [{"type": "command", "command": "tracetui hook", "timeout": hook.HOOK_TIMEOUT}]
     assert merge_settings(once, hook.EVENTS, "tracetui hook") == once
     assert remove_from_settings(once) == EXISTING
@@ -430,7 +505,7 @@ def test_install_project_writes_backup_and_second_install_changes_nothing(
     (bak,) = sp.parent.glob("settings.json.bak-*")
     assert bak.read_text() == original
     first = sp.read_text()
-    assert len(_ours(json.loads(first))) == 2
+    assert len(_ours(json.loads(first))) == 3  # SessionStart, UserPromptSubmit, SessionEnd
     assert main(["hook", "install", "--project", "--dir", str(tmp_path / "proj")]) == 0
     assert "unchanged" in capsys.readouterr().out
     assert sp.read_text() == first and len(list(sp.parent.glob("settings.json.bak-*"))) == 1
@@ -457,7 +532,7 @@ def test_install_user_honours_claude_config_dir(
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
     assert main(["hook", "install", "--user"]) == 0
     s = json.loads((tmp_path / "cfg" / "settings.json").read_text())
-    assert [ev for ev, _ in _ours(s)] == ["SessionStart", "UserPromptSubmit"]
+    assert [ev for ev, _ in _ours(s)] == ["SessionStart", "UserPromptSubmit", "SessionEnd"]
     assert not list((tmp_path / "cfg").glob("*.bak-*"))  # nothing to back up: there was no file
     assert main(["hook", "uninstall", "--user"]) == 0
     assert json.loads((tmp_path / "cfg" / "settings.json").read_text()) == {}
@@ -534,15 +609,15 @@ def test_install_replaces_either_form_of_ours_and_never_duplicates(
     assert main(["hook", "install", *proj]) == 0
     assert f"(command: {script} hook)" in capsys.readouterr().out
     s = json.loads(sp.read_text())
-    assert _commands(s) == [f"{script} hook", f"{script} hook"]  # one per event, the old ones gone
+    assert _commands(s) == [f"{script} hook"] * 3  # one per event, the old ones gone
     assert [h["command"] for g in s["hooks"]["UserPromptSubmit"] for h in g["hooks"]] == ["~/bin/log-prompt", f"{script} hook"]
     first = sp.read_text()
     assert main(["hook", "install", *proj]) == 0 and sp.read_text() == first  # kept as is
     # --command overrides, and replaces the absolute form in turn
     assert main(["hook", "install", *proj, "--command", "tracetui hook --always"]) == 0
-    assert _commands(json.loads(sp.read_text())) == ["tracetui hook --always"] * 2
+    assert _commands(json.loads(sp.read_text())) == ["tracetui hook --always"] * 3
     assert main(["hook", "install", *proj]) == 0
-    assert _commands(json.loads(sp.read_text())) == [f"{script} hook"] * 2
+    assert _commands(json.loads(sp.read_text())) == [f"{script} hook"] * 3
 
 
 def test_installed_command_runs_without_tracetui_on_path(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tracetui.hook.run import EVENTS, HOOK_TIMEOUT, SESSION_START_MATCHER, HookError
+from tracetui.hook.run import EVENTS, HOOK_TIMEOUT, SESSION_END_MATCHER, SESSION_START_MATCHER, HookError
 
 __all__ = ["install_hooks", "uninstall_hooks", "merge_settings", "remove_from_settings", "settings_path", "default_command", "cmd_install"]
 
@@ -74,6 +74,8 @@ def _entry(event: str, command: str) -> dict[str, Any]:
     h = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
     if event == "SessionStart":
         return {"matcher": SESSION_START_MATCHER, "hooks": [h]}
+    if event == "SessionEnd":
+        return {"matcher": SESSION_END_MATCHER, "hooks": [h]}
     return {"hooks": [h]}
 
 

@@ -11,8 +11,11 @@ What it prints:
 
 * SessionStart ``compact`` or ``resume``: the card of this session (compaction loses exactly
   the state the card keeps);
-* SessionStart ``clear``: the card of the newest *other* session in the same project folder
-  (the one just cleared), saying so;
+* SessionStart ``clear``: the card of the session this ``/clear`` ended, saying so, when that is
+  certain: the SessionEnd call (``reason: "clear"``) of the same Claude Code process recorded it
+  (:mod:`tracetui.hook.cleared`); otherwise nothing (never the newest other transcript of the
+  folder, which may be another session running in the same project);
+* SessionEnd ``clear``: nothing; it records the ending session for the SessionStart call;
 * SessionStart ``startup``, any other event: nothing;
 * UserPromptSubmit: gated (seed 000 §7.3 rule 0, "inject only when it can pay"): by default
   only when a compaction happened since the last injection, or when an anomaly of severity
@@ -64,9 +67,11 @@ DEFAULT_GATE = "compaction,anomaly"
 #: anomaly severities that open the gate (the detectors use ``info``, ``warn``, ``error``)
 GATE_SEVERITIES = ("warn", "error")
 #: the events ``hook install`` registers by default, and the ones it knows
-EVENTS = ("SessionStart", "UserPromptSubmit")
+EVENTS = ("SessionStart", "UserPromptSubmit", "SessionEnd")
 #: SessionStart sources the hook answers (``startup`` prints nothing, so it is not matched)
 SESSION_START_MATCHER = "compact|resume|clear"
+#: SessionEnd reasons the hook answers: ``clear``, to tell the next SessionStart which session ended
+SESSION_END_MATCHER = "clear"
 #: seconds Claude Code waits for the hook (set in the installed entry)
 HOOK_TIMEOUT = 30
 #: a session this large (bytes of transcript) with no usable fold cache entry is folded by a
@@ -143,11 +148,13 @@ def _fold(path: Path, use_cache: bool):
 
         reader = open_cached([path], subagents=True, price=False, lazy=True)  # the card reads no ledger
         if reader.cache_status != "warm":
+            from tracetui.views.format import fmt_bytes
+
             todo = _session_bytes(path)
             if todo >= COLD_BACKGROUND_BYTES and hasattr(os, "fork"):
                 started = _warm_in_background(path)
                 raise HookSkip(
-                    f"{path.name}: no fold cache yet for this {todo / 1e6:.0f} MB session; "
+                    f"{path.name}: no fold cache yet for this {fmt_bytes(todo)} session; "
                     + ("building it in the background" if started else "it is being built in the background")
                     + ", so the card comes with a later call"
                 )
@@ -318,29 +325,6 @@ def _frame(card: str, state: Any, path: Path, max_chars: int, note: str = "") ->
     return f"{head}\n{body}\n{FOOTER}"
 
 
-def _newest_other_session(transcript: Path, session_id: str | None) -> Path | None:
-    """The most recently modified other main transcript in ``transcript``'s project folder."""
-    best: tuple[float, str] | None = None
-    found: Path | None = None
-    try:
-        entries = list(transcript.parent.iterdir())
-    except OSError:
-        return None
-    for p in entries:
-        if p.suffix != ".jsonl" or p.name.startswith("agent-") or p.name == transcript.name or p.stem == session_id:
-            continue
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        if st.st_size == 0 or not p.is_file():
-            continue
-        key = (st.st_mtime, p.name)
-        if best is None or key > best:
-            best, found = key, p
-    return found
-
-
 def run_hook(
     data: bytes | str,
     *,
@@ -392,6 +376,8 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
     source = inp.get("source")
     if event == "SessionStart" and source not in ("compact", "resume", "clear"):
         return ""  # startup (or a source this version does not know): nothing to restore
+    if event == "SessionEnd" and inp.get("reason") != "clear":
+        return ""  # only a /clear is followed by a SessionStart that needs to know
     tp = inp.get("transcript_path")
     if tp is None or tp == "":
         raise HookError(f"{event} hook input has no transcript_path")
@@ -400,13 +386,20 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
     path = Path(tp).expanduser()
     sid = inp.get("session_id") if isinstance(inp.get("session_id"), str) else path.stem
     note = ""
+    if event == "SessionEnd":
+        from tracetui.hook.cleared import claude_process, record_cleared
+
+        record_cleared(_hook_state_path(sid).parent, sid, path, claude_process())
+        return ""
     if event == "SessionStart" and source == "clear":
-        other = _newest_other_session(path, sid)
+        from tracetui.hook.cleared import claude_process, take_cleared
+
+        other, why = take_cleared(_hook_state_path(sid).parent, path, claude_process())
         if other is None:
-            return ""
+            raise HookSkip(f"/clear: no card, {why}")
         note = (
             f"[This session was started with /clear. The card below is of the PREVIOUS session "
-            f"{other.stem} in this project (the newest other transcript, {other.name}), not of this new one.]"
+            f"{other.stem} (the one this /clear ended, {other.name}), not of this new one.]"
         )
         path = other
     elif not path.exists():

@@ -59,13 +59,20 @@ _CRITERION = re.compile(
     r"\b(must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?)",
     re.I,
 )
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+#: a sentence ends at ``.``, ``!`` or ``?`` followed by white space or the end, or at a line end:
+#: a dot inside a URL, a version number or a file name (``https://x.org/a.b``, ``2.1.38``,
+#: ``conftest.py``) and after ``e.g.``, ``i.e.``, ``vs.``, ``cf.`` does not end it
+_SENTENCE = re.compile(
+    r"(?:[^.!?\n]+|[.!?](?=[^\s.!?])|(?<=\be\.g)\.|(?<=\bi\.e)\.|(?<=\bvs)\.|(?<=\bcf)\.)+[.!?]*",
+    re.I,
+)
 
 
 class Note(msgspec.Struct, frozen=True):
-    """A short line for the card: an excluded hypothesis (``error``, ``rejected``,
-    ``interrupted``, ``reverted``, ``dropped_todo``) or a user statement (``criterion``,
-    ``constraint``). ``text`` is our wording; ``quote`` is verbatim source text (tool output or
+    """A short line for the card: a ruled-out note (``error``, ``rejected``, ``interrupted``,
+    ``reverted``: an excluded hypothesis unless a later retry fixed the error, see
+    ``views.worker.retry_fixes``; ``dropped_todo``: a fact, not an excluded hypothesis) or a user
+    statement (``criterion``, ``constraint``). ``text`` is our wording; ``quote`` is verbatim source text (tool output or
     the user's words), to be shown quoted, as data."""
 
     kind: str

@@ -113,7 +113,7 @@ def read_excerpt(
 ) -> str:
     """Up to ``limit`` characters of the block at ``anchor``, control sequences removed; on any
     failure, a one-line note saying what went wrong (never raises). A record longer than
-    ``max_bytes`` is said too large (its size in MB, the bound), after ``inline`` (the ledger's
+    ``max_bytes`` is said too large (its size and the bound, in binary units), after ``inline`` (the ledger's
     own excerpt of the block, when the caller has one)."""
     if not 0 <= anchor.src < len(state.sources):
         return f"(source {anchor.src} unknown)"

@@ -15,6 +15,8 @@ from functools import lru_cache
 from rich.text import Text
 
 from tracetui.model.anomalies import fmt_span
+from tracetui.views.format import fmt_bytes as _fmt_bytes
+from tracetui.views.format import fmt_count, fmt_short
 
 __all__ = [
     "clean",
@@ -25,6 +27,7 @@ __all__ = [
     "fmt_age",
     "fmt_tokens",
     "fmt_bytes",
+    "fmt_count",
     "fmt_usd",
     "short_path",
     "LIVE_WINDOW",
@@ -99,27 +102,15 @@ def fmt_age(seconds: float | None) -> str:
 
 
 def fmt_tokens(n: int | None) -> str:
-    """Tokens in short form: ``950``, ``12.3k``, ``4.56M``."""
-    if n is None:
-        return "?"
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.2f}M"
+    """Tokens in short form (``950``, ``12.3k``, ``4.56M``): the views' one formatter,
+    :func:`tracetui.views.format.fmt_short`."""
+    return fmt_short(n)
 
 
 def fmt_bytes(n: int | None) -> str:
-    """Bytes in short form: ``512 B``, ``48.1 KB``, ``3.2 MB`` (powers of 1024)."""
-    if n is None:
-        return "?"
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    if n < 1024**3:
-        return f"{n / 1024 / 1024:.1f} MB"
-    return f"{n / 1024**3:.2f} GB"
+    """Bytes in short binary form (``512 B``, ``48.1 KiB``, ``3.2 MiB``): the views' one
+    formatter, :func:`tracetui.views.format.fmt_bytes`."""
+    return _fmt_bytes(n)
 
 
 def fmt_usd(usd: float | None) -> str:

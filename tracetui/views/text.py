@@ -13,6 +13,7 @@ import msgspec
 from tracetui.model.anomalies import as_datetime, fmt_span
 from tracetui.model.pricing import cost_note_extra
 from tracetui.model.state import Anchor, RunState
+from tracetui.views.format import fmt_short
 
 __all__ = [
     "one_line",
@@ -60,12 +61,8 @@ def quote(text: str, limit: int = 120) -> str:
 
 
 def fmt_n(n: int | float) -> str:
-    """A count in short form: ``987``, ``12.3k``, ``4.5M``."""
-    n = float(n)
-    for unit, div in (("M", 1e6), ("k", 1e3)):
-        if abs(n) >= div:
-            return f"{n / div:.1f}{unit}"
-    return f"{int(n)}"
+    """A count in short form (``987``, ``12.3k``, ``4.56M``): :func:`tracetui.views.format.fmt_short`."""
+    return fmt_short(n)
 
 
 def fmt_duration(seconds: float | None) -> str:
@@ -97,6 +94,20 @@ def anchored(state: RunState, body: str, anchor: Anchor | None) -> "Item":
     return Item(body, state.fmt_anchor(anchor))
 
 
+def _cut_at_figure(cut: str, whole: str) -> str:
+    """``cut`` (``whole`` shortened by :func:`one_line`, ending in ``…``) without a figure cut to
+    its first digits (``tool calls 13…`` for 1,342): such a word goes whole, the ``…`` stays. A
+    cut inside quoted data (``«…``) is left as it is: an excerpt, not a figure."""
+    if not cut.endswith("…") or len(cut) >= len(" ".join(whole.split())):
+        return cut
+    head = cut[:-1]
+    start = head.rfind(" ") + 1
+    word = head[start:]
+    if start > 0 and "«" not in head[head.rfind("»") + 1 :] and any(ch.isdigit() for ch in word):
+        return head[:start].rstrip() + " …"
+    return cut
+
+
 class Item(msgspec.Struct, frozen=True):
     """One line of a section: its text and the anchor it ends with (``""`` for none)."""
 
@@ -105,7 +116,7 @@ class Item(msgspec.Struct, frozen=True):
 
     def render(self, limit: int) -> str:
         tail = f" @ {self.anchor}" if self.anchor else ""
-        return one_line(self.body, max(limit - len(tail), 12)) + tail
+        return _cut_at_figure(one_line(self.body, max(limit - len(tail), 12)), self.body) + tail
 
 
 class Section(msgspec.Struct):
