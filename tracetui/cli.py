@@ -21,6 +21,30 @@ __all__ = ["main", "SubcommandParser"]
 SUBCOMMANDS = ("state", "view", "card", "hook")
 
 
+class _SafeStream:
+    """A text stream whose writes pass the one terminal-safety rule
+    (:func:`tracetui.views.safe.safe_text`): error lines name files and sessions, and a file
+    name can hold ``ESC ] 0`` or ``ESC ] 52``. Everything else is the wrapped stream's."""
+
+    def __init__(self, stream) -> None:  # type: ignore[no-untyped-def]
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from tracetui.views.safe import safe_text
+
+        return self._stream.write(safe_text(text))
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self._stream, name)
+
+
+def _safe_stderr() -> None:
+    """Route ``sys.stderr`` (every error line of the CLI, the hook and the monitor's start-up)
+    through :class:`_SafeStream`, once."""
+    if not isinstance(sys.stderr, _SafeStream) and sys.stderr is not None:
+        sys.stderr = _SafeStream(sys.stderr)  # type: ignore[assignment]
+
+
 def _err(msg: str) -> None:
     print(f"tracetui: {msg}", file=sys.stderr)
 
@@ -186,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tracetui.ingest.discover import DiscoveryError
     from tracetui.session.reader import TranscriptError
 
+    _safe_stderr()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--"]:  # "tracetui -- --help": the monitor's own options
         return _run_app(argv[1:])

@@ -504,7 +504,10 @@ def run_mode(ns: argparse.Namespace) -> int:
         return 0
     if out:
         try:
-            sys.stdout.write(out + "\n")
+            from tracetui.views.safe import safe_text
+
+            # the frame names the transcript's path and session id, which may hold escapes too
+            sys.stdout.write(safe_text(out) + "\n")
             sys.stdout.flush()
         except (OSError, ValueError):
             pass

@@ -1,20 +1,20 @@
 """Pure formatters for the panes: transcript text made safe, ages, tokens, bytes.
 
-Transcript text is data. Everything here returns plain ``str`` with terminal control sequences
-removed, or :class:`rich.text.Text` built without markup parsing, so ``[bold]`` or
+Transcript text is data. Everything here returns plain ``str`` with terminal control characters
+replaced by visible stand-ins (the views' rule), or :class:`rich.text.Text` built without markup parsing, so ``[bold]`` or
 ``[link=…]`` in a prompt shows as typed and an ``ESC[31m`` never reaches the terminal. Nothing
 here reads the clock: ``now`` (seconds since the epoch) is always an argument.
 """
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from functools import lru_cache
 
 from rich.text import Text
 
 from tracetui.model.anomalies import fmt_span
+from tracetui.views.safe import safe_text
 
 __all__ = [
     "clean",
@@ -32,27 +32,14 @@ __all__ = [
     "activity",
 ]
 
-# CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC (ESC P|X|^|_ … ST), other ESC pairs,
-# then any remaining C0 control (except \t \n) and C1 control (U+0080–U+009F).
-_ESC_SEQ = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-    r"|\x1b[@-Z\\-_]?"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
 
 def clean(text: str) -> str:
-    """``text`` without terminal control sequences and control characters (tabs become spaces,
-    newlines stay)."""
+    """``text`` made safe for the terminal by the one rule, :func:`tracetui.views.safe.safe_text`
+    (``ESC`` shown as ``␛``, C1 controls as U+FFFD, one character for one, so the text is
+    measured as it is drawn); tabs become four spaces, ``CRLF`` a newline."""
     if not text:
         return ""
-    if "\x1b" in text or "\x9b" in text:
-        text = _ESC_SEQ.sub("", text)
-    text = text.replace("\t", "    ").replace("\r\n", "\n")
-    return _CONTROL.sub("", text)
+    return safe_text(text.replace("\r\n", "\n").replace("\t", "    "))
 
 
 def one_line(text: str | None, limit: int = 0) -> str:
