@@ -69,13 +69,26 @@ def _cmd_state(ns: argparse.Namespace) -> int:
     else:
         paths = resolve_paths(ns.paths)
         reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
+    redact = not getattr(ns, "no_redact", False)
+
+    def as_json(state, option: int = 0) -> bytes:
+        obj = state_to_json(state)
+        if redact:
+            from tracetui.ingest.secrets import summary
+            from tracetui.views.safe import redact_json
+
+            obj, kinds = redact_json(obj)
+            assert isinstance(obj, dict)
+            obj["secrets_redacted"] = {"count": len(kinds), "summary": summary(kinds)}
+        return orjson.dumps(obj, option=option)
+
     if ns.follow:
         out = sys.stdout
         last = None
         said: set[str] = set()
         try:
             while True:
-                line = orjson.dumps(state_to_json(state))
+                line = as_json(state)
                 if line != last:
                     out.write(_json_safe(line) + "\n")
                     out.flush()
@@ -92,7 +105,7 @@ def _cmd_state(ns: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             return 0
     if ns.json:
-        sys.stdout.write(_json_safe(orjson.dumps(state_to_json(state), option=orjson.OPT_INDENT_2)) + "\n")
+        sys.stdout.write(_json_safe(as_json(state, orjson.OPT_INDENT_2)) + "\n")
     else:
         print(state_summary(state))
     save_store(reader)
@@ -157,6 +170,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "--follow",
         action="store_true",
         help="keep running: print the full state as one JSON line each time it changes, until Ctrl-C (waits for a file not created yet)",
+    )
+    ps.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="with --json: keep secrets (API keys, tokens, passwords) as the transcript holds them; by default they are masked in place",
     )
     ps.set_defaults(func=_cmd_state)
     for name, mod in (("view", "tracetui.commands"), ("card", "tracetui.commands"), ("hook", "tracetui.hook")):

@@ -93,14 +93,16 @@ def render_export(kind: str, view: SessionView) -> str:
     except ImportError:
         render = None
     if render is not None:
-        from tracetui.views.safe import safe_text
+        from tracetui.views.safe import export_text
 
-        return safe_text(render(live, episode=k, now=now))
+        return export_text(render(live, episode=k, now=now))
     from tracetui.views.state_json import state_summary
 
     shown = view.shown_state() or live
     scope = "live" if k is None else f"as of the end of episode {k}"
-    return f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"
+    return (
+        f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"  # redacted
+    )
 
 
 class MonitorScreen(Screen):

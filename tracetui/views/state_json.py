@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracetui.model.state import Anchor, PromptInfo, RunState
-from tracetui.views.safe import safe_text
+from tracetui.views.safe import export_text
 from tracetui.views.text import cost_text
 
 __all__ = ["state_to_json", "state_summary", "anchor_json"]
@@ -192,7 +192,7 @@ def state_summary(state: RunState) -> str:
             f"source   {s.name}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {s.lines} lines"
             + (f"  ({'; '.join(flags)})" if flags else "")
         )
-    return safe_text("\n".join(lines))
+    return export_text("\n".join(lines))
 
 
 def _short(text: str, limit: int = 100) -> str:
