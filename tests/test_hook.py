@@ -417,28 +417,28 @@ def test_commands_that_merely_mention_tracetui_are_not_ours() -> None:
         assert hook_install._is_ours({"type": "command", "command": cmd}), cmd
 
 
-def test_install_project_writes_backup_and_second_install_changes_nothing(
+def test_install_shared_writes_backup_and_second_install_changes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sp = tmp_path / "proj" / ".claude" / "settings.json"
     sp.parent.mkdir(parents=True)
     original = json.dumps(EXISTING, indent=4)
     sp.write_text(original)
-    assert main(["hook", "install", "--project", "--dir", str(tmp_path / "proj")]) == 0
+    assert main(["hook", "install", "--shared", "--dir", str(tmp_path / "proj")]) == 0
     out = capsys.readouterr().out
     assert "installed" in out and "backup" in out
     (bak,) = sp.parent.glob("settings.json.bak-*")
     assert bak.read_text() == original
     first = sp.read_text()
     assert len(_ours(json.loads(first))) == 2
-    assert main(["hook", "install", "--project", "--dir", str(tmp_path / "proj")]) == 0
+    assert main(["hook", "install", "--shared", "--dir", str(tmp_path / "proj")]) == 0
     assert "unchanged" in capsys.readouterr().out
     assert sp.read_text() == first and len(list(sp.parent.glob("settings.json.bak-*"))) == 1
-    assert main(["hook", "uninstall", "--dir", str(tmp_path / "proj")]) == 0
+    assert main(["hook", "uninstall", "--shared", "--dir", str(tmp_path / "proj")]) == 0
     assert json.loads(sp.read_text()) == EXISTING
     capsys.readouterr()
     # a second uninstall finds nothing of ours, and says so (not "already as wanted")
-    assert main(["hook", "uninstall", "--dir", str(tmp_path / "proj")]) == 0
+    assert main(["hook", "uninstall", "--shared", "--dir", str(tmp_path / "proj")]) == 0
     assert capsys.readouterr().out == f"{sp}: no tracetui hook entries to remove; unchanged\n"
 
 
@@ -449,6 +449,113 @@ def test_install_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, ca
     assert not sp.exists()
     assert '+      "UserPromptSubmit": [' in out or '+    "UserPromptSubmit": [' in out
     assert "SessionStart" not in out and "nothing written" in out
+
+
+def test_install_in_a_project_defaults_to_its_local_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the shared settings.json is committed, and the entry names this machine's path
+    shared = tmp_path / ".claude" / "settings.json"
+    shared.parent.mkdir()
+    shared.write_text('{"permissions": {"allow": []}}\n')
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    local = tmp_path / ".claude" / "settings.local.json"
+    assert f"in {local}" in capsys.readouterr().out
+    assert len(_ours(json.loads(local.read_text()))) == 2
+    assert shared.read_text() == '{"permissions": {"allow": []}}\n'
+    # an older install's entries in the shared file would run twice: said
+    assert main(["hook", "install", "--shared", "--dir", str(tmp_path)]) == 0
+    assert "settings.local.json has tracetui hook entries too" in capsys.readouterr().err
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    assert f"{shared} has tracetui hook entries too; 'tracetui hook uninstall --shared' removes them" in capsys.readouterr().err
+
+
+def _mode(p: Path) -> int:
+    import stat
+
+    return stat.S_IMODE(p.stat().st_mode)
+
+
+def test_install_keeps_the_mode_of_a_private_settings_file_and_its_backup(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a 0600 settings.json (and its backup) became 0644
+    sp = tmp_path / ".claude" / "settings.local.json"
+    sp.parent.mkdir()
+    sp.write_text(json.dumps(EXISTING, indent=2) + "\n")
+    os.chmod(sp, 0o600)
+    old = os.umask(0o022)
+    try:
+        assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    finally:
+        os.umask(old)
+    (bak,) = sp.parent.glob("settings.local.json.bak-*")
+    assert _mode(sp) == 0o600 and _mode(bak) == 0o600
+    assert main(["hook", "uninstall", "--dir", str(tmp_path)]) == 0
+    assert _mode(sp) == 0o600 and all(_mode(b) == 0o600 for b in sp.parent.glob("settings.local.json.bak-*"))
+
+
+def test_install_writes_through_a_symlinked_settings_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a symlinked settings.json (dotfiles) was replaced by a plain file
+    monkey_cfg = tmp_path / "cfg"
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps(EXISTING, indent=2) + "\n")
+    os.chmod(dotfiles, 0o640)
+    monkey_cfg.mkdir()
+    link = monkey_cfg / "settings.json"
+    link.symlink_to(dotfiles)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(monkey_cfg))
+    assert main(["hook", "install", "--user"]) == 0
+    out = capsys.readouterr().out
+    assert link.is_symlink() and os.readlink(link) == str(dotfiles)
+    assert f"(a symlink: written to {dotfiles})" in out
+    assert len(_ours(json.loads(dotfiles.read_text()))) == 2 and _mode(dotfiles) == 0o640
+    assert not list(dotfiles.parent.glob("*.bak-*"))  # the backup is beside the link, not in the dotfiles
+    (bak,) = monkey_cfg.glob("settings.json.bak-*")
+    assert json.loads(bak.read_text()) == EXISTING and not bak.is_symlink()
+    # a link to nothing is refused, saying why
+    dotfiles.unlink()
+    assert main(["hook", "install", "--user"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"tracetui: {link}: a symlink to {dotfiles}, which does not exist; not touching it\n"
+    assert link.is_symlink() and not dotfiles.exists()
+    # a link to a folder too
+    link.unlink()
+    link.symlink_to(tmp_path)
+    assert main(["hook", "install", "--user"]) == 1
+    assert "which is not a file; not touching it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("indent", [4, "\t", None])
+def test_install_keeps_the_files_formatting_and_the_dry_run_shows_the_real_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], indent: int | str | None
+) -> None:
+    # the dry run diffed a reformatted copy, hiding that the whole file was rewritten
+    sp = tmp_path / ".claude" / "settings.local.json"
+    sp.parent.mkdir()
+    original = json.dumps(EXISTING, indent=indent, ensure_ascii=False) + ("\n" if indent is not None else "")
+    sp.write_text(original)
+    assert main(["hook", "install", "--dir", str(tmp_path), "--dry-run"]) == 0
+    diff = capsys.readouterr().out
+    assert sp.read_text() == original
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    after = sp.read_text()
+    capsys.readouterr()
+    # the diff is the one of the bytes written against the bytes that were on disk
+    import difflib
+
+    want = difflib.unified_diff(original.splitlines(True), after.splitlines(True), f"{sp} (now)", f"{sp} (after)")
+    body = [ln for ln in diff.splitlines(True) if not ln.startswith(("dry run", "\\"))]
+    assert [ln.rstrip("\n") for ln in body] == [ln.rstrip("\n") for ln in want]
+    lines = [ln for ln in body if not ln.startswith(("---", "+++", "@@"))]
+    removed = [ln for ln in lines if ln.startswith("-")]
+    kept = [ln for ln in original.splitlines() if ln.strip()]
+    if indent is not None:
+        # only the lines the change needs are removed: the user's own lines stay as written
+        assert len(removed) <= 3, removed
+        assert all(k in after.splitlines() for k in kept if "UserPromptSubmit" not in k and k.strip() not in ("}", "]", "},", "],"))
+    else:
+        assert "\n" not in after.strip()  # a one-line file stays on one line
+    assert after.endswith("\n") == original.endswith("\n")
 
 
 def test_install_user_honours_claude_config_dir(
@@ -465,7 +572,7 @@ def test_install_user_honours_claude_config_dir(
 
 @pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {"x": 1}}}'])
 def test_install_refuses_a_settings_file_it_does_not_understand(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str) -> None:
-    sp = tmp_path / ".claude" / "settings.json"
+    sp = tmp_path / ".claude" / "settings.local.json"
     sp.parent.mkdir(parents=True)
     sp.write_text(content)
     assert main(["hook", "install", "--dir", str(tmp_path)]) == 1
@@ -516,7 +623,7 @@ def test_install_replaces_either_form_of_ours_and_never_duplicates(
     script.parent.mkdir(parents=True)
     script.write_text("#!/bin/sh\n")
     monkeypatch.setattr(sys, "argv", [str(script)])
-    sp = tmp_path / "proj" / ".claude" / "settings.json"
+    sp = tmp_path / "proj" / ".claude" / "settings.local.json"
     sp.parent.mkdir(parents=True)
     old = {
         "hooks": {
@@ -554,7 +661,7 @@ def test_installed_command_runs_without_tracetui_on_path(tmp_path: Path) -> None
         [sys.executable, "-m", "tracetui.cli", "hook", "install", "--dir", str(tmp_path)], env=env, capture_output=True, timeout=60
     )
     assert p.returncode == 0, p.stderr
-    (cmd,) = set(_commands(json.loads((tmp_path / ".claude" / "settings.json").read_text())))
+    (cmd,) = set(_commands(json.loads((tmp_path / ".claude" / "settings.local.json").read_text())))
     assert os.path.isabs(shlex.split(cmd)[0]) and cmd.endswith(" hook")
     t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
     # as Claude Code runs it: through the shell, with a PATH that has no tracetui

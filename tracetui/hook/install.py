@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,13 +27,17 @@ def _is_ours(h: Any) -> bool:
 
 
 def settings_path(scope: str, project_dir: Path | None = None) -> Path:
-    """``<project>/.claude/settings.json`` or ``<claude dir>/settings.json`` (the claude dir is
-    ``$CLAUDE_CONFIG_DIR`` when set, else ``~/.claude``)."""
+    """Where ``scope`` keeps its settings: ``project`` (the default), the project's own
+    ``<project>/.claude/settings.local.json`` (not committed: the entry names this machine's
+    path of tracetui); ``shared``, the project's committed ``<project>/.claude/settings.json``;
+    ``user``, ``<claude dir>/settings.json`` (the claude dir is ``$CLAUDE_CONFIG_DIR`` when
+    set, else ``~/.claude``)."""
     if scope == "user":
         from tracetui.ingest.discover import claude_dir
 
         return claude_dir() / "settings.json"
-    return (project_dir or Path.cwd()) / ".claude" / "settings.json"
+    name = "settings.json" if scope == "shared" else "settings.local.json"
+    return (project_dir or Path.cwd()) / ".claude" / name
 
 
 def _check_shape(settings: Any, where: str) -> None:
@@ -105,17 +110,48 @@ def remove_from_settings(settings: dict[str, Any], where: str = "settings") -> d
     return out
 
 
-def _dump(obj: Any) -> str:
+def _style(text: str | None) -> dict[str, Any]:
+    """``json.dumps`` arguments that write JSON the way ``text`` is written: its indent (spaces
+    or a tab, as its first indented line has it; none for a file on one line), and its final
+    newline (or none). The default for a new file: two spaces and a newline."""
+    if not text or not text.strip():
+        return {"indent": 2, "newline": "\n"}
+    newline = "\n" if text.endswith("\n") else ""
+    body = text.strip()
+    if "\n" not in body:
+        return {"indent": None, "newline": newline}
+    m = re.search(r"\n([ \t]+)\S", body)
+    indent: int | str = 2 if m is None else (m.group(1) if "\t" in m.group(1) else len(m.group(1)))
+    return {"indent": indent, "newline": newline}
+
+
+def _dump(obj: Any, like: str | None = None) -> str:
+    """``obj`` as JSON text written in the style of the file text ``like`` (:func:`_style`)."""
     import json
 
-    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+    st = _style(like)
+    return json.dumps(obj, indent=st["indent"], ensure_ascii=False) + st["newline"]
+
+
+def _target(path: Path) -> Path:
+    """The file a change of ``path`` is written to: ``path``, or the file a symlink at ``path``
+    points to (written in place, so the link stays a link). Raises :class:`HookError` for a
+    symlink whose target does not exist or is not a file."""
+    if not path.is_symlink():
+        return path
+    real = Path(os.path.realpath(path))
+    if not real.exists():
+        raise HookError(f"{path}: a symlink to {real}, which does not exist; not touching it")
+    if not real.is_file():
+        raise HookError(f"{path}: a symlink to {real}, which is not a file; not touching it")
+    return real
 
 
 def _read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
     import json
 
     try:
-        text = path.read_text("utf-8")
+        text = _target(path).read_text("utf-8")
     except FileNotFoundError:
         return {}, None
     except OSError as exc:
@@ -129,40 +165,79 @@ def _read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
     return obj, text
 
 
-def _write_settings(path: Path, new_text: str, old_text: str | None) -> Path | None:
-    """Write atomically; back up the old file first. Returns the backup path, if any."""
+def _write_like(dest: Path, text: str, like: os.stat_result | None) -> None:
+    """Write ``text`` to ``dest`` atomically (a temporary file beside it, renamed over it), with
+    the mode, and where allowed the owner, of ``like`` (the file it replaces); a new file gets
+    the umask's default mode."""
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    mode = 0o666 if like is None else stat.S_IMODE(like.st_mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        if like is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, mode & ~umask)
+        else:
+            os.chmod(tmp, mode)
+            try:
+                os.chown(tmp, like.st_uid, like.st_gid)
+            except (OSError, AttributeError):  # another owner's file: it becomes ours, as any editor's save
+                pass
+        os.replace(tmp, dest)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _write_settings(path: Path, new_text: str, old_text: str | None) -> tuple[Path, Path | None]:
+    """Write ``new_text`` as the settings at ``path``, backing up the old file first (beside
+    ``path``, with the old file's mode). A symlink at ``path`` is written through: its target
+    changes, the link stays. Returns ``(the file written, the backup path or None)``."""
     import time
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    dest = _target(path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        old_stat: os.stat_result | None = dest.stat()
+    except FileNotFoundError:
+        old_stat = None
     backup = None
     if old_text is not None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         backup = path.with_name(f"{path.name}.bak-{stamp}")
         n = 1
-        while backup.exists():
+        while backup.exists() or backup.is_symlink():
             n += 1
             backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-        backup.write_text(old_text, "utf-8")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(new_text, "utf-8")
-    os.replace(tmp, path)
-    return backup
+        _write_like(backup, old_text, old_stat)
+    _write_like(dest, new_text, old_stat)
+    return dest, backup
 
 
 def _change(path: Path, new: dict[str, Any], old: dict[str, Any], old_text: str | None, dry_run: bool, out) -> tuple[bool, Path | None]:
+    """Write ``new`` (the settings ``old`` changed) to ``path``, in the file's own style: no
+    write when nothing changes. With ``dry_run``, the unified diff of the bytes that would be
+    written against the bytes on disk goes to ``out`` instead."""
     import difflib
 
-    new_text = _dump(new)
     if old_text is not None and new == old:
         return False, None
     if old_text is None and new == {}:
         return False, None
+    new_text = _dump(new, old_text)
     if dry_run:
-        before = _dump(old) if old_text is not None else ""
+        before = old_text or ""
         diff = difflib.unified_diff(before.splitlines(True), new_text.splitlines(True), f"{path} (now)", f"{path} (after)")
-        out.write("".join(diff))
+        text = "".join(d if d.endswith("\n") else d + "\n\\ No newline at end of file\n" for d in diff)
+        out.write(text)
         return True, None
-    return True, _write_settings(path, new_text, old_text)
+    _dest, backup = _write_settings(path, new_text, old_text)
+    return True, backup
 
 
 def install_hooks(path: Path, events: tuple[str, ...], command: str, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
@@ -224,8 +299,17 @@ def default_command() -> str:
     return f"{_shell_quote(sys.executable)} -m tracetui.cli hook"
 
 
+def _has_ours(path: Path) -> bool:
+    """The settings file at ``path`` holds a hook entry of ours (unreadable: no)."""
+    try:
+        settings, _text = _read_settings(path)
+        return settings != remove_from_settings(settings, str(path))
+    except (HookError, OSError):
+        return False
+
+
 def cmd_install(ns: argparse.Namespace, action: str) -> int:
-    scope = "user" if ns.user else "project"
+    scope = "user" if ns.user else "shared" if getattr(ns, "shared", False) else "project"
     command = getattr(ns, "command", None) or default_command()
     try:
         if getattr(ns, "dir", None) and not Path(ns.dir).is_dir():
@@ -247,12 +331,21 @@ def cmd_install(ns: argparse.Namespace, action: str) -> int:
         return 1
     verb = "installed" if action == "install" else "removed"
     same = f"{path}: already as wanted" if action == "install" else f"{path}: no tracetui hook entries to remove"
+    where = str(path)
+    if path.is_symlink():
+        where = f"{path} (a symlink: written to {os.path.realpath(path)})"
     if ns.dry_run:
-        print(f"dry run: {path} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
+        print(f"dry run: {where} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
     elif changed:
-        print(f"{verb} {what} in {path}" + (f" (backup: {backup})" if backup else ""))
+        print(f"{verb} {what} in {where}" + (f" (backup: {backup})" if backup else ""))
     else:
         print(f"{same}; unchanged")
+    if scope in ("project", "shared"):
+        # Claude Code runs the hooks of both project files: one of ours in the other is run twice
+        other = settings_path("shared" if scope == "project" else "project", path.parent.parent)
+        if _has_ours(other):
+            flag = "--shared" if scope == "project" else "--project"
+            print(f"tracetui: note: {other} has tracetui hook entries too; 'tracetui hook uninstall {flag}' removes them", file=sys.stderr)
     if action == "install" and command.split()[0] == "tracetui":
         import shutil
 
