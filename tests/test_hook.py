@@ -558,6 +558,26 @@ def test_install_keeps_the_files_formatting_and_the_dry_run_shows_the_real_diff(
     assert after.endswith("\n") == original.endswith("\n")
 
 
+def test_install_and_uninstall_change_only_the_lines_they_must(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sp = tmp_path / ".claude" / "settings.local.json"
+    sp.parent.mkdir()
+    # the user's own layout: a compact hook line, a comment-free but hand-aligned object
+    original = '{\n    "model":   "opus",\n    "hooks": {\n        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]\n    },\n    "env": {"A": "b"}\n}\n'
+    sp.write_text(original)
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    after = sp.read_text()
+    for line in (
+        '    "model":   "opus",',
+        '        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],',
+        '    "env": {"A": "b"}',
+    ):
+        assert line in after.splitlines(), line
+    assert len(_ours(json.loads(after))) == 2
+    assert main(["hook", "uninstall", "--dir", str(tmp_path)]) == 0
+    assert sp.read_text() == original  # byte for byte what it was
+    capsys.readouterr()
+
+
 def test_install_user_honours_claude_config_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 from tracetui.hook.run import EVENTS, HOOK_TIMEOUT, SESSION_START_MATCHER, HookError
+from tracetui.hook.settings_file import read_settings, settings_text, write_settings
 
 __all__ = ["install_hooks", "uninstall_hooks", "merge_settings", "remove_from_settings", "settings_path", "default_command", "cmd_install"]
 
@@ -110,115 +110,6 @@ def remove_from_settings(settings: dict[str, Any], where: str = "settings") -> d
     return out
 
 
-def _style(text: str | None) -> dict[str, Any]:
-    """``json.dumps`` arguments that write JSON the way ``text`` is written: its indent (spaces
-    or a tab, as its first indented line has it; none for a file on one line), and its final
-    newline (or none). The default for a new file: two spaces and a newline."""
-    if not text or not text.strip():
-        return {"indent": 2, "newline": "\n"}
-    newline = "\n" if text.endswith("\n") else ""
-    body = text.strip()
-    if "\n" not in body:
-        return {"indent": None, "newline": newline}
-    m = re.search(r"\n([ \t]+)\S", body)
-    indent: int | str = 2 if m is None else (m.group(1) if "\t" in m.group(1) else len(m.group(1)))
-    return {"indent": indent, "newline": newline}
-
-
-def _dump(obj: Any, like: str | None = None) -> str:
-    """``obj`` as JSON text written in the style of the file text ``like`` (:func:`_style`)."""
-    import json
-
-    st = _style(like)
-    return json.dumps(obj, indent=st["indent"], ensure_ascii=False) + st["newline"]
-
-
-def _target(path: Path) -> Path:
-    """The file a change of ``path`` is written to: ``path``, or the file a symlink at ``path``
-    points to (written in place, so the link stays a link). Raises :class:`HookError` for a
-    symlink whose target does not exist or is not a file."""
-    if not path.is_symlink():
-        return path
-    real = Path(os.path.realpath(path))
-    if not real.exists():
-        raise HookError(f"{path}: a symlink to {real}, which does not exist; not touching it")
-    if not real.is_file():
-        raise HookError(f"{path}: a symlink to {real}, which is not a file; not touching it")
-    return real
-
-
-def _read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
-    import json
-
-    try:
-        text = _target(path).read_text("utf-8")
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        raise HookError(f"{path}: {exc.strerror or exc}") from None
-    if not text.strip():
-        return {}, text
-    try:
-        obj = json.loads(text)
-    except ValueError as exc:
-        raise HookError(f"{path}: not valid JSON ({exc}); not touching it") from None
-    return obj, text
-
-
-def _write_like(dest: Path, text: str, like: os.stat_result | None) -> None:
-    """Write ``text`` to ``dest`` atomically (a temporary file beside it, renamed over it), with
-    the mode, and where allowed the owner, of ``like`` (the file it replaces); a new file gets
-    the umask's default mode."""
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    mode = 0o666 if like is None else stat.S_IMODE(like.st_mode)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        if like is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, mode & ~umask)
-        else:
-            os.chmod(tmp, mode)
-            try:
-                os.chown(tmp, like.st_uid, like.st_gid)
-            except (OSError, AttributeError):  # another owner's file: it becomes ours, as any editor's save
-                pass
-        os.replace(tmp, dest)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _write_settings(path: Path, new_text: str, old_text: str | None) -> tuple[Path, Path | None]:
-    """Write ``new_text`` as the settings at ``path``, backing up the old file first (beside
-    ``path``, with the old file's mode). A symlink at ``path`` is written through: its target
-    changes, the link stays. Returns ``(the file written, the backup path or None)``."""
-    import time
-
-    dest = _target(path)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        old_stat: os.stat_result | None = dest.stat()
-    except FileNotFoundError:
-        old_stat = None
-    backup = None
-    if old_text is not None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        backup = path.with_name(f"{path.name}.bak-{stamp}")
-        n = 1
-        while backup.exists() or backup.is_symlink():
-            n += 1
-            backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-        _write_like(backup, old_text, old_stat)
-    _write_like(dest, new_text, old_stat)
-    return dest, backup
-
-
 def _change(path: Path, new: dict[str, Any], old: dict[str, Any], old_text: str | None, dry_run: bool, out) -> tuple[bool, Path | None]:
     """Write ``new`` (the settings ``old`` changed) to ``path``, in the file's own style: no
     write when nothing changes. With ``dry_run``, the unified diff of the bytes that would be
@@ -229,28 +120,28 @@ def _change(path: Path, new: dict[str, Any], old: dict[str, Any], old_text: str 
         return False, None
     if old_text is None and new == {}:
         return False, None
-    new_text = _dump(new, old_text)
+    new_text = settings_text(new, old, old_text)
     if dry_run:
         before = old_text or ""
         diff = difflib.unified_diff(before.splitlines(True), new_text.splitlines(True), f"{path} (now)", f"{path} (after)")
         text = "".join(d if d.endswith("\n") else d + "\n\\ No newline at end of file\n" for d in diff)
         out.write(text)
         return True, None
-    _dest, backup = _write_settings(path, new_text, old_text)
+    _dest, backup = write_settings(path, new_text, old_text)
     return True, backup
 
 
 def install_hooks(path: Path, events: tuple[str, ...], command: str, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
     """Merge our hook into the settings file at ``path``: ``(changed, backup path)``.
     With ``dry_run``, writes a unified diff to ``out`` instead. Raises :class:`HookError`."""
-    old, old_text = _read_settings(path)
+    old, old_text = read_settings(path)
     new = merge_settings(old, events, command, str(path))
     return _change(path, new, old, old_text, dry_run, out or sys.stdout)
 
 
 def uninstall_hooks(path: Path, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
     """Remove our hook entries from the settings file at ``path``: ``(changed, backup)``."""
-    old, old_text = _read_settings(path)
+    old, old_text = read_settings(path)
     if old_text is None:
         return False, None
     new = remove_from_settings(old, str(path))
@@ -302,7 +193,7 @@ def default_command() -> str:
 def _has_ours(path: Path) -> bool:
     """The settings file at ``path`` holds a hook entry of ours (unreadable: no)."""
     try:
-        settings, _text = _read_settings(path)
+        settings, _text = read_settings(path)
         return settings != remove_from_settings(settings, str(path))
     except (HookError, OSError):
         return False
