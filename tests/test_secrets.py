@@ -59,12 +59,30 @@ def test_passwords_private_keys_and_url_credentials_are_masked() -> None:
     assert summary(kinds) == "3 secrets redacted (1 basic auth credentials, 1 password or secret, 1 private key)"
 
 
+@pytest.mark.parametrize(
+    "text, secret, kind",
+    [
+        ('curl -H "Authorization: Bearer q7Zr2LmX9vKp4TsW8nYb" https://x', "q7Zr2LmX9vKp4TsW8nYb", "bearer token"),
+        ('{"password": "hunter2-Xy", "user": "bob"}', "hunter2-Xy", "password or secret"),
+        ("PGPASSWORD=s3cretpw psql -h db", "s3cretpw", "password or secret"),
+        ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG", "password or secret"),
+        # a key an excerpt cut short still goes
+        ("rotate sk-ant-api03-AbCdEfGh…", "AbCdEfGh", "anthropic api key"),
+        ("psql postgres://app:p%40ss-w0rd@db.internal:5432/app", "p%40ss-w0rd", "basic auth credentials"),
+    ],
+)
+def test_other_shapes_of_secrets(text: str, secret: str, kind: str) -> None:
+    out, kinds = redact(text)
+    assert secret not in out and kinds == (kind,), (out, kinds)
+
+
 def test_text_without_a_secret_is_left_as_it_is() -> None:
     for text in (
         "Read(/home/dev/shop-api/app/main.py) toolu_01abcdef0123456789abcd 5e55a0c1-0000-4000-8000-000000000001",
         "password: str",
         "DB_PASSWORD=$DB_PASSWORD",
         "tokens in 12.3k out 4.5k; the secret is to test first",
+        "Bearer token handling in auth.py",
         "",
     ):
         out, kinds = redact(text)

@@ -86,6 +86,12 @@ async def test_a_hostile_session_writes_no_control_to_the_terminal_on_any_screen
         app.notify("file " + EVIL, title="t " + EVIL, markup=False)  # a notification naming a hostile path
         await pilot.pause()
         assert_terminal_safe(app, "notification")
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CommandPalette")
+        await pilot.press(*"sess")
+        await pilot.pause(0.2)
+        assert_terminal_safe(app, "command palette")
+        await pilot.press("escape")
         del screen
 
 

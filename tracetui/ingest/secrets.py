@@ -4,10 +4,11 @@
 ``«redacted: KIND»`` and its kind listed once per secret. The detectors are detect-secrets'
 (its regex plugins' ``denylist`` and its keyword plugin's ``key = value`` patterns for config
 files); its entropy plugins are left out (every hash, id and uuid of a transcript would go) and
-so is its public-IP plugin (an address is not a secret). Three shapes it does not know are
-added as detectors of the same form (:data:`EXTRA`): Anthropic keys, OpenAI keys without the
-legacy ``T3BlbkFJ`` marker, Google API keys. A private-key block is masked from its ``BEGIN``
-line to its ``END`` line (or to the end of the text, when an excerpt cut it).
+so is its public-IP plugin (an address is not a secret). Shapes it does not know are added as
+detectors of the same form (:data:`EXTRA`): Anthropic keys, OpenAI keys without the legacy
+``T3BlbkFJ`` marker, Google API keys, ``github_pat_`` tokens, bearer tokens. A private-key
+block is masked from its ``BEGIN`` line to its ``END`` line (or to the end of the text, when
+an excerpt cut it).
 
 Cost: the rules are read from detect-secrets once per process on first use (~80 ms to import
 it), or installed from plain data a caller cached (:func:`rules_spec`, :func:`use_rules`: ~10
@@ -24,12 +25,15 @@ from dataclasses import dataclass
 __all__ = ["redact", "mask", "summary", "EXTRA", "KEYWORD", "rules_spec", "use_rules", "rules_loaded"]
 
 #: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
-#: ``(kind, pattern)``
-EXTRA: tuple[tuple[str, str], ...] = (
-    ("anthropic api key", r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    ("openai api key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
-    ("google api key", r"AIza[0-9A-Za-z_-]{35}"),
-    ("github token", r"github_pat_[A-Za-z0-9_]{22,}"),
+#: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
+EXTRA: tuple[tuple[str, str, int, int], ...] = (
+    # a key's prefix is enough to mask what follows it, so a key cut by an excerpt goes too
+    ("anthropic api key", r"sk-ant-[A-Za-z0-9_-]{6,}", 0, 0),
+    ("openai api key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", 0, 0),
+    ("google api key", r"AIza[0-9A-Za-z_-]{35}", 0, 0),
+    ("github token", r"github_pat_[A-Za-z0-9_]{22,}", 0, 0),
+    # an opaque bearer token in an Authorization header (curl -H, HTTP traces)
+    ("bearer token", r"\bBearer\s+([A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE, 1),
 )
 #: the kind of a ``password = …`` / ``secret: …`` finding (detect-secrets' keyword plugin)
 KEYWORD = "password or secret"
@@ -78,7 +82,7 @@ def rules_spec() -> dict[str, object]:
     from detect_secrets.plugins.base import RegexBasedDetector
     from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP, DENYLIST_REGEX
 
-    rules: Spec = [[kind, p, 0, 0, False] for kind, p in EXTRA]
+    rules: Spec = [[kind, p, flags, group, False] for kind, p, flags, group in EXTRA]
     for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
         if any(s in cls.__name__ for s in _SKIP) or not issubclass(cls, RegexBasedDetector):
             continue
