@@ -193,3 +193,27 @@ def test_the_hook_state_files_are_private(tmp_path: Path) -> None:
     assert made, sorted(cache.rglob("*"))
     for p in made:
         assert _mode(p) == (0o700 if p.is_dir() else 0o600), p
+
+
+async def test_the_monitor_shows_no_secret(tmp_path: Path) -> None:
+    from test_terminal_safe import written
+
+    from tracetui.tui.screens.episode import EpisodeScreen
+
+    main = secret_session(tmp_path / "projects")
+    app = app_for([main], tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.pause()
+        screens = {"main": written(app)}
+        for ep in ("1", "2"):
+            view = app.current_view
+            await pilot.press("left_square_bracket" if ep == "1" else "l", "e")
+            await wait_until(pilot, lambda: isinstance(app.screen, EpisodeScreen))
+            await pilot.pause()
+            screens[f"drill-down {ep}"] = written(app)
+            await pilot.press("escape")
+            del view
+    for name, out in screens.items():
+        assert leaked(out) == [], (name, leaked(out))
+    assert "«redacted: " in screens["main"] and "«redacted: " in screens["drill-down 1"]

@@ -14,7 +14,7 @@ from functools import lru_cache
 from rich.text import Text
 
 from tracetui.model.anomalies import fmt_span
-from tracetui.views.safe import safe_text
+from tracetui.views.safe import redacted, safe_text
 
 __all__ = [
     "clean",
@@ -33,29 +33,58 @@ __all__ = [
 ]
 
 
+#: texts up to this many characters are remembered by :func:`_shown` (the panes draw the same
+#: prompts, paths and briefs on every update; a longer text is rare and is not kept)
+_REMEMBER = 4096
+
+
+@lru_cache(maxsize=8192)
+def _remembered(text: str) -> str:
+    return safe_text(redacted(text)[0])
+
+
+def _shown(text: str) -> str:
+    return _remembered(text) if len(text) <= _REMEMBER else safe_text(redacted(text)[0])
+
+
 def clean(text: str) -> str:
-    """``text`` made safe for the terminal by the one rule, :func:`tracetui.views.safe.safe_text`
-    (``ESC`` shown as ``␛``, C1 controls as U+FFFD, one character for one, so the text is
-    measured as it is drawn); tabs become four spaces, ``CRLF`` a newline."""
+    """``text`` as the monitor shows it: its secrets masked (:func:`tracetui.views.safe.redacted`,
+    as in every view and export) and made safe for the terminal by the one rule,
+    :func:`tracetui.views.safe.safe_text` (``ESC`` shown as ``␛``, C1 controls as U+FFFD, one
+    character for one, so the text is measured as it is drawn); tabs become four spaces,
+    ``CRLF`` a newline."""
     if not text:
         return ""
-    return safe_text(text.replace("\r\n", "\n").replace("\t", "    "))
+    return _shown(text.replace("\r\n", "\n").replace("\t", "    "))
+
+
+def _head(text: str, limit: int) -> tuple[str, bool]:
+    """``(the head of text that a cut to limit characters can show, whether it is cut)``: a
+    long prompt or tool result is cut before :func:`clean` (masking secrets costs ~1 ms per
+    KB), with room for whitespace runs that collapse."""
+    room = 8 * limit + 256
+    return (text[:room], True) if limit and len(text) > room else (text, False)
 
 
 def one_line(text: str | None, limit: int = 0) -> str:
     """:func:`clean` text on one line (whitespace runs collapsed), cut to ``limit`` characters
     with ``…`` when ``limit`` > 0."""
-    s = " ".join(clean(text or "").split())
-    if limit and len(s) > limit:
+    head, cut = _head(text or "", limit)
+    s = " ".join(clean(head).split())
+    if limit and (len(s) > limit or cut):
         return s[: max(0, limit - 1)] + "…"
     return s
 
 
 def data(text: str | None, style: str = "", limit: int = 0, multiline: bool = False) -> Text:
     """A :class:`Text` holding transcript text literally (never parsed as markup)."""
-    s = clean(text or "") if multiline else one_line(text, limit)
-    if multiline and limit and len(s) > limit:
-        s = s[: limit - 1] + "…"
+    if multiline:
+        head, cut = _head(text or "", limit)
+        s = clean(head)
+        if limit and (len(s) > limit or cut):
+            s = s[: limit - 1] + "…"
+    else:
+        s = one_line(text, limit)
     return Text(s, style=style, no_wrap=not multiline, overflow="ellipsis")
 
 
