@@ -76,6 +76,11 @@ def test_other_shapes_of_secrets(text: str, secret: str, kind: str) -> None:
     assert secret not in out and kinds == (kind,), (out, kinds)
 
 
+def test_a_secret_in_a_path_keeps_the_path() -> None:
+    out, kinds = redact(f"/home/dev/app/keys/{SECRETS['aws'][0]}.pem and {SECRETS['github'][0]}/x")
+    assert out == "/home/dev/app/keys/«redacted: aws access key».pem and «redacted: github token»/x"
+
+
 def test_text_without_a_secret_is_left_as_it_is() -> None:
     for text in (
         "Read(/home/dev/shop-api/app/main.py) toolu_01abcdef0123456789abcd 5e55a0c1-0000-4000-8000-000000000001",

@@ -39,9 +39,11 @@ EXTRA: tuple[tuple[str, str, int, int], ...] = (
 KEYWORD = "password or secret"
 #: where a keyword's value ends in running text
 _VALUE_END = re.compile(r"[\s'\"`,;)]")
-#: a token's characters: a whole-match finding runs on over them (a lazy pattern, such as the
-#: JSON Web Token's, stops before the signature)
-_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-+/=.]*")
+#: a token's characters: a whole-match finding runs on over them (a pattern that stops early
+#: leaves no piece of the token); a JSON Web Token's over its dots too (its lazy pattern stops
+#: before the signature). Not over ``/`` or ``.`` otherwise: a key in a path keeps the path.
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-=]*")
+_JWT_TAIL = re.compile(r"[A-Za-z0-9_\-=.+/]*")
 
 #: detect-secrets plugins not used: entropy (ids and hashes), public IP addresses, and the
 #: keyword plugin (used through its config-file patterns instead, see :func:`_build`)
@@ -148,7 +150,7 @@ def _finding(text: str, m: re.Match[str], rule: _Rule) -> tuple[int, int, str] |
         cut = _VALUE_END.search(text, start, end)
         end = cut.start() if cut else end
         return (start, end, rule.kind) if _plausible(text[start:end]) else None
-    tail = _TOKEN_TAIL.match(text, end)
+    tail = (_JWT_TAIL if rule.kind == "json web token" else _TOKEN_TAIL).match(text, end)
     end = tail.end() if tail else end
     while end > m.end() and text[end - 1] == ".":
         end -= 1
