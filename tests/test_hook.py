@@ -578,6 +578,19 @@ def test_install_and_uninstall_change_only_the_lines_they_must(tmp_path: Path, c
     capsys.readouterr()
 
 
+def test_install_keeps_crlf_line_ends(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sp = tmp_path / ".claude" / "settings.local.json"
+    sp.parent.mkdir()
+    original = json.dumps(EXISTING, indent=2).replace("\n", "\r\n").encode() + b"\r\n"
+    sp.write_bytes(original)
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    after = sp.read_bytes()
+    assert after.count(b"\n") == after.count(b"\r\n") and len(_ours(json.loads(after))) == 2
+    assert main(["hook", "uninstall", "--dir", str(tmp_path)]) == 0
+    assert sp.read_bytes() == original
+    capsys.readouterr()
+
+
 def test_install_user_honours_claude_config_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

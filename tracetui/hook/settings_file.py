@@ -15,18 +15,19 @@ __all__ = ["read_settings", "write_settings", "settings_text", "target_of"]
 
 
 def _style(text: str | None) -> dict[str, Any]:
-    """``json.dumps`` arguments that write JSON the way ``text`` is written: its indent (spaces
-    or a tab, as its first indented line has it; none for a file on one line), and its final
-    newline (or none). The default for a new file: two spaces and a newline."""
+    """How ``text`` writes JSON: ``indent`` (spaces or a tab, as its first indented line has it;
+    ``None`` for a file on one line), ``eol`` (its line ends: ``\\r\\n`` or ``\\n``) and
+    ``newline`` (its final line end, or ``""``). A new file: two spaces, ``\\n``."""
     if not text or not text.strip():
-        return {"indent": 2, "newline": "\n"}
-    newline = "\n" if text.endswith("\n") else ""
+        return {"indent": 2, "eol": "\n", "newline": "\n"}
+    eol = "\r\n" if "\r\n" in text else "\n"
+    newline = eol if text.endswith("\n") else ""
     body = text.strip()
     if "\n" not in body:
-        return {"indent": None, "newline": newline}
+        return {"indent": None, "eol": eol, "newline": newline}
     m = re.search(r"\n([ \t]+)\S", body)
     indent: int | str = 2 if m is None else (m.group(1) if "\t" in m.group(1) else len(m.group(1)))
-    return {"indent": indent, "newline": newline}
+    return {"indent": indent, "eol": eol, "newline": newline}
 
 
 def _dump(obj: Any, like: str | None = None) -> str:
@@ -34,7 +35,7 @@ def _dump(obj: Any, like: str | None = None) -> str:
     import json
 
     st = _style(like)
-    return json.dumps(obj, indent=st["indent"], ensure_ascii=False) + st["newline"]
+    return json.dumps(obj, indent=st["indent"], ensure_ascii=False).replace("\n", st["eol"]) + st["newline"]
 
 
 def _members(text: str, start: int) -> tuple[list[tuple[str, int, int]], int] | None:
@@ -82,7 +83,7 @@ def _indented(obj: Any, style: dict[str, Any], depth: int) -> str:
     if ind is None:
         return json.dumps(obj, ensure_ascii=False)
     unit = ind if isinstance(ind, str) else " " * ind
-    return json.dumps(obj, indent=ind, ensure_ascii=False).replace("\n", "\n" + unit * depth)
+    return json.dumps(obj, indent=ind, ensure_ascii=False).replace("\n", style["eol"] + unit * depth)
 
 
 def _splice(old_text: str, old: dict[str, Any], new: dict[str, Any]) -> str | None:
@@ -105,7 +106,7 @@ def _splice(old_text: str, old: dict[str, Any], new: dict[str, Any]) -> str | No
     style = _style(old_text)
     ind = style["indent"]
     unit = "" if ind is None else ind if isinstance(ind, str) else " " * ind
-    nl = "" if ind is None else "\n"
+    nl = "" if ind is None else style["eol"]
     sep = ", " if ind is None else ","
     if "hooks" not in new:
         return None  # removing the member: the whole file is written
@@ -149,7 +150,8 @@ def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
     import json
 
     try:
-        text = target_of(path).read_text("utf-8")
+        with open(target_of(path), encoding="utf-8", newline="") as f:  # line ends as they are
+            text = f.read()
     except FileNotFoundError:
         return {}, None
     except OSError as exc:
@@ -171,7 +173,7 @@ def _write_like(dest: Path, text: str, like: os.stat_result | None) -> None:
     mode = 0o666 if like is None else stat.S_IMODE(like.st_mode)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         if like is None:
             umask = os.umask(0)
