@@ -76,6 +76,11 @@ def test_other_shapes_of_secrets(text: str, secret: str, kind: str) -> None:
     assert secret not in out and kinds == (kind,), (out, kinds)
 
 
+def test_a_named_kind_wins_over_a_generic_one() -> None:
+    out, kinds = redact(f"Authorization: Bearer {SECRETS['github'][0]}")
+    assert kinds == ("github token",) and out == "Authorization: Bearer «redacted: github token»"
+
+
 def test_a_secret_in_a_path_keeps_the_path() -> None:
     out, kinds = redact(f"/home/dev/app/keys/{SECRETS['aws'][0]}.pem and {SECRETS['github'][0]}/x")
     assert out == "/home/dev/app/keys/«redacted: aws access key».pem and «redacted: github token»/x"

@@ -229,6 +229,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tracetui.session.reader import TranscriptError
 
     _safe_stderr()
+    from tracetui.ingest import secrets
+    from tracetui.session.secret_rules import cached_rules
+
+    secrets.set_source(cached_rules)  # read once, when a text is first masked
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--"]:  # "tracetui -- --help": the monitor's own options
         return _run_app(argv[1:])

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["redact", "mask", "summary", "EXTRA", "KEYWORD", "rules_spec", "use_rules", "rules_loaded"]
+__all__ = ["redact", "mask", "summary", "EXTRA", "KEYWORD", "rules_spec", "use_rules", "rules_loaded", "set_source"]
 
 #: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
 #: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
@@ -37,6 +38,8 @@ EXTRA: tuple[tuple[str, str, int, int], ...] = (
 )
 #: the kind of a ``password = …`` / ``secret: …`` finding (detect-secrets' keyword plugin)
 KEYWORD = "password or secret"
+#: kinds that say where a secret is, not what it is: a named detector's kind wins over them
+_GENERIC = (KEYWORD, "bearer token")
 #: where a keyword's value ends in running text
 _VALUE_END = re.compile(r"[\s'\"`,;)]")
 #: a token's characters: a whole-match finding runs on over them (a pattern that stops early
@@ -115,9 +118,24 @@ def rules_loaded() -> bool:
     return _RULES is not None
 
 
+#: where the detectors come from when first needed (:func:`set_source`)
+_SOURCE: Callable[[], dict[str, object]] = rules_spec
+
+
+def set_source(source: Callable[[], dict[str, object]]) -> None:
+    """Take the detectors, when first needed, from ``source()`` (a value of
+    :func:`rules_spec`'s shape, such as one kept in a cache file) instead of reading
+    detect-secrets; the commands set it, the functions here stay free of I/O."""
+    global _SOURCE
+    _SOURCE = source
+
+
 def _rules() -> tuple[list[_Rule], re.Pattern[str]]:
     if _RULES is None or _KEYWORDS is None:
-        use_rules(rules_spec())
+        try:
+            use_rules(_SOURCE())
+        except (KeyError, TypeError, ValueError, AssertionError, re.error):  # a bad cached value
+            use_rules(rules_spec())
     assert _RULES is not None and _KEYWORDS is not None
     return _RULES, _KEYWORDS
 
@@ -183,7 +201,8 @@ def redact(text: str) -> tuple[str, tuple[str, ...]]:
                 spans.append(span)
     if not spans:
         return text, ()
-    spans.sort(key=lambda s: (s[0], -s[1]))
+    # the longest finding first at a place; of equal ones, a named kind before a generic one
+    spans.sort(key=lambda s: (s[0], -s[1], s[2] in _GENERIC))
     out: list[str] = []
     kinds: list[str] = []
     pos = 0

@@ -8,6 +8,9 @@ the C1 controls are replaced by a visible stand-in: C0 by its Unicode control pi
 ``␛``), DEL by ``␡``, C1 by U+FFFD. One character becomes one character, so character budgets
 stay exact. This is the one rule: the headless commands, the hook, the monitor's panes and its
 last-line guard (``tracetui.tui.terminal_safe``) and the CLI's stderr all apply it.
+
+Text given out (a view, an export, the hook's card, ``state --json``) also has its secrets
+masked (:func:`export_text`, :func:`redact_json`, by :mod:`tracetui.ingest.secrets`).
 """
 
 from __future__ import annotations
@@ -36,56 +39,11 @@ def has_controls(text: str) -> bool:
     return _CONTROLS.search(text) is not None
 
 
-#: the detectors as plain data, under the cache folder: reading detect-secrets' plugins costs
-#: ~80 ms a process (the hook answers in ~0.3 s), compiling them from this file ~10 ms
-RULES_FILE = "secret-rules.json"
-
-
-def _load_rules() -> None:
-    """Install the secret detectors in this process, from :data:`RULES_FILE` when it was
-    written from the same detect-secrets and the same ``tracetui.ingest.secrets``, else from
-    detect-secrets (and write the file, private). Never raises for the file."""
-    import importlib.util
-    import os
-
-    import orjson
-
-    from tracetui.ingest import secrets
-    from tracetui.ingest.private import write_private
-    from tracetui.session.cache import cache_dir
-
-    if secrets.rules_loaded():
-        return
-    found = importlib.util.find_spec("detect_secrets")
-    origin = found.origin if found is not None else None
-    try:
-        key = f"{origin}:{os.stat(origin).st_mtime_ns if origin else 0}:{os.stat(secrets.__file__).st_mtime_ns}"
-    except OSError:
-        key = ""
-    path = cache_dir() / RULES_FILE
-    if key:
-        try:
-            obj = orjson.loads(path.read_bytes())
-            if isinstance(obj, dict) and obj.get("key") == key:
-                secrets.use_rules(obj["spec"])
-                return
-        except (OSError, ValueError, KeyError, TypeError, AssertionError, re.error):
-            pass
-    spec = secrets.rules_spec()
-    secrets.use_rules(spec)
-    if key:
-        try:
-            write_private(path, orjson.dumps({"key": key, "spec": spec}))
-        except OSError:
-            pass
-
-
 def redacted(text: str) -> tuple[str, tuple[str, ...]]:
     """``text`` with its secrets masked in place, and their kinds
     (:func:`tracetui.ingest.secrets.redact`)."""
     from tracetui.ingest.secrets import redact
 
-    _load_rules()
     return redact(text)
 
 
