@@ -24,11 +24,12 @@ from tracetui.tui.view_model import anomaly_rows, context_usage, episode_rows, s
 @pytest.mark.parametrize(
     "raw, want",
     [
-        ("\x1b[31mred\x1b[0m", "red"),
-        ("a\x1b]0;title\x07b", "ab"),
-        ("a\x1b]52;c;Zm9v\x1b\\b", "ab"),
-        ("x\x1bPtmux;evil\x1b\\y", "xy"),
-        ("bell\x07 nul\x00 del\x7f c1\x9b31m", "bell nul del c1"),
+        # one rule with the headless views (tracetui.views.safe): each control shown, one for one
+        ("\x1b[31mred\x1b[0m", "␛[31mred␛[0m"),
+        ("a\x1b]0;title\x07b", "a␛]0;title␇b"),
+        ("a\x1b]52;c;Zm9v\x1b\\b", "a␛]52;c;Zm9v␛\\b"),
+        ("x\x1bPtmux;evil\x1b\\y", "x␛Ptmux;evil␛\\y"),
+        ("bell\x07 nul\x00 del\x7f c1\x9b31m", "bell␇ nul␀ del␡ c1\ufffd31m"),
         ("tab\there", "tab    here"),
         ("[bold]kept[/bold]", "[bold]kept[/bold]"),
     ],

@@ -129,11 +129,9 @@ def _load_hook_state(session_id: str) -> dict[str, Any]:
 def _save_hook_state(session_id: str, state: dict[str, Any]) -> None:
     import orjson
 
-    p = _hook_state_path(session_id)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(orjson.dumps(state))
-    os.replace(tmp, p)
+    from tracetui.ingest.private import write_private
+
+    write_private(_hook_state_path(session_id), orjson.dumps(state))
 
 
 def _fold(path: Path, use_cache: bool):
@@ -190,7 +188,9 @@ def _warm_in_background(path: Path) -> bool:
     from tracetui.session.cache import cache_path, open_cached
 
     marker = cache_path([path], True).with_suffix(".building")
-    marker.parent.mkdir(parents=True, exist_ok=True)
+    from tracetui.ingest.private import private_dir
+
+    private_dir(marker.parent)
     try:
         if time.time() - marker.stat().st_mtime < BUILD_MARKER_SECONDS:
             return False
@@ -198,7 +198,7 @@ def _warm_in_background(path: Path) -> bool:
     except FileNotFoundError:
         pass
     try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
         return False
     os.write(fd, str(os.getpid()).encode())
@@ -268,9 +268,10 @@ def _render_card(state: Any, now: Any) -> str:
         from tracetui.views.card import render_card
     except ImportError:
         return _fallback_card(state, now)
-    from tracetui.views.safe import safe_text
+    from tracetui.views.safe import export_text
 
-    return safe_text(render_card(state, now=now))
+    # secrets masked: the card is re-injected into the model's context
+    return export_text(render_card(state, now=now))
 
 
 def _fallback_card(state: Any, now: Any) -> str:
@@ -497,7 +498,10 @@ def run_mode(ns: argparse.Namespace) -> int:
         return 0
     if out:
         try:
-            sys.stdout.write(out + "\n")
+            from tracetui.views.safe import safe_text
+
+            # the frame names the transcript's path and session id, which may hold escapes too
+            sys.stdout.write(safe_text(out) + "\n")
             sys.stdout.flush()
         except (OSError, ValueError):
             pass

@@ -806,10 +806,12 @@ class CachedReader(SessionReader):
         )
         data = msgspec.msgpack.encode(entry)
         dest = cache_path(self.paths, self.subagents)
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        from tracetui.ingest.private import FILE_MODE, private_dir
+
+        private_dir(dest.parent)  # the entry holds transcript text: 0700 folders, 0600 files
         tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{id(self):x}.tmp")
         try:
-            with open(tmp, "wb") as f:
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE), "wb") as f:
                 f.write(data)
             os.replace(tmp, dest)
         finally:

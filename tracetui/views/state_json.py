@@ -6,7 +6,7 @@ from typing import Any
 
 from tracetui.model.state import Anchor, PromptInfo, RunState
 from tracetui.views.format import fmt_count
-from tracetui.views.safe import safe_text
+from tracetui.views.safe import export_text
 from tracetui.views.text import cost_text
 
 __all__ = ["state_to_json", "state_summary", "anchor_json"]
@@ -194,7 +194,7 @@ def state_summary(state: RunState) -> str:
             f"source   {s.name}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {_fmt_int(s.lines)} lines"
             + (f"  ({'; '.join(flags)})" if flags else "")
         )
-    return safe_text("\n".join(lines))
+    return export_text("\n".join(lines))
 
 
 def _short(text: str, limit: int = 100) -> str:
