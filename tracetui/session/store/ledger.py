@@ -1,0 +1,430 @@
+"""The ledger and the history in SQLite: sinks the fold appends to, views snapshots read.
+
+A :class:`Store` holds the connections to one session database (store/db.py). The fold appends
+each event to a :class:`StoreLedger` and each per-prompt snapshot to a :class:`StoreHistory`;
+they batch what they get and hand it to the :class:`Writer`, whose thread inserts it
+(``executemany``), so the fold's thread keeps folding and memory holds a batch or two, not the
+ledger. A snapshot holds :class:`LedgerView`/:class:`HistoryView` objects: read-only sequences
+of the items appended until then, which read the database when indexed (waiting first for the
+writer to commit what they cover).
+
+Several processes may fold the same session at once; every write is its own short ``BEGIN
+IMMEDIATE`` transaction. The fold is deterministic, so two processes folding the same bytes
+write the same rows (``INSERT OR REPLACE``). A write that fails (the database locked too long,
+a full disk) is kept in memory instead, and the store is marked ``broken``: what this process
+reads stays right, and it saves no state the next run would resume from.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import msgspec
+
+from tracetui.model.state import AgentState, Anchor, Event
+from tracetui.session.store.db import SRC_SHIFT
+
+__all__ = ["Store", "StoreLedger", "StoreHistory", "LedgerView", "HistoryView", "event_row", "BATCH"]
+
+#: events handed to the writer at once (one ``executemany``, one transaction)
+BATCH = 4096
+#: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
+QUEUE_BATCHES = 4
+#: events a view reads around an indexed one (a scan backwards reads one block per BLOCK)
+BLOCK = 256
+
+_enc = msgspec.msgpack.Encoder()
+_usage_dec = msgspec.msgpack.Decoder(tuple[int, int, int, int, int])
+_state_dec = msgspec.msgpack.Decoder(AgentState)
+
+_INSERT = "INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+_SELECT = (
+    "SELECT id, kind, line, offset, uuid, block, tool_use_id, message_id, sha256, excerpt, status, name,"
+    " parent_uuid, timestamp, is_error, sidechain, usage FROM events WHERE id > ? AND id <= ? ORDER BY id"
+)
+
+
+def event_row(src: int, ev: Event) -> tuple:
+    """The ``events`` row of ``ev`` of source ``src``: the one place an event, its excerpt
+    included, is turned into what is stored."""
+    a = ev.anchor
+    u = ev.usage
+    return (
+        src << SRC_SHIFT | ev.seq,
+        ev.kind,
+        a.line,
+        a.offset,
+        ev.uuid,
+        ev.block,
+        ev.tool_use_id,
+        ev.message_id,
+        ev.sha256,
+        ev.excerpt,
+        ev.status,
+        ev.name,
+        ev.parent_uuid,
+        ev.timestamp,
+        ev.is_error,
+        ev.sidechain,
+        _enc.encode(u) if u is not None else None,
+    )
+
+
+def _event_of(src: int, r: tuple) -> Event:
+    u = r[16]
+    return Event(
+        r[0] & ((1 << SRC_SHIFT) - 1),
+        r[1],
+        Anchor(src, r[2], r[3]),
+        r[4],
+        r[5],
+        r[8],
+        r[9],
+        r[10],
+        r[11],
+        r[6],
+        r[7],
+        r[12],
+        r[13],
+        bool(r[14]),
+        bool(r[15]),
+        _usage_dec.decode(u) if u is not None else None,
+    )
+
+
+class Writer:
+    """One thread that runs the store's writes in order, each in its own transaction.
+
+    Jobs: ``("events", src, [Event, ...])``, ``("history", src, idx, AgentState)``,
+    ``("wipe", src)`` (forget a source's rows: it starts over), or a callable taking the
+    connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
+        self.conn = conn
+        self.lock = lock
+        self._q: queue.Queue[Any] = queue.Queue(maxsize=QUEUE_BATCHES)
+        self._cond = threading.Condition()
+        self._sent = 0
+        self._done = 0
+        self._thread: threading.Thread | None = None
+        #: why a write failed (then every later job is kept in memory, see :class:`Store`)
+        self.failed: str | None = None
+        self.mem_events: dict[int, dict[int, Event]] = {}
+        self.mem_history: dict[tuple[int, int], AgentState] = {}
+
+    def submit(self, job: Any) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
+            self._thread.start()
+        with self._cond:
+            self._sent += 1
+        self._q.put(job)
+
+    def sync(self) -> None:
+        """Wait until every job submitted so far is written (or kept in memory)."""
+        with self._cond:
+            while self._done < self._sent:
+                self._cond.wait()
+
+    def _run(self) -> None:
+        while True:
+            job = self._q.get()
+            try:
+                if self.failed is None:
+                    try:
+                        with self.lock:
+                            self.conn.execute("BEGIN IMMEDIATE")
+                            try:
+                                self._write(job)
+                                self.conn.execute("COMMIT")
+                            except BaseException:
+                                self.conn.execute("ROLLBACK")
+                                raise
+                    except sqlite3.Error as exc:
+                        self.failed = f"{type(exc).__name__}: {exc}"
+                if self.failed is not None:
+                    self._keep(job)
+            except BaseException as exc:  # noqa: BLE001 - a bug here must not hang sync()
+                self.failed = self.failed or f"{type(exc).__name__}: {exc}"
+            finally:
+                with self._cond:
+                    self._done += 1
+                    self._cond.notify_all()
+
+    def _write(self, job: Any) -> None:
+        c = self.conn
+        if callable(job):
+            job(c)
+        elif job[0] == "events":
+            src = job[1]
+            c.executemany(_INSERT, [event_row(src, ev) for ev in job[2]])
+        elif job[0] == "history":
+            c.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (job[1], job[2], _enc.encode(job[3])))
+        elif job[0] == "wipe":
+            src = job[1]
+            c.execute("DELETE FROM events WHERE id >= ? AND id < ?", (src << SRC_SHIFT, (src + 1) << SRC_SHIFT))
+            c.execute("DELETE FROM history WHERE src = ?", (src,))
+
+    def _keep(self, job: Any) -> None:
+        if callable(job):
+            return
+        if job[0] == "events":
+            mem = self.mem_events.setdefault(job[1], {})
+            for ev in job[2]:
+                mem[ev.seq] = ev
+        elif job[0] == "history":
+            self.mem_history[(job[1], job[2])] = job[3]
+        elif job[0] == "wipe":
+            self.mem_events.pop(job[1], None)
+            for k in [k for k in self.mem_history if k[0] == job[1]]:
+                del self.mem_history[k]
+
+
+class Store:
+    """The connections to one session database and the sinks of its folds.
+
+    ``wconn`` is the writer's (used by its thread only), ``rconn`` the readers' (any thread,
+    under a lock); for a private temporary database they are one connection. ``before_write``
+    runs in the writer's first transaction (a cold fold empties the tables there)."""
+
+    def __init__(self, wconn: sqlite3.Connection, rconn: sqlite3.Connection, before_write: Callable[[sqlite3.Connection], None] | None = None) -> None:
+        self.wconn = wconn
+        self.rconn = rconn
+        self.wlock = threading.Lock()
+        self.rlock = self.wlock if rconn is wconn else threading.Lock()
+        self._before = before_write
+        self._writer: Writer | None = None
+        #: sources started over whose old rows are not deleted yet (on their first write)
+        self._fresh: set[int] = set()
+
+    def writer(self) -> Writer:
+        w = self._writer
+        if w is None:
+            w = self._writer = Writer(self.wconn, self.wlock)
+            if self._before is not None:
+                w.submit(self._before)
+        return w
+
+    def prepare(self) -> None:
+        """Run ``before_write`` now if it has not run (before a save of a fold with no rows)."""
+        if self._before is not None:
+            self.writer()
+
+    @property
+    def broken(self) -> str | None:
+        """Why a write failed (the state must not be saved), else ``None``."""
+        return self._writer.failed if self._writer is not None else None
+
+    def sync(self) -> None:
+        if self._writer is not None:
+            self._writer.sync()
+
+    def sinks(self, src: int) -> tuple[StoreLedger, StoreHistory]:
+        """The sinks of a new fold of source ``src`` (its old rows are deleted before its
+        first new one is written)."""
+        self._fresh.add(src)
+        return StoreLedger(self, src, 0), StoreHistory(self, src, 0)
+
+    def submit(self, src: int, job: Any) -> None:
+        """Hand ``job`` (about source ``src``) to the writer."""
+        w = self.writer()
+        if src in self._fresh:
+            self._fresh.discard(src)
+            w.submit(("wipe", src))
+        w.submit(job)
+
+    def close(self) -> None:
+        self.sync()
+        for c in {id(self.wconn): self.wconn, id(self.rconn): self.rconn}.values():
+            try:
+                c.close()
+            except sqlite3.Error:
+                pass
+
+    # -- reads -----------------------------------------------------------------------------
+    def read_events(self, src: int, start: int, stop: int) -> list[Event]:
+        """Events at ledger positions ``start`` to ``stop`` (0-based, ``stop`` excluded) of
+        source ``src``. A row missing from the database (another process started the source
+        over meanwhile) is left out."""
+        if stop <= start:
+            return []
+        self.sync()
+        base = src << SRC_SHIFT
+        with self.rlock:
+            rows = self.rconn.execute(_SELECT, (base + start, base + stop)).fetchall()
+        out = [_event_of(src, r) for r in rows]
+        w = self._writer
+        if w is not None and w.mem_events.get(src):
+            mem = w.mem_events[src]
+            have = {e.seq for e in out}
+            out.extend(mem[s] for s in range(start + 1, stop + 1) if s in mem and s not in have)
+            out.sort(key=lambda e: e.seq)
+        return out
+
+    def read_history(self, src: int, idx: int) -> AgentState:
+        """History snapshot ``idx`` (0-based) of source ``src``. Raises ``IndexError`` when the
+        database does not hold it."""
+        self.sync()
+        w = self._writer
+        if w is not None and (src, idx) in w.mem_history:
+            return w.mem_history[(src, idx)]
+        with self.rlock:
+            row = self.rconn.execute("SELECT state FROM history WHERE src = ? AND idx = ?", (src, idx)).fetchone()
+        if row is None:
+            raise IndexError(f"history snapshot {idx} of source {src} is not in the store")
+        return _state_dec.decode(row[0])
+
+
+class StoreLedger:
+    """The ledger sink of one source: ``append`` and ``len`` for the fold, :meth:`view` for a
+    snapshot. ``n`` events exist already (a resumed fold)."""
+
+    __slots__ = ("store", "src", "n", "_buf")
+
+    def __init__(self, store: Store, src: int, n: int = 0) -> None:
+        self.store = store
+        self.src = src
+        self.n = n
+        self._buf: list[Event] = []
+
+    def append(self, ev: Event) -> None:
+        buf = self._buf
+        buf.append(ev)
+        self.n += 1
+        if len(buf) >= BATCH:
+            self.flush()
+
+    def __len__(self) -> int:
+        return self.n
+
+    def flush(self) -> None:
+        """Hand the buffered events to the writer."""
+        if self._buf:
+            self.store.submit(self.src, ("events", self.src, self._buf))
+            self._buf = []
+
+    def view(self) -> LedgerView:
+        self.flush()
+        return LedgerView(self.store, self.src, self.n)
+
+
+class StoreHistory:
+    """The history sink of one source: each snapshot is written as it is appended."""
+
+    __slots__ = ("store", "src", "n")
+
+    def __init__(self, store: Store, src: int, n: int = 0) -> None:
+        self.store = store
+        self.src = src
+        self.n = n
+
+    def append(self, state: AgentState) -> None:
+        self.store.submit(self.src, ("history", self.src, self.n, state))
+        self.n += 1
+
+    def __len__(self) -> int:
+        return self.n
+
+    def view(self) -> HistoryView:
+        return HistoryView(self.store, self.src, self.n)
+
+
+class LedgerView(Sequence):
+    """The first ``n`` events of a source's stored ledger, read from the database on demand
+    (indexing reads a block of :data:`BLOCK` events around the index; a few blocks are kept)."""
+
+    def __init__(self, store: Store, src: int, n: int) -> None:
+        self.store = store
+        self.src = src
+        self.n = n
+        self._blocks: dict[int, list[Event]] = {}
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self.n)
+            if step == 1:
+                return self.store.read_events(self.src, start, stop)
+            lo, hi = (start, stop) if step > 0 else (stop + 1, start + 1)
+            evs = self.store.read_events(self.src, lo, hi)
+            return evs[:: step] if step > 0 else evs[::-1][:: -step]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError("ledger index out of range")
+        b, k = divmod(i, BLOCK)
+        blk = self._blocks.get(b)
+        if blk is None:
+            if len(self._blocks) >= 8:
+                self._blocks.pop(next(iter(self._blocks)))
+            blk = self._blocks[b] = self.store.read_events(self.src, b * BLOCK, min(self.n, b * BLOCK + BLOCK))
+        if k >= len(blk) or blk[k].seq != i + 1:
+            found = [e for e in blk if e.seq == i + 1]
+            if not found:
+                raise IndexError(f"event {i + 1} of source {self.src} is not in the store")
+            return found[0]
+        return blk[k]
+
+    def __iter__(self) -> Iterator[Event]:
+        for start in range(0, self.n, BATCH):
+            yield from self.store.read_events(self.src, start, min(self.n, start + BATCH))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or len(other) != self.n:
+            return False
+        return list(self) == list(other)
+
+    def __hash__(self) -> int:
+        return hash((self.src, self.n))
+
+    def __repr__(self) -> str:
+        return f"<LedgerView src={self.src} n={self.n}>"
+
+
+class HistoryView(Sequence):
+    """The first ``n`` per-prompt snapshots of a source, each read from the database when
+    indexed (a few are kept decoded). A prefix slice is a view too."""
+
+    def __init__(self, store: Store, src: int, n: int, memo: dict[int, AgentState] | None = None) -> None:
+        self.store = store
+        self.src = src
+        self.n = n
+        self._memo: dict[int, AgentState] = {} if memo is None else memo
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self.n)
+            if start == 0 and step == 1:
+                return HistoryView(self.store, self.src, max(0, stop), self._memo)
+            return [self[k] for k in range(start, stop, step)]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError("history index out of range")
+        got = self._memo.get(i)
+        if got is None:
+            got = self.store.read_history(self.src, i)
+            if len(self._memo) >= 16:
+                self._memo.pop(next(iter(self._memo)))
+            self._memo[i] = got
+        return got
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or len(other) != self.n:
+            return False
+        return all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash((self.src, self.n))
+
+    def __repr__(self) -> str:
+        return f"<HistoryView src={self.src} n={self.n}>"
