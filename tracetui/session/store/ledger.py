@@ -10,7 +10,7 @@ writer to commit what they cover).
 
 Several processes may fold the same session at once; every write is its own short ``BEGIN
 IMMEDIATE`` transaction. The fold is deterministic, so two processes folding the same bytes
-write the same rows (``INSERT OR REPLACE``). A write that fails (the database locked too long,
+write the same rows (``INSERT OR REPLACE``), and none deletes another's. A write that fails (the database locked too long,
 a full disk) is kept in memory instead, and the store is marked ``broken``: what this process
 reads stays right, and it saves no state the next run would resume from.
 """
@@ -99,9 +99,8 @@ def _event_of(src: int, r: tuple) -> Event:
 class Writer:
     """One thread that runs the store's writes in order, each in its own transaction.
 
-    Jobs: ``("events", src, [Event, ...])``, ``("history", src, idx, AgentState)``,
-    ``("wipe", src)`` (forget a source's rows: it starts over), or a callable taking the
-    connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
+    Jobs: ``("events", src, [Event, ...])``, ``("history", src, idx, AgentState)``, or a
+    callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
 
     def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
         self.conn = conn
@@ -164,10 +163,6 @@ class Writer:
             c.executemany(_INSERT, [event_row(src, ev) for ev in job[2]])
         elif job[0] == "history":
             c.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (job[1], job[2], _enc.encode(job[3])))
-        elif job[0] == "wipe":
-            src = job[1]
-            c.execute("DELETE FROM events WHERE id >= ? AND id < ?", (src << SRC_SHIFT, (src + 1) << SRC_SHIFT))
-            c.execute("DELETE FROM history WHERE src = ?", (src,))
 
     def _keep(self, job: Any) -> None:
         if callable(job):
@@ -178,10 +173,6 @@ class Writer:
                 mem[ev.seq] = ev
         elif job[0] == "history":
             self.mem_history[(job[1], job[2])] = job[3]
-        elif job[0] == "wipe":
-            self.mem_events.pop(job[1], None)
-            for k in [k for k in self.mem_history if k[0] == job[1]]:
-                del self.mem_history[k]
 
 
 class Store:
@@ -198,8 +189,6 @@ class Store:
         self.rlock = self.wlock if rconn is wconn else threading.Lock()
         self._before = before_write
         self._writer: Writer | None = None
-        #: sources started over whose old rows are not deleted yet (on their first write)
-        self._fresh: set[int] = set()
 
     def writer(self) -> Writer:
         w = self._writer
@@ -208,6 +197,10 @@ class Store:
             if self._before is not None:
                 w.submit(self._before)
         return w
+
+    def resumed(self) -> None:
+        """The folds were restored from this database: its rows are theirs (no rebuild)."""
+        self._before = None
 
     def prepare(self) -> None:
         """Run ``before_write`` now if it has not run (before a save of a fold with no rows)."""
@@ -224,18 +217,14 @@ class Store:
             self._writer.sync()
 
     def sinks(self, src: int) -> tuple[StoreLedger, StoreHistory]:
-        """The sinks of a new fold of source ``src`` (its old rows are deleted before its
-        first new one is written)."""
-        self._fresh.add(src)
+        """The sinks of a new fold of source ``src`` (a new file, or one started over). Its
+        rows are written over as it goes; rows beyond what it covers are left (read only by
+        a state of their own lineage, which no longer validates against the file)."""
         return StoreLedger(self, src, 0), StoreHistory(self, src, 0)
 
-    def submit(self, src: int, job: Any) -> None:
-        """Hand ``job`` (about source ``src``) to the writer."""
-        w = self.writer()
-        if src in self._fresh:
-            self._fresh.discard(src)
-            w.submit(("wipe", src))
-        w.submit(job)
+    def submit(self, job: Any) -> None:
+        """Hand ``job`` to the writer."""
+        self.writer().submit(job)
 
     def close(self) -> None:
         self.sync()
@@ -254,8 +243,11 @@ class Store:
             return []
         self.sync()
         base = src << SRC_SHIFT
-        with self.rlock:
-            rows = self.rconn.execute(_SELECT, (base + start, base + stop)).fetchall()
+        try:
+            with self.rlock:
+                rows = self.rconn.execute(_SELECT, (base + start, base + stop)).fetchall()
+        except sqlite3.Error:
+            rows = []  # no tables (nothing could be written), or damaged: what memory holds
         out = [_event_of(src, r) for r in rows]
         w = self._writer
         if w is not None and w.mem_events.get(src):
@@ -272,8 +264,11 @@ class Store:
         w = self._writer
         if w is not None and (src, idx) in w.mem_history:
             return w.mem_history[(src, idx)]
-        with self.rlock:
-            row = self.rconn.execute("SELECT state FROM history WHERE src = ? AND idx = ?", (src, idx)).fetchone()
+        try:
+            with self.rlock:
+                row = self.rconn.execute("SELECT state FROM history WHERE src = ? AND idx = ?", (src, idx)).fetchone()
+        except sqlite3.Error:
+            row = None
         if row is None:
             raise IndexError(f"history snapshot {idx} of source {src} is not in the store")
         return _state_dec.decode(row[0])
@@ -304,7 +299,7 @@ class StoreLedger:
     def flush(self) -> None:
         """Hand the buffered events to the writer."""
         if self._buf:
-            self.store.submit(self.src, ("events", self.src, self._buf))
+            self.store.submit(("events", self.src, self._buf))
             self._buf = []
 
     def view(self) -> LedgerView:
@@ -323,7 +318,7 @@ class StoreHistory:
         self.n = n
 
     def append(self, state: AgentState) -> None:
-        self.store.submit(self.src, ("history", self.src, self.n, state))
+        self.store.submit(("history", self.src, self.n, state))
         self.n += 1
 
     def __len__(self) -> int:

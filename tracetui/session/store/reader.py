@@ -113,7 +113,12 @@ class StoreReader(SessionReader):
 
     def _save(self) -> bool:
         pos = self._position()
-        if pos == self._saved_at or not self.shared or any(st.error for st in self.fold.sources):
+        if not self.shared:
+            if self.cache_status.startswith("off: ") and self._saved_at is None:
+                self._saved_at = pos  # said once
+                print(f"tracetui: fold cache not saved: {self.cache_status[5:]}", file=sys.stderr)
+            return False
+        if pos == self._saved_at or any(st.error for st in self.fold.sources):
             return False
         for f in self.fold.folds:
             flush = getattr(f.events, "flush", None)
@@ -173,19 +178,27 @@ class StoreReader(SessionReader):
         return True
 
     def _ahead_of_me(self, c: sqlite3.Connection, rows: list[tuple]) -> bool:
-        """Whether the state saved in the database is of the same files and further on than
-        this one (another process read more since): then this one is not saved over it."""
+        """Whether the state saved in the database is of the same files as they are now and
+        further on than this one (another process read more since): then this one is not
+        saved over it."""
         try:
             meta = _meta(c)
-            saved = c.execute("SELECT path, inode, offset FROM sources ORDER BY src").fetchall()
+            saved = c.execute("SELECT path, inode, offset, fingerprint FROM sources ORDER BY src").fetchall()
         except sqlite3.OperationalError:
             return False  # no tables yet
         if meta.get("schema") != SCHEMA or meta.get("code") != code_fingerprint() or len(saved) < len(rows):
             return False
-        mine = [(r[1], r[2], r[5]) for r in rows]
-        if any((p, i) != (q, j) for (p, i, _), (q, j, _) in zip(saved, mine)):
+        further = False
+        for (path, inode, offset, fp), mine in zip(saved, rows):
+            if (path, inode) != (mine[1], mine[2]) or offset < mine[5] or offset > mine[3]:
+                return False
+            further |= offset > mine[5]
+        if not further:
             return False
-        return all(o >= m for (_, _, o), (_, _, m) in zip(saved, mine)) and [s[2] for s in saved] != [m[2] for m in mine]
+        try:
+            return all(fingerprint(path, offset) == fp for path, _i, offset, fp in saved[: len(rows)])
+        except OSError:
+            return False
 
     # -- restore ---------------------------------------------------------------------------
     def _restore(self, conn: sqlite3.Connection, meta: dict[str, Any]) -> None:
@@ -214,6 +227,7 @@ class StoreReader(SessionReader):
             st.resets = ()
         self.fold = fold
         self.tailers = tailers
+        self.store.resumed()
         self._known = {Path(k) for k in meta.get("known", ())}
         self._prices = {bytes(k): (c, n) for k, c, n in meta.get("prices", ())}
         self._saved_at = self._position()
@@ -262,10 +276,22 @@ def _why_stale(conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path]
 
 
 def _rebuild(conn: sqlite3.Connection) -> None:
-    """Empty the database for a fold from the start (the writer's first transaction)."""
-    for t in TABLES:
-        conn.execute(f"DROP TABLE IF EXISTS {t}")
-    create_schema(conn)
+    """Make the database ready for a fold from the start (the writer's first transaction):
+    tables of another schema (or unreadable ones) are dropped and made anew; with the right
+    schema, only the saved state goes (it is not this fold's), not the rows another process
+    folding the same bytes may be writing (they are the same rows)."""
+    try:
+        schema = _meta(conn).get("schema")
+    except (sqlite3.Error, msgspec.DecodeError):
+        schema = None
+    if schema != SCHEMA:
+        for t in TABLES:
+            conn.execute(f"DROP TABLE IF EXISTS {t}")
+        create_schema(conn)
+    else:
+        conn.execute("DELETE FROM fold")
+        conn.execute("DELETE FROM sources")
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (msgspec.msgpack.encode(SCHEMA),))
 
 
 def _private(paths: list[Path], subagents: bool, price: bool, why: str) -> StoreReader:
@@ -292,6 +318,7 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
     of the former cache: nothing of the ledger or the history is read until asked for.)"""
     paths = [Path(p) for p in paths]
     db = cache_path(paths, subagents)
+    note = ""
     for attempt in (0, 1):
         try:
             wconn = connect(db, WRITE_BUSY_MS)
@@ -299,8 +326,9 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
         except OSError as exc:
             return _private(paths, subagents, price, f"{db}: {exc.strerror or exc}")
         except sqlite3.DatabaseError as exc:
-            if attempt == 0:
+            if attempt == 0 and not isinstance(exc, sqlite3.OperationalError):  # not "locked"
                 _remove(db)  # not a database (or damaged beyond opening): rebuilt from the transcript
+                note = f"invalid: {exc} (rebuilt)"
                 continue
             return _private(paths, subagents, price, f"{db}: {exc}")
         break
@@ -312,12 +340,12 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
             if "no such table" not in str(exc):
                 raise
             meta = {}
-        if not meta:
+        if set(meta) <= {"schema"}:  # nothing saved yet
+            reader.cache_status = note or "cold"
             return reader
         why = _why_stale(rconn, meta, paths, subagents)
         if why is None:
             reader._restore(rconn, meta)
-            reader.store._before = None  # resumed: the saved rows are this fold's
             reader.cache_status = "warm"
         else:
             reader.cache_status = f"invalid: {why}"
