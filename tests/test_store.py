@@ -33,9 +33,9 @@ import tracetui.session.store.codec as codec
 import tracetui.session.store.reader as store_reader
 from tracetui.cli import main
 from tracetui.model.fold import FileFold, UsageBook
+from tracetui.session.reader import SessionReader
 from tracetui.session.store import FP_BYTES, SCHEMA, StoreReader, cache_path, open_cached
 from tracetui.session.store.codec import CacheEncodeError, decode_object, decode_value, encode_object, encode_value
-from tracetui.session.reader import SessionReader
 from tracetui.views.state_json import state_to_json
 
 

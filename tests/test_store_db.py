@@ -169,3 +169,41 @@ def test_a_state_further_on_is_not_saved_over(tmp_path: Path) -> None:
     assert behind.save_cache() is False or behind.tailers[0].offset >= ahead.tailers[0].offset
     r = open_cached([p], price=False)
     assert r.cache_status == "warm" and r.tailers[0].offset == ahead.tailers[0].offset
+
+
+@pytest.mark.parametrize(
+    "uuid",
+    [
+        "e2ab9812-8be7-4e9e-8194-d9b7b9d6da14",  # canonical: stored as 16 bytes
+        "E2AB9812-8BE7-4E9E-8194-D9B7B9D6DA14",  # upper case: kept as text
+        "00000000-0000-4000-8000-000000000149",
+        "e2ab9812-8be7-4e9e-8194-d9b7b9d6da1g",
+        "e2ab9812-8be7-4e9e-8194-d9b7b9d6-a14",
+        "not a uuid",
+        None,
+    ],
+)
+def test_an_event_row_reads_back_as_the_event(uuid: str | None) -> None:
+    from tracetui.model.state import Anchor, Event
+    from tracetui.session.store.ledger import _event_of, event_row
+
+    ev = Event(
+        7,
+        "tool_use",
+        Anchor(2, 10, 1234),
+        uuid,
+        1,
+        b"\x01" * 32,
+        "Bash(ls)",
+        "ok",
+        "Bash",
+        "toolu_1",
+        "msg_1",
+        uuid,
+        "2026-01-01T00:00:00Z",
+        True,
+        True,
+        (1, 2, 3, 4, 0),
+    )
+    back = _event_of(2, event_row(2, ev))
+    assert back == ev and back.uuid == uuid and back.parent_uuid == uuid

@@ -403,7 +403,8 @@ class RunState(msgspec.Struct):
         if upto is None:
             st = self.main if src == self.main.src else next((a for a in self.agents if a.src == src), None)
             upto = st.ledger_len if st is not None else len(led)
-        return led[:upto]
+        out = led[:upto]
+        return out if isinstance(out, list) else list(out)
 
 
 # Forward references of AgentState.derived and RunState.episodes (model/derive.py and

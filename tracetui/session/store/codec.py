@@ -212,7 +212,7 @@ def _encode_value(v: Any, where: str, _stack: tuple[int, ...]) -> tuple[tuple, b
     return ("obj", _cls_path(t)), encode_object(v, where, stack)
 
 
-def decode_value(desc: Any, raw: bytes) -> Any:
+def decode_value(desc: Any, raw: bytes | memoryview) -> Any:
     """The value :func:`encode_value` encoded. Raises ``ValueError``/``msgspec.DecodeError``
     on a corrupt or foreign entry."""
     desc = _desc_tuple(desc)
@@ -231,7 +231,7 @@ def decode_value(desc: Any, raw: bytes) -> Any:
     cls = _resolve(desc[1])
     if k == "custom":
         d, r = msgspec.msgpack.decode(raw, type=tuple[Any, memoryview])
-        return cls.from_cache(decode_value(d, r))
+        return getattr(cls, "from_cache")(decode_value(d, r))
     return decode_object(cls, raw)
 
 
@@ -277,7 +277,7 @@ def encode_object(obj: Any, where: str = "object", _stack: tuple[int, ...] = ())
     return _enc.encode([entries, refs])
 
 
-def decode_object(cls: type, raw: bytes) -> Any:
+def decode_object(cls: type, raw: bytes | memoryview) -> Any:
     """An instance of ``cls`` with the attributes :func:`encode_object` saved (no ``__init__``
     call, except for :class:`FileFold`, which checks its attribute set via ``from_cache``)."""
     entries, refs = msgspec.msgpack.decode(raw, type=tuple[list[tuple[str, Any, memoryview, int]], list[tuple[str, Any, str, Any]]])

@@ -14,9 +14,11 @@ Tables (``SCHEMA`` is their version; a database of another version is emptied an
 * ``sources``: per file its path, inode, size, modification time, resume offset and line, the
   held head bytes, the head/tail fingerprint, and how many events and history snapshots of it
   the saved state covers;
-* ``events``: the ledger, one row per event (``id`` is ``src << 40 | seq``);
-* ``history``: the per-prompt :class:`~tracetui.model.state.AgentState` snapshots (msgpack);
-* ``episodes``: every version of every episode at the last save (msgpack, with its lifecycle);
+* ``events``: the ledger, one row per event (``id`` is ``src << 40 | seq``; canonical UUIDs
+  as their 16 bytes, a usage as a msgpack array; store/ledger.py ``event_row``);
+* ``history``: the per-prompt :class:`~tracetui.model.state.AgentState` snapshots (store/history.py);
+* ``episodes``: every version of every episode at the last save (zlib-compressed msgpack, with
+  its lifecycle and status as columns);
 * ``fold``: the compact fold state at the resume point (store/codec.py), one row.
 """
 

@@ -20,12 +20,15 @@ from __future__ import annotations
 import queue
 import sqlite3
 import threading
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import msgspec
 
+import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derived refers to
 from tracetui.model.state import AgentState, Anchor, Event
+from tracetui.session.store import history as hist_codec
 from tracetui.session.store.db import SRC_SHIFT
 
 __all__ = ["Store", "StoreLedger", "StoreHistory", "LedgerView", "HistoryView", "event_row", "BATCH"]
@@ -39,13 +42,31 @@ BLOCK = 256
 
 _enc = msgspec.msgpack.Encoder()
 _usage_dec = msgspec.msgpack.Decoder(tuple[int, int, int, int, int])
-_state_dec = msgspec.msgpack.Decoder(AgentState)
 
 _INSERT = "INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 _SELECT = (
     "SELECT id, kind, line, offset, uuid, block, tool_use_id, message_id, sha256, excerpt, status, name,"
     " parent_uuid, timestamp, is_error, sidechain, usage FROM events WHERE id > ? AND id <= ? ORDER BY id"
 )
+
+
+def _pack_uuid(s: str | None) -> str | bytes | None:
+    """A canonical lowercase UUID as its 16 bytes (20 bytes less per row), anything else as is."""
+    if s is not None and len(s) == 36 and s[8] == s[13] == s[18] == s[23] == "-" and s.islower():
+        try:
+            b = bytes.fromhex(s.replace("-", ""))
+        except ValueError:
+            return s
+        if len(b) == 16:
+            return b
+    return s
+
+
+def _unpack_uuid(v: str | bytes | None) -> str | None:
+    if type(v) is bytes:
+        h = v.hex()
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return v  # type: ignore[return-value]
 
 
 def event_row(src: int, ev: Event) -> tuple:
@@ -58,7 +79,7 @@ def event_row(src: int, ev: Event) -> tuple:
         ev.kind,
         a.line,
         a.offset,
-        ev.uuid,
+        _pack_uuid(ev.uuid),
         ev.block,
         ev.tool_use_id,
         ev.message_id,
@@ -66,7 +87,7 @@ def event_row(src: int, ev: Event) -> tuple:
         ev.excerpt,
         ev.status,
         ev.name,
-        ev.parent_uuid,
+        _pack_uuid(ev.parent_uuid),
         ev.timestamp,
         ev.is_error,
         ev.sidechain,
@@ -80,7 +101,7 @@ def _event_of(src: int, r: tuple) -> Event:
         r[0] & ((1 << SRC_SHIFT) - 1),
         r[1],
         Anchor(src, r[2], r[3]),
-        r[4],
+        _unpack_uuid(r[4]),
         r[5],
         r[8],
         r[9],
@@ -88,7 +109,7 @@ def _event_of(src: int, r: tuple) -> Event:
         r[11],
         r[6],
         r[7],
-        r[12],
+        _unpack_uuid(r[12]),
         r[13],
         bool(r[14]),
         bool(r[15]),
@@ -114,6 +135,8 @@ class Writer:
         self.failed: str | None = None
         self.mem_events: dict[int, dict[int, Event]] = {}
         self.mem_history: dict[tuple[int, int], AgentState] = {}
+        #: per source, the last history snapshot written (index, state): the next is a delta
+        self._last_hist: dict[int, tuple[int, AgentState]] = {}
 
     def submit(self, job: Any) -> None:
         if self._thread is None:
@@ -162,7 +185,11 @@ class Writer:
             src = job[1]
             c.executemany(_INSERT, [event_row(src, ev) for ev in job[2]])
         elif job[0] == "history":
-            c.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (job[1], job[2], _enc.encode(job[3])))
+            src, idx, state = job[1], job[2], job[3]
+            last = self._last_hist.get(src)
+            prev = last[1] if last is not None and last[0] == idx - 1 else None
+            c.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (src, idx, hist_codec.encode(prev, state, idx)))
+            self._last_hist[src] = (idx, state)
 
     def _keep(self, job: Any) -> None:
         if callable(job):
@@ -182,13 +209,17 @@ class Store:
     under a lock); for a private temporary database they are one connection. ``before_write``
     runs in the writer's first transaction (a cold fold empties the tables there)."""
 
-    def __init__(self, wconn: sqlite3.Connection, rconn: sqlite3.Connection, before_write: Callable[[sqlite3.Connection], None] | None = None) -> None:
+    def __init__(
+        self, wconn: sqlite3.Connection, rconn: sqlite3.Connection, before_write: Callable[[sqlite3.Connection], None] | None = None
+    ) -> None:
         self.wconn = wconn
         self.rconn = rconn
         self.wlock = threading.Lock()
         self.rlock = self.wlock if rconn is wconn else threading.Lock()
         self._before = before_write
         self._writer: Writer | None = None
+        #: history snapshots decoded lately: a scrub to the next one decodes one row
+        self._hist_memo: dict[tuple[int, int], AgentState] = {}
 
     def writer(self) -> Writer:
         w = self._writer
@@ -262,16 +293,30 @@ class Store:
         database does not hold it."""
         self.sync()
         w = self._writer
-        if w is not None and (src, idx) in w.mem_history:
-            return w.mem_history[(src, idx)]
+        known = {**(w.mem_history if w is not None else {}), **self._hist_memo}
+        got = known.get((src, idx))
+        if got is not None:
+            return got
+        start = idx - idx % hist_codec.KEYFRAME
+        base = max((j for (s, j) in known if s == src and start <= j < idx), default=None)
+        lo = start if base is None else base + 1
         try:
             with self.rlock:
-                row = self.rconn.execute("SELECT state FROM history WHERE src = ? AND idx = ?", (src, idx)).fetchone()
+                rows = self.rconn.execute(
+                    "SELECT idx, state FROM history WHERE src = ? AND idx >= ? AND idx <= ? ORDER BY idx", (src, lo, idx)
+                ).fetchall()
         except sqlite3.Error:
-            row = None
-        if row is None:
+            rows = []
+        if [r[0] for r in rows] != list(range(lo, idx + 1)):
             raise IndexError(f"history snapshot {idx} of source {src} is not in the store")
-        return _state_dec.decode(row[0])
+        try:
+            got = hist_codec.decode([r[1] for r in rows], known[(src, base)] if base is not None else None)
+        except (ValueError, msgspec.DecodeError, zlib.error) as exc:
+            raise IndexError(f"history snapshot {idx} of source {src} is damaged: {exc}") from None
+        if len(self._hist_memo) >= 8:
+            self._hist_memo.pop(next(iter(self._hist_memo)))
+        self._hist_memo[(src, idx)] = got
+        return got
 
 
 class StoreLedger:
@@ -348,7 +393,7 @@ class LedgerView(Sequence):
                 return self.store.read_events(self.src, start, stop)
             lo, hi = (start, stop) if step > 0 else (stop + 1, start + 1)
             evs = self.store.read_events(self.src, lo, hi)
-            return evs[:: step] if step > 0 else evs[::-1][:: -step]
+            return evs[::step] if step > 0 else evs[::-1][::-step]
         if i < 0:
             i += self.n
         if not 0 <= i < self.n:

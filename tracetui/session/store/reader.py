@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,9 @@ class StoreReader(SessionReader):
         for f in self.fold.folds:
             d = f.snapshot().derived
             for ep in d.episodes if d is not None else ():
-                episodes.append((f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, msgspec.msgpack.encode(ep)))
+                episodes.append(
+                    (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, zlib.compress(msgspec.msgpack.encode(ep), 1))
+                )
         meta = {
             "schema": SCHEMA,
             "version": __version__,
@@ -189,7 +192,7 @@ class StoreReader(SessionReader):
         if meta.get("schema") != SCHEMA or meta.get("code") != code_fingerprint() or len(saved) < len(rows):
             return False
         further = False
-        for (path, inode, offset, fp), mine in zip(saved, rows):
+        for (path, inode, offset, _fp), mine in zip(saved, rows):
             if (path, inode) != (mine[1], mine[2]) or offset < mine[5] or offset > mine[3]:
                 return False
             further |= offset > mine[5]
