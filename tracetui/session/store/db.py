@@ -36,6 +36,8 @@ __all__ = ["SCHEMA", "FP_BYTES", "cache_dir", "cache_path", "connect", "code_fin
 SCHEMA = 1
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
+#: bytes the WAL file is cut back to after a checkpoint
+WAL_LIMIT = 16 << 20
 #: an event's row id is ``src << SRC_SHIFT | seq``: ordered by source then sequence, no index
 SRC_SHIFT = 40
 
@@ -91,6 +93,7 @@ def connect(path: Path | str, busy_ms: int = 100) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
         if path != "":
             conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
         conn.execute("PRAGMA synchronous=NORMAL")
     except BaseException:
         conn.close()

@@ -120,7 +120,7 @@ def _event_of(src: int, r: tuple) -> Event:
 class Writer:
     """One thread that runs the store's writes in order, each in its own transaction.
 
-    Jobs: ``("events", src, [Event, ...])``, ``("history", src, idx, AgentState)``, or a
+    Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, idx, AgentState)``, or a
     callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
 
     def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
@@ -166,6 +166,8 @@ class Writer:
                             except BaseException:
                                 self.conn.execute("ROLLBACK")
                                 raise
+                        if type(job) is tuple and job[0] == "events":
+                            job[3].on_disk = job[2][-1].seq  # committed: readers need not wait
                     except sqlite3.Error as exc:
                         self.failed = f"{type(exc).__name__}: {exc}"
                 if self.failed is not None:
@@ -198,6 +200,7 @@ class Writer:
             mem = self.mem_events.setdefault(job[1], {})
             for ev in job[2]:
                 mem[ev.seq] = ev
+            job[3].on_disk = job[2][-1].seq
         elif job[0] == "history":
             self.mem_history[(job[1], job[2])] = job[3]
 
@@ -266,13 +269,15 @@ class Store:
                 pass
 
     # -- reads -----------------------------------------------------------------------------
-    def read_events(self, src: int, start: int, stop: int) -> list[Event]:
+    def read_events(self, src: int, start: int, stop: int, ledger: StoreLedger | None = None) -> list[Event]:
         """Events at ledger positions ``start`` to ``stop`` (0-based, ``stop`` excluded) of
-        source ``src``. A row missing from the database (another process started the source
-        over meanwhile) is left out."""
+        source ``src`` (whose sink is ``ledger``: the read waits for the writer only when
+        that ledger's rows up to ``stop`` are not written yet). A row missing from the
+        database (another process started the source over meanwhile) is left out."""
         if stop <= start:
             return []
-        self.sync()
+        if ledger is None or ledger.on_disk < stop:
+            self.sync()
         base = src << SRC_SHIFT
         try:
             with self.rlock:
@@ -323,13 +328,15 @@ class StoreLedger:
     """The ledger sink of one source: ``append`` and ``len`` for the fold, :meth:`view` for a
     snapshot. ``n`` events exist already (a resumed fold)."""
 
-    __slots__ = ("store", "src", "n", "_buf")
+    __slots__ = ("store", "src", "n", "_buf", "on_disk")
 
     def __init__(self, store: Store, src: int, n: int = 0) -> None:
         self.store = store
         self.src = src
         self.n = n
         self._buf: list[Event] = []
+        #: events written (committed, or kept in memory after a failed write), set by the writer
+        self.on_disk = n
 
     def append(self, ev: Event) -> None:
         buf = self._buf
@@ -344,12 +351,12 @@ class StoreLedger:
     def flush(self) -> None:
         """Hand the buffered events to the writer."""
         if self._buf:
-            self.store.submit(("events", self.src, self._buf))
+            self.store.submit(("events", self.src, self._buf, self))
             self._buf = []
 
     def view(self) -> LedgerView:
         self.flush()
-        return LedgerView(self.store, self.src, self.n)
+        return LedgerView(self.store, self.src, self.n, self)
 
 
 class StoreHistory:
@@ -377,10 +384,11 @@ class LedgerView(Sequence):
     """The first ``n`` events of a source's stored ledger, read from the database on demand
     (indexing reads a block of :data:`BLOCK` events around the index; a few blocks are kept)."""
 
-    def __init__(self, store: Store, src: int, n: int) -> None:
+    def __init__(self, store: Store, src: int, n: int, ledger: StoreLedger | None = None) -> None:
         self.store = store
         self.src = src
         self.n = n
+        self.ledger = ledger
         self._blocks: dict[int, list[Event]] = {}
 
     def __len__(self) -> int:
@@ -390,9 +398,9 @@ class LedgerView(Sequence):
         if isinstance(i, slice):
             start, stop, step = i.indices(self.n)
             if step == 1:
-                return self.store.read_events(self.src, start, stop)
+                return self.store.read_events(self.src, start, stop, self.ledger)
             lo, hi = (start, stop) if step > 0 else (stop + 1, start + 1)
-            evs = self.store.read_events(self.src, lo, hi)
+            evs = self.store.read_events(self.src, lo, hi, self.ledger)
             return evs[::step] if step > 0 else evs[::-1][::-step]
         if i < 0:
             i += self.n
@@ -403,7 +411,7 @@ class LedgerView(Sequence):
         if blk is None:
             if len(self._blocks) >= 8:
                 self._blocks.pop(next(iter(self._blocks)))
-            blk = self._blocks[b] = self.store.read_events(self.src, b * BLOCK, min(self.n, b * BLOCK + BLOCK))
+            blk = self._blocks[b] = self.store.read_events(self.src, b * BLOCK, min(self.n, b * BLOCK + BLOCK), self.ledger)
         if k >= len(blk) or blk[k].seq != i + 1:
             found = [e for e in blk if e.seq == i + 1]
             if not found:
@@ -413,7 +421,7 @@ class LedgerView(Sequence):
 
     def __iter__(self) -> Iterator[Event]:
         for start in range(0, self.n, BATCH):
-            yield from self.store.read_events(self.src, start, min(self.n, start + BATCH))
+            yield from self.store.read_events(self.src, start, min(self.n, start + BATCH), self.ledger)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or len(other) != self.n:

@@ -19,6 +19,7 @@ bytes appended since. Valid means all of these hold, else the session is folded 
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import sys
@@ -177,6 +178,10 @@ class StoreReader(SessionReader):
                     raise
             finally:
                 c.execute(f"PRAGMA busy_timeout={WRITE_BUSY_MS}")
+            try:  # the saved state into the database file, the WAL emptied (best effort)
+                c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                pass
         self._saved_at = pos
         return True
 
@@ -209,7 +214,13 @@ class StoreReader(SessionReader):
         row = conn.execute("SELECT state FROM fold WHERE id = 0").fetchone()
         if row is None or not srcs:
             raise ValueError("no saved fold state")
-        fold = decode_object(SessionFold, row[0])
+        gc_was = gc.isenabled()
+        gc.disable()  # decoding makes many objects, all kept: the cyclic GC would only rescan them
+        try:
+            fold = decode_object(SessionFold, row[0])
+        finally:
+            if gc_was:
+                gc.enable()
         if not isinstance(fold, SessionFold) or len(fold.folds) != len(srcs) or len(fold.sources) != len(srcs):
             raise ValueError("corrupt store: fold and sources differ")
         fold.sinks = self.store.sinks
