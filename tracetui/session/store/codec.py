@@ -231,7 +231,7 @@ def decode_value(desc: Any, raw: bytes | memoryview) -> Any:
     cls = _resolve(desc[1])
     if k == "custom":
         d, r = msgspec.msgpack.decode(raw, type=tuple[Any, memoryview])
-        return getattr(cls, "from_cache")(decode_value(d, r))
+        return cls.from_cache(decode_value(d, r))  # type: ignore[attr-defined]
     return decode_object(cls, raw)
 
 
