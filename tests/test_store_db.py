@@ -207,3 +207,30 @@ def test_an_event_row_reads_back_as_the_event(uuid: str | None) -> None:
     )
     back = _event_of(2, event_row(2, ev))
     assert back == ev and back.uuid == uuid and back.parent_uuid == uuid
+
+
+def test_a_private_store_folds_the_same_and_saves_nothing(tmp_path: Path) -> None:
+    from tracetui.session.store import open_private
+
+    p = _session(tmp_path)
+    r = open_private([p], price=False)
+    assert r.cache_status == "off"
+    assert_same_state(fold_state(r), _fresh(p))
+    assert r.save_cache() is False
+    assert not cache_path([p]).exists()
+
+
+def test_the_store_folder_is_pruned_oldest_first(tmp_path: Path) -> None:
+    import os
+
+    from tracetui.session.store.db import prune
+
+    folder = tmp_path / "store"
+    folder.mkdir()
+    for i, name in enumerate(["a", "b", "c"]):
+        for suffix in (".sqlite", ".sqlite-wal"):
+            f = folder / f"{name}{suffix}"
+            f.write_bytes(b"x" * 100)
+            os.utime(f, (1000 + i, 1000 + i))
+    prune(folder, folder / "a.sqlite", 450)  # a is the oldest, but in use: b goes
+    assert sorted(p.name for p in folder.iterdir()) == ["a.sqlite", "a.sqlite-wal", "c.sqlite", "c.sqlite-wal"]

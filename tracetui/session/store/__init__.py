@@ -8,6 +8,16 @@ from, store/ledger.py for how the ledger is written and read, store/db.py for th
 
 from tracetui.session.store.codec import CacheEncodeError
 from tracetui.session.store.db import FP_BYTES, SCHEMA, cache_dir, cache_path, code_fingerprint
-from tracetui.session.store.reader import StoreReader, open_cached
+from tracetui.session.store.reader import StoreReader, open_cached, open_private
 
-__all__ = ["CacheEncodeError", "FP_BYTES", "SCHEMA", "StoreReader", "cache_dir", "cache_path", "code_fingerprint", "open_cached"]
+__all__ = [
+    "CacheEncodeError",
+    "FP_BYTES",
+    "SCHEMA",
+    "StoreReader",
+    "cache_dir",
+    "cache_path",
+    "code_fingerprint",
+    "open_cached",
+    "open_private",
+]

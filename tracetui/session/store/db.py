@@ -30,12 +30,26 @@ import sqlite3
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["SCHEMA", "FP_BYTES", "cache_dir", "cache_path", "connect", "code_fingerprint", "fingerprint", "create_schema", "SRC_SHIFT"]
+__all__ = [
+    "SCHEMA",
+    "FP_BYTES",
+    "MAX_STORE_BYTES",
+    "cache_dir",
+    "cache_path",
+    "connect",
+    "code_fingerprint",
+    "fingerprint",
+    "create_schema",
+    "prune",
+    "SRC_SHIFT",
+]
 
 #: version of the tables below; bump it when they change
 SCHEMA = 1
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
+#: the store folder is pruned (least recently written sessions first) above this many bytes
+MAX_STORE_BYTES = 4 << 30
 #: bytes the WAL file is cut back to after a checkpoint
 WAL_LIMIT = 16 << 20
 #: an event's row id is ``src << SRC_SHIFT | seq``: ordered by source then sequence, no index
@@ -75,6 +89,32 @@ def _session_key(paths: list[Path], subagents: bool) -> str:
 def cache_path(paths: list[Path], subagents: bool = True) -> Path:
     """The database file of this list of named files (it may not exist yet)."""
     return cache_dir() / "store" / f"{_session_key(paths, subagents)}.sqlite"
+
+
+def prune(folder: Path, keep: Path, max_bytes: int) -> None:
+    """Delete the least recently written session databases (with their WAL and shared-memory
+    files) while ``folder`` holds more than ``max_bytes``; never ``keep``. Errors are ignored
+    (a database another process has open lives on until it closes it)."""
+    try:
+        groups: dict[Path, list[tuple[os.stat_result, Path]]] = {}
+        for p in folder.iterdir():
+            base = p.with_name(p.name.split(".sqlite")[0] + ".sqlite") if ".sqlite" in p.name else None
+            if base is not None:
+                groups.setdefault(base, []).append((p.stat(), p))
+    except OSError:
+        return
+    total = sum(st.st_size for g in groups.values() for st, _ in g)
+    for base, g in sorted(groups.items(), key=lambda kv: max(st.st_mtime for st, _ in kv[1])):
+        if total <= max_bytes:
+            break
+        if base == keep:
+            continue
+        for st, p in g:
+            try:
+                p.unlink()
+                total -= st.st_size
+            except OSError:
+                pass
 
 
 def connect(path: Path | str, busy_ms: int = 100) -> sqlite3.Connection:

@@ -36,10 +36,20 @@ from tracetui.model.fold import SessionFold
 from tracetui.model.state import RunState
 from tracetui.session.reader import SessionReader
 from tracetui.session.store.codec import CacheEncodeError, decode_object, encode_object
-from tracetui.session.store.db import SCHEMA, TABLES, cache_path, code_fingerprint, connect, create_schema, fingerprint
+from tracetui.session.store.db import (
+    MAX_STORE_BYTES,
+    SCHEMA,
+    TABLES,
+    cache_path,
+    code_fingerprint,
+    connect,
+    create_schema,
+    fingerprint,
+    prune,
+)
 from tracetui.session.store.ledger import Store, StoreHistory, StoreLedger
 
-__all__ = ["StoreReader", "open_cached"]
+__all__ = ["StoreReader", "open_cached", "open_private"]
 
 #: milliseconds the writer's thread waits for another process's write transaction
 WRITE_BUSY_MS = 1000
@@ -183,6 +193,8 @@ class StoreReader(SessionReader):
             except sqlite3.Error:
                 pass
         self._saved_at = pos
+        db = cache_path(self.paths, self.subagents)
+        prune(db.parent, db, MAX_STORE_BYTES)
         return True
 
     def _ahead_of_me(self, c: sqlite3.Connection, rows: list[tuple]) -> bool:
@@ -308,11 +320,18 @@ def _rebuild(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (msgspec.msgpack.encode(SCHEMA),))
 
 
+def open_private(paths: list[Path], subagents: bool = True, price: bool = True) -> StoreReader:
+    """A reader for ``paths`` folding from the start with its ledger and history in a private
+    temporary database (deleted when the reader's connection closes): memory bounded as with
+    the session store, nothing resumed from or saved (``--no-cache``)."""
+    return _private([Path(p) for p in paths], subagents, price, "")
+
+
 def _private(paths: list[Path], subagents: bool, price: bool, why: str) -> StoreReader:
     conn = connect("")
     store = Store(conn, conn, before_write=create_schema)
     reader = StoreReader(paths, store, subagents=subagents, price=price, shared=False)
-    reader.cache_status = f"off: {why}"
+    reader.cache_status = f"off: {why}" if why else "off"
     return reader
 
 
