@@ -14,7 +14,7 @@ from fixtures import append, jsonl, prompt, tool_call, tool_result, write
 from test_store import assert_same_state, fold_state
 
 from tracetui.session.reader import SessionReader
-from tracetui.session.store import cache_path, open_cached
+from tracetui.session.store import SCHEMA, cache_path, open_cached
 
 
 @pytest.fixture(autouse=True)
@@ -101,7 +101,7 @@ def test_an_old_schema_is_rebuilt_not_misread(tmp_path: Path) -> None:
     c.commit()
     c.close()
     r = open_cached([p], price=False)
-    assert r.cache_status == "invalid: store schema 0 != 1"
+    assert r.cache_status == f"invalid: store schema 0 != {SCHEMA}"
     assert_same_state(fold_state(r), _fresh(p))
     assert r.save_cache()
     again = open_cached([p], price=False)

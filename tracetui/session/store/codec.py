@@ -20,7 +20,7 @@ import msgspec
 
 from tracetui.model.fold import FileFold
 
-__all__ = ["CacheEncodeError", "encode_value", "decode_value", "encode_object", "decode_object"]
+__all__ = ["CacheEncodeError", "encode_value", "decode_value", "encode_object", "decode_object", "object_parts", "object_from_parts"]
 
 
 class CacheEncodeError(TypeError):
@@ -247,12 +247,15 @@ def _attrs_of(obj: Any) -> dict[str, Any]:
     return out
 
 
-def encode_object(obj: Any, where: str = "object", _stack: tuple[int, ...] = ()) -> bytes:
-    """Every attribute of a plain object (``__dict__`` and ``__slots__``), encoded by type.
+def object_parts(obj: Any, where: str = "object", _stack: tuple[int, ...] = (), leave: tuple[str, ...] = ()) -> tuple[list, list]:
+    """Every attribute of a plain object (``__dict__`` and ``__slots__``) but ``leave``,
+    encoded by type: ``([(name, desc, raw), ...], refs)``, one part per attribute (a caller
+    may store them apart, so no buffer holds them all twice).
 
     Mutable Structs shared between attributes (a call both in ``calls`` and ``pending``) stay
-    shared after decoding: the second occurrence is saved as a reference to the first."""
-    attrs = _attrs_of(obj)
+    shared after decoding: the second occurrence is saved as a reference to the first
+    (``refs``: ``(name, key, first name, first key)``)."""
+    attrs = {k: v for k, v in _attrs_of(obj).items() if k not in leave}
     seen: dict[int, tuple[str, Any]] = {}
     refs: list[tuple[str, Any, str, Any]] = []
     skip: dict[str, set] = {}
@@ -268,29 +271,44 @@ def encode_object(obj: Any, where: str = "object", _stack: tuple[int, ...] = ())
                     first = seen.setdefault(id(x), (name, key))
                     if first != (name, key):
                         refs.append((name, key, first[0], first[1]))
-    entries = []
+    parts = []
     for name, val in attrs.items():
         if name in skip and None in skip[name]:
             continue
         d, r = encode_value(val, f"{where}.{name}", _stack)
-        entries.append((name, d, r, len(val) if type(val) is list else -1))
-    return _enc.encode([entries, refs])
+        parts.append((name, d, r))
+    return parts, refs
 
 
-def decode_object(cls: type, raw: bytes | memoryview) -> Any:
-    """An instance of ``cls`` with the attributes :func:`encode_object` saved (no ``__init__``
-    call, except for :class:`FileFold`, which checks its attribute set via ``from_cache``)."""
-    entries, refs = msgspec.msgpack.decode(raw, type=tuple[list[tuple[str, Any, memoryview, int]], list[tuple[str, Any, str, Any]]])
-    attrs = {name: decode_value(d, r) for name, d, r, _n in entries}
+def object_from_parts(cls: type, attrs: dict[str, Any], refs: list, extra: dict[str, Any] | None = None) -> Any:
+    """An instance of ``cls`` from the attributes :func:`object_parts` encoded, each decoded
+    (``decode_value``), its ``refs``, and the attributes ``extra`` the caller decoded itself;
+    no ``__init__`` call, except for :class:`FileFold`, which checks its attribute set via
+    ``from_cache``. Raises ``ValueError`` (corrupt), ``KeyError``/``TypeError`` (refs naming
+    what is not there)."""
     for name, key, fname, fkey in refs:
         src = attrs[fname] if fkey is None else attrs[fname][fkey]
         if key is None:
             attrs[name] = src
         else:
             attrs[name][key] = src
+    if extra:
+        attrs.update(extra)
     if issubclass(cls, FileFold):
         return cls.from_cache(attrs)
     obj = cls.__new__(cls)
     for k, v in attrs.items():
         setattr(obj, k, v)
     return obj
+
+
+def encode_object(obj: Any, where: str = "object", _stack: tuple[int, ...] = ()) -> bytes:
+    """:func:`object_parts` of ``obj`` as one msgpack value."""
+    parts, refs = object_parts(obj, where, _stack)
+    return _enc.encode([parts, refs])
+
+
+def decode_object(cls: type, raw: bytes | memoryview) -> Any:
+    """The object :func:`encode_object` encoded (see :func:`object_from_parts`)."""
+    parts, refs = msgspec.msgpack.decode(raw, type=tuple[list[tuple[str, Any, memoryview]], list[tuple[str, Any, str, Any]]])
+    return object_from_parts(cls, {name: decode_value(d, r) for name, d, r in parts}, refs)

@@ -19,7 +19,8 @@ Tables (``SCHEMA`` is their version; a database of another version is emptied an
 * ``history``: the per-prompt :class:`~tracetui.model.state.AgentState` snapshots (store/history.py);
 * ``episodes``: every version of every episode at the last save (zlib-compressed msgpack, with
   its lifecycle and status as columns);
-* ``fold``: the compact fold state at the resume point (store/codec.py), one row.
+* ``fold``: the compact fold state at the resume point (store/codec.py), one row per attribute
+  of the session fold (owner -1) and of each file fold (owner = its source).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 #: version of the tables below; bump it when they change
-SCHEMA = 1
+SCHEMA = 2
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the store folder is pruned (least recently written sessions first) above this many bytes
@@ -65,7 +66,7 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS history(src INTEGER, idx INTEGER, state BLOB, PRIMARY KEY(src, idx)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS episodes(src INTEGER, idx INTEGER, version INTEGER, lifecycle TEXT, status TEXT,"
     " made_at INTEGER, episode BLOB, PRIMARY KEY(src, idx, version)) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS fold(id INTEGER PRIMARY KEY CHECK (id = 0), state BLOB)",
+    "CREATE TABLE IF NOT EXISTS fold(part INTEGER PRIMARY KEY, owner INTEGER, name TEXT, desc TEXT, raw BLOB)",
 )
 #: every table, in the order a rebuild empties them
 TABLES = ("meta", "sources", "events", "history", "episodes", "fold")
