@@ -18,9 +18,19 @@ from typing import Any, Union
 
 import msgspec
 
-from tracetui.model.fold import FileFold
+from tracetui.model.fold import FileFold, SessionFold
 
-__all__ = ["CacheEncodeError", "encode_value", "decode_value", "encode_object", "decode_object", "object_parts", "object_from_parts"]
+__all__ = [
+    "CacheEncodeError",
+    "encode_value",
+    "decode_value",
+    "encode_object",
+    "decode_object",
+    "object_parts",
+    "object_from_parts",
+    "fold_rows",
+    "fold_of",
+]
 
 
 class CacheEncodeError(TypeError):
@@ -123,7 +133,7 @@ def _build(desc: tuple) -> Any:
     if k == "frozenset":
         return frozenset[_build(desc[1])]  # type: ignore[misc]
     if k == "union":
-        return Union[tuple(_build(d) for d in desc[1])]  # type: ignore[return-value]
+        return Union[tuple(_build(d) for d in desc[1])]
     raise ValueError(f"unknown cache type descriptor {desc!r}")
 
 
@@ -312,3 +322,38 @@ def decode_object(cls: type, raw: bytes | memoryview) -> Any:
     """The object :func:`encode_object` encoded (see :func:`object_from_parts`)."""
     parts, refs = msgspec.msgpack.decode(raw, type=tuple[list[tuple[str, Any, memoryview]], list[tuple[str, Any, str, Any]]])
     return object_from_parts(cls, {name: decode_value(d, r) for name, d, r in parts}, refs)
+
+
+def fold_rows(fold: SessionFold) -> list[tuple[int, str, str, bytes]]:
+    """The ``fold`` table's rows for ``fold``: ``(owner, attribute, desc, raw)``, owner -1 the
+    session, ``i`` its file fold ``i``, each object's shared-Struct references in a row named
+    ``""``. One row per attribute: no buffer holds the whole state (memory at the save)."""
+    out: list[tuple[int, str, str, bytes]] = []
+    objs: list[tuple[int, Any, str]] = [(-1, fold, "SessionFold")]
+    objs += [(i, f, f"SessionFold.folds[{i}]") for i, f in enumerate(fold.folds)]
+    for owner, obj, where in objs:
+        parts, refs = object_parts(obj, where, (id(fold), id(obj)), leave=("folds",) if owner < 0 else ())
+        out.extend((owner, name, d, r) for name, d, r in parts)
+        out.append((owner, "", "", msgspec.msgpack.encode(refs)))
+    return out
+
+
+def fold_of(rows: Any) -> SessionFold:
+    """The :class:`SessionFold` the rows of :func:`fold_rows` hold (an iterable: each row is
+    decoded as it comes, so no more than one row's bytes are held). Raises ``ValueError``,
+    ``msgspec.DecodeError``, ``KeyError`` or ``TypeError`` when they are damaged."""
+    parts: dict[int, dict[str, Any]] = {}
+    refs: dict[int, list] = {}
+    for owner, name, d, raw in rows:
+        if name == "":
+            refs[owner] = msgspec.msgpack.decode(raw)
+        else:
+            parts.setdefault(owner, {})[name] = decode_value(d, raw)
+    owners = sorted(o for o in parts if o >= 0)
+    if owners != list(range(len(owners))) or -1 not in parts:
+        raise ValueError("corrupt store: fold rows of missing owners")
+    folds = [object_from_parts(FileFold, parts[i], refs.get(i, [])) for i in owners]
+    fold = object_from_parts(SessionFold, parts[-1], refs.get(-1, []), {"folds": folds})
+    if not isinstance(fold, SessionFold):
+        raise ValueError("corrupt store: not a session fold")
+    return fold

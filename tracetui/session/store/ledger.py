@@ -4,9 +4,8 @@ A :class:`Store` holds the connections to one session database (store/db.py). Th
 each event to a :class:`StoreLedger` and each per-prompt snapshot to a :class:`StoreHistory`;
 they batch what they get and hand it to the :class:`Writer`, whose thread inserts it
 (``executemany``), so the fold's thread keeps folding and memory holds a batch or two, not the
-ledger. A snapshot holds :class:`LedgerView`/:class:`HistoryView` objects: read-only sequences
-of the items appended until then, which read the database when indexed (waiting first for the
-writer to commit what they cover).
+ledger. A snapshot holds their views (store/views.py): read-only sequences of the items
+appended until then, which read the database when indexed.
 
 Several processes may fold the same session at once; every write is its own short ``BEGIN
 IMMEDIATE`` transaction. The fold is deterministic, so two processes folding the same bytes
@@ -21,8 +20,8 @@ import queue
 import sqlite3
 import threading
 import zlib
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -31,14 +30,15 @@ from tracetui.model.state import AgentState, Anchor, Event
 from tracetui.session.store import history as hist_codec
 from tracetui.session.store.db import SRC_SHIFT
 
-__all__ = ["Store", "StoreLedger", "StoreHistory", "LedgerView", "HistoryView", "event_row", "BATCH"]
+if TYPE_CHECKING:
+    from tracetui.session.store.views import HistoryView, LedgerView
+
+__all__ = ["Store", "StoreLedger", "StoreHistory", "event_row", "BATCH"]
 
 #: events handed to the writer at once (one ``executemany``, one transaction)
 BATCH = 4096
 #: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
 QUEUE_BATCHES = 4
-#: events a view reads around an indexed one (a scan backwards reads one block per BLOCK)
-BLOCK = 256
 
 _enc = msgspec.msgpack.Encoder()
 _usage_dec = msgspec.msgpack.Decoder(tuple[int, int, int, int, int])
@@ -355,6 +355,8 @@ class StoreLedger:
             self._buf = []
 
     def view(self) -> LedgerView:
+        from tracetui.session.store.views import LedgerView
+
         self.flush()
         return LedgerView(self.store, self.src, self.n, self)
 
@@ -377,102 +379,6 @@ class StoreHistory:
         return self.n
 
     def view(self) -> HistoryView:
+        from tracetui.session.store.views import HistoryView
+
         return HistoryView(self.store, self.src, self.n)
-
-
-class LedgerView(Sequence):
-    """The first ``n`` events of a source's stored ledger, read from the database on demand
-    (indexing reads a block of :data:`BLOCK` events around the index; a few blocks are kept)."""
-
-    def __init__(self, store: Store, src: int, n: int, ledger: StoreLedger | None = None) -> None:
-        self.store = store
-        self.src = src
-        self.n = n
-        self.ledger = ledger
-        self._blocks: dict[int, list[Event]] = {}
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            start, stop, step = i.indices(self.n)
-            if step == 1:
-                return self.store.read_events(self.src, start, stop, self.ledger)
-            lo, hi = (start, stop) if step > 0 else (stop + 1, start + 1)
-            evs = self.store.read_events(self.src, lo, hi, self.ledger)
-            return evs[::step] if step > 0 else evs[::-1][::-step]
-        if i < 0:
-            i += self.n
-        if not 0 <= i < self.n:
-            raise IndexError("ledger index out of range")
-        b, k = divmod(i, BLOCK)
-        blk = self._blocks.get(b)
-        if blk is None:
-            if len(self._blocks) >= 8:
-                self._blocks.pop(next(iter(self._blocks)))
-            blk = self._blocks[b] = self.store.read_events(self.src, b * BLOCK, min(self.n, b * BLOCK + BLOCK), self.ledger)
-        if k >= len(blk) or blk[k].seq != i + 1:
-            found = [e for e in blk if e.seq == i + 1]
-            if not found:
-                raise IndexError(f"event {i + 1} of source {self.src} is not in the store")
-            return found[0]
-        return blk[k]
-
-    def __iter__(self) -> Iterator[Event]:
-        for start in range(0, self.n, BATCH):
-            yield from self.store.read_events(self.src, start, min(self.n, start + BATCH), self.ledger)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or len(other) != self.n:
-            return False
-        return list(self) == list(other)
-
-    def __hash__(self) -> int:
-        return hash((self.src, self.n))
-
-    def __repr__(self) -> str:
-        return f"<LedgerView src={self.src} n={self.n}>"
-
-
-class HistoryView(Sequence):
-    """The first ``n`` per-prompt snapshots of a source, each read from the database when
-    indexed (a few are kept decoded). A prefix slice is a view too."""
-
-    def __init__(self, store: Store, src: int, n: int, memo: dict[int, AgentState] | None = None) -> None:
-        self.store = store
-        self.src = src
-        self.n = n
-        self._memo: dict[int, AgentState] = {} if memo is None else memo
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            start, stop, step = i.indices(self.n)
-            if start == 0 and step == 1:
-                return HistoryView(self.store, self.src, max(0, stop), self._memo)
-            return [self[k] for k in range(start, stop, step)]
-        if i < 0:
-            i += self.n
-        if not 0 <= i < self.n:
-            raise IndexError("history index out of range")
-        got = self._memo.get(i)
-        if got is None:
-            got = self.store.read_history(self.src, i)
-            if len(self._memo) >= 16:
-                self._memo.pop(next(iter(self._memo)))
-            self._memo[i] = got
-        return got
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or len(other) != self.n:
-            return False
-        return all(a == b for a, b in zip(self, other))
-
-    def __hash__(self) -> int:
-        return hash((self.src, self.n))
-
-    def __repr__(self) -> str:
-        return f"<HistoryView src={self.src} n={self.n}>"

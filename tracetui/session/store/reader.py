@@ -32,10 +32,10 @@ import msgspec
 from tracetui import __version__
 from tracetui.ingest.discover import subagent_files
 from tracetui.ingest.tail import Tailer
-from tracetui.model.fold import FileFold, SessionFold
+from tracetui.model.fold import SessionFold
 from tracetui.model.state import RunState
 from tracetui.session.reader import SessionReader
-from tracetui.session.store.codec import CacheEncodeError, decode_value, object_from_parts, object_parts
+from tracetui.session.store.codec import CacheEncodeError, fold_of, fold_rows
 from tracetui.session.store.db import (
     MAX_STORE_BYTES,
     SCHEMA,
@@ -149,7 +149,7 @@ class StoreReader(SessionReader):
                 return False  # replaced since it was read: the next open folds it again anyway
             fp = fingerprint(t.path, t.offset)
             rows.append((src, t.path, t.inode, st.st_size, st.st_mtime_ns, t.offset, t.line_no, t.head, fp, len(f.events), len(f.history)))
-        fold_rows = _fold_rows(self.fold)
+        state_rows = fold_rows(self.fold)
         episodes = []
         for f in self.fold.folds:
             d = f.snapshot().derived
@@ -179,7 +179,7 @@ class StoreReader(SessionReader):
                     c.execute("DELETE FROM sources")
                     c.executemany("INSERT INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
                     c.execute("DELETE FROM fold")
-                    c.executemany("INSERT INTO fold(owner, name, desc, raw) VALUES (?,?,?,?)", fold_rows)
+                    c.executemany("INSERT INTO fold(owner, name, desc, raw) VALUES (?,?,?,?)", state_rows)
                     c.execute("DELETE FROM episodes")
                     c.executemany("INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?)", episodes)
                     c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, msgspec.msgpack.encode(v)) for k, v in meta.items()])
@@ -230,7 +230,7 @@ class StoreReader(SessionReader):
         gc_was = gc.isenabled()
         gc.disable()  # decoding makes many objects, all kept: the cyclic GC would only rescan them
         try:
-            fold = _fold_of(rows)
+            fold = fold_of(rows)
         finally:
             if gc_was:
                 gc.enable()
@@ -258,41 +258,6 @@ class StoreReader(SessionReader):
         self._known = {Path(k) for k in meta.get("known", ())}
         self._prices = {bytes(k): (c, n) for k, c, n in meta.get("prices", ())}
         self._saved_at = self._position()
-
-
-def _fold_rows(fold: SessionFold) -> list[tuple[int, str, str, bytes]]:
-    """The ``fold`` table's rows for ``fold``: ``(owner, attribute, desc, raw)``, owner -1 the
-    session, ``i`` its file fold ``i``, each object's shared-Struct references in a row named
-    ``""``. One row per attribute: no buffer holds the whole state (memory at the save)."""
-    out: list[tuple[int, str, str, bytes]] = []
-    objs: list[tuple[int, Any, str]] = [(-1, fold, "SessionFold")]
-    objs += [(i, f, f"SessionFold.folds[{i}]") for i, f in enumerate(fold.folds)]
-    for owner, obj, where in objs:
-        parts, refs = object_parts(obj, where, (id(fold), id(obj)), leave=("folds",) if owner < 0 else ())
-        out.extend((owner, name, d, r) for name, d, r in parts)
-        out.append((owner, "", "", msgspec.msgpack.encode(refs)))
-    return out
-
-
-def _fold_of(rows: Any) -> SessionFold:
-    """The :class:`SessionFold` the rows of :func:`_fold_rows` hold (an iterable: each row is
-    decoded as it comes, so no more than one row's bytes are held). Raises ``ValueError``,
-    ``msgspec.DecodeError``, ``KeyError`` or ``TypeError`` when they are damaged."""
-    parts: dict[int, dict[str, Any]] = {}
-    refs: dict[int, list] = {}
-    for owner, name, d, raw in rows:
-        if name == "":
-            refs[owner] = msgspec.msgpack.decode(raw)
-        else:
-            parts.setdefault(owner, {})[name] = decode_value(d, raw)
-    owners = sorted(o for o in parts if o >= 0)
-    if owners != list(range(len(owners))) or -1 not in parts:
-        raise ValueError("corrupt store: fold rows of missing owners")
-    folds = [object_from_parts(FileFold, parts[i], refs.get(i, [])) for i in owners]
-    fold = object_from_parts(SessionFold, parts[-1], refs.get(-1, []), {"folds": folds})
-    if not isinstance(fold, SessionFold):
-        raise ValueError("corrupt store: not a session fold")
-    return fold
 
 
 def _why_stale(conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path], subagents: bool) -> str | None:
