@@ -234,3 +234,38 @@ def test_the_store_folder_is_pruned_oldest_first(tmp_path: Path) -> None:
             os.utime(f, (1000 + i, 1000 + i))
     prune(folder, folder / "a.sqlite", 450)  # a is the oldest, but in use: b goes
     assert sorted(p.name for p in folder.iterdir()) == ["a.sqlite", "a.sqlite-wal", "c.sqlite", "c.sqlite-wal"]
+
+
+def test_history_past_several_keyframes_reads_back_in_any_order(tmp_path: Path) -> None:
+    from tracetui.session.store.history import KEYFRAME
+
+    recs = []
+    for i in range(2 * KEYFRAME + 7):  # deltas over whole snapshots, and tuples that grow
+        recs += [prompt(f"ask {i}"), tool_call(f"r{i}", "Read", {"file_path": f"/src/f{i % 5}.py"}), tool_result(f"r{i}", "x")]
+        recs.append(tool_call(f"e{i}", "Edit", {"file_path": f"/src/g{i}.py", "old_string": "a", "new_string": "b"}))
+    p = write(tmp_path / "long.jsonl", recs)
+    r = open_cached([p], price=False)
+    s = fold_state(r)
+    ref = _fresh(p)
+    n = len(ref.history)
+    assert len(s.history) == n > 2 * KEYFRAME
+    order = [n - 1, 0, KEYFRAME, KEYFRAME - 1, 5, 6, 7, n - 2, *range(n)]
+    assert [s.history[k] for k in order] == [ref.history[k] for k in order]
+    assert r.save_cache()
+    again = open_cached([p], price=False)
+    s2 = fold_state(again)
+    assert list(reversed(s2.history)) == list(reversed(ref.history))
+    assert s2.history[: KEYFRAME + 1] == ref.history[: KEYFRAME + 1]
+
+
+def test_a_ledger_view_indexes_and_slices_as_a_list(tmp_path: Path) -> None:
+    p = _session(tmp_path)
+    led = fold_state(open_cached([p], price=False)).ledgers[0]
+    ref = list(_fresh(p).ledgers[0])
+    n = len(ref)
+    assert len(led) == n and list(led) == ref and led == ref
+    for sl in (slice(None), slice(3, 9), slice(-5, None), slice(None, None, 3), slice(20, 2, -4), slice(n + 5, n + 9)):
+        assert led[sl] == ref[sl], sl
+    assert [led[i] for i in (0, -1, n // 2, -n)] == [ref[i] for i in (0, -1, n // 2, -n)]
+    with pytest.raises(IndexError):
+        led[n]
