@@ -269,3 +269,18 @@ def test_a_ledger_view_indexes_and_slices_as_a_list(tmp_path: Path) -> None:
     assert [led[i] for i in (0, -1, n // 2, -n)] == [ref[i] for i in (0, -1, n // 2, -n)]
     with pytest.raises(IndexError):
         led[n]
+
+
+def test_a_dropped_reader_ends_its_writer_thread(tmp_path: Path) -> None:
+    import gc
+
+    p = _session(tmp_path)
+    r = open_cached([p], price=False)
+    fold_state(r)
+    thread = r.store._writer._thread
+    assert thread is not None and thread.is_alive()
+    r.store.sync()
+    del r
+    gc.collect()
+    thread.join(timeout=30)
+    assert not thread.is_alive()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import queue
 import sqlite3
 import threading
+import weakref
 import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -146,6 +147,11 @@ class Writer:
             self._sent += 1
         self._q.put(job)
 
+    def stop(self) -> None:
+        """End the thread once the jobs submitted so far are done."""
+        if self._thread is not None:
+            self._q.put(None)
+
     def sync(self) -> None:
         """Wait until every job submitted so far is written (or kept in memory)."""
         with self._cond:
@@ -155,6 +161,8 @@ class Writer:
     def _run(self) -> None:
         while True:
             job = self._q.get()
+            if job is None:
+                return
             try:
                 if self.failed is None:
                     try:
@@ -175,6 +183,7 @@ class Writer:
             except BaseException as exc:  # noqa: BLE001 - a bug here must not hang sync()
                 self.failed = self.failed or f"{type(exc).__name__}: {exc}"
             finally:
+                job = None  # holds a sink, so its store: not kept while waiting for the next
                 with self._cond:
                     self._done += 1
                     self._cond.notify_all()
@@ -228,6 +237,9 @@ class Store:
         w = self._writer
         if w is None:
             w = self._writer = Writer(self.wconn, self.wlock)
+            # the thread ends when nothing refers to this store any more (a closed tab, a
+            # reader dropped): the thread itself holds only the writer
+            weakref.finalize(self, w.stop)
             if self._before is not None:
                 w.submit(self._before)
         return w
@@ -261,7 +273,10 @@ class Store:
         self.writer().submit(job)
 
     def close(self) -> None:
+        """Wait for the writer, end its thread and close the connections."""
         self.sync()
+        if self._writer is not None:
+            self._writer.stop()
         for c in {id(self.wconn): self.wconn, id(self.rconn): self.rconn}.values():
             try:
                 c.close()
