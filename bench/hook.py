@@ -98,7 +98,7 @@ def _run(cmd: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, byte
 
 
 def _entry(cache: Path) -> Path | None:
-    found = sorted((cache / "folds").glob("*.msgpack"))
+    found = sorted((cache / "store").glob("*.sqlite"))
     return found[0] if found else None
 
 
@@ -108,7 +108,7 @@ def _settle(cache: Path, before: float | None, timeout: float = 300.0) -> float:
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout:
         e = _entry(cache)
-        if e is not None and (before is None or e.stat().st_mtime_ns != before) and not list((cache / "folds").glob(".*.tmp")):
+        if e is not None and (before is None or e.stat().st_mtime_ns != before) and not list((cache / "store").glob("*.building")):
             return time.perf_counter() - t0
         time.sleep(0.05)
     raise SystemExit("the background cache save did not finish")

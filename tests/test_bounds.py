@@ -24,7 +24,7 @@ from tracetui.cli import main
 from tracetui.ingest.decode import MAX_TOKENS, decode_message
 from tracetui.model.facts import MAX_DIGITS, extract_exit_code, extract_test_runs
 from tracetui.model.fold import fold as _fold
-from tracetui.session.cache import open_cached
+from tracetui.session.store import open_cached
 
 HUGE = 10**23
 NEGATIVE = -5

@@ -423,7 +423,7 @@ def test_large_cold_session_is_folded_in_the_background(
     started: list[Path] = []
 
     def warm(path: Path) -> bool:  # stands in for the detached child: fold and save here
-        from tracetui.session.cache import open_cached
+        from tracetui.session.store import open_cached
 
         started.append(path)
         r = open_cached([path], price=False)
@@ -443,7 +443,7 @@ def test_large_cold_session_is_folded_in_the_background(
 
 
 def test_cache_makes_the_second_call_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from tracetui.session.cache import open_cached
+    from tracetui.session.store import open_cached
 
     t = _session(_project(tmp_path))
     code, out1, _ = run(monkeypatch, capsys, _input("session_start_resume.json", t))

@@ -110,7 +110,7 @@ def _parse_gate(text: str | None) -> tuple[str, ...]:
 
 
 def _hook_state_path(session_id: str) -> Path:
-    from tracetui.session.cache import cache_dir
+    from tracetui.session.store import cache_dir
 
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session_id)[:120] or "unknown"
     return cache_dir() / "hook" / f"{safe}.json"
@@ -142,7 +142,7 @@ def _fold(path: Path, use_cache: bool):
 
     open_paths([path])
     if use_cache:
-        from tracetui.session.cache import open_cached
+        from tracetui.session.store import open_cached
 
         reader = open_cached([path], subagents=True, price=False, lazy=True)  # the card reads no ledger
         if reader.cache_status != "warm":
@@ -185,7 +185,7 @@ def _warm_in_background(path: Path) -> bool:
     :data:`BUILD_MARKER_SECONDS`)."""
     import time
 
-    from tracetui.session.cache import cache_path, open_cached
+    from tracetui.session.store import cache_path, open_cached
 
     marker = cache_path([path], True).with_suffix(".building")
     from tracetui.ingest.private import private_dir

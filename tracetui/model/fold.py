@@ -208,6 +208,11 @@ class FileFold:
     :class:`AgentState`. ``on_usage(key, model, usage, day)`` is called for every assistant record
     whose usage changes this file's book (``day``: the message's UTC day in this file), so a
     :class:`SessionFold` can dedupe tokens across files.
+
+    ``events`` and ``history`` are the sinks the fold appends its ledger events and its
+    per-prompt :class:`AgentState` snapshots to: lists by default (the pure API and tests), or
+    any object with ``append`` and ``len`` (the session store writes them to SQLite, so memory
+    stays the state's, not the ledger's). The fold only appends to them and takes their length.
     """
 
     def __init__(
@@ -215,11 +220,13 @@ class FileFold:
         src: int = 0,
         agent_id: str | None = None,
         on_usage: Callable[[str, str, tuple[int, int, int, int, int], str], None] | None = None,
+        events: Any = None,
+        history: Any = None,
     ) -> None:
         self.src = src
         self.agent_id = agent_id
         self.on_usage = on_usage
-        self.events: list[Event] = []
+        self.events: list[Event] = [] if events is None else events
         self.counters = Counters()
         self.tools_by_name: dict[str, int] = {}
         self.usage = UsageBook()
@@ -247,7 +254,7 @@ class FileFold:
         self.last_anchor: Anchor | None = None
         self.sidechain_file: bool | None = None  # decided by the first user/assistant record
         self.pr_links: list[str] = []
-        self.history: list[AgentState] = []
+        self.history: list[AgentState] = [] if history is None else history
         #: derived state (episodes, facts, anomalies) fed with every event; see model/derive.py
         self.derive: Any = Deriver()
         self._seq = 0
@@ -816,11 +823,12 @@ class FileFold:
             text = rec.operation or ""
         self._event("metadata", anchor, rec, 0, payload, excerpt_of(f"{t}: {text}" if text else str(t), EXCERPT_CHARS), name=t)
 
-    # -- persistent cache (tracetui/session/cache.py) ------------------------------------------
-    #: attributes :meth:`to_cache` leaves out: callbacks (re-attached by the owner on restore)
-    #: and memos that only save work or memory (``_last_snapshot``: the snapshot the next one
-    #: shares unchanged tuples with; after a restore the next snapshot builds them afresh)
-    CACHE_SKIP = ("on_usage", "_last_snapshot")
+    # -- persistent state (tracetui/session/store) ---------------------------------------------
+    #: attributes :meth:`to_cache` leaves out: callbacks (re-attached by the owner on restore),
+    #: memos that only save work or memory (``_last_snapshot``: the snapshot the next one
+    #: shares unchanged tuples with; after a restore the next snapshot builds them afresh), and
+    #: the ledger and history sinks (the store keeps their rows; the owner re-attaches them)
+    CACHE_SKIP = ("on_usage", "_last_snapshot", "events", "history")
 
     def to_cache(self) -> dict[str, Any]:
         """Every attribute of this fold except :data:`CACHE_SKIP`, by name (shared, not copied).
@@ -944,9 +952,17 @@ class SessionFold:
     Sources are registered with :meth:`add_source` and fed with :meth:`feed_line`; each file is
     folded on its own, so the combined state does not depend on how reads of different files
     interleave. :meth:`snapshot` returns the combined :class:`RunState`.
+
+    ``sinks(src)``, when given, returns the ``(events, history)`` sinks of a new file fold (see
+    :class:`FileFold`); without it they are lists.
     """
 
-    def __init__(self, price: bool = True) -> None:
+    #: attributes the fold cache leaves out (the owner re-attaches the sinks factory)
+    CACHE_SKIP = ("sinks",)
+    sinks: Callable[[int], tuple[Any, Any]] | None = None
+
+    def __init__(self, price: bool = True, sinks: Callable[[int], tuple[Any, Any]] | None = None) -> None:
+        self.sinks = sinks
         self.folds: list[FileFold] = []
         self.sources: list[SourceStatus] = []
         self.usage = UsageBook()
@@ -957,11 +973,15 @@ class SessionFold:
     def add_source(self, path: str, name: str, role: str = "main", agent_id: str | None = None, tool_use_id: str | None = None) -> int:
         """Register a file; returns its source index (0 for the first, the main transcript)."""
         src = len(self.folds)
-        self.folds.append(FileFold(src, agent_id, self.usage.add))
+        self.folds.append(self._new_fold(src, agent_id))
         self.sources.append(SourceStatus(path=path, name=name, role=role, agent_id=agent_id))
         if tool_use_id:
             self._meta_links[src] = tool_use_id
         return src
+
+    def _new_fold(self, src: int, agent_id: str | None) -> FileFold:
+        ev, hist = self.sinks(src) if self.sinks is not None else (None, None)
+        return FileFold(src, agent_id, self.usage.add, ev, hist)
 
     def feed_line(self, src: int, line_no: int, offset: int, buf: bytes | memoryview) -> None:
         self.folds[src].feed_line(line_no, offset, buf)
@@ -969,7 +989,7 @@ class SessionFold:
     def reset_source(self, src: int, reason: str, detail: str) -> None:
         """Start source ``src`` over (it was truncated or replaced), saying so in its status."""
         old = self.folds[src]
-        self.folds[src] = FileFold(src, old.agent_id if src else None, self.usage.add)
+        self.folds[src] = self._new_fold(src, old.agent_id if src else None)
         st = self.sources[src]
         if reason == "replaced":
             st.replaced += 1
@@ -1062,12 +1082,21 @@ class SessionFold:
             models=tuple(sorted(models)),
             pending=tuple(pending),
             files=tuple(files.values()),
-            history=tuple(self.folds[0].history) if self.folds else (),
+            history=_frozen(self.folds[0].history, True) if self.folds else (),
             episodes=main.derived.episodes if main.derived is not None else (),
-            ledgers=tuple(f.events for f in self.folds),
+            ledgers=tuple(_frozen(f.events, False) for f in self.folds),
             generation=self.generation,
             usage_buckets=buckets,
         )
+
+
+def _frozen(sink: Any, copy: bool) -> Any:
+    """What a snapshot holds of a sink: a list ledger itself (append-only; readers stop at the
+    state's ``ledger_len``), a list history as a tuple (``copy``), a store's sink as its
+    ``view()`` (a read-only sequence of the items appended so far)."""
+    if type(sink) is list:
+        return tuple(sink) if copy else sink
+    return sink.view()
 
 
 def _iter_lines(data: bytes) -> Iterable[tuple[int, int, memoryview]]:

@@ -6,6 +6,7 @@ persistent fold cache and to JSON for ``tracetui state --json``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Union
 
 import msgspec
@@ -335,11 +336,14 @@ class RunState(msgspec.Struct):
     * ``cost_usd`` is an estimate from genai-prices (``None`` when a model has no known price;
       never a guessed zero); ``cost_note`` says which models were not priced.
     * ``history`` holds the main thread's state at the end of each completed episode (one per
-      human prompt), so views can be compiled as of any episode without I/O. Their
+      human prompt), so views can be compiled as of any episode. Their
       ``derived.episodes`` is empty: the episodes as of a history state ``h`` are
       ``views.text.episodes_as_of(episodes, h.ledger_len)`` (every version records where it was made).
-    * ``ledgers`` are the per-source event lists (append-only, shared, never copied); read an
-      event list only up to the ``ledger_len`` of the state that refers to it.
+      A tuple for an in-memory fold; for a session read through the store, a read-only sequence
+      that loads each snapshot from the database when indexed (tracetui/session/store).
+    * ``ledgers`` are the per-source event sequences (append-only, shared, never copied): lists
+      for an in-memory fold, read-only views of the database for a stored session (indexing and
+      slicing read it). Read one only up to the ``ledger_len`` of the state that refers to it.
     """
 
     main: AgentState
@@ -354,8 +358,8 @@ class RunState(msgspec.Struct):
     models: tuple[str, ...]
     pending: tuple[ToolCall, ...]
     files: tuple[FileTouch, ...]
-    history: tuple[AgentState, ...] = ()
-    ledgers: tuple[list, ...] = ()
+    history: Sequence[AgentState] = ()
+    ledgers: tuple[Sequence[Event], ...] = ()
     generation: int = 0  # bumps on every snapshot that changed
     #: the main thread's episodes, every version (the same tuple as ``main.derived.episodes``)
     episodes: tuple["Episode", ...] = ()
@@ -399,7 +403,8 @@ class RunState(msgspec.Struct):
         if upto is None:
             st = self.main if src == self.main.src else next((a for a in self.agents if a.src == src), None)
             upto = st.ledger_len if st is not None else len(led)
-        return led[:upto]
+        out = led[:upto]
+        return out if isinstance(out, list) else list(out)
 
 
 # Forward references of AgentState.derived and RunState.episodes (model/derive.py and

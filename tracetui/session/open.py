@@ -36,7 +36,7 @@ def load_state(paths: list[Path], subagents: bool = True, use_cache: bool = True
 
     reader: SessionReader
     if use_cache:
-        from tracetui.session.cache import open_cached
+        from tracetui.session.store import open_cached
 
         reader = open_cached(paths, subagents=subagents)
     else:

@@ -12,6 +12,7 @@ import gc
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tracetui.ingest.decode import Quarantined, bom_length, decode_line
 from tracetui.ingest.discover import subagent_files
@@ -49,14 +50,18 @@ class SessionReader:
     ``paths`` are the files named by the user: the first is the main transcript; with
     ``subagents=True`` the subagent files of each are discovered too, now and on every poll.
     ``progress(done_bytes, total_bytes)`` is called between chunks of a long first read.
+    ``sinks``: where the folds keep their ledgers and histories (:class:`SessionFold`; lists
+    when ``None``, the session store's when given).
     """
 
-    def __init__(self, paths: list[Path] | Path, subagents: bool = True, price: bool = True) -> None:
+    def __init__(
+        self, paths: list[Path] | Path, subagents: bool = True, price: bool = True, sinks: Callable[[int], tuple[Any, Any]] | None = None
+    ) -> None:
         if isinstance(paths, (str, Path)):
             paths = [Path(paths)]
         self.paths = [Path(p) for p in paths]
         self.subagents = subagents
-        self.fold = SessionFold(price=price)
+        self.fold = SessionFold(price=price, sinks=sinks)
         self.tailers: list[Tailer] = []
         self._known: set[Path] = set()
         for i, p in enumerate(self.paths):

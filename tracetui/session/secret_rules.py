@@ -10,7 +10,7 @@ from tracetui.ingest import secrets
 
 __all__ = ["RULES_FILE", "cached_rules"]
 
-#: the file under the cache folder (``tracetui.session.cache.cache_dir``)
+#: the file under the cache folder (``tracetui.session.store.cache_dir``)
 RULES_FILE = "secret-rules.json"
 
 
@@ -33,7 +33,7 @@ def cached_rules() -> dict[str, object]:
     import orjson
 
     from tracetui.ingest.private import write_private
-    from tracetui.session.cache import cache_dir
+    from tracetui.session.store import cache_dir
 
     key = _key()
     path = cache_dir() / RULES_FILE

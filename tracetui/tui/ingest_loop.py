@@ -35,7 +35,7 @@ def make_reader(paths: list[Path], subagents: bool = True, use_cache: bool = Tru
     fresh :class:`SessionReader`."""
     if use_cache:
         try:
-            from tracetui.session.cache import open_cached  # issue 5; absent until it lands
+            from tracetui.session.store import open_cached
         except ImportError:
             open_cached = None
         if open_cached is not None:
