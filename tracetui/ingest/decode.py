@@ -6,8 +6,13 @@ uses, leave unknown fields alone, keep large payloads as :class:`msgspec.Raw`, a
 degrades to a counted result instead of an exception:
 
 * a line that is not JSON, or JSON that is not an object, is *quarantined* (:class:`Quarantined`);
-* a JSON object whose declared fields have unexpected types is kept as a :class:`Record` with
-  ``schema_error`` set, and the fold counts it as an unknown record;
+* a declared field of an unexpected type (a ``timestamp`` that is a number, a ``uuid`` that is
+  an object) is ignored: the record is kept without it, with ``shape_error`` saying which field
+  and why, and the fold counts it as a shape problem (its tool results still pair); only a
+  ``type`` of another type makes the record unknown (``schema_error`` set): nothing says what it is;
+* likewise a content block keeps its place when a field it can do without (``text``,
+  ``name``, ``is_error``) has another type; a bad ``type``, ``id`` or ``tool_use_id`` makes it
+  unknown;
 * two objects written on one line (``…}{"type":"summary",…}``, seen in the corpus) are both
   recovered, each anchored at its own byte offset;
 * invalid UTF-8 and escaped lone surrogates (``\\udcb2``) become U+FFFD;
@@ -17,6 +22,7 @@ degrades to a counted result instead of an exception:
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Union
 
 import msgspec
@@ -135,6 +141,9 @@ class Block(msgspec.Struct):
     is_error: Union[bool, None] = None
     #: set when the block's fields had unexpected types; the block is then unknown
     schema_error: Union[str, None] = None
+    #: the fields ignored because of their types (``"field: why"``, ``"; "``-joined); the block
+    #: is kept without them
+    shape_error: Union[str, None] = None
 
 
 class Record(msgspec.Struct):
@@ -176,6 +185,9 @@ class Record(msgspec.Struct):
     prNumber: Union[int, str, None] = None
     operation: Union[str, None] = None
     schema_error: Union[str, None] = None
+    #: the declared fields ignored because of their types (``"field: why"``, ``"; "``-joined):
+    #: the record is kept without them (module docstring)
+    shape_error: Union[str, None] = None
 
 
 class ResultPart(msgspec.Struct):
@@ -277,8 +289,47 @@ def _record_from_obj(obj: dict[str, Any]) -> Record:
         return Record(type=t if isinstance(t, str) else None, schema_error=str(exc))
 
 
+#: the path of a ValidationError at a top-level field: ``... - at `$.timestamp```
+_AT_FIELD = re.compile(r"^(.*) - at `\$\.([A-Za-z_][A-Za-z0-9_]*)`$", re.S)
+#: fields whose bad type makes the object unknown rather than kept without them
+_ESSENTIAL_RECORD = frozenset({"type"})
+_ESSENTIAL_BLOCK = frozenset({"type", "id", "tool_use_id"})
+
+
+def _without_bad_fields(buf: Any, exc: msgspec.ValidationError, decoders: tuple[Any, ...], essential: frozenset[str]) -> Any:
+    """Decode ``buf`` (a JSON object that failed with ``exc``) with the bad-typed fields left
+    out, trying each of ``decoders`` in turn; the result's ``shape_error`` names them. Raises
+    ``exc`` (or the next ValidationError) when a field of ``essential`` is bad or the error is
+    not at a top-level field."""
+    obj: Any = None
+    reasons: list[str] = []
+    while True:
+        m = _AT_FIELD.match(str(exc))
+        if m is None or m.group(2) in essential:
+            raise exc
+        if obj is None:
+            obj = _any_decoder.decode(buf)
+            if not isinstance(obj, dict):
+                raise exc
+        field = m.group(2)
+        if field not in obj:  # the message names a field the object lacks: not ours to fix
+            raise exc
+        del obj[field]
+        reasons.append(f"{field}: {m.group(1)} (field ignored)")
+        fixed = _encoder.encode(obj)
+        for dec in decoders:
+            try:
+                out = dec.decode(fixed)
+            except msgspec.ValidationError as e:
+                exc = e
+                continue
+            out.shape_error = "; ".join(reasons)
+            return out
+
+
 def _typed(buf: bytes | memoryview) -> Record:
-    """Decode one JSON object; on a schema mismatch keep only its type. Raises DecodeError."""
+    """Decode one JSON object; a field of unexpected type is left out (``shape_error``), a
+    ``type`` of another type keeps only the type (``schema_error``). Raises DecodeError."""
     try:
         return _fast_record_decoder.decode(buf)
     except msgspec.ValidationError:
@@ -286,9 +337,14 @@ def _typed(buf: bytes | memoryview) -> Record:
     try:
         return _record_decoder.decode(buf)
     except msgspec.ValidationError as exc:
-        head = _type_decoder.decode(buf)  # raises ValidationError if not an object
-        t = head.type
-        return Record(type=t if isinstance(t, str) else None, schema_error=str(exc))
+        err = exc
+    try:
+        return _without_bad_fields(buf, err, (_fast_record_decoder, _record_decoder), _ESSENTIAL_RECORD)
+    except (msgspec.ValidationError, RecursionError):
+        pass
+    head = _type_decoder.decode(buf)  # raises ValidationError if not an object
+    t = head.type
+    return Record(type=t if isinstance(t, str) else None, schema_error=str(err))
 
 
 def _scrub(obj: Any) -> Any:
@@ -429,6 +485,10 @@ def decode_block(raw: msgspec.Raw | bytes) -> Block:
     try:
         return _block_decoder.decode(raw)
     except msgspec.ValidationError as exc:
+        try:
+            return _without_bad_fields(raw, exc, (_fast_block_decoder, _block_decoder), _ESSENTIAL_BLOCK)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            pass
         try:
             head = _type_decoder.decode(raw)
             t = head.type if isinstance(head.type, str) else ""

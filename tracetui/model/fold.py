@@ -308,6 +308,13 @@ class FileFold:
         if len(self.unknown) < MAX_SAMPLES:
             self.unknown.append(UnknownEntry(anchor, type_, reason))
 
+    def _shape(self, anchor: Anchor, type_: str, reason: str) -> None:
+        """Count a record or block kept with a field of another type left out; listed with the
+        unknown entries (``shape: <why>``), not counted as unknown."""
+        self.counters.shape_errors += 1
+        if len(self.unknown) < MAX_SAMPLES:
+            self.unknown.append(UnknownEntry(anchor, type_, "shape: " + reason.split("\n")[0]))
+
     def _event(
         self,
         kind: str,
@@ -379,6 +386,8 @@ class FileFold:
             self.git_branch = rec.gitBranch
         if rec.agentId and self.agent_id is None and self.src != 0:
             self.agent_id = rec.agentId
+        if rec.shape_error is not None:
+            self._shape(anchor, str(t), rec.shape_error)
         if t not in KNOWN_RECORD_TYPES or rec.schema_error:
             c.unknown_records += 1
             reason = rec.schema_error.split("\n")[0] if rec.schema_error else "unknown record type"
@@ -470,6 +479,8 @@ class FileFold:
             return
         for i, raw in enumerate(content):
             b = decode_block(raw)
+            if b.shape_error is not None:
+                self._shape(anchor, f"block:{b.type}", b.shape_error)
             bt = b.type
             if bt == "tool_use" and not b.schema_error and b.id:
                 self._tool_use(rec, anchor, i, raw, b, key, u, main)
@@ -574,6 +585,9 @@ class FileFold:
             self._user_text(rec, anchor, 0, payload, content or "", main)
             return
         blocks = [decode_block(raw) for raw in content]
+        for b in blocks:
+            if b.shape_error is not None:
+                self._shape(anchor, f"block:{b.type}", b.shape_error)
         has_result = any(b.type == "tool_result" for b in blocks)
         # the prompt rule is per record (issue 2 §5): a record with several text blocks is one
         # prompt (or interrupt) whose text is its text blocks joined; the first block carries it

@@ -117,6 +117,9 @@ class Counters(msgspec.Struct):
     #: assistant records whose usage was rejected (a token count outside 0..MAX_TOKENS, or not
     #: an int; ingest/decode.py): their tokens are not counted nor priced (also in unknown_records)
     usage_rejected: int = 0
+    #: records and blocks kept with a declared field of another type left out (a ``timestamp``
+    #: that is a number, ...; ingest/decode.py): each is also listed in ``unknown`` with why
+    shape_errors: int = 0
 
     def add(self, other: "Counters") -> "Counters":
         """The field-wise sum (a new object)."""
@@ -255,7 +258,8 @@ class QuarantineEntry(msgspec.Struct):
 
 
 class UnknownEntry(msgspec.Struct):
-    """A record or block of a type the fold does not know, or of unexpected shape."""
+    """A record or block of a type the fold does not know, or of unexpected shape (also one
+    kept with a field of another type left out: its ``reason`` starts with ``shape:``)."""
 
     anchor: Anchor
     type: str
