@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 from fixtures import assistant, jsonl, line, prompt, text_block, tool_call, tool_result, usage
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
-from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_any, decode_line
+from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_any, decode_line, excerpt_of, result_excerpt, result_text
 from tracetui.model.fold import fold_bytes
 from tracetui.views.state_json import state_to_json
 
@@ -284,3 +287,29 @@ def test_json_nested_too_deeply_is_quarantined_not_a_recursion_error(deep: bytes
     assert st.latest_ask is not None and st.latest_ask.text == "still read"
     (q,) = st.main.quarantine
     assert q.anchor.line == 2 and "nested too deeply" in q.reason
+
+
+_PIECES = hst.sampled_from(
+    ["a", " ", "\n", "\t", "\r", "é", "€", "😀", "\\", '"', "\x00", "\u2028", "\xa0", "x" * 50, " " * 40, "\u00e9" * 30]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=hst.lists(_PIECES, max_size=200), pad=hst.integers(0, 1100), tail=hst.sampled_from(["", " " * 70, "end", "\n" * 65 + "z"]))
+def test_result_excerpt_is_the_excerpt_of_the_whole_text(parts, pad, tail) -> None:
+    # a long string content's excerpt comes from a decoded prefix: the same characters as the
+    # excerpt of its whole text, whatever escapes, multi-byte characters or whitespace sit at
+    # the cut (ensure_ascii writes \uXXXX escapes and surrogate pairs, the other UTF-8 bytes)
+    text = " " * pad + "".join(parts) + tail
+    for ascii_only in (True, False):
+        raw = msgspec.Raw(json.dumps(text, ensure_ascii=ascii_only).encode())
+        for limit in (80, 100):
+            assert result_excerpt(raw, limit) == excerpt_of(text, limit)
+            assert result_text(raw) == text
+
+
+def test_result_excerpt_of_list_content_and_bad_bytes() -> None:
+    parts = msgspec.Raw(json.dumps([{"type": "text", "text": "x" * 3000}, {"type": "image"}]).encode())
+    assert result_excerpt(parts, 80) == excerpt_of(result_text(parts), 80) == "x" * 79 + "…"
+    bad = msgspec.Raw(b'"' + b"ab\xff" * 600 + b'"')  # invalid UTF-8: each bad byte one U+FFFD
+    assert result_excerpt(bad, 10) == "ab\ufffdab\ufffdab\ufffd…"

@@ -43,6 +43,8 @@ __all__ = [
     "decode_any",
     "decode_head",
     "result_text",
+    "result_excerpt",
+    "PREFIX_BYTES",
     "ResultPart",
     "KNOWN_RECORD_TYPES",
     "KNOWN_BLOCK_TYPES",
@@ -200,11 +202,12 @@ class ResultPart(msgspec.Struct):
 
 
 class _BlockFast(Block):
-    """A block whose tool_result content and tool_use input are decoded in the same pass (the
-    common shapes; an input is then a Python value, not :class:`msgspec.Raw`)."""
+    """A block whose tool_use input is decoded in the same pass (an input is then a Python
+    value, not :class:`msgspec.Raw`). A tool_result's content stays raw: its text is decoded
+    only when a rule reads it (:func:`result_text`), its excerpt from a prefix
+    (:func:`result_excerpt`)."""
 
     input: Any = None
-    content: Union[str, list[ResultPart], None] = None
 
 
 class _MessageFast(Message):
@@ -252,6 +255,8 @@ _message_decoder = msgspec.json.Decoder(Message)
 _message_raw_usage_decoder = msgspec.json.Decoder(_MessageRawUsage)
 _usage_decoder = msgspec.json.Decoder(Usage)
 _any_decoder = msgspec.json.Decoder()
+_str_decoder = msgspec.json.Decoder(str)
+_result_decoder = msgspec.json.Decoder(Union[str, list[ResultPart], None])
 _encoder = msgspec.json.Encoder()
 
 #: one decoded item of a line: the byte offset within the line, and the record or quarantine
@@ -467,10 +472,9 @@ def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:
 def decode_block(raw: msgspec.Raw | bytes) -> Block:
     """Decode one content block. A block of unexpected shape comes back with ``schema_error``.
 
-    A tool_result's ``content`` comes back decoded (a string or a list of :class:`ResultPart`)
-    when it has the usual shape, else as :class:`msgspec.Raw` (see :func:`result_text`); a
-    tool_use's ``input`` likewise as a Python value, else as :class:`msgspec.Raw` (see
-    :func:`decode_any`, which takes both)."""
+    A tool_result's ``content`` comes back as :class:`msgspec.Raw` (see :func:`result_text`
+    and :func:`result_excerpt`); a tool_use's ``input`` as a Python value when it decodes, else
+    as :class:`msgspec.Raw` (see :func:`decode_any`, which takes both)."""
     try:
         return _fast_block_decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
@@ -588,8 +592,48 @@ def result_text(content: Any) -> str:
                     parts.append(f"[tool {b.get('tool_name', '?')}]")
         return "\n".join(parts)
     if isinstance(content, msgspec.Raw):
-        return result_text(decode_any(content))
+        if not content:
+            return ""
+        try:
+            return result_text(_result_decoder.decode(content))
+        except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+            return result_text(decode_any(content))
     return str(content)
+
+
+#: a tool_result's string content longer than this (bytes of JSON) gets its excerpt from a
+#: decoded prefix of this many bytes, not from its whole text (results are often megabytes)
+PREFIX_BYTES = 1024
+
+
+def _prefix_text(raw: msgspec.Raw) -> str | None:
+    """The text of the first :data:`PREFIX_BYTES` or so of ``raw`` (a JSON string longer than
+    that), cut where the bytes decode (not inside an escape or a UTF-8 sequence); ``None``
+    when no cut near there decodes (bad bytes: the caller decodes the whole)."""
+    mv = memoryview(raw)  # type: ignore[arg-type]
+    for cut in range(PREFIX_BYTES, PREFIX_BYTES - 16, -1):
+        try:
+            s = _str_decoder.decode(bytes(mv[:cut]) + b'"')
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if s and "\ud800" <= s[-1] <= "\udfff":
+            continue  # half of a surrogate pair: the whole text has the pair there
+        return s
+    return None
+
+
+def result_excerpt(content: Any, limit: int = 80) -> str:
+    """``excerpt_of(result_text(content), limit)``, the same characters, without decoding the
+    whole of a long string content: its excerpt comes from a decoded prefix when that prefix
+    holds more than ``limit`` characters after leading whitespace (then the whole text does too,
+    and its excerpt is the prefix's first ``limit - 1`` characters and an ellipsis)."""
+    if type(content) is msgspec.Raw and len(content) > PREFIX_BYTES + 2 and bytes(memoryview(content)[:1]) == b'"':  # type: ignore[arg-type]
+        head = _prefix_text(content)
+        if head is not None:
+            s = head.lstrip()
+            if len(s.rstrip()) > limit:
+                return (s[: limit - 1] + "…").replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    return excerpt_of(result_text(content), limit)
 
 
 def decode_any(raw: msgspec.Raw | bytes | None) -> Any:

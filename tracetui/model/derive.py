@@ -2,7 +2,8 @@
 
 :class:`Deriver` is the ``FileFold.derive`` hook. The fold calls ``on_event(fold, ev)`` after
 every ledger event, ``on_call(fold, call, inp)`` for every new tool_use (with its decoded input),
-and ``on_result(fold, call, text, rec)`` for every paired tool_result (with its whole text).
+and ``on_result(fold, call, content, rec)`` for every paired tool_result (its content, raw
+or its whole text: decoded here only when a rule reads it).
 The hot path stays cheap: per event a few dict operations; regular expressions run only on the
 results of shell tools, and only on the first/last few KB of their text.
 
@@ -20,6 +21,7 @@ from typing import Any, Union
 import msgspec
 import orjson
 
+from tracetui.ingest.decode import result_text
 from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.ingest.tools import one_line as _one_line
 from tracetui.model.anomalies import Anomaly, AnomalyTracker
@@ -302,8 +304,10 @@ class Deriver(msgspec.Struct):
             for key in self.edits.pop(op[0], []):
                 self.edit_anchor.pop(f"{op[0]}|{key}", None)
 
-    def on_result(self, fold: Any, call: ToolCall, text: str, rec: Any) -> None:
-        """Called by the fold for every tool_result paired with a known call (whole text)."""
+    def on_result(self, fold: Any, call: ToolCall, content: Any, rec: Any) -> None:
+        """Called by the fold for every tool_result paired with a known call (``content``: the
+        result's content, raw or its whole text, see ``ingest.decode.result_text``; only failed
+        calls and shell tools read it)."""
         anchor = call.result_anchor or call.anchor
         eid = f"{call.id}:result"
         name = call.name
@@ -325,6 +329,7 @@ class Deriver(msgspec.Struct):
             ft = self.changed.get(op[0]) or FileTouch(op[0], first=anchor)
             w, e = (ft.writes + 1, ft.edits) if op[1] == "write" else (ft.writes, ft.edits + 1)
             self.changed[op[0]] = FileTouch(op[0], ft.reads, w, e, ft.first, anchor)
+        text = result_text(content) if call.is_error or name in SHELL_TOOLS else ""
         if call.is_error:
             head = text.lstrip()[:200]
             if head.startswith(REJECTED_PREFIX):

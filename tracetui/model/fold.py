@@ -31,6 +31,7 @@ from tracetui.ingest.decode import (
     decode_message,
     decode_record_fast,
     excerpt_of,
+    result_excerpt,
     result_text,
 )
 from tracetui.ingest.prompts import classify_user_text
@@ -662,21 +663,21 @@ class FileFold:
     def _tool_result(self, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block, main: bool) -> None:
         tid = b.tool_use_id or ""
         is_error = bool(b.is_error)
-        text = result_text(b.content)
+        content = b.content  # raw: its whole text is decoded only where a rule reads it
         call = self.calls.get(tid)
         if call is not None:
             tid = call.id  # the call's own string, not a copy per result (memory)
         name = call.name if call is not None else None
-        exc = excerpt_of(text, EXCERPT_CHARS)
+        exc = result_excerpt(content, EXCERPT_CHARS)
         self._event("tool_result", anchor, rec, i, raw, exc, name=name, tool_use_id=tid, is_error=is_error)
         if is_error and tid not in self._tool_error_ids:
             self._tool_error_ids.add(tid)
             self.counters.tool_errors += 1
         if call is None:
             if tid and tid not in self._early_results:
-                self._keep_early(tid, anchor, is_error, exc, text, rec.toolUseResult)
+                self._keep_early(tid, anchor, is_error, exc, result_text(content), rec.toolUseResult)
             return
-        self._pair(call, anchor, is_error, exc, text, rec.toolUseResult, rec.timestamp)
+        self._pair(call, anchor, is_error, exc, content, rec.toolUseResult, rec.timestamp)
 
     def _keep_early(self, tid: str, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any) -> None:
         """Keep a tool_result whose tool_use has not been read yet: Claude Code 2.1.x sometimes
@@ -693,9 +694,10 @@ class FileFold:
             del self._early_results[next(iter(self._early_results))]
         self._early_results[tid] = (anchor, is_error, exc, text, small)
 
-    def _pair(self, call: ToolCall, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any, ts: str | None = None) -> None:
-        """Pair ``call`` with its tool_result at ``anchor`` (``text`` its whole text, ``tur`` the
-        record's ``toolUseResult``, raw or decoded; ``ts`` its timestamp, when known): the call
+    def _pair(self, call: ToolCall, anchor: Anchor, is_error: bool, exc: str, content: Any, tur: Any, ts: str | None = None) -> None:
+        """Pair ``call`` with its tool_result at ``anchor`` (``content`` its content, raw or its
+        whole text, see ``result_text``; ``tur`` the record's ``toolUseResult``, raw or decoded;
+        ``ts`` its timestamp, when known): the call
         leaves ``pending``; derived state, subagent links and todos take the result. When the
         call was the thread's last action and failed, the frontier says so (``tool_error``)."""
         tid, name = call.id, call.name
@@ -709,7 +711,7 @@ class FileFold:
         # a new object, not a mutation: snapshots share the call objects of ``pending``
         call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=exc)
         if self.derive is not None:
-            self.derive.on_result(self, call, text, None)
+            self.derive.on_result(self, call, content, None)
         inp = self._call_inputs.pop(tid, None)
         if name in SUBAGENT_TOOLS:
             link = self.subagents.get(tid)
