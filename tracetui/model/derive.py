@@ -147,8 +147,13 @@ def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> t
 
 def _statements(text: str) -> list[tuple[str, str]]:
     """``[(kind, sentence)]``: sentences of a prompt that state a constraint or a criterion."""
-    out = []
-    for m in _SENTENCE.finditer(text[:4000]):
+    out: list[tuple[str, str]] = []
+    text = text[:4000]
+    # a sentence's match is a match in the whole text (sentences end at non-word characters, so
+    # ``\b`` reads the same): a text with neither has no statement, and most prompts have none
+    if not _CONSTRAINT.search(text) and not _CRITERION.search(text):
+        return out
+    for m in _SENTENCE.finditer(text):
         s = m.group(0).strip()
         if len(s) < 8:
             continue

@@ -188,6 +188,19 @@ def _counts_ok(*numbers: str) -> bool:
     return all(len(n) <= MAX_DIGITS for n in numbers)
 
 
+def _has_count(text: str, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` (each starting with a space) follows a decimal digit in
+    ``text``: what a count such as ``3 passed`` needs, found by substring scans (fast C) where
+    a multi-line pattern would try every position of the text."""
+    for w in words:
+        i = text.find(w, 1)
+        while i > 0:
+            if text[i - 1].isdecimal():  # ``\d`` of a str pattern: any Unicode decimal digit
+                return True
+            i = text.find(w, i + 1)
+    return False
+
+
 def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     """Test-run summaries in the tail of a command's output.
 
@@ -250,7 +263,7 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         out.append(("go", counts, quote))
         return out
     m = None
-    for m in _PYTEST_LINE.finditer(tail) if any(w in tail for w in _PYTEST_WORDS) else ():  # noqa: B007 - the last match is the one kept
+    for m in _PYTEST_LINE.finditer(tail) if _has_count(tail, _PYTEST_WORDS) else ():  # noqa: B007 - the last match is the one kept
         pass
     if m is not None:
         counts = {}
