@@ -247,3 +247,54 @@ def test_an_open_episode_ended_by_an_interrupt_is_interrupted() -> None:
     s.prompt("try again")
     eps = s.state().episodes
     assert [(e.index, e.status) for e in eps if e.lifecycle == "current"] == [(1, "interrupted"), (2, "in_progress")]
+
+
+_WORDS = st.sampled_from(
+    [
+        "Don't",
+        "DO NOT",
+        "never",
+        "Must",
+        "ONLY",
+        "leave",
+        "it",
+        "alone",
+        "tests",
+        "pass",
+        "Expected",
+        "x",
+        "ſ",
+        "K",
+        "ok",
+        ".",
+        "!",
+        "\n",
+        " ",
+        "until",
+        "verify",
+        "so",
+        "that",
+        "é",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(_WORDS, max_size=60))
+def test_statements_pre_test_changes_nothing(words) -> None:
+    # the cheap whole-text test before the per-sentence patterns: the same statements as the
+    # patterns alone give, sentence by sentence
+    from tracetui.ingest.tools import one_line
+    from tracetui.model.derive import _CONSTRAINT, _CRITERION, _SENTENCE, _statements
+
+    text = " ".join(words)
+    want = []
+    for m in _SENTENCE.finditer(text[:4000]):
+        s = m.group(0).strip()
+        if len(s) < 8:
+            continue
+        if _CONSTRAINT.search(s):
+            want.append(("constraint", one_line(s, 160)))
+        elif _CRITERION.search(s):
+            want.append(("criterion", one_line(s, 160)))
+    assert _statements(text) == want
