@@ -601,25 +601,36 @@ def result_text(content: Any) -> str:
     return str(content)
 
 
-#: a tool_result's string content longer than this (bytes of JSON) gets its excerpt from a
-#: decoded prefix of this many bytes, not from its whole text (results are often megabytes)
-PREFIX_BYTES = 1024
+#: a tool_result's string content longer than :data:`PREFIX_FROM` bytes of JSON gets its
+#: excerpt from a decoded prefix of about this many bytes, not from its whole text (results are
+#: often megabytes; below that the whole decodes as fast)
+PREFIX_BYTES = 512
+PREFIX_FROM = 2048
 
 
 def _prefix_text(raw: msgspec.Raw) -> str | None:
-    """The text of the first :data:`PREFIX_BYTES` or so of ``raw`` (a JSON string longer than
-    that), cut where the bytes decode (not inside an escape or a UTF-8 sequence); ``None``
-    when no cut near there decodes (bad bytes: the caller decodes the whole)."""
-    mv = memoryview(raw)  # type: ignore[arg-type]
-    for cut in range(PREFIX_BYTES, PREFIX_BYTES - 16, -1):
-        try:
-            s = _str_decoder.decode(bytes(mv[:cut]) + b'"')
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
-        if s and "\ud800" <= s[-1] <= "\udfff":
-            continue  # half of a surrogate pair: the whole text has the pair there
-        return s
-    return None
+    """The text of about the first :data:`PREFIX_BYTES` of ``raw`` (a JSON string longer than
+    that), cut before any escape sequence near the cut and at a UTF-8 character boundary;
+    ``None`` when that prefix does not decode or ends in half a surrogate pair (the caller then
+    decodes the whole)."""
+    buf = bytes(memoryview(raw)[: PREFIX_BYTES + 1])  # type: ignore[arg-type]
+    cut = PREFIX_BYTES
+    # an escape is at most 6 bytes (12 for a surrogate pair): cut before the first backslash
+    # of the last 12 bytes, and before the backslashes right before it (``\\`` is one escape)
+    j = buf.find(b"\\", cut - 12, cut)
+    if j >= 0:
+        cut = j
+        while cut > 1 and buf[cut - 1] == 92:
+            cut -= 1
+    while cut > 1 and buf[cut] & 0xC0 == 0x80:  # a UTF-8 continuation byte: not a boundary
+        cut -= 1
+    try:
+        s = _str_decoder.decode(buf[:cut] + b'"')
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if s and "\ud800" <= s[-1] <= "\udfff":
+        return None  # half of a surrogate pair: the whole text has the pair there
+    return s
 
 
 def result_excerpt(content: Any, limit: int = 80) -> str:
@@ -627,7 +638,7 @@ def result_excerpt(content: Any, limit: int = 80) -> str:
     whole of a long string content: its excerpt comes from a decoded prefix when that prefix
     holds more than ``limit`` characters after leading whitespace (then the whole text does too,
     and its excerpt is the prefix's first ``limit - 1`` characters and an ellipsis)."""
-    if type(content) is msgspec.Raw and len(content) > PREFIX_BYTES + 2 and bytes(memoryview(content)[:1]) == b'"':  # type: ignore[arg-type]
+    if type(content) is msgspec.Raw and len(content) > PREFIX_FROM and bytes(memoryview(content)[:1]) == b'"':  # type: ignore[arg-type]
         head = _prefix_text(content)
         if head is not None:
             s = head.lstrip()
