@@ -117,10 +117,8 @@ class Message(msgspec.Struct):
 
     id: Union[str, None] = None
     model: Union[str, None] = None
-    role: Union[str, None] = None
     content: Union[str, list[msgspec.Raw], None] = None
     usage: Union[Usage, None] = None
-    stop_reason: Union[str, None] = None
     #: why ``usage`` was rejected (a token count outside ``0..MAX_TOKENS``, a field of another
     #: type); ``usage`` is then ``None`` and the rest of the message decoded as usual
     usage_error: Union[str, None] = None
@@ -176,7 +174,6 @@ class Record(msgspec.Struct):
     content: msgspec.Raw = _RAW
     data: msgspec.Raw = _RAW
     attachment: msgspec.Raw = _RAW
-    error: msgspec.Raw = _RAW
     compactMetadata: msgspec.Raw = _RAW
     parentToolUseID: Union[str, None] = None
     toolUseID: Union[str, None] = None
@@ -184,7 +181,6 @@ class Record(msgspec.Struct):
     customTitle: Union[str, None] = None
     aiTitle: Union[str, None] = None
     prUrl: Union[str, None] = None
-    prNumber: Union[int, str, None] = None
     operation: Union[str, None] = None
     schema_error: Union[str, None] = None
     #: the declared fields ignored because of their types (``"field: why"``, ``"; "``-joined):
@@ -515,7 +511,7 @@ def _without_usage(raw: msgspec.Raw | bytes) -> Message | None:
         err = None
     except (msgspec.DecodeError, RecursionError, msgspec.ValidationError) as exc:
         usage, err = None, str(exc).split("\n")[0]
-    return Message(m.id, m.model, m.role, m.content, usage, m.stop_reason, err)
+    return Message(m.id, m.model, m.content, usage, err)
 
 
 def decode_message(raw: msgspec.Raw | Message | None) -> Message | None:

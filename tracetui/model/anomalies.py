@@ -11,6 +11,7 @@ Every threshold is a named constant whose docstring gives its reason.
 from __future__ import annotations
 
 import bisect
+import functools
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Union
 
@@ -140,10 +141,14 @@ class Anomaly(msgspec.Struct):
             self.evidence = self.evidence + (a,)
 
 
+@functools.lru_cache(maxsize=256)
+def _long_context(model: str | None) -> bool:
+    return "1m" in (model or "").lower()
+
+
 def context_window(model: str | None, used: int = 0) -> int:
     """The context window (tokens) assumed for ``model``; see :data:`LONG_CONTEXT_WINDOW_TOKENS`."""
-    m = (model or "").lower()
-    if "1m" in m or used > CONTEXT_WINDOW_TOKENS:
+    if used > CONTEXT_WINDOW_TOKENS or _long_context(model):
         return LONG_CONTEXT_WINDOW_TOKENS
     return CONTEXT_WINDOW_TOKENS
 

@@ -303,10 +303,12 @@ class Deriver(msgspec.Struct):
             if url:
                 self._fact("pr.link", url, ev.anchor, ev.id, 0, url)
 
-    def on_call(self, fold: Any, call: ToolCall, inp: Any) -> None:
-        """Called by the fold for every new tool_use (deduplicated by id), with its input."""
+    def on_call(self, fold: Any, call: ToolCall, inp: Any, op: Any = False) -> None:
+        """Called by the fold for every new tool_use (deduplicated by id), with its input and
+        ``op``, the file it touches (``tools.file_ops(name, inp)``; worked out here when not given)."""
         name = call.name
-        op = file_ops(name, inp)
+        if op is False:
+            op = file_ops(name, inp)
         desc = None
         if name in SUBAGENT_TOOLS and isinstance(inp, dict):
             desc = str(inp.get("description") or _one_line(str(inp.get("prompt", "")), 60))

@@ -551,7 +551,7 @@ class FileFold:
             inp = _bounded(inp)  # kept until its result, and cached: no int msgpack cannot hold
             self._call_inputs[tid] = inp
         if self.derive is not None:
-            self.derive.on_call(self, call, inp)
+            self.derive.on_call(self, call, inp, op)
         if name in SUBAGENT_TOOLS and isinstance(inp, dict):
             desc = inp.get("description") or excerpt_of(str(inp.get("prompt", "")), 60)
             st = inp.get("subagent_type")
