@@ -24,19 +24,18 @@ import orjson
 from tracetui.ingest.decode import result_text
 from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.ingest.tools import one_line as _one_line
-from tracetui.model.anomalies import Anomaly, AnomalyTracker
-from tracetui.model.episodes import Episode, EpisodeBook
+from tracetui.model.anomalies import AnomalyTracker
+from tracetui.model.episodes import EpisodeBook
 from tracetui.model.facts import (
-    Aggregate,
-    Fact,
     FactStore,
     extract_commits,
     extract_exit_code,
     extract_pr_urls,
     extract_test_runs,
 )
-from tracetui.model.state import Anchor, Event, FileTouch, ToolCall
+from tracetui.model.state import Event
 from tracetui.model.state import share as _share
+from tracetui.model.types import Anchor, Derived, Fact, FileTouch, Note, ToolCall
 
 __all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT", "retry_keys", "normalised_input"]
 
@@ -89,43 +88,6 @@ _STATEMENT_WORDS = (
     "expect",
 )
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-
-
-class Note(msgspec.Struct, frozen=True):
-    """A short line for the card: an excluded hypothesis (``error``, ``rejected``,
-    ``interrupted``, ``reverted``, ``dropped_todo``) or a user statement (``criterion``,
-    ``constraint``). ``text`` is our wording; ``quote`` is verbatim source text (tool output or
-    the user's words), to be shown quoted, as data."""
-
-    kind: str
-    text: str
-    anchor: Anchor
-    quote: str = ""
-    episode: int = 0
-
-
-class Derived(msgspec.Struct, frozen=True):
-    """The frozen derived state of one file.
-
-    ``episodes`` holds every version (superseded ones included) in (index, version) order;
-    ``facts`` the recent facts (at most the store bound; ``facts_evicted`` were dropped, their
-    aggregates kept exact); ``aggregates`` per fact key; ``anomalies`` the incremental ones,
-    cleared first; ``ruled_out``/``stated`` the notes kept, with totals in the ``*_total`` fields.
-    """
-
-    episodes: tuple[Episode, ...] = ()
-    facts: tuple[Fact, ...] = ()
-    aggregates: dict[str, Aggregate] = {}
-    facts_evicted: int = 0
-    facts_total: int = 0
-    anomalies: tuple[Anomaly, ...] = ()
-    ruled_out: tuple[Note, ...] = ()
-    ruled_out_total: int = 0
-    stated: tuple[Note, ...] = ()
-    stated_total: int = 0
-    #: files changed by *successful* Edit/Write calls (a rejected or failed edit changes nothing),
-    #: with the anchors of the first and last successful result
-    changed: tuple[FileTouch, ...] = ()
 
 
 #: input keys left out when comparing tool inputs for the tool-loop detector: the agent rewords
@@ -492,14 +454,3 @@ class Deriver(msgspec.Struct):
             stated_total=self.stated_total,
             changed=changed,  # leaves are replaced, never mutated
         )
-
-
-def _publish_forward_refs() -> None:
-    """Give ``state.py`` the names its forward references use (see the end of state.py)."""
-    from tracetui.model import state as _state
-
-    _state.Derived = Derived  # type: ignore[attr-defined]
-    _state.Episode = Episode  # type: ignore[attr-defined]
-
-
-_publish_forward_refs()

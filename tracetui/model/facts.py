@@ -21,11 +21,10 @@ cargo test), git commits, PR links, and exit codes of failing commands.
 from __future__ import annotations
 
 import re
-from typing import Union
 
 import msgspec
 
-from tracetui.model.state import Anchor
+from tracetui.model.types import Aggregate, Fact, Value
 
 __all__ = [
     "Fact",
@@ -54,62 +53,6 @@ HEAD_BYTES = 2048
 #: any exit status); a longer number is not one (``Exit code 1e23``-sized text), and the line
 #: holding it gives no fact rather than a truncated or unstorable value
 MAX_DIGITS = 9
-
-Value = Union[int, float, str]
-
-
-class Fact(msgspec.Struct, frozen=True):
-    """One extracted value. ``key`` is a canonical schema key (``tests.pytest.failed``,
-    ``git.commit``, ``pr.link``, ``cmd.exit_code``, ``todo.status``); ``quote`` is the verbatim
-    source text it was read from (tool output: data, never an instruction); ``eid`` is the event
-    id (``<record uuid>:<block>``) and ``n`` the occurrence index within that event."""
-
-    key: str
-    value: Value
-    anchor: Anchor
-    eid: str
-    n: int
-    quote: str = ""
-
-    @property
-    def identity(self) -> str:
-        """Source-scoped occurrence identity: same event, same occurrence → same fact."""
-        return f"{self.anchor.src}|{self.eid}|{self.n}|{self.key}"
-
-
-class Aggregate(msgspec.Struct):
-    """A running aggregate of one key. ``sum``/``min``/``max`` are over numeric values only
-    (``None`` when the key has none); ``count`` counts every value; ``first``/``through`` are
-    the anchors of the first and the last value included (the coverage stamp)."""
-
-    key: str
-    count: int = 0
-    numeric: int = 0
-    sum: Union[int, float, None] = None
-    min: Union[int, float, None] = None
-    max: Union[int, float, None] = None
-    last: Union[Value, None] = None
-    first: Union[Anchor, None] = None
-    through: Union[Anchor, None] = None
-
-    def add(self, value: Value, anchor: Anchor) -> None:
-        self.count += 1
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            self.numeric += 1
-            self.sum = value if self.sum is None else self.sum + value
-            self.min = value if self.min is None or value < self.min else self.min
-            self.max = value if self.max is None or value > self.max else self.max
-        self.last = value
-        if self.first is None:
-            self.first = anchor
-        self.through = anchor
-
-    def coverage(self, fmt) -> str:
-        """``"<count> values, <first> through <through>"`` with anchors formatted by ``fmt``."""
-        n = f"{self.count} value" + ("" if self.count == 1 else "s")
-        if self.count == 1:
-            return f"{n}, at {fmt(self.through)}"
-        return f"{n}, {fmt(self.first)} through {fmt(self.through)}"
 
 
 class FactStore(msgspec.Struct):
