@@ -15,6 +15,8 @@ count), interleaved and best of ``--repeat``:
 * the fold: ``tracetui.session.open.load_state`` without the persistent cache (SessionReader poll +
   snapshot, as ``tracetui state --no-cache`` does), and the same with the ``FileFold.derive`` hook
   off (episodes, facts, anomalies), to show the share of each;
+* the floor: a bare pass that decodes with a lean Struct, hashes each block and keeps only
+  tokens, calls, results and pending calls (what issue 9 measured at 0.73x);
 * the stages of the fold, each cumulative in its own child: the reader alone (``Tailer.lines``),
   then with the msgspec decode of every record and content block, then with the SHA-256 of every
   payload. Differences between these runs and the fold's give the µs per record of each stage.
@@ -131,6 +133,79 @@ print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time()
 """
 
 
+#: the floor (issue 9, performance-notes.md): a bare single-threaded pass that reads the file,
+#: decodes each record with a Struct declaring only what it reads (the message's content as
+#: raw blocks), decodes each block's type and ids, hashes each block, and keeps tokens per
+#: message id, calls, results, errors and pending calls, nothing else
+FLOOR = r"""
+import hashlib, json, sys, time
+from typing import Union
+import msgspec
+from tracetui.ingest.tail import Tailer
+_RAW = msgspec.field(default_factory=msgspec.Raw)
+class U(msgspec.Struct):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+class M(msgspec.Struct):
+    id: Union[str, None] = None
+    model: Union[str, None] = None
+    usage: Union[U, None] = None
+    content: Union[str, list[msgspec.Raw], None] = None
+class R(msgspec.Struct):
+    type: Union[str, None] = None
+    uuid: Union[str, None] = None
+    isSidechain: Union[bool, None] = None
+    timestamp: Union[str, None] = None
+    message: Union[M, None] = None
+class B(msgspec.Struct):
+    type: str = ""
+    id: Union[str, None] = None
+    name: Union[str, None] = None
+    tool_use_id: Union[str, None] = None
+    is_error: Union[bool, None] = None
+dr, db = msgspec.json.Decoder(R), msgspec.json.Decoder(B)
+sha = hashlib.sha256
+t = time.perf_counter()
+c = time.process_time()
+n = bad = 0
+tokens, calls, pending, errors, results = {}, {}, {}, 0, 0
+for line_no, offset, buf in Tailer(sys.argv[1]).lines():
+    n += 1
+    try:
+        r = dr.decode(buf)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        bad += 1
+        continue
+    m = r.message
+    if m is None:
+        sha(buf).digest()
+        continue
+    if m.usage is not None and m.id:
+        u = m.usage
+        v = (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens)
+        old = tokens.get(m.id)
+        tokens[m.id] = v if old is None else tuple(map(max, old, v))
+    if isinstance(m.content, list):
+        for raw in m.content:
+            sha(raw).digest()
+            try:
+                b = db.decode(raw)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                continue
+            if b.type == "tool_use" and b.id:
+                calls[b.id] = pending[b.id] = b.name
+            elif b.type == "tool_result" and b.tool_use_id:
+                results += 1
+                errors += bool(b.is_error)
+                pending.pop(b.tool_use_id, None)
+    else:
+        sha(buf).digest()
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c, "lines": n, "calls": len(calls)}))
+"""
+
+
 MIXES = ("corpus", "dense")
 
 
@@ -201,13 +276,14 @@ def _best(runs: list[tuple[dict, float]]) -> tuple[dict, float]:
 def measure(path: Path, repeat: int) -> dict[str, Any]:
     """Time the baseline, the fold, the fold without derive and the stages on ``path``,
     interleaved (one of each per round, ``repeat`` rounds), keeping the best of each."""
-    runs: dict[str, list[tuple[dict, float]]] = {k: [] for k in ("base", "fold", "core", "read", "decode", "hash")}
+    runs: dict[str, list[tuple[dict, float]]] = {k: [] for k in ("base", "fold", "core", "read", "decode", "hash", "floor")}
     for _ in range(repeat):
         runs["base"].append(run_child(BASELINE, path))
         runs["fold"].append(run_child(FOLD, path))
         runs["core"].append(run_child(FOLD, path, "core"))
         for upto in ("read", "decode", "hash"):
             runs[upto].append(run_child(STAGES, path, upto))
+        runs["floor"].append(run_child(FLOOR, path))
     return {k: _best(v) for k, v in runs.items()}
 
 
@@ -243,6 +319,10 @@ def report(mix: str, path: Path, size: int, how: str, m: dict[str, Any]) -> dict
     print(f"            {'orjson.loads baseline':36s} {b_mbs:7.1f} MB/s  {us(base[0]['seconds']):5.2f} µs/record in all")
     for label, total, step in steps:
         print(f"            {label:36s} {size / 1e6 / total:7.1f} MB/s  {us(step):5.2f} µs/record")
+    fl = m["floor"][0]["seconds"]
+    print(
+        f"  floor     bare pass (lean Struct, blocks, SHA-256, tokens/calls/results): {size / 1e6 / fl:7.1f} MB/s, ratio {base[0]['seconds'] / fl:.2f}, {us(fl):5.2f} µs/record"
+    )
     cpus = os.cpu_count() or 1
     bound = cpus * base[0]["seconds"] / fold[0]["cpu"]
     print(f"  bound     the fold's CPU time split perfectly over {cpus} CPUs would give a ratio of at most {bound:.2f}")
