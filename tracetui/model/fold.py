@@ -148,20 +148,23 @@ class UsageBook:
             bk = self.bucket_of[key] = bucket_key(model, day, u)
             self._bucket(bk, u, 1, 1)
         else:
-            model = self.model_of[key]
-            d0 = self.bucket_of[key].partition("|")[0]
-            earlier = bool(day) and (not d0 or day < d0)
+            k0 = k1 = self.bucket_of[key]
+            if day:
+                d0 = k0.partition("|")[0]
+                earlier = not d0 or day < d0
+            else:  # no day given (the fold's later records of a message): it cannot move earlier
+                earlier = False
             if old == u and not earlier:
                 return  # the usage repeated on the next record of the same message
             new = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]), max(old[4], u[4]))
             if new == old and not earlier:
                 return
+            model = self.model_of[key]
             d = (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3], new[4] - old[4])
-            k0 = k1 = self.bucket_of[key]
             if earlier:
                 k1 = self.bucket_of[key] = bucket_key(model, day, new)
             elif new[0] != old[0] or new[2] != old[2] or new[3] != old[3]:  # input grew: the band may change
-                k1 = self.bucket_of[key] = bucket_key(model, d0, new)
+                k1 = self.bucket_of[key] = bucket_key(model, k0.partition("|")[0], new)
             if k0 == k1:
                 self._bucket(k0, d, 1, 0)
             else:
