@@ -6,8 +6,13 @@ uses, leave unknown fields alone, keep large payloads as :class:`msgspec.Raw`, a
 degrades to a counted result instead of an exception:
 
 * a line that is not JSON, or JSON that is not an object, is *quarantined* (:class:`Quarantined`);
-* a JSON object whose declared fields have unexpected types is kept as a :class:`Record` with
-  ``schema_error`` set, and the fold counts it as an unknown record;
+* a declared field of an unexpected type (a ``timestamp`` that is a number, a ``uuid`` that is
+  an object) is ignored: the record is kept without it, with ``shape_error`` saying which field
+  and why, and the fold counts it as a shape problem (its tool results still pair); only a
+  ``type`` of another type makes the record unknown (``schema_error`` set): nothing says what it is;
+* likewise a content block keeps its place when a field it can do without (``text``,
+  ``name``, ``is_error``) has another type; a bad ``type``, ``id`` or ``tool_use_id`` makes it
+  unknown;
 * two objects written on one line (``…}{"type":"summary",…}``, seen in the corpus) are both
   recovered, each anchored at its own byte offset;
 * invalid UTF-8 and escaped lone surrogates (``\\udcb2``) become U+FFFD;
@@ -17,6 +22,7 @@ degrades to a counted result instead of an exception:
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Union
 
 import msgspec
@@ -37,6 +43,8 @@ __all__ = [
     "decode_any",
     "decode_head",
     "result_text",
+    "result_excerpt",
+    "PREFIX_BYTES",
     "ResultPart",
     "KNOWN_RECORD_TYPES",
     "KNOWN_BLOCK_TYPES",
@@ -109,10 +117,8 @@ class Message(msgspec.Struct):
 
     id: Union[str, None] = None
     model: Union[str, None] = None
-    role: Union[str, None] = None
     content: Union[str, list[msgspec.Raw], None] = None
     usage: Union[Usage, None] = None
-    stop_reason: Union[str, None] = None
     #: why ``usage`` was rejected (a token count outside ``0..MAX_TOKENS``, a field of another
     #: type); ``usage`` is then ``None`` and the rest of the message decoded as usual
     usage_error: Union[str, None] = None
@@ -135,6 +141,9 @@ class Block(msgspec.Struct):
     is_error: Union[bool, None] = None
     #: set when the block's fields had unexpected types; the block is then unknown
     schema_error: Union[str, None] = None
+    #: the fields ignored because of their types (``"field: why"``, ``"; "``-joined); the block
+    #: is kept without them
+    shape_error: Union[str, None] = None
 
 
 class Record(msgspec.Struct):
@@ -165,7 +174,6 @@ class Record(msgspec.Struct):
     content: msgspec.Raw = _RAW
     data: msgspec.Raw = _RAW
     attachment: msgspec.Raw = _RAW
-    error: msgspec.Raw = _RAW
     compactMetadata: msgspec.Raw = _RAW
     parentToolUseID: Union[str, None] = None
     toolUseID: Union[str, None] = None
@@ -173,9 +181,11 @@ class Record(msgspec.Struct):
     customTitle: Union[str, None] = None
     aiTitle: Union[str, None] = None
     prUrl: Union[str, None] = None
-    prNumber: Union[int, str, None] = None
     operation: Union[str, None] = None
     schema_error: Union[str, None] = None
+    #: the declared fields ignored because of their types (``"field: why"``, ``"; "``-joined):
+    #: the record is kept without them (module docstring)
+    shape_error: Union[str, None] = None
 
 
 class ResultPart(msgspec.Struct):
@@ -188,11 +198,12 @@ class ResultPart(msgspec.Struct):
 
 
 class _BlockFast(Block):
-    """A block whose tool_result content and tool_use input are decoded in the same pass (the
-    common shapes; an input is then a Python value, not :class:`msgspec.Raw`)."""
+    """A block whose tool_use input is decoded in the same pass (an input is then a Python
+    value, not :class:`msgspec.Raw`). A tool_result's content stays raw: its text is decoded
+    only when a rule reads it (:func:`result_text`), its excerpt from a prefix
+    (:func:`result_excerpt`)."""
 
     input: Any = None
-    content: Union[str, list[ResultPart], None] = None
 
 
 class _MessageFast(Message):
@@ -240,6 +251,8 @@ _message_decoder = msgspec.json.Decoder(Message)
 _message_raw_usage_decoder = msgspec.json.Decoder(_MessageRawUsage)
 _usage_decoder = msgspec.json.Decoder(Usage)
 _any_decoder = msgspec.json.Decoder()
+_str_decoder = msgspec.json.Decoder(str)
+_result_decoder = msgspec.json.Decoder(Union[str, list[ResultPart], None])
 _encoder = msgspec.json.Encoder()
 
 #: one decoded item of a line: the byte offset within the line, and the record or quarantine
@@ -277,8 +290,47 @@ def _record_from_obj(obj: dict[str, Any]) -> Record:
         return Record(type=t if isinstance(t, str) else None, schema_error=str(exc))
 
 
+#: the path of a ValidationError at a top-level field: ``... - at `$.timestamp```
+_AT_FIELD = re.compile(r"^(.*) - at `\$\.([A-Za-z_][A-Za-z0-9_]*)`$", re.S)
+#: fields whose bad type makes the object unknown rather than kept without them
+_ESSENTIAL_RECORD = frozenset({"type"})
+_ESSENTIAL_BLOCK = frozenset({"type", "id", "tool_use_id"})
+
+
+def _without_bad_fields(buf: Any, exc: msgspec.ValidationError, decoders: tuple[Any, ...], essential: frozenset[str]) -> Any:
+    """Decode ``buf`` (a JSON object that failed with ``exc``) with the bad-typed fields left
+    out, trying each of ``decoders`` in turn; the result's ``shape_error`` names them. Raises
+    ``exc`` (or the next ValidationError) when a field of ``essential`` is bad or the error is
+    not at a top-level field."""
+    obj: Any = None
+    reasons: list[str] = []
+    while True:
+        m = _AT_FIELD.match(str(exc))
+        if m is None or m.group(2) in essential:
+            raise exc
+        if obj is None:
+            obj = _any_decoder.decode(buf)
+            if not isinstance(obj, dict):
+                raise exc
+        field = m.group(2)
+        if field not in obj:  # the message names a field the object lacks: not ours to fix
+            raise exc
+        del obj[field]
+        reasons.append(f"{field}: {m.group(1)} (field ignored)")
+        fixed = _encoder.encode(obj)
+        for dec in decoders:
+            try:
+                out = dec.decode(fixed)
+            except msgspec.ValidationError as e:
+                exc = e
+                continue
+            out.shape_error = "; ".join(reasons)
+            return out
+
+
 def _typed(buf: bytes | memoryview) -> Record:
-    """Decode one JSON object; on a schema mismatch keep only its type. Raises DecodeError."""
+    """Decode one JSON object; a field of unexpected type is left out (``shape_error``), a
+    ``type`` of another type keeps only the type (``schema_error``). Raises DecodeError."""
     try:
         return _fast_record_decoder.decode(buf)
     except msgspec.ValidationError:
@@ -286,9 +338,14 @@ def _typed(buf: bytes | memoryview) -> Record:
     try:
         return _record_decoder.decode(buf)
     except msgspec.ValidationError as exc:
-        head = _type_decoder.decode(buf)  # raises ValidationError if not an object
-        t = head.type
-        return Record(type=t if isinstance(t, str) else None, schema_error=str(exc))
+        err = exc
+    try:
+        return _without_bad_fields(buf, err, (_fast_record_decoder, _record_decoder), _ESSENTIAL_RECORD)
+    except (msgspec.ValidationError, RecursionError):
+        pass
+    head = _type_decoder.decode(buf)  # raises ValidationError if not an object
+    t = head.type
+    return Record(type=t if isinstance(t, str) else None, schema_error=str(err))
 
 
 def _scrub(obj: Any) -> Any:
@@ -411,10 +468,9 @@ def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:
 def decode_block(raw: msgspec.Raw | bytes) -> Block:
     """Decode one content block. A block of unexpected shape comes back with ``schema_error``.
 
-    A tool_result's ``content`` comes back decoded (a string or a list of :class:`ResultPart`)
-    when it has the usual shape, else as :class:`msgspec.Raw` (see :func:`result_text`); a
-    tool_use's ``input`` likewise as a Python value, else as :class:`msgspec.Raw` (see
-    :func:`decode_any`, which takes both)."""
+    A tool_result's ``content`` comes back as :class:`msgspec.Raw` (see :func:`result_text`
+    and :func:`result_excerpt`); a tool_use's ``input`` as a Python value when it decodes, else
+    as :class:`msgspec.Raw` (see :func:`decode_any`, which takes both)."""
     try:
         return _fast_block_decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
@@ -429,6 +485,10 @@ def decode_block(raw: msgspec.Raw | bytes) -> Block:
     try:
         return _block_decoder.decode(raw)
     except msgspec.ValidationError as exc:
+        try:
+            return _without_bad_fields(raw, exc, (_fast_block_decoder, _block_decoder), _ESSENTIAL_BLOCK)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            pass
         try:
             head = _type_decoder.decode(raw)
             t = head.type if isinstance(head.type, str) else ""
@@ -451,7 +511,7 @@ def _without_usage(raw: msgspec.Raw | bytes) -> Message | None:
         err = None
     except (msgspec.DecodeError, RecursionError, msgspec.ValidationError) as exc:
         usage, err = None, str(exc).split("\n")[0]
-    return Message(m.id, m.model, m.role, m.content, usage, m.stop_reason, err)
+    return Message(m.id, m.model, m.content, usage, err)
 
 
 def decode_message(raw: msgspec.Raw | Message | None) -> Message | None:
@@ -528,8 +588,59 @@ def result_text(content: Any) -> str:
                     parts.append(f"[tool {b.get('tool_name', '?')}]")
         return "\n".join(parts)
     if isinstance(content, msgspec.Raw):
-        return result_text(decode_any(content))
+        if not content:
+            return ""
+        try:
+            return result_text(_result_decoder.decode(content))
+        except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+            return result_text(decode_any(content))
     return str(content)
+
+
+#: a tool_result's string content longer than :data:`PREFIX_FROM` bytes of JSON gets its
+#: excerpt from a decoded prefix of about this many bytes, not from its whole text (results are
+#: often megabytes; below that the whole decodes as fast)
+PREFIX_BYTES = 512
+PREFIX_FROM = 2048
+
+
+def _prefix_text(raw: msgspec.Raw) -> str | None:
+    """The text of about the first :data:`PREFIX_BYTES` of ``raw`` (a JSON string longer than
+    that), cut before any escape sequence near the cut and at a UTF-8 character boundary;
+    ``None`` when that prefix does not decode or ends in half a surrogate pair (the caller then
+    decodes the whole)."""
+    buf = bytes(memoryview(raw)[: PREFIX_BYTES + 1])  # type: ignore[arg-type]
+    cut = PREFIX_BYTES
+    # an escape is at most 6 bytes (12 for a surrogate pair): cut before the first backslash
+    # of the last 12 bytes, and before the backslashes right before it (``\\`` is one escape)
+    j = buf.find(b"\\", cut - 12, cut)
+    if j >= 0:
+        cut = j
+        while cut > 1 and buf[cut - 1] == 92:
+            cut -= 1
+    while cut > 1 and buf[cut] & 0xC0 == 0x80:  # a UTF-8 continuation byte: not a boundary
+        cut -= 1
+    try:
+        s = _str_decoder.decode(buf[:cut] + b'"')
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if s and "\ud800" <= s[-1] <= "\udfff":
+        return None  # half of a surrogate pair: the whole text has the pair there
+    return s
+
+
+def result_excerpt(content: Any, limit: int = 80) -> str:
+    """``excerpt_of(result_text(content), limit)``, the same characters, without decoding the
+    whole of a long string content: its excerpt comes from a decoded prefix when that prefix
+    holds more than ``limit`` characters after leading whitespace (then the whole text does too,
+    and its excerpt is the prefix's first ``limit - 1`` characters and an ellipsis)."""
+    if type(content) is msgspec.Raw and len(content) > PREFIX_FROM and bytes(memoryview(content)[:1]) == b'"':  # type: ignore[arg-type]
+        head = _prefix_text(content)
+        if head is not None:
+            s = head.lstrip()
+            if len(s.rstrip()) > limit:
+                return (s[: limit - 1] + "…").replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    return excerpt_of(result_text(content), limit)
 
 
 def decode_any(raw: msgspec.Raw | bytes | None) -> Any:

@@ -31,6 +31,7 @@ from tracetui.ingest.decode import (
     decode_message,
     decode_record_fast,
     excerpt_of,
+    result_excerpt,
     result_text,
 )
 from tracetui.ingest.prompts import classify_user_text
@@ -147,20 +148,23 @@ class UsageBook:
             bk = self.bucket_of[key] = bucket_key(model, day, u)
             self._bucket(bk, u, 1, 1)
         else:
-            model = self.model_of[key]
-            d0 = self.bucket_of[key].partition("|")[0]
-            earlier = bool(day) and (not d0 or day < d0)
+            k0 = k1 = self.bucket_of[key]
+            if day:
+                d0 = k0.partition("|")[0]
+                earlier = not d0 or day < d0
+            else:  # no day given (the fold's later records of a message): it cannot move earlier
+                earlier = False
             if old == u and not earlier:
                 return  # the usage repeated on the next record of the same message
             new = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]), max(old[4], u[4]))
             if new == old and not earlier:
                 return
+            model = self.model_of[key]
             d = (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3], new[4] - old[4])
-            k0 = k1 = self.bucket_of[key]
             if earlier:
                 k1 = self.bucket_of[key] = bucket_key(model, day, new)
             elif new[0] != old[0] or new[2] != old[2] or new[3] != old[3]:  # input grew: the band may change
-                k1 = self.bucket_of[key] = bucket_key(model, d0, new)
+                k1 = self.bucket_of[key] = bucket_key(model, k0.partition("|")[0], new)
             if k0 == k1:
                 self._bucket(k0, d, 1, 0)
             else:
@@ -315,6 +319,13 @@ class FileFold:
         if len(self.unknown) < MAX_SAMPLES:
             self.unknown.append(UnknownEntry(anchor, type_, reason))
 
+    def _shape(self, anchor: Anchor, type_: str, reason: str) -> None:
+        """Count a record or block kept with a field of another type left out; listed with the
+        unknown entries (``shape: <why>``), not counted as unknown."""
+        self.counters.shape_errors += 1
+        if len(self.unknown) < MAX_SAMPLES:
+            self.unknown.append(UnknownEntry(anchor, type_, "shape: " + reason.split("\n")[0]))
+
     def _event(
         self,
         kind: str,
@@ -386,6 +397,8 @@ class FileFold:
             self.git_branch = rec.gitBranch
         if rec.agentId and self.agent_id is None and self.src != 0:
             self.agent_id = rec.agentId
+        if rec.shape_error is not None:
+            self._shape(anchor, str(t), rec.shape_error)
         if t not in KNOWN_RECORD_TYPES or rec.schema_error:
             c.unknown_records += 1
             reason = rec.schema_error.split("\n")[0] if rec.schema_error else "unknown record type"
@@ -477,6 +490,8 @@ class FileFold:
             return
         for i, raw in enumerate(content):
             b = decode_block(raw)
+            if b.shape_error is not None:
+                self._shape(anchor, f"block:{b.type}", b.shape_error)
             bt = b.type
             if bt == "tool_use" and not b.schema_error and b.id:
                 self._tool_use(rec, anchor, i, raw, b, key, u, main)
@@ -546,7 +561,7 @@ class FileFold:
             inp = _bounded(inp)  # kept until its result, and cached: no int msgpack cannot hold
             self._call_inputs[tid] = inp
         if self.derive is not None:
-            self.derive.on_call(self, call, inp)
+            self.derive.on_call(self, call, inp, op)
         if name in SUBAGENT_TOOLS and isinstance(inp, dict):
             desc = inp.get("description") or excerpt_of(str(inp.get("prompt", "")), 60)
             st = inp.get("subagent_type")
@@ -581,6 +596,9 @@ class FileFold:
             self._user_text(rec, anchor, 0, payload, content or "", main)
             return
         blocks = [decode_block(raw) for raw in content]
+        for b in blocks:
+            if b.shape_error is not None:
+                self._shape(anchor, f"block:{b.type}", b.shape_error)
         has_result = any(b.type == "tool_result" for b in blocks)
         # the prompt rule is per record (issue 2 §5): a record with several text blocks is one
         # prompt (or interrupt) whose text is its text blocks joined; the first block carries it
@@ -655,21 +673,21 @@ class FileFold:
     def _tool_result(self, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block, main: bool) -> None:
         tid = b.tool_use_id or ""
         is_error = bool(b.is_error)
-        text = result_text(b.content)
+        content = b.content  # raw: its whole text is decoded only where a rule reads it
         call = self.calls.get(tid)
         if call is not None:
             tid = call.id  # the call's own string, not a copy per result (memory)
         name = call.name if call is not None else None
-        exc = excerpt_of(text, EXCERPT_CHARS)
+        exc = result_excerpt(content, EXCERPT_CHARS)
         self._event("tool_result", anchor, rec, i, raw, exc, name=name, tool_use_id=tid, is_error=is_error)
         if is_error and tid not in self._tool_error_ids:
             self._tool_error_ids.add(tid)
             self.counters.tool_errors += 1
         if call is None:
             if tid and tid not in self._early_results:
-                self._keep_early(tid, anchor, is_error, exc, text, rec.toolUseResult)
+                self._keep_early(tid, anchor, is_error, exc, result_text(content), rec.toolUseResult)
             return
-        self._pair(call, anchor, is_error, exc, text, rec.toolUseResult, rec.timestamp)
+        self._pair(call, anchor, is_error, exc, content, rec.toolUseResult, rec.timestamp)
 
     def _keep_early(self, tid: str, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any) -> None:
         """Keep a tool_result whose tool_use has not been read yet: Claude Code 2.1.x sometimes
@@ -686,9 +704,10 @@ class FileFold:
             del self._early_results[next(iter(self._early_results))]
         self._early_results[tid] = (anchor, is_error, exc, text, small)
 
-    def _pair(self, call: ToolCall, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any, ts: str | None = None) -> None:
-        """Pair ``call`` with its tool_result at ``anchor`` (``text`` its whole text, ``tur`` the
-        record's ``toolUseResult``, raw or decoded; ``ts`` its timestamp, when known): the call
+    def _pair(self, call: ToolCall, anchor: Anchor, is_error: bool, exc: str, content: Any, tur: Any, ts: str | None = None) -> None:
+        """Pair ``call`` with its tool_result at ``anchor`` (``content`` its content, raw or its
+        whole text, see ``result_text``; ``tur`` the record's ``toolUseResult``, raw or decoded;
+        ``ts`` its timestamp, when known): the call
         leaves ``pending``; derived state, subagent links and todos take the result. When the
         call was the thread's last action and failed, the frontier says so (``tool_error``)."""
         tid, name = call.id, call.name
@@ -702,7 +721,7 @@ class FileFold:
         # a new object, not a mutation: snapshots share the call objects of ``pending``
         call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=exc)
         if self.derive is not None:
-            self.derive.on_result(self, call, text, None)
+            self.derive.on_result(self, call, content, None)
         inp = self._call_inputs.pop(tid, None)
         if name in SUBAGENT_TOOLS:
             link = self.subagents.get(tid)

@@ -11,6 +11,8 @@ from typing import Union
 
 import msgspec
 
+from tracetui.model.types import Anchor, Derived, Episode, FileTouch, Tokens, ToolCall, UsageBucket
+
 __all__ = [
     "share",
     "Anchor",
@@ -31,15 +33,6 @@ __all__ = [
     "RunState",
     "EVENT_KINDS",
 ]
-
-
-class Anchor(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """Where an event came from: source index (into ``RunState.sources``), 1-based line number,
-    and the byte offset of the record's first byte in that file."""
-
-    src: int
-    line: int
-    offset: int
 
 
 #: The kinds of ledger event (one per content block, one per other record).
@@ -118,47 +111,13 @@ class Counters(msgspec.Struct):
     #: assistant records whose usage was rejected (a token count outside 0..MAX_TOKENS, or not
     #: an int; ingest/decode.py): their tokens are not counted nor priced (also in unknown_records)
     usage_rejected: int = 0
+    #: records and blocks kept with a declared field of another type left out (a ``timestamp``
+    #: that is a number, ...; ingest/decode.py): each is also listed in ``unknown`` with why
+    shape_errors: int = 0
 
     def add(self, other: "Counters") -> "Counters":
         """The field-wise sum (a new object)."""
         return Counters(*(a + b for a, b in zip(msgspec.structs.astuple(self), msgspec.structs.astuple(other))))
-
-
-class Tokens(msgspec.Struct):
-    """Token counts, deduplicated per API message id (max of each field over its records)."""
-
-    input: int = 0
-    output: int = 0
-    cache_creation: int = 0
-    cache_read: int = 0
-
-    def add(self, other: "Tokens") -> "Tokens":
-        return Tokens(
-            self.input + other.input,
-            self.output + other.output,
-            self.cache_creation + other.cache_creation,
-            self.cache_read + other.cache_read,
-        )
-
-    @property
-    def total(self) -> int:
-        return self.input + self.output + self.cache_creation + self.cache_read
-
-
-class UsageBucket(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """The tokens of the API messages of one ``model`` that share a UTC ``day`` (``YYYY-MM-DD``
-    of the message's first record with usage; ``""`` when it had no timestamp) and a price tier
-    ``band`` (how many of ``pricing.TIER_BOUNDS`` the message's input tokens exceed): the unit
-    :func:`tracetui.model.pricing.estimate_cost` prices. ``messages`` counts the API messages;
-    ``cache_write_1h`` is the part of ``tokens.cache_creation`` written to the 1-hour cache
-    (priced higher, genai-prices ``cache_write_1h_tokens``)."""
-
-    model: str
-    day: str
-    band: int
-    messages: int
-    tokens: Tokens
-    cache_write_1h: int = 0
 
 
 class PromptInfo(msgspec.Struct):
@@ -171,32 +130,6 @@ class PromptInfo(msgspec.Struct):
     uuid: Union[str, None] = None
     timestamp: Union[str, None] = None
     seq: int = 0
-
-
-class ToolCall(msgspec.Struct):
-    """A tool_use and, once it arrives, its tool_result."""
-
-    id: str
-    name: str
-    brief: str
-    anchor: Anchor
-    seq: int
-    timestamp: Union[str, None] = None
-    sidechain: bool = False
-    result_anchor: Union[Anchor, None] = None
-    is_error: bool = False
-    result_excerpt: str = ""
-
-
-class FileTouch(msgspec.Struct):
-    """Reads, writes and edits of one path, exactly as the path appears in the tool input."""
-
-    path: str
-    reads: int = 0
-    writes: int = 0
-    edits: int = 0
-    first: Union[Anchor, None] = None
-    last: Union[Anchor, None] = None
 
 
 class Todo(msgspec.Struct):
@@ -256,7 +189,8 @@ class QuarantineEntry(msgspec.Struct):
 
 
 class UnknownEntry(msgspec.Struct):
-    """A record or block of a type the fold does not know, or of unexpected shape."""
+    """A record or block of a type the fold does not know, or of unexpected shape (also one
+    kept with a field of another type left out: its ``reason`` starts with ``shape:``)."""
 
     anchor: Anchor
     type: str
@@ -405,15 +339,6 @@ class RunState(msgspec.Struct):
             upto = st.ledger_len if st is not None else len(led)
         out = led[:upto]
         return out if isinstance(out, list) else list(out)
-
-
-# Forward references of AgentState.derived and RunState.episodes (model/derive.py and
-# model/episodes.py import this module; whichever is imported first, the names end up here).
-try:
-    from tracetui.model.derive import Derived  # noqa: E402
-    from tracetui.model.episodes import Episode  # noqa: E402
-except ImportError:  # pragma: no cover - derive.py is mid-import; it sets these names when done
-    pass
 
 
 def share(prev: tuple, values) -> tuple:

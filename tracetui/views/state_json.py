@@ -26,6 +26,7 @@ _COUNTER_KEYS = (
     "api_retries",
     "sidechain_records",
     "usage_rejected",
+    "shape_errors",
 )
 
 
