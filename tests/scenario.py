@@ -14,7 +14,7 @@ from typing import Any
 from fixtures import api_error, assistant, envelope, interrupt, jsonl, prompt, text_block, tool_result, tool_use_block, usage
 
 from tracetui.demo.records import MODEL
-from tracetui.model.fold import fold_bytes
+from tracetui.model.session_fold import fold_bytes
 from tracetui.model.state import RunState
 
 __all__ = ["MODEL", "Script", "golden_script"]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_any, decode_line, excerpt_of, result_excerpt, result_text
-from tracetui.model.fold import fold_bytes
+from tracetui.model.session_fold import fold_bytes
 from tracetui.views.state_json import state_to_json
 
 
@@ -278,7 +278,7 @@ def test_whitespace_around_an_object_is_not_payload() -> None:
 def test_json_nested_too_deeply_is_quarantined_not_a_recursion_error(deep: bytes) -> None:
     # the decoders stop at their recursion limit with RecursionError, which escaped as a traceback
     # (and stalled the monitor at that line); such a line is quarantined and counted
-    from tracetui.model.fold import fold_bytes
+    from tracetui.model.session_fold import fold_bytes
 
     good = b'{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}\n'
     after = b'{"type":"user","uuid":"u2","message":{"role":"user","content":"still read"}}\n'

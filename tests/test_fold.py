@@ -25,7 +25,8 @@ from fixtures import (
     write,
 )
 
-from tracetui.model.fold import FileFold, fold, fold_bytes
+from tracetui.model.fold import FileFold
+from tracetui.model.session_fold import fold, fold_bytes
 from tracetui.session.reader import SessionReader
 from tracetui.views.state_json import state_to_json
 

@@ -135,7 +135,7 @@ def test_retry_keys_separate_threads_and_ignore_volatile_keys() -> None:
 
 
 def test_resolution_is_the_same_in_any_chunking() -> None:
-    from tracetui.model.fold import SessionFold
+    from tracetui.model.session_fold import SessionFold
 
     data = _repro({"command": "mix test"}).data()
     ref = current_episodes(_repro({"command": "mix test"}).state())

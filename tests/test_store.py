@@ -32,7 +32,8 @@ from hypothesis import strategies as st
 import tracetui.session.store.codec as codec
 import tracetui.session.store.reader as store_reader
 from tracetui.cli import main
-from tracetui.model.fold import FileFold, UsageBook
+from tracetui.model.fold import FileFold
+from tracetui.model.usage import UsageBook
 from tracetui.session.reader import SessionReader
 from tracetui.session.store import FP_BYTES, SCHEMA, StoreReader, cache_path, open_cached
 from tracetui.session.store.codec import CacheEncodeError, decode_object, decode_value, encode_object, encode_value

@@ -102,7 +102,7 @@ def test_loop_coalesces_snapshots_and_reports_missing_files(tmp_path: Path) -> N
 
 
 def test_snapshot_message_replaces_only_the_same_session() -> None:
-    from tracetui.model.fold import fold
+    from tracetui.model.session_fold import fold
 
     st = fold([])
     a, b, c = SnapshotReady("x", st), SnapshotReady("x", st), SnapshotReady("y", st)

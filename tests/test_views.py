@@ -481,7 +481,7 @@ def test_as_of_episode_counts_the_records_before_the_closing_prompt(state) -> No
 
 def test_episode_of_a_session_without_prompts_says_why_not() -> None:
     # "this session has 0 episode(s), numbered 1 to 0" could not be acted on
-    from tracetui.model.fold import fold
+    from tracetui.model.session_fold import fold
 
     st = fold(
         [
@@ -517,7 +517,7 @@ def test_a_cost_note_beyond_a_plain_estimate_is_shown(cost, note, shown) -> None
 
 
 def test_state_json_lists_unknown_records_with_their_reason() -> None:
-    from tracetui.model.fold import fold
+    from tracetui.model.session_fold import fold
     from tracetui.views.state_json import state_to_json
 
     js = state_to_json(

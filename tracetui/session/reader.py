@@ -1,7 +1,7 @@
 """Read a session's files incrementally and fold them: the bridge from bytes to ``RunState``.
 
 :class:`SessionReader` owns one :class:`~tracetui.ingest.tail.Tailer` per file and a
-:class:`~tracetui.model.fold.SessionFold`. :meth:`SessionReader.poll` reads what was appended
+:class:`~tracetui.model.session_fold.SessionFold`. :meth:`SessionReader.poll` reads what was appended
 since the last call (discovering new subagent files), and is safe to call from a worker thread;
 :meth:`SessionReader.snapshot` returns the combined frozen state.
 """
@@ -17,7 +17,7 @@ from typing import Any
 from tracetui.ingest.decode import Quarantined, bom_length, decode_line
 from tracetui.ingest.discover import subagent_files
 from tracetui.ingest.tail import Tailer
-from tracetui.model.fold import SessionFold
+from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
 
 __all__ = ["SessionReader", "TranscriptError", "describe_os_error"]

@@ -18,7 +18,8 @@ from typing import Any, Union
 
 import msgspec
 
-from tracetui.model.fold import FileFold, SessionFold
+from tracetui.model.fold import FileFold
+from tracetui.model.session_fold import SessionFold
 
 __all__ = [
     "CacheEncodeError",

@@ -32,7 +32,7 @@ import msgspec
 from tracetui import __version__
 from tracetui.ingest.discover import subagent_files
 from tracetui.ingest.tail import Tailer
-from tracetui.model.fold import SessionFold
+from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
 from tracetui.session.reader import SessionReader
 from tracetui.session.store.codec import CacheEncodeError, fold_of, fold_rows
