@@ -351,14 +351,14 @@ class AnomalyTracker(msgspec.Struct):
         nh = len(hist)
         same = len(prev) == nh + len(self.open)
         if same:
-            for a, b in zip(prev, hist):
-                if a is not b:
+            for was, now in zip(prev, hist):
+                if was is not now:
                     same = False
                     break
         old = {a.key: a for a in prev[nh:]} if same else {a.key: a for a in prev if a.cleared is None and not a.cleared_reason}
         out = list(hist)
         for a in self.open.values():
-            b = old.get(a.key)
+            b: Anomaly | None = old.get(a.key)
             if b is None or b != a:
                 b = msgspec.structs.replace(a)
                 same = False
@@ -449,7 +449,8 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
                     )
                 )
     # cost spike per episode (current versions only, closed or open)
-    eps = episodes if episodes is not None else (state.main.derived.episodes if getattr(state.main, "derived", None) is not None else ())
+    derived = state.main.derived
+    eps = episodes if episodes is not None else (derived.episodes if derived is not None else ())
     costs: list[float] = []  # earlier episodes' costs, kept sorted (the median of each step)
     for ep in eps:
         if ep.lifecycle == "superseded":

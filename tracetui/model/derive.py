@@ -361,9 +361,10 @@ class Deriver(msgspec.Struct):
             self._fact("todo.status", f"#{tid} {subject}: new → pending", anchor, eid, 0, subject)
         elif name == "TaskUpdate":
             tid = str(inp.get("taskId", ""))
-            status = inp.get("status")
-            if not isinstance(status, str):
+            given = inp.get("status")
+            if not isinstance(given, str):
                 return
+            status = given
             subject = self.task_subject.get(tid, f"task {tid}")
             key = f"#{tid} {subject}"
             old = self.todo_status.get(key)

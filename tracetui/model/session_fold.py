@@ -10,7 +10,7 @@ import msgspec
 
 from tracetui.model.fold import FileFold
 from tracetui.model.pricing import estimate_cost
-from tracetui.model.state import Counters, FileTouch, RunState, SourceStatus
+from tracetui.model.state import Counters, FileTouch, RunState, SourceStatus, ToolCall
 from tracetui.model.usage import UsageBook
 
 __all__ = ["SessionFold", "fold", "fold_bytes"]
@@ -108,7 +108,7 @@ class SessionFold:
         counters = Counters()
         tools: dict[str, int] = {}
         files: dict[str, FileTouch] = {}
-        pending = []
+        pending: list[ToolCall] = []
         models: set[str] = set()
         for st in states:
             counters = counters.add(st.counters)

@@ -56,7 +56,7 @@ def _found(st: RunState) -> list[Item]:
         parts = agg.key.split(".")
         if parts[0] == "tests" and len(parts) == 3:
             runners.setdefault((src, parts[1]), {})[parts[2]] = agg
-    facts = [f for s in (st.main, *st.agents) if getattr(s, "derived", None) is not None for f in s.derived.facts]
+    facts = [f for s in (st.main, *st.agents) if s.derived is not None for f in s.derived.facts]
     for (src, runner), fields in runners.items():
         last = {k: a.last for k, a in fields.items()}  # type: ignore[attr-defined]
         any_agg = next(iter(fields.values()))
@@ -86,8 +86,10 @@ def _found(st: RunState) -> list[Item]:
     for t in done[-3:]:
         items.append(Item(f"todo done: {quote(t.content, 80)}", fa(t.anchor)))
     changed = st.main.derived.changed if st.main.derived is not None else ()
-    for f in sorted(changed, key=lambda f: (-(f.edits + f.writes), f.path))[:6]:
-        items.append(Item(f"changed {rel_path(f.path, st.main.cwd)} ({f.edits} successful edit(s), {f.writes} write(s))", fa(f.last)))
+    for touch in sorted(changed, key=lambda t: (-(t.edits + t.writes), t.path))[:6]:
+        items.append(
+            Item(f"changed {rel_path(touch.path, st.main.cwd)} ({touch.edits} successful edit(s), {touch.writes} write(s))", fa(touch.last))
+        )
     fixed, dropped = _not_ruled_out(st)
     for n, by in fixed[:3]:
         items.append(Item(f"{_tried(n)} failed with {quote(n.quote, 60)}, then a retry succeeded at {fa(by)}", fa(n.anchor)))
@@ -263,7 +265,7 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
     found = _found(st)
     ruled, ruled_more = _ruled_out(st)
     opened = _open(st)
-    evicted = sum(s.derived.facts_evicted for s in (st.main, *st.agents) if getattr(s, "derived", None) is not None)
+    evicted = sum(s.derived.facts_evicted for s in (st.main, *st.agents) if s.derived is not None)
     secs = [
         Section(
             "0. TASK CONDITION", cond, noun="stated criteria/constraints", keep=2, cost=1, extra_more=max(stated_total - len(stated), 0)

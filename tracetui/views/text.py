@@ -171,7 +171,7 @@ class LazyItems(Sequence[Item]):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, k):  # type: ignore[no-untyped-def]
+    def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[j] for j in range(*k.indices(self._n))]
         if k < 0:
