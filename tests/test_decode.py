@@ -10,7 +10,8 @@ from fixtures import assistant, jsonl, line, prompt, text_block, tool_call, tool
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_any, decode_line, excerpt_of, result_excerpt, result_text
+from tracetui.ingest.content import decode_any, result_excerpt, result_text
+from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_line, excerpt_of
 from tracetui.model.session_fold import fold_bytes
 from tracetui.views.state_json import state_to_json
 

@@ -23,9 +23,27 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Union
+from typing import Any, Union
 
 import msgspec
+
+from tracetui.ingest.schema import (
+    KNOWN_BLOCK_TYPES,
+    KNOWN_RECORD_TYPES,
+    MAX_TOKENS,
+    Block,
+    CacheCreation,
+    Message,
+    Quarantined,
+    Record,
+    ResultPart,
+    Usage,
+    _BlockFast,
+    _Head,
+    _MessageRawUsage,
+    _RecordFast,
+    _TypeOnly,
+)
 
 __all__ = [
     "Usage",
@@ -40,11 +58,7 @@ __all__ = [
     "decode_record_fast",
     "decode_block",
     "decode_message",
-    "decode_any",
     "decode_head",
-    "result_text",
-    "result_excerpt",
-    "PREFIX_BYTES",
     "ResultPart",
     "KNOWN_RECORD_TYPES",
     "KNOWN_BLOCK_TYPES",
@@ -52,193 +66,6 @@ __all__ = [
     "BOM",
     "bom_length",
 ]
-
-#: Record types the fold knows (transcript-format.md §4: conversation and metadata records).
-#: Anything else is kept and counted as an unknown record.
-KNOWN_RECORD_TYPES: frozenset[str] = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "progress",
-        "attachment",
-        "summary",
-        "file-history-snapshot",
-        "queue-operation",
-        "custom-title",
-        "agent-name",
-        "ai-title",
-        "last-prompt",
-        "mode",
-        "permission-mode",
-        "pr-link",
-        "bridge-session",
-    }
-)
-
-#: Content block types the fold knows (transcript-format.md §5). Others become unknown blocks.
-KNOWN_BLOCK_TYPES: frozenset[str] = frozenset({"text", "image", "tool_result", "thinking", "redacted_thinking", "tool_use", "document"})
-
-_RAW = msgspec.field(default_factory=msgspec.Raw)
-
-
-#: the most tokens one API message can report per field (a trillion: far above any context
-#: window); a count outside ``0..MAX_TOKENS`` is not usage (the record's usage is rejected)
-MAX_TOKENS = 10**12
-#: a token count of one message: an int in ``0..MAX_TOKENS`` (msgspec rejects anything else)
-Tok = Annotated[int, msgspec.Meta(ge=0, le=MAX_TOKENS)]
-
-
-class CacheCreation(msgspec.Struct, gc=False):
-    """``usage.cache_creation``: the cache-write tokens split by cache lifetime (5 minutes, 1
-    hour), which are priced differently (genai-prices ``cache_write_1h_tokens``)."""
-
-    ephemeral_5m_input_tokens: Tok = 0
-    ephemeral_1h_input_tokens: Tok = 0
-
-
-class Usage(msgspec.Struct, gc=False):
-    """The ``message.usage`` object of an assistant record, in tokens (each in
-    ``0..MAX_TOKENS``; see :func:`decode_message` for a usage outside that)."""
-
-    input_tokens: Tok = 0
-    output_tokens: Tok = 0
-    cache_creation_input_tokens: Tok = 0
-    cache_read_input_tokens: Tok = 0
-    cache_creation: Union[CacheCreation, None] = None
-
-
-class Message(msgspec.Struct):
-    """``record.message``: an Anthropic API message (assistant) or a user message.
-
-    ``content`` is a string or a list of undecoded blocks; each block is decoded on its own by
-    :func:`decode_block` so one new block type costs one unknown block, not the whole line.
-    """
-
-    id: Union[str, None] = None
-    model: Union[str, None] = None
-    content: Union[str, list[msgspec.Raw], None] = None
-    usage: Union[Usage, None] = None
-    #: why ``usage`` was rejected (a token count outside ``0..MAX_TOKENS``, a field of another
-    #: type); ``usage`` is then ``None`` and the rest of the message decoded as usual
-    usage_error: Union[str, None] = None
-
-
-class _MessageRawUsage(Message):
-    usage: msgspec.Raw = _RAW
-
-
-class Block(msgspec.Struct):
-    """One content block. Only the fields the fold reads are declared."""
-
-    type: str = ""
-    text: Union[str, None] = None
-    id: Union[str, None] = None
-    name: Union[str, None] = None
-    input: msgspec.Raw = _RAW
-    tool_use_id: Union[str, None] = None
-    content: msgspec.Raw = _RAW
-    is_error: Union[bool, None] = None
-    #: set when the block's fields had unexpected types; the block is then unknown
-    schema_error: Union[str, None] = None
-    #: the fields ignored because of their types (``"field: why"``, ``"; "``-joined); the block
-    #: is kept without them
-    shape_error: Union[str, None] = None
-
-
-class Record(msgspec.Struct):
-    """One transcript record (one JSON object of a line).
-
-    ``message``, ``toolUseResult``, ``content``, ``data`` and ``attachment`` stay as
-    :class:`msgspec.Raw` until the fold needs them. ``schema_error`` is set when a declared field
-    had an unexpected type; such a record keeps only its ``type`` and is counted as unknown.
-    """
-
-    type: Union[str, None] = None
-    uuid: Union[str, None] = None
-    parentUuid: Union[str, None] = None
-    timestamp: Union[str, None] = None
-    sessionId: Union[str, None] = None
-    agentId: Union[str, None] = None
-    isSidechain: Union[bool, None] = None
-    isMeta: Union[bool, None] = None
-    isCompactSummary: Union[bool, None] = None
-    isApiErrorMessage: Union[bool, None] = None
-    subtype: Union[str, None] = None
-    requestId: Union[str, None] = None
-    cwd: Union[str, None] = None
-    version: Union[str, None] = None
-    gitBranch: Union[str, None] = None
-    message: msgspec.Raw = _RAW
-    toolUseResult: msgspec.Raw = _RAW
-    content: msgspec.Raw = _RAW
-    data: msgspec.Raw = _RAW
-    attachment: msgspec.Raw = _RAW
-    compactMetadata: msgspec.Raw = _RAW
-    parentToolUseID: Union[str, None] = None
-    toolUseID: Union[str, None] = None
-    summary: Union[str, None] = None
-    customTitle: Union[str, None] = None
-    aiTitle: Union[str, None] = None
-    prUrl: Union[str, None] = None
-    operation: Union[str, None] = None
-    schema_error: Union[str, None] = None
-    #: the declared fields ignored because of their types (``"field: why"``, ``"; "``-joined):
-    #: the record is kept without them (module docstring)
-    shape_error: Union[str, None] = None
-
-
-class ResultPart(msgspec.Struct):
-    """One part of a tool_result's list content (text, image, tool_reference, ...); an image's
-    data is skipped, not decoded."""
-
-    type: Any = None
-    text: Any = None
-    tool_name: Any = msgspec.UNSET
-
-
-class _BlockFast(Block):
-    """A block whose tool_use input is decoded in the same pass (an input is then a Python
-    value, not :class:`msgspec.Raw`). A tool_result's content stays raw: its text is decoded
-    only when a rule reads it (:func:`result_text`), its excerpt from a prefix
-    (:func:`result_excerpt`)."""
-
-    input: Any = None
-
-
-class _MessageFast(Message):
-    content: Union[str, list[msgspec.Raw], None] = None
-
-
-class _RecordFast(Record):
-    """A record whose ``message`` is decoded in the same pass as the envelope (one scan of the
-    line instead of two). A message of unexpected shape falls back to :class:`Record`."""
-
-    message: Union[_MessageFast, None] = None
-
-
-class _Head(msgspec.Struct):
-    """The ``type`` and ``agentId`` of an object (``progress.data``, ``attachment``); the rest
-    of the object is skipped, not decoded."""
-
-    type: Any = None
-    agentId: Any = None
-
-
-class Quarantined(msgspec.Struct, gc=False):
-    """A line (or the part of one) that is not a JSON object.
-
-    ``rel_offset`` is the byte offset of the bad part within its line; ``reason`` says what is
-    wrong; ``excerpt`` is at most 80 characters of it, with U+FFFD for undecodable bytes.
-    """
-
-    rel_offset: int
-    reason: str
-    excerpt: str
-
-
-class _TypeOnly(msgspec.Struct):
-    type: Any = None
 
 
 _record_decoder = msgspec.json.Decoder(Record)
@@ -251,8 +78,6 @@ _message_decoder = msgspec.json.Decoder(Message)
 _message_raw_usage_decoder = msgspec.json.Decoder(_MessageRawUsage)
 _usage_decoder = msgspec.json.Decoder(Usage)
 _any_decoder = msgspec.json.Decoder()
-_str_decoder = msgspec.json.Decoder(str)
-_result_decoder = msgspec.json.Decoder(Union[str, list[ResultPart], None])
 _encoder = msgspec.json.Encoder()
 
 #: one decoded item of a line: the byte offset within the line, and the record or quarantine
@@ -559,101 +384,3 @@ def decode_head(raw: msgspec.Raw | bytes | None) -> tuple[Any, Any]:
         except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
             return None, None
     return h.type, h.agentId
-
-
-def result_text(content: Any) -> str:
-    """The text of a tool_result's content: a string as is; list parts joined by newlines (text
-    parts as written, ``[image]``, ``[tool NAME]`` for tool references, other parts left out)."""
-    if isinstance(content, str):
-        return content
-    if content is None:
-        return ""
-    if isinstance(content, list):
-        parts = []
-        for b in content:
-            if isinstance(b, ResultPart):
-                t = b.type
-                if t == "text" and isinstance(b.text, str):
-                    parts.append(b.text)
-                elif t == "image":
-                    parts.append("[image]")
-                elif t == "tool_reference":
-                    parts.append(f"[tool {'?' if b.tool_name is msgspec.UNSET else b.tool_name}]")
-            elif isinstance(b, dict):
-                if b.get("type") == "text" and isinstance(b.get("text"), str):
-                    parts.append(b["text"])
-                elif b.get("type") == "image":
-                    parts.append("[image]")
-                elif b.get("type") == "tool_reference":
-                    parts.append(f"[tool {b.get('tool_name', '?')}]")
-        return "\n".join(parts)
-    if isinstance(content, msgspec.Raw):
-        if not content:
-            return ""
-        try:
-            return result_text(_result_decoder.decode(content))
-        except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
-            return result_text(decode_any(content))
-    return str(content)
-
-
-#: a tool_result's string content longer than :data:`PREFIX_FROM` bytes of JSON gets its
-#: excerpt from a decoded prefix of about this many bytes, not from its whole text (results are
-#: often megabytes; below that the whole decodes as fast)
-PREFIX_BYTES = 512
-PREFIX_FROM = 2048
-
-
-def _prefix_text(raw: msgspec.Raw) -> str | None:
-    """The text of about the first :data:`PREFIX_BYTES` of ``raw`` (a JSON string longer than
-    that), cut before any escape sequence near the cut and at a UTF-8 character boundary;
-    ``None`` when that prefix does not decode or ends in half a surrogate pair (the caller then
-    decodes the whole)."""
-    buf = bytes(memoryview(raw)[: PREFIX_BYTES + 1])  # type: ignore[arg-type]
-    cut = PREFIX_BYTES
-    # an escape is at most 6 bytes (12 for a surrogate pair): cut before the first backslash
-    # of the last 12 bytes, and before the backslashes right before it (``\\`` is one escape)
-    j = buf.find(b"\\", cut - 12, cut)
-    if j >= 0:
-        cut = j
-        while cut > 1 and buf[cut - 1] == 92:
-            cut -= 1
-    while cut > 1 and buf[cut] & 0xC0 == 0x80:  # a UTF-8 continuation byte: not a boundary
-        cut -= 1
-    try:
-        s = _str_decoder.decode(buf[:cut] + b'"')
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    if s and "\ud800" <= s[-1] <= "\udfff":
-        return None  # half of a surrogate pair: the whole text has the pair there
-    return s
-
-
-def result_excerpt(content: Any, limit: int = 80) -> str:
-    """``excerpt_of(result_text(content), limit)``, the same characters, without decoding the
-    whole of a long string content: its excerpt comes from a decoded prefix when that prefix
-    holds more than ``limit`` characters after leading whitespace (then the whole text does too,
-    and its excerpt is the prefix's first ``limit - 1`` characters and an ellipsis)."""
-    if type(content) is msgspec.Raw and len(content) > PREFIX_FROM and bytes(memoryview(content)[:1]) == b'"':  # type: ignore[arg-type]
-        head = _prefix_text(content)
-        if head is not None:
-            s = head.lstrip()
-            if len(s.rstrip()) > limit:
-                return (s[: limit - 1] + "…").replace("\r", " ").replace("\n", " ").replace("\t", " ")
-    return excerpt_of(result_text(content), limit)
-
-
-def decode_any(raw: msgspec.Raw | bytes | None) -> Any:
-    """Decode a raw JSON value into Python objects; ``None`` when absent or undecodable. A value
-    that is not raw bytes (decoded already, with its block) is returned as is."""
-    if type(raw) is not msgspec.Raw and not isinstance(raw, (bytes, bytearray, memoryview)):
-        return raw
-    if not raw:
-        return None
-    try:
-        return _any_decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
-        try:
-            return _scrub(json.loads(bytes(raw).decode("utf-8", "surrogateescape")))
-        except (ValueError, RecursionError):
-            return None

@@ -21,7 +21,7 @@ from typing import Any, Union
 import msgspec
 import orjson
 
-from tracetui.ingest.decode import result_text
+from tracetui.ingest.content import result_text
 from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.ingest.tools import one_line as _one_line
 from tracetui.model.anomalies import AnomalyTracker
@@ -276,7 +276,7 @@ class Deriver(msgspec.Struct):
 
     def on_result(self, fold: Any, call: ToolCall, content: Any, rec: Any) -> None:
         """Called by the fold for every tool_result paired with a known call (``content``: the
-        result's content, raw or its whole text, see ``ingest.decode.result_text``; only failed
+        result's content, raw or its whole text, see ``ingest.content.result_text``; only failed
         calls and shell tools read it)."""
         anchor = call.result_anchor or call.anchor
         eid = f"{call.id}:result"
@@ -350,7 +350,7 @@ class Deriver(msgspec.Struct):
                     self._note(Note("dropped_todo", f"todo dropped while {status}: {content}", anchor, "", ep))
             self.todo_status = new
         elif name == "TaskCreate":
-            from tracetui.ingest.decode import decode_any
+            from tracetui.ingest.content import decode_any
 
             res = decode_any(getattr(rec, "toolUseResult", None))
             task = res.get("task") if isinstance(res, dict) else None

@@ -9,11 +9,11 @@ from typing import Any
 
 import msgspec
 
+from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import (
     KNOWN_BLOCK_TYPES,
     Block,
     Record,
-    decode_any,
     decode_block,
     decode_head,
     decode_message,

@@ -8,7 +8,8 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.decode import MAX_TOKENS, Block, Record, decode_any, excerpt_of, result_excerpt, result_text
+from tracetui.ingest.content import decode_any, result_excerpt, result_text
+from tracetui.ingest.decode import MAX_TOKENS, Block, Record, excerpt_of
 from tracetui.ingest.tools import SUBAGENT_TOOLS, brief_input, file_ops
 from tracetui.model.fold_messages import EXCERPT_CHARS, _intern
 from tracetui.model.state import Anchor, FileTouch, Frontier, SubagentLink, Todo, ToolCall

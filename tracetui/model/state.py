@@ -272,7 +272,7 @@ class RunState(msgspec.Struct):
     * ``history`` holds the main thread's state at the end of each completed episode (one per
       human prompt), so views can be compiled as of any episode. Their
       ``derived.episodes`` is empty: the episodes as of a history state ``h`` are
-      ``views.text.episodes_as_of(episodes, h.ledger_len)`` (every version records where it was made).
+      ``views.as_of.episodes_as_of(episodes, h.ledger_len)`` (every version records where it was made).
       A tuple for an in-memory fold; for a session read through the store, a read-only sequence
       that loads each snapshot from the database when indexed (tracetui/session/store).
     * ``ledgers`` are the per-source event sequences (append-only, shared, never copied): lists
