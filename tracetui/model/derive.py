@@ -285,8 +285,8 @@ class Deriver(msgspec.Struct):
             old, new = inp.get("old_string"), inp.get("new_string")
             if isinstance(old, str) and isinstance(new, str):
                 path = op[0]
-                fwd = f"{_digest(old)}>{_digest(new)}"
-                back = f"{_digest(new)}>{_digest(old)}"
+                d_old, d_new = _digest(old), _digest(new)
+                fwd, back = f"{d_old}>{d_new}", f"{d_new}>{d_old}"
                 seen = self.edits.setdefault(path, [])
                 if back in seen:
                     first = self.edit_anchor.get(f"{path}|{back}")
