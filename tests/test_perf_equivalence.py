@@ -159,3 +159,47 @@ def test_a_tail_ruled_out_holds_no_summary(parts: list[tuple[str, str]]) -> None
     for pattern in (facts._JEST, facts._VITEST, facts._CARGO, facts._EXUNIT, facts._GO_OK, facts._GO_FAIL, facts._PYTEST_LINE):
         assert pattern.search(clean) is None
     assert not facts._has_count(clean, facts._PYTEST_WORDS)
+
+
+_USAGE_ADD = st.tuples(
+    st.sampled_from(["m1", "m2", "m3"]),
+    st.sampled_from(["opus", "sonnet"]),
+    st.tuples(*(st.sampled_from([0, 5, 90_000, 150_000]) if i != 1 else st.integers(0, 40) for i in range(5))),
+    st.sampled_from(["", "2026-01-01", "2026-01-02"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_USAGE_ADD, max_size=30), st.booleans())
+def test_usage_book_matches_the_plain_rule(adds: list, grow: bool) -> None:
+    """The book after any adds (output tokens growing on a message's next records, as Claude
+    Code writes them, or anything): per message the field-wise max, the first model, the
+    earliest day given (none: ``""``); buckets and totals summed from those."""
+    from tracetui.model.pricing import bucket_key, buckets_of
+    from tracetui.model.usage import UsageBook
+
+    book = UsageBook()
+    best: dict[str, tuple[int, ...]] = {}
+    model: dict[str, str] = {}
+    day: dict[str, str] = {}
+    out: dict[str, int] = {}
+    for key, m, u, d in adds:
+        if grow:  # output only grows, the rest repeated: the fold's common case
+            out[key] = out.get(key, 0) + u[1]
+            u = (*best.get(key, u)[:1], out[key], *best.get(key, u)[2:])
+        book.add(key, m, u, d)
+        best[key] = tuple(map(max, best.get(key, u), u))
+        model.setdefault(key, m)
+        if d and (not day.get(key) or d < day[key]):
+            day[key] = d
+        day.setdefault(key, "")
+    counts: dict[str, list[int]] = {}
+    for key, u in best.items():
+        c = counts.setdefault(bucket_key(model[key], day[key], u), [0, 0, 0, 0, 0, 0])
+        c[0] += 1
+        for i in range(5):
+            c[i + 1] += u[i]
+    assert book.usage_buckets() == buckets_of(counts)
+    assert book.by_id == {k: tuple(v) for k, v in best.items()}
+    t = book.tokens()
+    assert (t.input, t.output, t.cache_creation, t.cache_read) == tuple(sum(u[i] for u in best.values()) for i in range(4))
