@@ -45,3 +45,161 @@ def test_one_line_summaries_match_the_plain_rule(body: str, words: int, limit: i
     text = body + " ab\n\t" * words + body
     want = _one_line_reference(text, limit)
     assert one_line(text, limit) == want
+
+
+def _statements_reference(text: str) -> list[tuple[str, str]]:
+    """The statement rule, plainly: each sentence of the first 4000 characters, stripped, of 8
+    characters or more, searched whole for a constraint, else for a criterion."""
+    from tracetui.ingest.tools import one_line
+    from tracetui.model.derive import _CONSTRAINT, _CRITERION, _SENTENCE
+
+    out = []
+    for m in _SENTENCE.finditer(text[:4000]):
+        s = m.group(0).strip()
+        if len(s) < 8:
+            continue
+        if _CONSTRAINT.search(s):
+            out.append(("constraint", one_line(s, 160)))
+        elif _CRITERION.search(s):
+            out.append(("criterion", one_line(s, 160)))
+    return out
+
+
+_WORDS = [
+    "don't",
+    "Do not",
+    "NEVER",
+    "only",
+    "must",
+    "Should",
+    "pass",
+    "passes",
+    "passing",
+    "tests pass",
+    "leave",
+    "alone",
+    "as is",
+    "until",
+    "verify",
+    "expected",
+    "e.g.",
+    "vs.",
+    "x",
+    "foo",
+    "passx",
+    "ſhould",
+    "İ",
+    "\u212aeep",
+    "mustn't",
+    "at most",
+]
+_SEPS = [" ", "  ", ". ", "! ", "!!", "?", "\n", ".", "\t", "..."]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPS)), max_size=40), st.booleans())
+def test_statements_match_the_plain_rule(parts: list[tuple[str, str]], ascii_only: bool) -> None:
+    from tracetui.model.derive import _statements
+
+    text = "".join(w + s for w, s in parts)
+    if ascii_only:
+        text = text.encode("ascii", "ignore").decode()
+    assert _statements(text) == _statements_reference(text)
+
+
+def test_statements_of_a_long_prompt_match_the_plain_rule() -> None:
+    from tracetui.model.derive import _statements
+
+    text = ("Run it. Leave the fixtures alone. " * 40 + "You must not push. ") * 5
+    assert _statements(text) == _statements_reference(text)
+    assert _statements(text)  # the text holds statements past the first sentence
+
+
+_OUT_WORDS = [
+    "ok",
+    "FAIL",
+    "passed",
+    "failed",
+    "error",
+    "Tests:",
+    "Tests",
+    "total",
+    "test result: ok.",
+    "failure",
+    "tests,",
+    "(",
+    ")",
+    "|",
+    "3",
+    "12",
+    "\u0663",
+    "0.5s",
+    ".s",
+    "(cached)",
+    "pkg",
+    "=====",
+    "--- FAIL: ",
+    "\x1b[32m",
+    "in",
+    "é",
+    "x",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_OUT_WORDS), st.sampled_from([" ", "\n", "  ", "\t", ", ", ""])), max_size=30))
+def test_a_tail_ruled_out_holds_no_summary(parts: list[tuple[str, str]]) -> None:
+    """``_may_hold_summary`` rules a tail out only when no summary pattern matches it."""
+    from tracetui.model import facts
+
+    tail = "".join(w + s for w, s in parts)
+    if facts._may_hold_summary(tail):
+        return
+    clean = facts._clean(tail)
+    for pattern in (facts._JEST, facts._VITEST, facts._CARGO, facts._EXUNIT, facts._GO_OK, facts._GO_FAIL, facts._PYTEST_LINE):
+        assert pattern.search(clean) is None
+    assert not facts._has_count(clean, facts._PYTEST_WORDS)
+
+
+_USAGE_ADD = st.tuples(
+    st.sampled_from(["m1", "m2", "m3"]),
+    st.sampled_from(["opus", "sonnet"]),
+    st.tuples(*(st.sampled_from([0, 5, 90_000, 150_000]) if i != 1 else st.integers(0, 40) for i in range(5))),
+    st.sampled_from(["", "2026-01-01", "2026-01-02"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_USAGE_ADD, max_size=30), st.booleans())
+def test_usage_book_matches_the_plain_rule(adds: list, grow: bool) -> None:
+    """The book after any adds (output tokens growing on a message's next records, as Claude
+    Code writes them, or anything): per message the field-wise max, the first model, the
+    earliest day given (none: ``""``); buckets and totals summed from those."""
+    from tracetui.model.pricing import bucket_key, buckets_of
+    from tracetui.model.usage import UsageBook
+
+    book = UsageBook()
+    best: dict[str, tuple[int, ...]] = {}
+    model: dict[str, str] = {}
+    day: dict[str, str] = {}
+    out: dict[str, int] = {}
+    for key, m, u, d in adds:
+        if grow:  # output only grows, the rest repeated: the fold's common case
+            out[key] = out.get(key, 0) + u[1]
+            u = (*best.get(key, u)[:1], out[key], *best.get(key, u)[2:])
+        book.add(key, m, u, d)
+        best[key] = tuple(map(max, best.get(key, u), u))
+        model.setdefault(key, m)
+        if d and (not day.get(key) or d < day[key]):
+            day[key] = d
+        day.setdefault(key, "")
+    counts: dict[str, list[int]] = {}
+    for key, u in best.items():
+        c = counts.setdefault(bucket_key(model[key], day[key], u), [0, 0, 0, 0, 0, 0])
+        c[0] += 1
+        for i in range(5):
+            c[i + 1] += u[i]
+    assert book.usage_buckets() == buckets_of(counts)
+    assert book.by_id == {k: tuple(v) for k, v in best.items()}
+    t = book.tokens()
+    assert (t.input, t.output, t.cache_creation, t.cache_read) == tuple(sum(u[i] for u in best.values()) for i in range(4))

@@ -52,14 +52,21 @@ REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 #: the text of a tool_result the user interrupted
 INTERRUPTED_PREFIX = "[Request interrupted by user"
 
-_CONSTRAINT = re.compile(
-    r"\b(don'?t|do not|never|must not|mustn'?t|shouldn'?t|should not|only|without|avoid|no more than|at most|not allowed|leave .{1,40} (?:alone|unchanged|as is))",
-    re.I,
+_CONSTRAINT_WORDS = (
+    r"don'?t|do not|never|must not|mustn'?t|shouldn'?t|should not|only|without|avoid|no more than|at most|not allowed"
+    r"|leave .{1,40} (?:alone|unchanged|as is)"
 )
-_CRITERION = re.compile(
-    r"\b(must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?)",
-    re.I,
+_CRITERION_WORDS = (
+    r"must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?"
 )
+_CONSTRAINT = re.compile(rf"\b({_CONSTRAINT_WORDS})", re.I)
+_CRITERION = re.compile(rf"\b({_CRITERION_WORDS})", re.I)
+#: where a match of either may start (the leftmost one: no sentence before it holds a match)
+_EITHER = re.compile(rf"\b(?:{_CONSTRAINT_WORDS}|{_CRITERION_WORDS})", re.I)
+#: the same three, case-sensitive, for an ASCII text lowered (the same matches: lowering ASCII
+#: keeps every position, and ``re.I`` compares ASCII letters by their lower case; several
+#: times faster, as a case-sensitive branch skips on its first letter)
+_CONSTRAINT_LOW, _CRITERION_LOW, _EITHER_LOW = (re.compile(x.pattern) for x in (_CONSTRAINT, _CRITERION, _EITHER))
 #: a sentence ends at ``.``, ``!`` or ``?`` followed by white space or the end, or at a line end:
 #: a dot inside a URL, a version number or a file name (``https://x.org/a.b``, ``2.1.38``,
 #: ``conftest.py``) and after ``e.g.``, ``i.e.``, ``vs.``, ``cf.`` does not end it
@@ -114,16 +121,37 @@ def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> t
 
 
 def _statements(text: str) -> list[tuple[str, str]]:
-    """``[(kind, sentence)]``: sentences of a prompt that state a constraint or a criterion."""
-    out = []
-    for m in _SENTENCE.finditer(text[:4000]):
-        s = m.group(0).strip()
-        if len(s) < 8:
+    """``[(kind, sentence)]``: sentences of a prompt that state a constraint or a criterion.
+
+    A sentence is a constraint when :data:`_CONSTRAINT` matches it, else a criterion when
+    :data:`_CRITERION` does. Both are searched within the sentence's span of the text (the same
+    matches as in the stripped sentence: the characters around a span are white space, line
+    ends or sentence punctuation, no word characters), and only in sentences that reach the
+    next place :data:`_EITHER` matches at: a sentence ending before it holds no match."""
+    t = text[:4000]
+    if t.isascii():
+        low, con, cri, either = t.lower(), _CONSTRAINT_LOW, _CRITERION_LOW, _EITHER_LOW
+    else:
+        low, con, cri, either = t, _CONSTRAINT, _CRITERION, _EITHER
+    out: list[tuple[str, str]] = []
+    nxt = either.search(low)
+    if nxt is None:
+        return out
+    at = nxt.start()
+    for m in _SENTENCE.finditer(t):
+        a, e = m.span()
+        if e <= at:
             continue
-        if _CONSTRAINT.search(s):
-            out.append(("constraint", _one_line(s, 160)))
-        elif _CRITERION.search(s):
-            out.append(("criterion", _one_line(s, 160)))
+        s = m.group(0).strip()
+        if len(s) >= 8:
+            if con.search(low, a, e):
+                out.append(("constraint", _one_line(s, 160)))
+            elif cri.search(low, a, e):
+                out.append(("criterion", _one_line(s, 160)))
+        nxt = either.search(low, e)
+        if nxt is None:
+            break
+        at = nxt.start()
     return out
 
 
@@ -257,8 +285,8 @@ class Deriver(msgspec.Struct):
             old, new = inp.get("old_string"), inp.get("new_string")
             if isinstance(old, str) and isinstance(new, str):
                 path = op[0]
-                fwd = f"{_digest(old)}>{_digest(new)}"
-                back = f"{_digest(new)}>{_digest(old)}"
+                d_old, d_new = _digest(old), _digest(new)
+                fwd, back = f"{d_old}>{d_new}", f"{d_new}>{d_old}"
                 seen = self.edits.setdefault(path, [])
                 if back in seen:
                     first = self.edit_anchor.get(f"{path}|{back}")

@@ -116,20 +116,34 @@ class EpisodeBuilder(msgspec.Struct):
 
     def tokens(self) -> tuple[Tokens, dict[str, Tokens], tuple[UsageBucket, ...]]:
         """``(total, per model, per pricing bucket)`` over the episode's messages."""
-        tot = [0, 0, 0, 0]
-        by: dict[str, list[int]] = {}
-        buckets: dict[str, list[int]] = {}
+        # the messages grouped by bucket, then each bucket's columns summed at once (integer
+        # sums: the same totals in any order)
+        groups: dict[str, list[tuple[int, int, int, int, int]]] = {}
+        model_of: dict[str, str] = {}
         days = self.msg_day
+        models = self.msg_model
         for mid, u in self.msg_usage.items():
-            model = self.msg_model.get(mid, "unknown")
-            m = by.setdefault(model, [0, 0, 0, 0])
-            bk = buckets.setdefault(bucket_key(model, days.get(mid, ""), u), [0, 0, 0, 0, 0, 0])
-            bk[0] += 1
-            for i in range(4):
-                tot[i] += u[i]
-                m[i] += u[i]
-                bk[i + 1] += u[i]
-            bk[5] += u[4]  # the 1-hour cache writes (priced apart; fold.py UsageBook)
+            model = models.get(mid, "unknown")
+            key = bucket_key(model, days.get(mid, ""), u)
+            g = groups.get(key)
+            if g is None:
+                groups[key] = [u]
+                model_of[key] = model
+            else:
+                g.append(u)
+        buckets: dict[str, list[int]] = {}
+        by: dict[str, list[int]] = {}
+        for key, us in groups.items():
+            # the 1-hour cache writes, the last column, are priced apart (usage.py UsageBook)
+            sums = [sum(col) for col in zip(*us)]
+            buckets[key] = [len(us), *sums]
+            m = by.get(model_of[key])
+            if m is None:
+                by[model_of[key]] = sums[:4]
+            else:
+                for i in range(4):
+                    m[i] += sums[i]
+        tot = [sum(col) for col in zip(*by.values())] if by else [0, 0, 0, 0]
         return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}, buckets_of(buckets)
 
     def freeze(
@@ -291,7 +305,10 @@ class EpisodeBook(msgspec.Struct):
                 mu[ev.message_id] = u
                 b.msg_day[ev.message_id] = utc_day(ts)
             elif old != u:
-                mu[ev.message_id] = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]), max(old[4], u[4]))
+                if u[0] >= old[0] and u[1] >= old[1] and u[2] >= old[2] and u[3] >= old[3] and u[4] >= old[4]:
+                    mu[ev.message_id] = u  # the usual growth: the field-wise max is ``u`` itself
+                else:
+                    mu[ev.message_id] = (max(old[0], u[0]), max(old[1], u[1]), max(old[2], u[2]), max(old[3], u[3]), max(old[4], u[4]))
         if k == "assistant_text":
             if ev.excerpt:
                 b.texts += 1

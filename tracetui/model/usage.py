@@ -56,6 +56,23 @@ class UsageBook:
         write tokens) of message ``key`` by ``model`` on UTC ``day`` (``YYYY-MM-DD``, ``""`` when
         unknown)."""
         old = self.by_id.get(key)
+        if (
+            old is not None
+            and u[1] > old[1]
+            and u[0] == old[0]
+            and u[2] == old[2]
+            and u[3] == old[3]
+            and u[4] == old[4]
+            and (not day or day >= self.bucket_of[key].partition("|")[0] != "")
+        ):
+            # the commonest add: the message's next record, only its output tokens grown (the
+            # general path below does the same: the max is ``u``, the bucket and day stay)
+            d1 = u[1] - old[1]
+            self.by_id[key] = u
+            self.buckets[self.bucket_of[key]][2] += d1
+            self.totals[1] += d1
+            self.by_model[self.model_of[key]][1] += d1
+            return
         if old is None:
             new = d = u
             self.model_of[key] = model
