@@ -82,8 +82,8 @@ class StoreReader(SessionReader):
     """
 
     def __init__(self, paths: list[Path] | Path, store: Store, subagents: bool = True, price: bool = True, shared: bool = True) -> None:
-        super().__init__(paths, subagents=subagents, price=False, sinks=store.sinks)
         self.store = store
+        super().__init__(paths, subagents=subagents, price=False, sinks=store.sinks)
         self.shared = shared
         self.priced = price
         self._prices: dict[bytes, tuple[float | None, str]] = {}
@@ -102,6 +102,11 @@ class StoreReader(SessionReader):
             hit = estimate_cost(state.usage_buckets, last_ts, state.counters.usage_rejected)
             self._prices = {key: hit}  # only the latest matters
         return msgspec.structs.replace(state, cost_usd=hit[0], cost_note=hit[1])
+
+    def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None) -> int:
+        src = super()._add(path, role, agent_id, tool_use_id)
+        self.store.paths[src] = str(path)
+        return src
 
     def _position(self) -> tuple:
         return tuple((t.path, t.offset, t.line_no, t.inode) for t in self.tailers)
@@ -244,6 +249,7 @@ class StoreReader(SessionReader):
             f.on_usage = fold.usage.add
             f.events = StoreLedger(self.store, src, n_events)  # type: ignore[assignment]
             f.history = StoreHistory(self.store, src, n_hist)  # type: ignore[assignment]
+            self.store.paths[src] = path
             t = Tailer(path)
             t.restore(offset, line, inode, head)
             tailers.append(t)

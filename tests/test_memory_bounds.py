@@ -1,0 +1,101 @@
+"""Memory grows with the state, not the bytes (issue 9): a fold backed by the session store
+keeps the maps of closed calls and old message ids bounded, and its figures equal those of the
+pure fold, which keeps everything in memory (the unbounded reference)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixtures import assistant, prompt, text_block, tool_call, tool_result, usage, write
+
+from tracetui.model.fold_tools import CALLS_TRIM
+from tracetui.model.session_fold import fold as pure_fold
+from tracetui.session.store import open_cached, open_private
+from tracetui.session.store.ledger import StoreLedger
+from tracetui.views.state_json import state_to_json
+
+#: a tool name long enough that ``name(brief)`` is cut in the event's excerpt
+LONG = "mcp__a_rather_long_server_name__and_an_even_longer_tool_name_for_the_excerpt_rule"
+
+
+@pytest.fixture(autouse=True)
+def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "cache"
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(d))
+    return d
+
+
+def figures(state: Any) -> dict[str, Any]:
+    """What ``state --json`` prints, but the sources (a reader names its files by their path)."""
+    out = state_to_json(state)
+    out.pop("sources")
+    return out
+
+
+def many_calls(n: int) -> list[dict[str, Any]]:
+    """``n`` calls answered at once, a prompt every 50; then late and repeated results and
+    repeated tool_uses of the first calls (long gone from memory by then), one of a long name."""
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        if i % 50 == 0:
+            out.append(prompt(f"task {i}"))
+        name = LONG if i == 3 else ("Bash" if i % 2 else "Read")
+        inp = {"command": f"echo {i} " + "x" * 70} if name != "Read" else {"file_path": f"/src/f{i % 7}.py"}
+        out.append(tool_call(f"toolu_{i:06d}", name, inp))
+        if i not in (1, 3):  # calls 1 and 3 are answered at the very end
+            out.append(tool_result(f"toolu_{i:06d}", f"out {i}", is_error=i % 97 == 0))
+    out.append(prompt("late"))
+    out.append(tool_result("toolu_000001", "late result", is_error=True))
+    out.append(tool_result("toolu_000003", "late result of the long name", is_error=True))
+    out.append(tool_result("toolu_000005", "a second result of an old call", is_error=True))
+    out.append(tool_call("toolu_000007", "Bash", {"command": "a repeated tool_use"}))
+    out.append(tool_result("toolu_000007", "again"))
+    out.append(assistant([text_block("done")], msg_id="msg_end", u=usage(1, 2)))
+    return out
+
+
+@pytest.fixture
+def small_lag(monkeypatch: pytest.MonkeyPatch) -> int:
+    """A ledger that lets calls go after 1,000 events (it waits for its writer when it must)."""
+    monkeypatch.setattr(StoreLedger, "find_lag", 1000)
+    return 1000
+
+
+def test_closed_calls_leave_memory_and_the_figures_stay_exact(tmp_path: Path, small_lag: int) -> None:
+    n = 3 * small_lag  # every call takes two events: six lags of events
+    recs = many_calls(n)
+    path = write(tmp_path / "s.jsonl", recs)
+    r = open_private([path], price=False)
+    r.poll()
+    got = r.snapshot()
+    f = r.fold.folds[0]
+    assert len(f.calls) <= small_lag // 2 + CALLS_TRIM + len(f.pending)
+    assert len(f.calls) < n // 2
+    ref = pure_fold(recs, name="s.jsonl")
+    assert figures(got) == figures(ref)
+    assert got.counters.tool_calls == n and got.counters.tool_errors == ref.counters.tool_errors
+    assert got.main.derived == ref.main.derived
+    assert [list(x) for x in got.ledgers] == [list(x) for x in ref.ledgers]
+    # the late results were paired with their calls, names and all
+    late = [e for e in got.ledgers[0] if e.kind == "tool_result" and e.excerpt.startswith("late")]
+    assert [e.name for e in late] == ["Bash", LONG]
+    assert any(note.text.startswith(f"{LONG}(echo 3 ") for note in got.main.derived.ruled_out)
+
+
+def test_a_resumed_fold_finds_the_calls_its_first_run_let_go(tmp_path: Path, small_lag: int) -> None:
+    n = 3 * small_lag
+    recs = many_calls(n)
+    path = write(tmp_path / "s.jsonl", recs[:-6])
+    r = open_cached([path], price=False)
+    r.poll()
+    r.snapshot()
+    assert r.save_cache()
+    r.store.close()
+    write(tmp_path / "s.jsonl", recs)  # the same bytes and then the tail (an append)
+    w = open_cached([path], price=False)
+    assert w.cache_status == "warm"
+    w.poll()
+    assert len(w.fold.folds[0].calls) < n // 2
+    assert figures(w.snapshot()) == figures(pure_fold(recs, name="s.jsonl"))
