@@ -99,3 +99,74 @@ def test_a_resumed_fold_finds_the_calls_its_first_run_let_go(tmp_path: Path, sma
     w.poll()
     assert len(w.fold.folds[0].calls) < n // 2
     assert figures(w.snapshot()) == figures(pure_fold(recs, name="s.jsonl"))
+
+
+def many_messages(n: int) -> list[dict[str, Any]]:
+    """``n`` API messages of two records each (the usage repeated, output growing), some of
+    them on another day; then every tenth id reused far later with more tokens, and a few
+    reused with the same or fewer."""
+    out: list[dict[str, Any]] = [prompt("go")]
+    for i in range(n):
+        ts = f"2026-01-0{1 + i % 3}T00:00:00.000Z"
+        out.append(assistant([text_block(f"a{i}")], msg_id=f"msg_{i:06d}", u=usage(i % 7, 1, i % 5, 1000 + i), ts=ts))
+        out.append(assistant([text_block(f"b{i}")], msg_id=f"msg_{i:06d}", u=usage(i % 7, 5 + i % 11, i % 5, 1000 + i), ts=ts))
+    for i in range(0, n, 10):
+        out.append(
+            assistant([text_block(f"c{i}")], msg_id=f"msg_{i:06d}", u=usage(i % 7 + 1, 20, i % 5, 1000 + i), ts="2025-12-31T00:00:00.000Z")
+        )
+    for i in range(5, n, 97):
+        out.append(assistant([text_block(f"d{i}")], msg_id=f"msg_{i:06d}", u=usage(0, 1, 0, 0)))
+    return out
+
+
+def test_old_message_ids_are_packed_and_the_tokens_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracetui.model import usage as usage_mod
+    from tracetui.model.session_fold import SessionFold, fold_bytes
+
+    n = 5 * usage_mod.RECENT_IDS
+    recs = many_messages(n)
+    got = pure_fold(recs, price=True)
+    monkeypatch.setattr(usage_mod, "RECENT_IDS", 10**9)
+    ref = pure_fold(recs, price=True)
+    monkeypatch.undo()
+    assert figures(got) == figures(ref)
+    assert got.counters.api_messages == n
+    assert (got.tokens, got.usage_buckets, got.cost_usd) == (ref.tokens, ref.usage_buckets, ref.cost_usd)
+    # the books themselves stay bounded
+    import orjson
+
+    sf = SessionFold(price=False)
+    sf.add_source("a", "a")
+    data = b"\n".join(orjson.dumps(r) for r in recs) + b"\n"
+    for no, line in enumerate(data.split(b"\n")[:-1], 1):
+        sf.feed_line(0, no, 0, line)
+    book = sf.folds[0].usage
+    assert len(book.by_id) <= usage_mod.RECENT_IDS and len(sf.usage.by_id) <= usage_mod.RECENT_IDS
+    assert len(book) == len(sf.usage) == n
+    assert fold_bytes(data).tokens == ref.tokens
+
+
+def test_a_reset_source_recombines_packed_messages_across_files() -> None:
+    from tracetui.model import usage as usage_mod
+    from tracetui.model.usage import UsageBook
+
+    a, b = UsageBook(), UsageBook()
+    n = 3 * usage_mod.RECENT_IDS
+    for i in range(n):
+        a.add(f"m{i}", "opus", (1, i, 0, 5, 0), "2026-01-02")
+        b.add(f"m{i + n // 2}", "opus", (1, i + 3, 0, 5, 0), "2026-01-01")
+    ref: dict[str, tuple[int, ...]] = {}
+    for i in range(n):
+        ref[f"m{i}"] = (1, i, 0, 5, 0)
+    for i in range(n):
+        k = f"m{i + n // 2}"
+        ref[k] = tuple(max(x, y) for x, y in zip(ref.get(k, (0, 0, 0, 0, 0)), (1, i + 3, 0, 5, 0)))
+    s = UsageBook()
+    s.absorb_old(a)
+    s.absorb_old(b)
+    for book in (a, b):
+        for key, u in book.by_id.items():
+            s.add(key, book.model_of[key], u, book.day_of(key))
+    assert len(s) == len(ref)
+    assert s.totals == [sum(u[j] for u in ref.values()) for j in range(4)]
+    assert sum(x.messages for x in s.usage_buckets()) == len(ref)
