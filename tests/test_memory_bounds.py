@@ -170,3 +170,42 @@ def test_a_reset_source_recombines_packed_messages_across_files() -> None:
     assert len(s) == len(ref)
     assert s.totals == [sum(u[j] for u in ref.values()) for j in range(4)]
     assert sum(x.messages for x in s.usage_buckets()) == len(ref)
+
+
+def test_episode_versions_are_saved_once_as_rows_and_resumed_from_them(tmp_path: Path) -> None:
+    import sqlite3
+
+    from tracetui.session.store import cache_path
+    from tracetui.session.store.codec import decode_value
+
+    recs: list[dict[str, Any]] = []
+    for i in range(30):
+        recs.append(prompt(f"task {i}"))
+        recs.append(tool_call(f"toolu_{i:04d}", "Bash", {"command": f"echo {i}"}))
+        if i % 3:  # every third call is still open when the next prompt comes: a second version
+            recs.append(tool_result(f"toolu_{i:04d}", "ok"))
+    path = write(tmp_path / "s.jsonl", recs)
+    r = open_cached([path], price=False)
+    r.poll()
+    cold = r.snapshot()
+    versions = r.fold.folds[0].derive.book.versions
+    assert len(versions) > 30 and any(v.lifecycle == "superseded" for v in versions)
+    assert r.save_cache()
+    r.store.close()
+    db = sqlite3.connect(cache_path([path]))
+    desc, raw = db.execute("SELECT desc, raw FROM fold WHERE owner = 0 AND name = 'derive'").fetchone()
+    assert decode_value(desc, raw).book.versions == []  # not a second time in the fold state
+    assert db.execute("SELECT count(*) FROM episodes WHERE pos IS NOT NULL").fetchone()[0] == len(versions)
+    w = open_cached([path], price=False)
+    assert w.cache_status == "warm"
+    w.poll()
+    warm = w.snapshot()
+    assert warm.episodes == cold.episodes and figures(warm) == figures(cold)
+    w.store.close()
+    with db:
+        db.execute("DELETE FROM episodes WHERE pos = 3")
+    db.close()
+    again = open_cached([path], price=False)
+    assert again.cache_status.startswith("invalid: ValueError")  # a damaged store is folded again
+    again.poll()
+    assert again.snapshot().episodes == cold.episodes
