@@ -209,3 +209,13 @@ def test_episode_versions_are_saved_once_as_rows_and_resumed_from_them(tmp_path:
     assert again.cache_status.startswith("invalid: ValueError")  # a damaged store is folded again
     again.poll()
     assert again.snapshot().episodes == cold.episodes
+
+
+def test_the_episodes_share_their_bucket_strings() -> None:
+    recs = []
+    for i in range(3):
+        recs += [prompt(f"p{i}"), assistant([text_block("t")], msg_id=f"msg_{i}", u=usage(1, 2))]
+    eps = pure_fold(recs).episodes
+    assert len(eps) == 3
+    a, b = eps[0].usage_buckets[0], eps[1].usage_buckets[0]
+    assert a.model == b.model and a.model is b.model and a.day is b.day
