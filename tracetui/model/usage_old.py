@@ -147,32 +147,43 @@ class OldUsage:
 
     # -- the fold cache (store/codec.py: an object with to_cache/from_cache) --------------------
     def to_cache(self) -> list[Any]:
-        live = sorted(e for e in self._slot if e >= 0)
-        if len(live) != len(self._hi):
-            self._resize()
-        return [self._hi.tobytes(), self._lo.tobytes(), self._u.tobytes(), self._s.tobytes(), self._names]
+        return [
+            self._hi.tobytes(),
+            self._lo.tobytes(),
+            self._u.tobytes(),
+            self._s.tobytes(),
+            self._slot.tobytes(),
+            self._used,
+            self._live,
+            self._names,
+        ]
 
     @classmethod
     def from_cache(cls, v: list[Any]) -> OldUsage:
-        """The table :meth:`to_cache` saved. Raises ``ValueError`` when the parts disagree."""
-        hi, lo, u, s, names = v
+        """The table :meth:`to_cache` saved (its arrays as they were: no rehashing). Raises
+        ``ValueError`` when the parts disagree."""
+        hi, lo, u, s, slot, used, live, names = v
         o = cls()
         o._hi.frombytes(hi)
         o._lo.frombytes(lo)
         o._u.frombytes(u)
         o._s.frombytes(s)
-        n = len(o._hi)
-        if len(o._lo) != n or len(o._u) != 5 * n or len(o._s) != 2 * n or any(i >= len(names) for i in o._s):
-            raise ValueError("corrupt cache: old usage arrays differ in length")
+        o._slot = array("q")
+        o._slot.frombytes(slot)
+        n, size = len(o._hi), len(o._slot)
+        if (
+            len(o._lo) != n
+            or len(o._u) != 5 * n
+            or len(o._s) != 2 * n
+            or size < 8
+            or size & (size - 1)
+            or max(o._s, default=0) >= max(len(names), 1)
+            or max(o._slot) >= n
+            or not 0 <= live <= used < size
+        ):
+            raise ValueError("corrupt cache: old usage arrays disagree")
+        o._mask = size - 1
+        o._used, o._live = used, live
         o._names = list(names)
         o._ix = {x: i for i, x in enumerate(o._names)}
-        size = 8
-        while size < 2 * n + 2:
-            size *= 2
-        o._slot = array("q", [_EMPTY]) * size
-        o._mask = size - 1
-        for e in range(n):
-            pos, _ = o._find(o._hi[e], o._lo[e])
-            o._slot[pos] = e
-        o._used = o._live = n
         return o

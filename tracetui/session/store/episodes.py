@@ -11,7 +11,6 @@ encoded; :func:`restore_versions` puts them back from the rows.
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,7 +21,7 @@ from tracetui.model.episodes import Episode
 
 __all__ = ["episode_rows", "without_versions", "restore_versions"]
 
-_dec = msgspec.msgpack.Decoder(Episode)
+_list_dec = msgspec.msgpack.Decoder(list[Episode])
 _enc = msgspec.msgpack.Encoder()
 
 
@@ -40,11 +39,11 @@ def episode_rows(folds: list[Any]) -> Iterator[tuple]:
             continue
         versions = book.versions
         for pos, ep in enumerate(versions):
-            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, zlib.compress(_enc.encode(ep), 1))
+            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, _enc.encode(ep))
         d = f.snapshot().derived
         eps = d.episodes if d is not None else ()
         for ep in eps[len(versions) :]:  # the open episode, frozen
-            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, None, zlib.compress(_enc.encode(ep), 1))
+            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, None, _enc.encode(ep))
 
 
 @contextmanager
@@ -66,13 +65,16 @@ def without_versions(folds: list[Any]) -> Iterator[None]:
 def restore_versions(conn: sqlite3.Connection, folds: list[Any]) -> None:
     """Give each restored fold's episode book its versions back from the ``episodes`` rows.
     Raises ``ValueError`` when the rows do not match the books (``latest`` pointing past
-    them, positions missing), ``msgspec.DecodeError`` or ``zlib.error`` when they are damaged."""
-    by_src: dict[int, list[Episode]] = {}
+    them, positions missing), ``msgspec.DecodeError`` when they are damaged."""
+    blobs: dict[int, list[bytes]] = {}
     for src, pos, blob in conn.execute("SELECT src, pos, episode FROM episodes WHERE pos IS NOT NULL ORDER BY src, pos"):
-        got = by_src.setdefault(src, [])
+        got = blobs.setdefault(src, [])
         if pos != len(got):
             raise ValueError(f"corrupt store: episode versions of source {src} missing")
-        got.append(_dec.decode(zlib.decompress(blob)))
+        got.append(blob)
+    # each row is one msgpack value: a source's rows after an array header are its whole list,
+    # decoded in one call (a warm reopen decodes every version)
+    by_src = {src: _list_dec.decode(b"\xdd" + len(bs).to_bytes(4, "big") + b"".join(bs)) for src, bs in blobs.items()}
     for f in folds:
         book = _book(f)
         if book is None:
