@@ -18,7 +18,7 @@ Tables (``SCHEMA`` is their version; a database of another version is emptied an
   as their 16 bytes, a usage as a msgpack array; store/ledger.py ``event_row``), indexed by
   the tool_use id of its ``tool_use`` events (a closed call is found again there, store/calls.py);
 * ``history``: the per-prompt :class:`~tracetui.model.state.AgentState` snapshots (store/history.py);
-* ``episodes``: every version of every episode at the last save (msgpack, with
+* ``episodes``: every version of every episode at the last save (zlib-compressed msgpack, with
   its lifecycle and status as columns, and its position in the book's versions: the fold state
   leaves them out and a resume reads them here, store/episodes.py);
 * ``fold``: the compact fold state at the resume point (store/codec.py), one row per attribute

@@ -11,6 +11,7 @@ encoded; :func:`restore_versions` puts them back from the rows.
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,7 +22,7 @@ from tracetui.model.episodes import Episode
 
 __all__ = ["episode_rows", "without_versions", "restore_versions"]
 
-_list_dec = msgspec.msgpack.Decoder(list[Episode])
+_dec = msgspec.msgpack.Decoder(Episode)
 _enc = msgspec.msgpack.Encoder()
 
 
@@ -39,11 +40,11 @@ def episode_rows(folds: list[Any]) -> Iterator[tuple]:
             continue
         versions = book.versions
         for pos, ep in enumerate(versions):
-            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, _enc.encode(ep))
+            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, zlib.compress(_enc.encode(ep), 1))
         d = f.snapshot().derived
         eps = d.episodes if d is not None else ()
         for ep in eps[len(versions) :]:  # the open episode, frozen
-            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, None, _enc.encode(ep))
+            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, None, zlib.compress(_enc.encode(ep), 1))
 
 
 @contextmanager
@@ -65,16 +66,13 @@ def without_versions(folds: list[Any]) -> Iterator[None]:
 def restore_versions(conn: sqlite3.Connection, folds: list[Any]) -> None:
     """Give each restored fold's episode book its versions back from the ``episodes`` rows.
     Raises ``ValueError`` when the rows do not match the books (``latest`` pointing past
-    them, positions missing), ``msgspec.DecodeError`` when they are damaged."""
-    blobs: dict[int, list[bytes]] = {}
+    them, positions missing), ``msgspec.DecodeError`` or ``zlib.error`` when they are damaged."""
+    by_src: dict[int, list[Episode]] = {}
     for src, pos, blob in conn.execute("SELECT src, pos, episode FROM episodes WHERE pos IS NOT NULL ORDER BY src, pos"):
-        got = blobs.setdefault(src, [])
+        got = by_src.setdefault(src, [])
         if pos != len(got):
             raise ValueError(f"corrupt store: episode versions of source {src} missing")
-        got.append(blob)
-    # each row is one msgpack value: a source's rows after an array header are its whole list,
-    # decoded in one call (a warm reopen decodes every version)
-    by_src = {src: _list_dec.decode(b"\xdd" + len(bs).to_bytes(4, "big") + b"".join(bs)) for src, bs in blobs.items()}
+        got.append(_dec.decode(zlib.decompress(blob)))
     for f in folds:
         book = _book(f)
         if book is None:
