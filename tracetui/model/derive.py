@@ -238,7 +238,7 @@ class Deriver(msgspec.Struct):
                 self.anomalies.on_result(ev)
         elif k in ("assistant_text", "tool_use", "thinking"):
             if ev.usage is not None and ev.message_id:
-                model = fold.usage.model_of.get(ev.message_id)
+                model = fold.usage.model(ev.message_id)
                 if model is not None:
                     book.on_model(ev.message_id, model)
                 if main:

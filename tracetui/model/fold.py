@@ -69,6 +69,9 @@ class FileFold(MessageHandlers, ToolHandlers):
     per-prompt :class:`AgentState` snapshots to: lists by default (the pure API and tests), or
     any object with ``append`` and ``len`` (the session store writes them to SQLite, so memory
     stays the state's, not the ledger's). The fold only appends to them and takes their length.
+    A ledger that can find a closed tool call again (``find_call(tid, before)`` and
+    ``find_lag``, the session store's) lets the fold drop closed calls from :attr:`calls`
+    (``fold_tools``); with a list every call stays.
     """
 
     def __init__(

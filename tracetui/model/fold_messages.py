@@ -70,7 +70,7 @@ class MessageHandlers:
             h1 = us.cache_creation.ephemeral_1h_input_tokens if us.cache_creation is not None else 0
             # the 1-hour part of the cache writes (priced higher); never more than their total
             u = (us.input_tokens, us.output_tokens, cw, us.cache_read_input_tokens, h1 if h1 <= cw else cw)
-            old = self.usage.by_id.get(key)
+            old = self.usage.get(key)
             # every model seen with usage is a model used, even on a reused message id
             models = self.models
             models[model] = models.get(model, 0) + (old is None)

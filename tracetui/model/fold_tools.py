@@ -14,12 +14,16 @@ from tracetui.ingest.tools import SUBAGENT_TOOLS, brief_input, file_ops
 from tracetui.model.fold_messages import EXCERPT_CHARS, _intern
 from tracetui.model.state import Anchor, FileTouch, Frontier, SubagentLink, Todo, ToolCall
 
-__all__ = ["ToolHandlers", "EARLY_KEPT", "EARLY_TEXT"]
+__all__ = ["ToolHandlers", "EARLY_KEPT", "EARLY_TEXT", "CALLS_TRIM"]
 
 #: tool_results read before their tool_use kept at most (per file), and the characters of one
 #: such result's text kept (head and tail); see ``FileFold._keep_early``
 EARLY_KEPT = 256
 EARLY_TEXT = 16384
+#: with a ledger that can find a closed call again (``find_call``), closed calls whose tool_use
+#: is more than the ledger's ``find_lag`` events back leave ``FileFold.calls`` every this many
+#: new calls (memory: the calls of a session, not the calls ever made)
+CALLS_TRIM = 1024
 
 
 def _bounded(v: Any) -> Any:
@@ -58,12 +62,14 @@ class ToolHandlers:
             message_id=key,
             usage=u,
         )
-        if tid in self.calls:
+        if tid in self.calls or self._find_call(tid, self._seq) is not None:
             return  # the same tool_use read twice is one call
         call = ToolCall(tid, name, brief, anchor, self._seq, rec.timestamp, bool(rec.isSidechain))
         self.calls[tid] = call
         self.pending[tid] = call
         self.counters.tool_calls += 1
+        if self.counters.tool_calls % CALLS_TRIM == 0:
+            self._trim_calls()
         self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
         op = file_ops(name, inp)
         if op is not None:
@@ -107,6 +113,8 @@ class ToolHandlers:
         is_error = bool(b.is_error)
         content = b.content  # raw: its whole text is decoded only where a rule reads it
         call = self.calls.get(tid)
+        if call is None and tid:
+            call = self._find_call(tid, self._seq + 1)  # a closed call that left ``calls`` (a late or repeated result)
         if call is not None:
             tid = call.id  # the call's own string, not a copy per result (memory)
         name = call.name if call is not None else None
@@ -120,6 +128,33 @@ class ToolHandlers:
                 self._keep_early(tid, anchor, is_error, exc, result_text(content), rec.toolUseResult)
             return
         self._pair(call, anchor, is_error, exc, content, rec.toolUseResult, rec.timestamp)
+
+    def _find_call(self: Any, tid: str, before: int) -> ToolCall | None:
+        """The closed call ``tid`` that :meth:`_trim_calls` let go, found again by the ledger
+        (``events.find_call``: its tool_use event, among the events before sequence number
+        ``before``), or ``None`` (no such call, or a ledger that finds none: a list, from which
+        no call is ever let go)."""
+        find = getattr(self.events, "find_call", None)
+        return find(tid, before) if find is not None else None
+
+    def _trim_calls(self: Any) -> None:
+        """Let go of the closed calls whose tool_use is more than ``events.find_lag`` events back
+        (by then the ledger finds them: ``events.find_call``). Pending calls stay. Which calls
+        go depends only on the events folded, so the same bytes keep the same calls. Nothing
+        goes with a ledger that cannot find calls (a list: the pure fold keeps every call)."""
+        lag = getattr(self.events, "find_lag", None)
+        if lag is None or getattr(self.events, "find_call", None) is None:
+            return
+        upto = self._seq - lag
+        pending = self.pending
+        drop = []
+        for tid, call in self.calls.items():
+            if call.seq > upto:
+                break  # calls are in the order of their tool_use (a call found again is re-added, older)
+            if tid not in pending:
+                drop.append(tid)
+        for tid in drop:
+            del self.calls[tid]
 
     def _keep_early(self: Any, tid: str, anchor: Anchor, is_error: bool, exc: str, text: str, tur: Any) -> None:
         """Keep a tool_result whose tool_use has not been read yet: Claude Code 2.1.x sometimes

@@ -188,7 +188,8 @@ def buckets_of(counts: dict[str, list[int]]) -> tuple[UsageBucket, ...]:
         if v[0] <= 0:
             continue
         day, band, model = key.split("|", 2)
-        out.append(UsageBucket(model, day, int(band), v[0], Tokens(v[1], v[2], v[3], v[4]), v[5]))
+        # interned: the buckets of every episode share their model and day strings (memory)
+        out.append(UsageBucket(_intern(model), _intern(day), int(band), v[0], Tokens(v[1], v[2], v[3], v[4]), v[5]))
     out.sort(key=lambda b: (b.model, b.day, b.band))
     return tuple(out)
 

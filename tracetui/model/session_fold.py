@@ -67,8 +67,10 @@ class SessionFold:
             st.truncated += 1
         st.resets = st.resets + (f"{reason}: {detail}",)
         self.usage = UsageBook()
-        for f in self.folds:
+        for f in self.folds:  # the packed messages first (UsageBook.absorb_old), then the recent
             f.on_usage = self.usage.add
+            self.usage.absorb_old(f.usage)
+        for f in self.folds:
             for key, u in f.usage.by_id.items():
                 self.usage.add(key, f.usage.model_of[key], u, f.usage.day_of(key))
 

@@ -15,10 +15,12 @@ Tables (``SCHEMA`` is their version; a database of another version is emptied an
   held head bytes, the head/tail fingerprint, and how many events and history snapshots of it
   the saved state covers;
 * ``events``: the ledger, one row per event (``id`` is ``src << 40 | seq``; canonical UUIDs
-  as their 16 bytes, a usage as a msgpack array; store/ledger.py ``event_row``);
+  as their 16 bytes, a usage as a msgpack array; store/ledger.py ``event_row``), indexed by
+  the tool_use id of its ``tool_use`` events (a closed call is found again there, store/calls.py);
 * ``history``: the per-prompt :class:`~tracetui.model.state.AgentState` snapshots (store/history.py);
 * ``episodes``: every version of every episode at the last save (zlib-compressed msgpack, with
-  its lifecycle and status as columns);
+  its lifecycle and status as columns, and its position in the book's versions: the fold state
+  leaves them out and a resume reads them here, store/episodes.py);
 * ``fold``: the compact fold state at the resume point (store/codec.py), one row per attribute
   of the session fold (owner -1) and of each file fold (owner = its source).
 """
@@ -48,7 +50,7 @@ __all__ = [
 ]
 
 #: version of the tables below; bump it when they change
-SCHEMA = 2
+SCHEMA = 3
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the store folder is pruned (least recently written sessions first) above this many bytes
@@ -65,9 +67,11 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY, kind TEXT, line INTEGER, offset INTEGER, uuid TEXT,"
     " block INTEGER, tool_use_id TEXT, message_id TEXT, sha256 BLOB, excerpt TEXT, status TEXT, name TEXT,"
     " parent_uuid TEXT, timestamp TEXT, is_error INTEGER, sidechain INTEGER, usage BLOB)",
+    # a closed tool call is found again by its tool_use event (store/calls.py)
+    "CREATE INDEX IF NOT EXISTS events_tool_use ON events(tool_use_id) WHERE kind = 'tool_use'",
     "CREATE TABLE IF NOT EXISTS history(src INTEGER, idx INTEGER, state BLOB, PRIMARY KEY(src, idx)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS episodes(src INTEGER, idx INTEGER, version INTEGER, lifecycle TEXT, status TEXT,"
-    " made_at INTEGER, episode BLOB, PRIMARY KEY(src, idx, version)) WITHOUT ROWID",
+    " made_at INTEGER, pos INTEGER, episode BLOB, PRIMARY KEY(src, idx, version)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS fold(part INTEGER PRIMARY KEY, owner INTEGER, name TEXT, desc TEXT, raw BLOB)",
 )
 #: every table, in the order a rebuild empties them

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derived refers to
-from tracetui.model.state import AgentState, Anchor, Event
+from tracetui.model.state import AgentState, Anchor, Event, ToolCall
 from tracetui.session.store import history as hist_codec
+from tracetui.session.store.calls import find_call
 from tracetui.session.store.db import SRC_SHIFT
 
 if TYPE_CHECKING:
@@ -232,6 +233,9 @@ class Store:
         self._writer: Writer | None = None
         #: history snapshots decoded lately: a scrub to the next one decodes one row
         self._hist_memo: dict[tuple[int, int], AgentState] = {}
+        #: each source's transcript path (set by the reader): a closed call's brief is read
+        #: back from it when its event's excerpt was cut (store/calls.py)
+        self.paths: dict[int, str] = {}
 
     def writer(self) -> Writer:
         w = self._writer
@@ -308,6 +312,12 @@ class Store:
             out.sort(key=lambda e: e.seq)
         return out
 
+    def find_call(self, src: int, n: int, tid: str) -> ToolCall | None:
+        """The tool call ``tid`` among the first ``n`` events of source ``src`` that are
+        written (store/calls.py), or ``None``."""
+        w = self._writer
+        return find_call(self.rconn, self.rlock, src, n, tid, self.paths.get(src), w.mem_events.get(src) if w is not None else None)
+
     def read_history(self, src: int, idx: int) -> AgentState:
         """History snapshot ``idx`` (0-based) of source ``src``. Raises ``IndexError`` when the
         database does not hold it."""
@@ -362,6 +372,19 @@ class StoreLedger:
 
     def __len__(self) -> int:
         return self.n
+
+    #: events of this ledger the writer may not have written yet, at most: the batch being
+    #: filled, the one being written and those queued (the fold waits when the queue is full)
+    find_lag = (QUEUE_BATCHES + 2) * BATCH
+
+    def find_call(self, tid: str, before: int) -> ToolCall | None:
+        """The closed tool call ``tid`` of this ledger's events with a sequence number below
+        ``before``, found by its tool_use event (for ``FileFold._find_call``; the fold lets a
+        call go only once its tool_use is :attr:`find_lag` events back, so it is written by
+        then), or ``None``."""
+        if self.on_disk < self.n - self.find_lag:
+            self.store.sync()  # cannot happen while the writer is at most find_lag behind
+        return self.store.find_call(self.src, min(self.on_disk, before - 1), tid)
 
     def flush(self) -> None:
         """Hand the buffered events to the writer."""

@@ -23,7 +23,6 @@ import gc
 import os
 import sqlite3
 import sys
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +46,7 @@ from tracetui.session.store.db import (
     fingerprint,
     prune,
 )
+from tracetui.session.store.episodes import episode_rows, restore_versions, without_versions
 from tracetui.session.store.ledger import Store, StoreHistory, StoreLedger
 
 __all__ = ["StoreReader", "open_cached", "open_private"]
@@ -82,8 +82,8 @@ class StoreReader(SessionReader):
     """
 
     def __init__(self, paths: list[Path] | Path, store: Store, subagents: bool = True, price: bool = True, shared: bool = True) -> None:
-        super().__init__(paths, subagents=subagents, price=False, sinks=store.sinks)
         self.store = store
+        super().__init__(paths, subagents=subagents, price=False, sinks=store.sinks)
         self.shared = shared
         self.priced = price
         self._prices: dict[bytes, tuple[float | None, str]] = {}
@@ -102,6 +102,11 @@ class StoreReader(SessionReader):
             hit = estimate_cost(state.usage_buckets, last_ts, state.counters.usage_rejected)
             self._prices = {key: hit}  # only the latest matters
         return msgspec.structs.replace(state, cost_usd=hit[0], cost_note=hit[1])
+
+    def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None) -> int:
+        src = super()._add(path, role, agent_id, tool_use_id)
+        self.store.paths[src] = str(path)
+        return src
 
     def _position(self) -> tuple:
         return tuple((t.path, t.offset, t.line_no, t.inode) for t in self.tailers)
@@ -149,14 +154,8 @@ class StoreReader(SessionReader):
                 return False  # replaced since it was read: the next open folds it again anyway
             fp = fingerprint(t.path, t.offset)
             rows.append((src, t.path, t.inode, st.st_size, st.st_mtime_ns, t.offset, t.line_no, t.head, fp, len(f.events), len(f.history)))
-        state_rows = fold_rows(self.fold)
-        episodes = []
-        for f in self.fold.folds:
-            d = f.snapshot().derived
-            for ep in d.episodes if d is not None else ():
-                episodes.append(
-                    (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, zlib.compress(msgspec.msgpack.encode(ep), 1))
-                )
+        with without_versions(self.fold.folds):  # the episode versions are rows of their own
+            state_rows = fold_rows(self.fold)
         meta = {
             "schema": SCHEMA,
             "version": __version__,
@@ -181,7 +180,7 @@ class StoreReader(SessionReader):
                     c.execute("DELETE FROM fold")
                     c.executemany("INSERT INTO fold(owner, name, desc, raw) VALUES (?,?,?,?)", state_rows)
                     c.execute("DELETE FROM episodes")
-                    c.executemany("INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?)", episodes)
+                    c.executemany("INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?)", episode_rows(self.fold.folds))
                     c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, msgspec.msgpack.encode(v)) for k, v in meta.items()])
                     c.execute("COMMIT")
                 except BaseException:
@@ -223,17 +222,22 @@ class StoreReader(SessionReader):
 
     # -- restore ---------------------------------------------------------------------------
     def _restore(self, conn: sqlite3.Connection, meta: dict[str, Any]) -> None:
-        srcs = conn.execute(_SOURCES).fetchall()
-        if not srcs:
-            raise ValueError("no saved fold state")
-        rows = conn.execute("SELECT owner, name, desc, raw FROM fold ORDER BY part")
-        gc_was = gc.isenabled()
-        gc.disable()  # decoding makes many objects, all kept: the cyclic GC would only rescan them
+        conn.execute("BEGIN")  # one read snapshot: the fold state and its episodes of one save
         try:
-            fold = fold_of(rows)
+            srcs = conn.execute(_SOURCES).fetchall()
+            if not srcs:
+                raise ValueError("no saved fold state")
+            rows = conn.execute("SELECT owner, name, desc, raw FROM fold ORDER BY part")
+            gc_was = gc.isenabled()
+            gc.disable()  # decoding makes many objects, all kept: the cyclic GC would only rescan them
+            try:
+                fold = fold_of(rows)
+                restore_versions(conn, fold.folds)
+            finally:
+                if gc_was:
+                    gc.enable()
         finally:
-            if gc_was:
-                gc.enable()
+            conn.execute("COMMIT")
         if not isinstance(fold, SessionFold) or len(fold.folds) != len(srcs) or len(fold.sources) != len(srcs):
             raise ValueError("corrupt store: fold and sources differ")
         fold.sinks = self.store.sinks
@@ -244,6 +248,7 @@ class StoreReader(SessionReader):
             f.on_usage = fold.usage.add
             f.events = StoreLedger(self.store, src, n_events)  # type: ignore[assignment]
             f.history = StoreHistory(self.store, src, n_hist)  # type: ignore[assignment]
+            self.store.paths[src] = path
             t = Tailer(path)
             t.restore(offset, line, inode, head)
             tailers.append(t)

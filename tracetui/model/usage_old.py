@@ -1,0 +1,189 @@
+"""The usage of the message ids a :class:`~tracetui.model.usage.UsageBook` no longer keeps in
+its dicts, packed in flat arrays (:class:`OldUsage`): about 80 bytes an id instead of some 300.
+
+An id is known by its 128-bit BLAKE2b digest (two 64-bit halves), in an open-addressing hash
+table of entry numbers; each entry holds the message's tokens (five signed 64-bit counts, the
+max so far), and its model and pricing bucket key as indices into a table of the (few) distinct
+strings. Exact: a lookup compares the whole digest, so two ids are mixed up only if they share
+128 bits of BLAKE2b, which for the 2^32 ids of the largest session imaginable has a chance below
+2^-64 (the ledger's SHA-256 identity of payloads rests on the same property of hashes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from typing import Any
+
+__all__ = ["OldUsage", "digest_of"]
+
+_EMPTY = -1
+_GONE = -2
+Entry = tuple[tuple[int, int, int, int, int], str, str]
+
+
+def digest_of(key: str) -> tuple[int, int]:
+    """The two 64-bit halves of the BLAKE2b-128 digest of message id ``key``."""
+    d = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return int.from_bytes(d[:8], "little"), int.from_bytes(d[8:], "little")
+
+
+class OldUsage:
+    """Message id → ``(tokens, model, bucket key)``, packed (see the module's docstring).
+
+    :meth:`put` an entry, :meth:`get` it (``None`` when absent), :meth:`pop` it back out;
+    :meth:`items` yields ``((hi, lo), entry)``; ``len`` counts the entries."""
+
+    __slots__ = ("_hi", "_lo", "_u", "_s", "_slot", "_mask", "_used", "_live", "_names", "_ix")
+
+    def __init__(self) -> None:
+        self._hi = array("Q")
+        self._lo = array("Q")
+        self._u = array("q")
+        self._s = array("I")  # model index, bucket key index
+        self._slot = array("q", [_EMPTY]) * 8
+        self._mask = 7
+        self._used = 0  # slots not empty (live or gone)
+        self._live = 0
+        self._names: list[str] = []
+        self._ix: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return self._live
+
+    def _find(self, hi: int, lo: int) -> tuple[int, int]:
+        """``(slot position, entry)`` of the digest, entry -1 when absent (position: where the
+        probe ended, an empty slot)."""
+        slot, h, low = self._slot, self._hi, self._lo
+        mask = self._mask
+        pos = hi & mask
+        while True:
+            e = slot[pos]
+            if e == _EMPTY:
+                return pos, -1
+            if e >= 0 and h[e] == hi and low[e] == lo:
+                return pos, e
+            pos = (pos + 1) & mask
+
+    def _name(self, s: str) -> int:
+        i = self._ix.get(s)
+        if i is None:
+            i = self._ix[s] = len(self._names)
+            self._names.append(s)
+        return i
+
+    def get(self, key: str) -> Entry | None:
+        """The entry of message id ``key``, or ``None``."""
+        if not self._live:
+            return None
+        _, e = self._find(*digest_of(key))
+        return None if e < 0 else self._entry(e)
+
+    def _entry(self, e: int) -> Entry:
+        u = self._u[5 * e : 5 * e + 5]
+        names = self._names
+        return (u[0], u[1], u[2], u[3], u[4]), names[self._s[2 * e]], names[self._s[2 * e + 1]]
+
+    def pop(self, key: str) -> Entry | None:
+        """Remove and return the entry of ``key`` (``None`` when absent)."""
+        return self.pop_digest(*digest_of(key)) if self._live else None
+
+    def pop_digest(self, hi: int, lo: int) -> Entry | None:
+        pos, e = self._find(hi, lo)
+        if e < 0:
+            return None
+        self._slot[pos] = _GONE
+        self._live -= 1
+        return self._entry(e)  # the entry's arrays keep it until the next resize
+
+    def put(self, key: str, entry: Entry) -> None:
+        """Keep ``entry`` for ``key`` (which must not be here already)."""
+        self.put_digest(*digest_of(key), entry)
+
+    def put_digest(self, hi: int, lo: int, entry: Entry) -> None:
+        if (self._used + 1) * 3 > (self._mask + 1) * 2:
+            self._resize()
+        pos, e = self._find(hi, lo)
+        if e >= 0:
+            raise KeyError("message id kept twice")
+        u, model, bk = entry
+        n = len(self._hi)
+        self._hi.append(hi)
+        self._lo.append(lo)
+        self._u.extend(u)
+        self._s.extend((self._name(model), self._name(bk)))
+        self._slot[pos] = n
+        self._used += 1
+        self._live += 1
+
+    def _resize(self) -> None:
+        """Rebuild the table (and the entry arrays, without the removed entries), at most
+        half full."""
+        live = [e for e in self._slot if e >= 0]
+        live.sort()
+        hi, lo, u, s = array("Q"), array("Q"), array("q"), array("I")
+        for e in live:
+            hi.append(self._hi[e])
+            lo.append(self._lo[e])
+            u.extend(self._u[5 * e : 5 * e + 5])
+            s.extend(self._s[2 * e : 2 * e + 2])
+        size = 8
+        while size < 2 * len(live) + 2:
+            size *= 2
+        self._hi, self._lo, self._u, self._s = hi, lo, u, s
+        self._slot = array("q", [_EMPTY]) * size
+        self._mask = size - 1
+        self._used = self._live = 0
+        for e in range(len(live)):
+            pos, _ = self._find(hi[e], lo[e])
+            self._slot[pos] = e
+            self._used += 1
+            self._live += 1
+
+    def items(self) -> Any:
+        """``((hi, lo), entry)`` of every entry, in the order they were put."""
+        for e in sorted(e for e in self._slot if e >= 0):
+            yield (self._hi[e], self._lo[e]), self._entry(e)
+
+    # -- the fold cache (store/codec.py: an object with to_cache/from_cache) --------------------
+    def to_cache(self) -> list[Any]:
+        return [
+            self._hi.tobytes(),
+            self._lo.tobytes(),
+            self._u.tobytes(),
+            self._s.tobytes(),
+            self._slot.tobytes(),
+            self._used,
+            self._live,
+            self._names,
+        ]
+
+    @classmethod
+    def from_cache(cls, v: list[Any]) -> OldUsage:
+        """The table :meth:`to_cache` saved (its arrays as they were: no rehashing). Raises
+        ``ValueError`` when the parts disagree."""
+        hi, lo, u, s, slot, used, live, names = v
+        o = cls()
+        o._hi.frombytes(hi)
+        o._lo.frombytes(lo)
+        o._u.frombytes(u)
+        o._s.frombytes(s)
+        o._slot = array("q")
+        o._slot.frombytes(slot)
+        n, size = len(o._hi), len(o._slot)
+        if (
+            len(o._lo) != n
+            or len(o._u) != 5 * n
+            or len(o._s) != 2 * n
+            or size < 8
+            or size & (size - 1)
+            or max(o._s, default=0) >= max(len(names), 1)
+            or max(o._slot) >= n
+            or not 0 <= live <= used < size
+        ):
+            raise ValueError("corrupt cache: old usage arrays disagree")
+        o._mask = size - 1
+        o._used, o._live = used, live
+        o._names = list(names)
+        o._ix = {x: i for i, x in enumerate(o._names)}
+        return o
