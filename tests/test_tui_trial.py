@@ -259,15 +259,29 @@ def test_activity_is_live_only_within_the_window() -> None:
 
 
 def test_ingest_loop_reports_the_newest_write_of_the_files(tmp_path: Path) -> None:
-    from tracetui.tui.ingest_loop import IngestLoop
+    from tracetui.session.follow import Follow
 
     path = tmp_path / "s.jsonl"
     _retry_session(path)
     os.utime(path, (1_700_000_000, 1_700_000_000))
     posted: list = []
-    IngestLoop("k", [path], posted.append, use_cache=False, follow=False, watch=False).run()
-    snap = next(m for m in posted if isinstance(m, SnapshotReady))
-    assert snap.written == 1_700_000_000
+
+    class Sink:
+        def snapshot(self, state, written):
+            posted.append(written)
+
+        def progress(self, done, total):
+            pass
+
+        def notice(self, level, text):
+            pass
+
+    f = Follow(follow=False)
+    try:
+        assert f.open("k", [path], Sink(), use_cache=False).loaded.wait(30)
+    finally:
+        f.stop()
+    assert posted == [1_700_000_000]
 
 
 async def test_an_old_session_is_idle_not_live(tmp_path: Path) -> None:

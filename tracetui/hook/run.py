@@ -47,6 +47,8 @@ __all__ = [
     "DEFAULT_GATE",
     "EVENTS",
     "HOOK_TIMEOUT",
+    "HOOK_DEADLINE",
+    "HookLate",
 ]
 
 #: hard cap on what the hook prints, in characters: Claude Code shows hook output over 10,000
@@ -75,6 +77,10 @@ HOOK_TIMEOUT = 30
 COLD_BACKGROUND_BYTES = 64 << 20
 #: a background build younger than this (seconds) is not started again
 BUILD_MARKER_SECONDS = 600
+#: seconds the hook may take to read its input and do its work (``$TRACETUI_HOOK_DEADLINE``
+#: overrides): past it, it prints nothing and exits 0, so a stdin that never closes or a file
+#: that blocks costs the user this long at most, never Claude Code's own timeout
+HOOK_DEADLINE = 8.0
 
 HEADER = (
     "[tracetui state card for session {sid}, derived from its transcript {path} through {through}. "
@@ -90,6 +96,52 @@ class HookError(Exception):
 
 class HookSkip(Exception):
     """The hook has nothing to say this time, and says why on stderr (one line)."""
+
+
+class HookLate(BaseException):
+    """The hook's deadline passed (raised by its timer; a ``BaseException`` so that no
+    ``except Exception`` on the way swallows it)."""
+
+
+def _deadline_seconds() -> float:
+    """:data:`HOOK_DEADLINE`, or ``$TRACETUI_HOOK_DEADLINE`` when that is a positive number."""
+    try:
+        v = float(os.environ.get("TRACETUI_HOOK_DEADLINE", ""))
+    except ValueError:
+        return HOOK_DEADLINE
+    return v if v > 0 else HOOK_DEADLINE
+
+
+class _Deadline:
+    """A real-time timer (``setitimer``) that raises :class:`HookLate` in the main thread after
+    ``seconds``; it interrupts a blocking read or open too. Does nothing off the main thread
+    or without ``setitimer``."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._old: Any = None
+        self.armed = False
+
+    def _fire(self, _signum: int, _frame: Any) -> None:
+        raise HookLate(f"past its {self.seconds:g} s deadline (reading its input and folding the transcript); printed nothing")
+
+    def __enter__(self) -> _Deadline:
+        import signal
+        import threading
+
+        if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGALRM, self._fire)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            self.armed = True
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old)
+            self.armed = False
 
 
 # -- the hook itself ----------------------------------------------------------------------
@@ -478,18 +530,19 @@ def run_mode(ns: argparse.Namespace) -> int:
         if extra:
             print(f"tracetui hook: ignoring unknown arguments {' '.join(extra)}", file=sys.stderr)
         gate = _parse_gate(getattr(ns, "gate", None))
-        data = sys.stdin.buffer.read()
-        # now=None: the hook runs at turn boundaries, where time since the last record is the
-        # user's idle time, not a stalled agent; so the stall detector stays out of the card
-        out = run_hook(
-            data,
-            gate=gate,
-            always=bool(getattr(ns, "always", False)),
-            use_cache=not getattr(ns, "no_cache", False),
-            max_chars=min(int(getattr(ns, "max_chars", MAX_CHARS) or MAX_CHARS), MAX_CHARS),
-            now=None,
-            defer_save=True,
-        )
+        with _Deadline(_deadline_seconds()):
+            data = sys.stdin.buffer.read()
+            # now=None: the hook runs at turn boundaries, where time since the last record is the
+            # user's idle time, not a stalled agent; so the stall detector stays out of the card
+            out = run_hook(
+                data,
+                gate=gate,
+                always=bool(getattr(ns, "always", False)),
+                use_cache=not getattr(ns, "no_cache", False),
+                max_chars=min(int(getattr(ns, "max_chars", MAX_CHARS) or MAX_CHARS), MAX_CHARS),
+                now=None,
+                defer_save=True,
+            )
     except BaseException as exc:  # noqa: BLE001 - the user's session must go on, whatever happened
         _PENDING_SAVES.clear()
         if isinstance(exc, SystemExit) and not exc.code:
@@ -499,7 +552,7 @@ def run_mode(ns: argparse.Namespace) -> int:
         # already; only an unexpected exception is named by its class
         from tracetui.session.reader import TranscriptError
 
-        what = "" if isinstance(exc, (HookSkip, HookError, TranscriptError)) else f"{type(exc).__name__}: "
+        what = "" if isinstance(exc, (HookSkip, HookError, HookLate, TranscriptError)) else f"{type(exc).__name__}: "
         print(f"tracetui hook: {what}{msg}"[:500], file=sys.stderr)
         return 0
     if out:

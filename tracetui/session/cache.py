@@ -659,8 +659,10 @@ def cache_path(paths: list[Path], subagents: bool = True) -> Path:
 
 def _fingerprint(path: str, offset: int) -> bytes:
     """SHA-256 over the first and the last :data:`FP_BYTES` bytes before ``offset``."""
+    from tracetui.ingest.files import open_regular
+
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:  # a file replaced by a FIFO must not block
         h.update(f.read(min(FP_BYTES, offset)))
         if offset > FP_BYTES:
             start = max(FP_BYTES, offset - FP_BYTES)

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import ActiveBinding, Binding
 from textual.content import Content
@@ -16,7 +16,6 @@ from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
 from tracetui.tui.footer import COMPACT_BELOW, PALETTE, FooterItem, key_cells, left_out, palette_cells
@@ -200,6 +199,7 @@ class TraceApp(App[int]):
         self.settings = settings
         self.replay = None
         self.sessions_watch = None
+        self._follow = None
         self._demo_done_said = False
         self._tab_n = 0
 
@@ -235,23 +235,33 @@ class TraceApp(App[int]):
         if self.settings.follow and not self.settings.demo:
             self.watch_sessions()
 
+    @property
+    def follow(self):  # -> tracetui.session.follow.Follow
+        """The one follow of every session (one watcher thread, a few fold workers), made at
+        first use."""
+        if self._follow is None:
+            from tracetui.session.follow import Follow
+
+            s = self.settings
+            self._follow = Follow(follow=s.follow, events=s.watch)
+            if self._follow.problem:
+                self.notify(self._follow.problem, severity="warning", markup=False)
+        return self._follow
+
     def on_unmount(self) -> None:
         if self.replay is not None:
             self.replay.stop()
-        if self.sessions_watch is not None:
-            self.sessions_watch.stop()
+        if self._follow is not None:
+            # ends the watcher and the workers, then saves every opened session's store
+            self._follow.stop()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="sessions", name="sessions-watch")
     def watch_sessions(self) -> None:
-        """Notice sessions that start while the app runs (thread worker)."""
+        """Notice sessions that start while the app runs (the follow's watcher and workers)."""
         from tracetui.tui.sessions_watch import SessionsWatch
 
-        worker = get_current_worker()
         s = self.settings
-        self.sessions_watch = SessionsWatch(
-            self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock, s.watch
-        )
-        self.sessions_watch.run(lambda: worker.is_cancelled)
+        self.sessions_watch = SessionsWatch(self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock)
+        self.sessions_watch.attach(self.follow)
 
     def on_sessions_found(self, message: SessionsFound) -> None:
         """``--all``: open a tab per new session; otherwise say that one started."""
@@ -510,6 +520,8 @@ class TraceApp(App[int]):
         self._refresh_bindings()
         view = self.current_view
         if view is not None:
+            if self._follow is not None:
+                self._follow.prefer(view.spec.key)  # the tab on screen is folded first
             view.refresh_panes()
 
     # -- command palette --------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""One session's monitor: header, timeline, and panes, fed by one ingest thread worker."""
+"""One session's monitor: header, timeline, and panes, fed by the app's one follow (its fold
+workers post this view's messages; the view never reads a file itself)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,15 @@ import gc
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import OptionList, ProgressBar, Static
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from tracetui.model.state import RunState
+from tracetui.session.follow import Followed
 from tracetui.tui.format import fmt_bytes
-from tracetui.tui.ingest_loop import IngestLoop
 from tracetui.tui.messages import IngestNotice, IngestProgress, SnapshotReady
 from tracetui.tui.settings import SessionSpec, Settings
 from tracetui.tui.view_model import episode_rows, state_as_of
@@ -41,6 +41,23 @@ __all__ = ["SessionView", "FREEZE_EVENTS"]
 FREEZE_EVENTS = 20_000
 
 
+class _ViewSink:
+    """A :class:`~tracetui.session.follow.FollowSink` that posts to one view (thread-safe)."""
+
+    def __init__(self, view: SessionView) -> None:
+        self.view = view
+        self.key = view.spec.key
+
+    def snapshot(self, state: RunState, written: float | None) -> None:
+        self.view.post_message(SnapshotReady(self.key, state, written))
+
+    def progress(self, done: int, total: int) -> None:
+        self.view.post_message(IngestProgress(self.key, done, total))
+
+    def notice(self, level: str, text: str) -> None:
+        self.view.post_message(IngestNotice(self.key, level, text))
+
+
 class SessionView(Vertical):
     """The panes of one session. Its ingest worker posts :class:`SnapshotReady` to it; one
     watcher fans the state out to the panes."""
@@ -59,7 +76,8 @@ class SessionView(Vertical):
         self.latest: RunState | None = None
         #: the newest modification time of the session's files (from the ingest worker)
         self.written: float | None = None
-        self.loop: IngestLoop | None = None
+        #: this session's handle in the app's follow (``mode``, ``use_cache``), once mounted
+        self.loop: Followed | None = None
         self.held = 0
         self.notice_text = ""
         self._as_of_cache: dict[tuple[int, int], RunState] = {}
@@ -101,26 +119,23 @@ class SessionView(Vertical):
         self.ingest()
 
     def on_unmount(self) -> None:
-        if self.loop is not None:
-            self.loop.stop()
+        follow = getattr(self.app, "_follow", None)
+        if follow is not None and self.loop is not None:
+            follow.close(self.spec.key)
 
     # -- ingest -----------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, exit_on_error=False, group="ingest", name="ingest")
     def ingest(self) -> None:
-        """Tail and fold this session's files (thread worker; never touches widgets)."""
-        worker = get_current_worker()
+        """Have the app's follow read and fold this session's files; its workers post
+        :class:`SnapshotReady`, :class:`IngestProgress` and :class:`IngestNotice` here."""
         s = self.settings
-        self.loop = IngestLoop(
+        self.loop = self.app.follow.open(  # type: ignore[attr-defined]
             self.spec.key,
             list(self.spec.paths),
-            self.post_message,
+            _ViewSink(self),
             subagents=s.subagents,
             # the demo replays into a temporary file that is gone at quit: nothing worth caching
             use_cache=s.use_cache and not self.spec.demo,
-            follow=s.follow,
-            watch=s.watch,
         )
-        self.loop.run(lambda: worker.is_cancelled)
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         message.stop()
@@ -268,11 +283,6 @@ class SessionView(Vertical):
                 row = next((r for r in self.rows if r.index == screen.row.index), None)
                 if row is not None:
                     screen.follow(live, row, held=self.paused)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name == "ingest" and event.state == WorkerState.ERROR:
-            err = event.worker.error
-            self.on_ingest_notice(IngestNotice(self.spec.key, "error", f"reading stopped: {type(err).__name__}: {err}"))
 
     def tick(self) -> None:
         """The app clock moved: re-render what shows ages."""

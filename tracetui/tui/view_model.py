@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from tracetui.model.state import AgentState, Anchor, Counters, Event, PromptInfo, RunState
+from tracetui.session.follow import not_a_transcript  # noqa: F401 - re-exported for the panes
 from tracetui.views.text import state_as_of as views_state_as_of
 
 __all__ = [
@@ -286,22 +287,3 @@ def episode_events(state: RunState, row: EpisodeRow) -> list[Event]:
     """The main-thread ledger events of episode ``row`` (from its prompt to the next one)."""
     led = state.ledgers[state.main.src] if state.ledgers else []
     return led[row.ledger_start : min(row.ledger_end, len(led))]
-
-
-def not_a_transcript(state: RunState) -> dict[int, str]:
-    """The named files (main, or another given path) that hold lines but no transcript record
-    yet, by source index, each with a one-line reason: ``"t.txt: not a transcript (2 lines,
-    none a JSON object)"``. The headless commands refuse such a file
-    (``SessionReader.check_transcript``); the monitor says so and keeps watching, since the file
-    may still become one. Missing or unreadable files are not listed (``SourceStatus.error``
-    says those)."""
-    records = {a.src: a.counters.records for a in (state.main, *state.agents)}
-    out: dict[int, str] = {}
-    for i, s in enumerate(state.sources):
-        if s.role not in ("main", "file") or s.error or s.size == 0 or records.get(i, 0) > 0:
-            continue
-        if s.malformed:
-            out[i] = f"{s.name}: not a transcript ({s.malformed} line{'s' if s.malformed != 1 else ''}, none a JSON object)"
-        elif s.pending_bytes:
-            out[i] = f"{s.name}: not a transcript yet (no complete line in {s.pending_bytes} bytes)"
-    return out
