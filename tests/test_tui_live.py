@@ -9,8 +9,8 @@ import pytest
 from test_tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
 
 from tracetui.demo.build import TranscriptBuilder
-from tracetui.tui.app import make_app
 from tracetui.session.follow import Follow
+from tracetui.tui.app import make_app
 from tracetui.tui.messages import IngestNotice, SnapshotReady
 from tracetui.tui.settings import SessionSpec
 from tracetui.tui.widgets.goal import GoalPane

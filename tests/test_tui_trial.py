@@ -20,7 +20,6 @@ from tracetui.session.reader import SessionReader
 from tracetui.tui.app import NARROW_TIMEOUT
 from tracetui.tui.excerpts import MAX_LINE_BYTES, read_excerpt
 from tracetui.tui.format import LIVE_WINDOW, activity, is_live
-from tracetui.tui.messages import SnapshotReady
 from tracetui.tui.screens.episode import EpisodeScreen, plural
 from tracetui.tui.screens.help import PANES
 from tracetui.tui.widgets.episodes import STATUS_STYLE, EpisodesList
