@@ -517,6 +517,8 @@ class TraceApp(App[int]):
         self.push_screen(SessionSwitcher(self.settings.projects_root), chosen)
 
     def on_tabbed_content_tab_activated(self) -> None:
+        if not self.screen_stack:
+            return  # a late activation while the app is torn down
         self._refresh_bindings()
         view = self.current_view
         if view is not None:
