@@ -200,6 +200,10 @@ class TraceApp(App[int]):
         self.replay = None
         self.sessions_watch = None
         self._follow = None
+        #: the mounted session views by key, in the order they were mounted (kept by
+        #: SessionView itself: a DOM query for them walks every widget of every tab, and the
+        #: footer's binding checks asked for it many times a second)
+        self.views: dict[str, SessionView] = {}
         self._demo_done_said = False
         self._tab_n = 0
 
@@ -215,7 +219,9 @@ class TraceApp(App[int]):
     def _pane(self, spec: SessionSpec) -> TabPane:
         self._tab_n += 1
         title = Content(one_line(spec.label or Path(spec.paths[0]).stem[:8], 40))
-        return TabPane(title, SessionView(spec, self.settings), id=f"tab-{self._tab_n}")
+        # only the first tab draws its panes at once; the others when first shown (mounting
+        # the panes of 200 tabs took 12 s before the first screen)
+        return TabPane(title, SessionView(spec, self.settings, eager=self._tab_n == 1), id=f"tab-{self._tab_n}")
 
     def on_mount(self) -> None:
         if self.settings.theme:
@@ -273,7 +279,7 @@ class TraceApp(App[int]):
                 self.notify(f"New session {info.session_id[:8]} in {info.project}: press s to open it", title="Sessions", markup=False)
 
     def _update_chrome(self) -> None:
-        views = list(self.query(SessionView))
+        views = list(self.views.values())
         tabs = self.query_one(TabbedContent)
         tabs.set_class(len(views) <= 1, "-single")
         empty = self.query_one("#empty", Static)
@@ -309,7 +315,7 @@ class TraceApp(App[int]):
         except Exception:
             return
         box.display = small
-        tabs.display = not small and bool(list(self.query(SessionView)))
+        tabs.display = not small and bool(self.views)
         if small:
             box.update(Text(f"Terminal too small: {w}×{h}.\nNeeds at least {MIN_SIZE[0]}×{MIN_SIZE[1]}.", justify="center"))
 
@@ -347,14 +353,14 @@ class TraceApp(App[int]):
     def open_session(self, spec: SessionSpec, activate: bool = True) -> None:
         """Show ``spec`` in its tab (a new tab when it is not open; ``activate``: switch to it)."""
         tabs = self.query_one(TabbedContent)
-        for view in self.query(SessionView):
-            if view.spec.key == spec.key:
-                pane = view.parent
-                while pane is not None and not isinstance(pane, TabPane):
-                    pane = pane.parent
-                if pane is not None and pane.id:
-                    tabs.active = pane.id
-                return
+        view = self.views.get(spec.key)
+        if view is not None:
+            pane = view.parent
+            while pane is not None and not isinstance(pane, TabPane):
+                pane = pane.parent
+            if pane is not None and pane.id:
+                tabs.active = pane.id
+            return
         pane = self._pane(spec)
         added = tabs.add_pane(pane)
 
@@ -389,7 +395,7 @@ class TraceApp(App[int]):
             return has or None
         if action in ("next_tab", "previous_tab"):
             # in the footer only when there is another tab to switch to
-            return len(self.query(SessionView)) > 1
+            return len(self.views) > 1
         return True
 
     def _refresh_bindings(self) -> None:
@@ -516,7 +522,7 @@ class TraceApp(App[int]):
 
         self.push_screen(SessionSwitcher(self.settings.projects_root), chosen)
 
-    def on_tabbed_content_tab_activated(self) -> None:
+    async def on_tabbed_content_tab_activated(self) -> None:
         if not self.screen_stack:
             return  # a late activation while the app is torn down
         self._refresh_bindings()
@@ -524,6 +530,8 @@ class TraceApp(App[int]):
         if view is not None:
             if self._follow is not None:
                 self._follow.prefer(view.spec.key)  # the tab on screen is folded first
+            if not view.built:
+                await view.build()
             view.refresh_panes()
 
     # -- command palette --------------------------------------------------------------------

@@ -69,8 +69,11 @@ class SessionView(Vertical):
     #: while paused, new snapshots are folded and held, not shown
     paused: var[bool] = var(False)
 
-    def __init__(self, spec: SessionSpec, settings: Settings, *, id: str | None = None) -> None:
+    def __init__(self, spec: SessionSpec, settings: Settings, *, id: str | None = None, eager: bool = True) -> None:
         super().__init__(id=id, classes="session")
+        #: whether the panes are mounted: a tab not shown yet holds one line until :meth:`build`
+        self.built = eager
+        self._notice: tuple[str, str] | None = None
         self.spec = spec
         self.settings = settings
         self.latest: RunState | None = None
@@ -87,6 +90,9 @@ class SessionView(Vertical):
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        if not self.built:
+            yield Static(Text(f" reading {self.spec.paths[0]}…", style="bold"), classes="placeholder")
+            return
         header = SessionHeader(classes="session-header")
         header.demo = self.spec.demo
         yield header
@@ -113,12 +119,32 @@ class SessionView(Vertical):
                     yield SubagentsTree(classes="pane subagents")
 
     def on_mount(self) -> None:
+        self.app.views[self.spec.key] = self  # type: ignore[attr-defined]
+        if self.built:
+            self._init_panes()
+        self.ingest()
+
+    def _init_panes(self) -> None:
         self.query_one(".fold-progress").display = False
         self.query_one(".notice").display = False
         self.query_one(SessionHeader).update(Text(f" reading {self.spec.paths[0]}…", style="bold"))
-        self.ingest()
+        if self._notice is not None:
+            self._show_notice(*self._notice)
+
+    async def build(self) -> None:
+        """Mount the panes (the first time the tab is shown) and draw the newest state."""
+        if self.built:
+            return
+        self.built = True
+        await self.recompose()
+        self._init_panes()
+        if self.state is not None:
+            self.refresh_panes()
 
     def on_unmount(self) -> None:
+        views = getattr(self.app, "views", {})
+        if views.get(self.spec.key) is self:
+            del views[self.spec.key]
         follow = getattr(self.app, "_follow", None)
         if follow is not None and self.loop is not None:
             follow.close(self.spec.key)
@@ -145,6 +171,10 @@ class SessionView(Vertical):
             gc.freeze()
         self.latest = message.state
         self.written = message.written
+        if not self.built:
+            if not self.paused:
+                self.state = message.state
+            return
         self.query_one(".fold-progress").display = False
         if not self.notice_text:  # the progress line, not an error: the read is done
             self.query_one(".notice").display = False
@@ -159,6 +189,8 @@ class SessionView(Vertical):
 
     def on_ingest_progress(self, message: IngestProgress) -> None:
         message.stop()
+        if not self.built:
+            return
         bar = self.query_one(".fold-progress", ProgressBar)
         if message.total > 4 << 20:  # a bar only for reads long enough to notice
             bar.display = True
@@ -170,18 +202,26 @@ class SessionView(Vertical):
 
     def on_ingest_notice(self, message: IngestNotice) -> None:
         message.stop()
-        notice = self.query_one(".notice", Static)
+        changed = False
         if message.level == "error":
             self.notice_text = message.text
-            notice.update(Text(f" ✖ {message.text}", style="bold"))
+            self._notice, changed = ("error", message.text), True
+        elif message.level == "information" and self.notice_text:
+            self.notice_text = ""
+            self._notice, changed = ("clear", ""), True
+        if self.built and changed and self._notice is not None:
+            self._show_notice(*self._notice)
+        self.app.notify(message.text, title=self.spec.label or "tracetui", severity=message.level, markup=False, timeout=6)
+
+    def _show_notice(self, level: str, text: str) -> None:
+        notice = self.query_one(".notice", Static)
+        if level == "error":
+            notice.update(Text(f" ✖ {text}", style="bold"))
             notice.set_class(True, "-error")
             notice.display = True
         else:
-            if message.level == "information" and self.notice_text:
-                self.notice_text = ""
-                notice.display = False
-                notice.set_class(False, "-error")
-        self.app.notify(message.text, title=self.spec.label or "tracetui", severity=message.level, markup=False, timeout=6)
+            notice.display = False
+            notice.set_class(False, "-error")
 
     # -- state → panes ----------------------------------------------------------------------
     def watch_state(self, _old: RunState | None, _new: RunState | None) -> None:
@@ -230,7 +270,7 @@ class SessionView(Vertical):
     def refresh_panes(self) -> None:
         """Fan the state out to every pane (cheap panes skip when nothing they show changed)."""
         live = self.state
-        if live is None:
+        if live is None or not self.built:
             return
         if self.episode is not None and self.episode > len(live.history):
             self.episode = None
