@@ -85,6 +85,7 @@ class SessionView(Vertical):
         self.notice_text = ""
         self._as_of_cache: dict[tuple[int, int], RunState] = {}
         self.rows: tuple[EpisodeRow, ...] = ()
+        self._rows_of: RunState | None = None
         self.shown: Shown | None = None
         self._bindings_key: object = None
 
@@ -277,7 +278,9 @@ class SessionView(Vertical):
             return
         shown_state = self.shown_state()
         assert shown_state is not None
-        self.rows = tuple(episode_rows(live))  # before now_for, which reads the episode's end
+        if self._rows_of is not live:  # a pure function of the state: not again on every tick
+            self.rows = tuple(episode_rows(live))  # before now_for, which reads the episode's end
+            self._rows_of = live
         shown = Shown(
             live, shown_state, self.episode, self.now_for(shown_state), self.rows, self.paused, self.written, self.settings.clock()
         )

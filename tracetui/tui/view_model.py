@@ -238,6 +238,10 @@ def anomaly_message(message: str, key: str, cwd: str | None) -> str:
     return message.replace(root + "/", "") if root else message
 
 
+#: ``(state, timeless_anomalies(state))`` of the last state :func:`anomaly_rows` was asked about
+_TIMELESS: tuple[RunState, tuple] | None = None
+
+
 def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[AnomalyRow], bool]:
     """``(rows, derived)``: open anomalies first (most severe first), then cleared ones.
 
@@ -247,13 +251,19 @@ def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[Anomal
     detectors: the rows are then only the ingest-honesty facts the state itself carries.
     """
     try:
-        from tracetui.model.anomalies import detect_anomalies
+        from tracetui.model.anomalies import stall_anomalies, timeless_anomalies
     except ImportError:
-        detect_anomalies = None
+        timeless_anomalies = None  # type: ignore[assignment]
     rows: list[AnomalyRow] = []
     cwd = state.main.cwd
-    if detect_anomalies is not None:
-        for a in detect_anomalies(state, now, getattr(state, "episodes", None) or None):
+    if timeless_anomalies is not None:
+        # the detectors that ignore the clock run once per state, not on every tick (pricing
+        # every episode for the cost spikes each second was most of an idle big session's CPU)
+        global _TIMELESS
+        if _TIMELESS is None or _TIMELESS[0] is not state:
+            _TIMELESS = (state, timeless_anomalies(state, getattr(state, "episodes", None) or None))
+        head, tail = _TIMELESS[1]
+        for a in head + stall_anomalies(state, now) + tail:
             is_open = getattr(a, "open", True)
             rows.append(
                 AnomalyRow(

@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from tracetui.tui.format import fmt_bytes, one_line
 from tracetui.tui.view_model import main_model
-from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
+from tracetui.tui.widgets.pane import Shown, guarded, short_anchor, update_text
 
 __all__ = ["SessionHeader", "status_of"]
 
@@ -76,7 +76,7 @@ class SessionHeader(Static):
             t.append(f"  cc {one_line(m.version, 12)}", style="dim")
         t.append("\n")
         t.append_text(watermark(shown, self.mode, self.size.width or WIDE, self.held if shown.paused else 0))
-        self.update(t, layout=False)
+        update_text(self, t)
 
 
 #: from this many columns the watermark names the whole file; below, a long name is cut to its
