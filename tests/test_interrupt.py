@@ -35,6 +35,12 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+def _sigint_default() -> None:
+    """In the child: SIGINT as a terminal delivers it. A shell that starts the suite in the
+    background leaves SIGINT ignored, and Python keeps an inherited SIG_IGN."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _env(tmp_path: Path) -> dict[str, str]:
     return dict(os.environ, CLAUDE_CONFIG_DIR=str(tmp_path / "claude"), XDG_CACHE_HOME=str(tmp_path / "cache"))
 
@@ -48,6 +54,7 @@ def test_ctrl_c_ends_state_follow_in_one_line(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=_env(tmp_path),
+        preexec_fn=_sigint_default,
     )
     try:
         assert proc.stdout.readline().startswith("{")  # following now
@@ -69,6 +76,7 @@ def test_ctrl_c_during_the_fold_is_one_line(tmp_path: Path, cmd: list[str]) -> N
         text=True,
         timeout=HUNG,
         env=_env(tmp_path),
+        preexec_fn=_sigint_default,
     )
     assert res.returncode == 130, res.stderr
     assert res.stderr == "tracetui: interrupted\n"
@@ -94,7 +102,13 @@ sys.exit(main(sys.argv[1:]))
     (proj / ".claude").mkdir(parents=True)
     (proj / ".claude" / "settings.json").write_text("{}\n")
     res = subprocess.run(
-        [sys.executable, "-c", code, "hook", "install"], capture_output=True, text=True, timeout=HUNG, env=_env(tmp_path), cwd=proj
+        [sys.executable, "-c", code, "hook", "install"],
+        capture_output=True,
+        text=True,
+        timeout=HUNG,
+        env=_env(tmp_path),
+        cwd=proj,
+        preexec_fn=_sigint_default,
     )
     assert res.returncode == 130, res.stderr
     assert res.stderr == "tracetui: interrupted\n"

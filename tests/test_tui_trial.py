@@ -226,8 +226,12 @@ async def test_narrow_terminal_gets_a_compact_short_lived_copy_toast(tmp_path: P
         note = list(app._notifications)[-1]
         assert note.message == f"Card sent by OSC 52; file {path.stem[:8]}…-card-live.txt"
         assert note.timeout <= NARROW_TIMEOUT
-        await pilot.pause(0.1)
-        toasts = [t for t in app.screen.query(Toast) if t._notification.message == note.message]
+
+        def toasts() -> list:
+            return [t for t in app.screen.query(Toast) if t._notification.message == note.message]
+
+        await wait_until(pilot, lambda: toasts() and toasts()[0].region.height > 0, 300, 0.01)
+        toasts = toasts()
         assert len(toasts) == 1
         region = toasts[0].region
         # it covered 9 rows and 30 columns (a third of the Episodes and Files panes)

@@ -248,7 +248,7 @@ class Follow:
         self.following = follow
         self.stopping = False
         self._cond = threading.Condition()
-        self._sessions: dict[str, Followed] = {}
+        self._sessions: dict[str, Followed | _Task] = {}
         self._dirty: dict[str, None] = {}  # insertion-ordered set
         self._busy: set[str] = set()
         self._preferred: str | None = None
@@ -296,10 +296,8 @@ class Follow:
         :meth:`Watcher.add`), at the start, and every ``period`` seconds at least (e.g. the list
         of sessions). Calling it again for ``key`` replaces what it watches."""
         with self._cond:
-            task = self._sessions.get(key)
-            if not isinstance(task, _Task):
-                task = _Task(key, step)
-                self._sessions[key] = task  # type: ignore[assignment]
+            if not isinstance(self._sessions.get(key), _Task):
+                self._sessions[key] = _Task(key, step)
                 self._dirty[key] = None
                 self._cond.notify()
         if self.watcher is not None:
@@ -337,7 +335,7 @@ class Follow:
                     self._dirty[k] = None
             self._cond.notify_all()
 
-    def _next(self) -> Followed | None:
+    def _next(self) -> Followed | _Task | None:
         """The next session to poll (waits for one); ``None`` once stopping."""
         with self._cond:
             while True:
@@ -391,7 +389,7 @@ class Follow:
                 t.join(max(0.0, end - time.monotonic()))
         with self._cond:
             busy = set(self._busy)
-            todo = [s for s in self._sessions.values() if s.key not in busy]
+            todo = [s for s in self._sessions.values() if isinstance(s, Followed) and s.key not in busy]
         for s in todo:
             try:
                 s.save()
