@@ -20,14 +20,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Watcher", "MIN_INTERVAL", "SAFETY_POLL", "FALLBACK_POLL"]
+__all__ = ["Watcher", "MIN_INTERVAL", "SAFETY_POLL", "FALLBACK_POLL", "SLOW_POLL"]
 
 #: seconds between two notifications at most (a human sees no finer; keeps a burst to one fold)
 MIN_INTERVAL = 0.1
 #: seconds between two notifications of every key while file events arrive
 SAFETY_POLL = 10.0
-#: seconds between two notifications of every key when no file events can be had
+#: seconds between two notifications of the preferred key (:meth:`Watcher.prefer`, the
+#: session on screen) when no file events can be had
 FALLBACK_POLL = 0.25
+#: seconds between two notifications of every other key when no file events can be had
+SLOW_POLL = 2.0
 
 
 def _event_filter() -> list[type] | None:
@@ -87,6 +90,8 @@ class Watcher:
         self._scheduled: dict[Path, bool] = {}
         #: trees that did not exist when asked for: scheduled once they appear
         self._missing: set[Path] = set()
+        #: polled every ``fallback_poll`` seconds without events (the others every SLOW_POLL)
+        self._preferred: str | None = None
         self._observer: Any = None
         self._thread: threading.Thread | None = None
 
@@ -132,6 +137,15 @@ class Watcher:
                 _discard(self._trees, t, key)
             for d, g in spec.globs:
                 _discard(self._globs, d, (g, key))
+
+    def prefer(self, key: str | None) -> None:
+        """Poll ``key`` every ``fallback_poll`` seconds when there are no file events (the
+        others every :data:`SLOW_POLL`): the session on screen keeps its latency."""
+        with self._lock:
+            self._preferred = key
+            if key in self._due:
+                self._due[key] = min(self._due[key], self.clock() + self._period(key))
+        self._wake.set()
 
     def wake(self, key: str | None = None) -> None:
         """Notify ``key`` (every key when ``None``) at once, as if its files changed."""
@@ -231,7 +245,12 @@ class Watcher:
         self._wake.set()
 
     def _period(self, key: str | None = None) -> float:
-        base = self.safety_poll if self.mode == "events" and self.problem is None else self.fallback_poll
+        if self.mode == "events" and self.problem is None:
+            base = self.safety_poll
+        elif key is None or key == self._preferred:
+            base = self.fallback_poll
+        else:
+            base = max(self.fallback_poll, SLOW_POLL)
         spec = self._keys.get(key) if key is not None else None
         return max(base, spec.period) if spec is not None and spec.period is not None else base
 

@@ -317,6 +317,8 @@ class Follow:
         """Poll ``key`` before the others whenever it is due (the session on screen)."""
         with self._cond:
             self._preferred = key
+        if self.watcher is not None:
+            self.watcher.prefer(key)
 
     def wake(self, key: str | None = None) -> None:
         """Poll ``key`` (every session when ``None``) now."""

@@ -163,6 +163,8 @@ class SessionView(Vertical):
             # the demo replays into a temporary file that is gone at quit: nothing worth caching
             use_cache=s.use_cache and not self.spec.demo,
         )
+        if self.built:  # the tab on screen at the start: folded first, polled fastest
+            self.app.follow.prefer(self.spec.key)  # type: ignore[attr-defined]
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         message.stop()
