@@ -163,3 +163,17 @@ def test_the_hook_gives_up_on_a_transcript_that_blocks(tmp_path: Path, monkeypat
     monkeypatch.setattr(sys, "stderr", err)
     assert run.run_mode(argparse.Namespace()) == 0
     assert err.getvalue().startswith("tracetui hook: past its 0.5 s deadline")
+
+
+async def test_the_monitor_on_a_fifo_says_so_and_quits(tmp_path: Path) -> None:
+    from test_tui_support import app_for, wait_until
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    app = app_for([fifo], tmp_path, follow=True, watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.current_view is not None and app.current_view.notice_text, 300, 0.02)
+        assert app.current_view.notice_text == f"{fifo}: a FIFO (named pipe), not a transcript file; still watching"
+        await pilot.press("q")
+    assert app.return_code == 0
+    assert not [t for t in app.follow._threads if t.is_alive()]  # the fold workers ended: nothing blocked
