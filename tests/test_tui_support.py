@@ -94,12 +94,21 @@ def test_fixtures_are_what_the_tests_assume(tmp_path: Path) -> None:
 
 async def open_sessions(pilot, app):
     """Press ``s`` and wait until the session switcher has listed the sessions; returns it."""
+    from textual.widgets import DataTable, LoadingIndicator
+
     from tracetui.tui.screens.sessions import SessionSwitcher
 
     await pilot.press("s")
     screen = app.screen
     assert isinstance(screen, SessionSwitcher)
-    await wait_until(pilot, lambda: screen.sessions, 100, 0.02)
+    table = screen.query_one(DataTable)
+
+    def ready() -> bool:
+        # listed, and the loading indicator gone: it is removed after the rows came, and a
+        # key pressed while it is there is lost (a Down lost under load opened the wrong row)
+        return bool(screen.sessions) and not table.loading and not screen.query(LoadingIndicator) and table.has_focus
+
+    await wait_until(pilot, ready, 100, 0.02)
     return screen
 
 
