@@ -94,7 +94,7 @@ def test_fixtures_are_what_the_tests_assume(tmp_path: Path) -> None:
 
 async def open_sessions(pilot, app):
     """Press ``s`` and wait until the session switcher has listed the sessions; returns it."""
-    from textual.widgets import DataTable, LoadingIndicator
+    from textual.widgets import DataTable
 
     from tracetui.tui.screens.sessions import SessionSwitcher
 
@@ -104,9 +104,9 @@ async def open_sessions(pilot, app):
     table = screen.query_one(DataTable)
 
     def ready() -> bool:
-        # listed, and the loading indicator gone: it is removed after the rows came, and a
-        # key pressed while it is there is lost (a Down lost under load opened the wrong row)
-        return bool(screen.sessions) and not table.loading and not screen.query(LoadingIndicator) and table.has_focus
+        # listed and focused: the modal's table takes the focus when the screen is resumed, and
+        # a key pressed before that is lost (under load a lost Down opened the wrong row)
+        return bool(screen.sessions) and not table.loading and table.has_focus
 
     await wait_until(pilot, ready, 100, 0.02)
     return screen
