@@ -36,6 +36,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tracetui.hook.deadline import HOOK_DEADLINE, HookLate, _Deadline, _deadline_seconds
+
 __all__ = [
     "run_hook",
     "run_mode",
@@ -77,10 +79,6 @@ HOOK_TIMEOUT = 30
 COLD_BACKGROUND_BYTES = 64 << 20
 #: a background build younger than this (seconds) is not started again
 BUILD_MARKER_SECONDS = 600
-#: seconds the hook may take to read its input and do its work (``$TRACETUI_HOOK_DEADLINE``
-#: overrides): past it, it prints nothing and exits 0, so a stdin that never closes or a file
-#: that blocks costs the user this long at most, never Claude Code's own timeout
-HOOK_DEADLINE = 8.0
 
 HEADER = (
     "[tracetui state card for session {sid}, derived from its transcript {path} through {through}. "
@@ -96,52 +94,6 @@ class HookError(Exception):
 
 class HookSkip(Exception):
     """The hook has nothing to say this time, and says why on stderr (one line)."""
-
-
-class HookLate(BaseException):
-    """The hook's deadline passed (raised by its timer; a ``BaseException`` so that no
-    ``except Exception`` on the way swallows it)."""
-
-
-def _deadline_seconds() -> float:
-    """:data:`HOOK_DEADLINE`, or ``$TRACETUI_HOOK_DEADLINE`` when that is a positive number."""
-    try:
-        v = float(os.environ.get("TRACETUI_HOOK_DEADLINE", ""))
-    except ValueError:
-        return HOOK_DEADLINE
-    return v if v > 0 else HOOK_DEADLINE
-
-
-class _Deadline:
-    """A real-time timer (``setitimer``) that raises :class:`HookLate` in the main thread after
-    ``seconds``; it interrupts a blocking read or open too. Does nothing off the main thread
-    or without ``setitimer``."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self._old: Any = None
-        self.armed = False
-
-    def _fire(self, _signum: int, _frame: Any) -> None:
-        raise HookLate(f"past its {self.seconds:g} s deadline (reading its input and folding the transcript); printed nothing")
-
-    def __enter__(self) -> _Deadline:
-        import signal
-        import threading
-
-        if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGALRM, self._fire)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-            self.armed = True
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.armed:
-            import signal
-
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._old)
-            self.armed = False
 
 
 # -- the hook itself ----------------------------------------------------------------------
