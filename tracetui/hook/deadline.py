@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["HOOK_DEADLINE", "HookLate"]
+__all__ = ["HOOK_DEADLINE", "HookLate", "Deadline", "deadline_seconds"]
 
 #: seconds the hook may take to read its input and do its work (``$TRACETUI_HOOK_DEADLINE``
 #: overrides): past it, it prints nothing and exits 0, so a stdin that never closes or a file
@@ -24,7 +24,7 @@ class HookLate(BaseException):
     ``except Exception`` on the way swallows it)."""
 
 
-def _deadline_seconds() -> float:
+def deadline_seconds() -> float:
     """:data:`HOOK_DEADLINE`, or ``$TRACETUI_HOOK_DEADLINE`` when that is a positive number."""
     try:
         v = float(os.environ.get("TRACETUI_HOOK_DEADLINE", ""))
@@ -33,7 +33,7 @@ def _deadline_seconds() -> float:
     return v if v > 0 else HOOK_DEADLINE
 
 
-class _Deadline:
+class Deadline:
     """A real-time timer (``setitimer``) that raises :class:`HookLate` in the main thread after
     ``seconds``; it interrupts a blocking read or open too. Does nothing off the main thread
     or without ``setitimer``."""
@@ -46,7 +46,7 @@ class _Deadline:
     def _fire(self, _signum: int, _frame: Any) -> None:
         raise HookLate(f"past its {self.seconds:g} s deadline (reading its input and folding the transcript); printed nothing")
 
-    def __enter__(self) -> _Deadline:
+    def __enter__(self) -> Deadline:
         import signal
         import threading
 

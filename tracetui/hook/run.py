@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tracetui.hook.deadline import HOOK_DEADLINE, HookLate, _Deadline, _deadline_seconds
+from tracetui.hook.deadline import HOOK_DEADLINE, Deadline, HookLate, deadline_seconds
 
 __all__ = [
     "run_hook",
@@ -482,7 +482,7 @@ def run_mode(ns: argparse.Namespace) -> int:
         if extra:
             print(f"tracetui hook: ignoring unknown arguments {' '.join(extra)}", file=sys.stderr)
         gate = _parse_gate(getattr(ns, "gate", None))
-        with _Deadline(_deadline_seconds()):
+        with Deadline(deadline_seconds()):
             data = sys.stdin.buffer.read()
             # now=None: the hook runs at turn boundaries, where time since the last record is the
             # user's idle time, not a stalled agent; so the stall detector stays out of the card
