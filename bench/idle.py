@@ -47,7 +47,7 @@ def _child(argv: list[str]) -> int:
 
         def check() -> None:
             views = list(app.query(SessionView))
-            if views and all(v.state is not None for v in views):
+            if len(views) == len(settings.sessions) and all(v.state is not None for v in views):
                 print(f"LOADED {time.time() - t0:.3f}", flush=True)
                 timer.stop()
 

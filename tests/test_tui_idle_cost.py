@@ -38,7 +38,7 @@ async def test_a_tick_with_the_same_state_prices_nothing_and_redraws_nothing(tmp
         updates = []
         header = view.query_one(SessionHeader)
         real_update = type(header).update
-        monkeypatch.setattr(type(header), "update", lambda self, *a, **k: (updates.append(self), real_update(self, *a, **k))[1])
+        monkeypatch.setattr(header, "update", lambda *a, **k: (updates.append(header), real_update(header, *a, **k))[1])
         n = len(calls)
         for _ in range(5):
             view.tick()

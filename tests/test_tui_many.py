@@ -38,6 +38,7 @@ async def test_every_tab_of_many_sessions_loads(tmp_path: Path, watch: bool) -> 
     settings.all_hours = 24  # as with --all: the sessions watch runs too
     app = make_app(settings)
     async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: len(app.views) == N, 1500, 0.02)  # tabs past the first few follow the first screen
         views = list(app.query(SessionView))
         assert len(views) == N
         await wait_until(pilot, lambda: all(v.state is not None for v in views), 1500, 0.02)
@@ -52,6 +53,7 @@ async def test_the_picker_opens_while_many_sessions_load(tmp_path: Path) -> None
         screen = await open_sessions(pilot, app)
         assert len(screen.sessions) == N
         await pilot.press("escape")
+        await wait_until(pilot, lambda: len(app.views) == N, 1500, 0.02)
         views = list(app.query(SessionView))
         await wait_until(pilot, lambda: all(v.state is not None for v in views), 1500, 0.02)
         assert all(v.state is not None for v in views)

@@ -42,6 +42,10 @@ _MONITOR_ACTIONS = frozenset(
         "previous_tab",
     }
 )
+#: tabs mounted with the first screen; the others follow it, :data:`TAB_BATCH` per refresh
+#: (``--all`` with 200 sessions: the first screen waited for every tab)
+FIRST_TABS = 12
+TAB_BATCH = 24
 #: the smallest terminal (columns, rows) the layout is made for
 MIN_SIZE = (60, 16)
 #: below this many columns notifications are compact (``Screen.-narrow Toast`` in the tcss,
@@ -210,7 +214,7 @@ class TraceApp(App[int]):
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with TabbedContent(id="tabs"):
-            for spec in self.settings.sessions:
+            for spec in self.settings.sessions[:FIRST_TABS]:
                 yield self._pane(spec)
         yield Static(Text(""), id="empty")
         yield Static(Text(""), id="too-small")
@@ -240,6 +244,25 @@ class TraceApp(App[int]):
             self.notify(self.settings.demo_reason, title="Demo", timeout=10, markup=False)
         if self.settings.follow and not self.settings.demo:
             self.watch_sessions()
+        if len(self.settings.sessions) > FIRST_TABS:
+            self.call_after_refresh(self._add_tabs, FIRST_TABS)
+
+    async def _add_tabs(self, start: int) -> None:
+        """Mount the tabs of ``settings.sessions[start:]`` after the first screen, a batch of
+        :data:`TAB_BATCH` per refresh, so the screen answers while they come."""
+        if not self.is_running or not self.screen_stack:
+            return
+        tabs = self.query_one(TabbedContent)
+        batch = self.settings.sessions[start : start + TAB_BATCH]
+        for spec in batch:
+            if spec.key not in self.views:
+                await tabs.add_pane(self._pane(spec))
+        try:
+            self._update_chrome()
+        except NoMatches:  # the screen is being torn down
+            return
+        if start + TAB_BATCH < len(self.settings.sessions):
+            self.call_after_refresh(self._add_tabs, start + TAB_BATCH)
 
     @property
     def follow(self):  # -> tracetui.session.follow.Follow
