@@ -5,7 +5,7 @@ sessions (a few KB a line on average, tool results up to hundreds of KB, one rec
 block with the usage repeated, progress and file-history records in between). Deterministic for a
 given seed. Nothing here is copied from real transcripts.
 
-Usage: ``python bench/gen.py OUT.jsonl [--mb 300] [--seed 1]``
+Usage: ``python bench/gen.py OUT.jsonl [--mb 300] [--seed 1] [--mix light|dense]``
 """
 
 from __future__ import annotations
@@ -34,10 +34,35 @@ def _code(rng: random.Random, n_lines: int) -> str:
     return "\n".join(f"{i:>6}\u2192    {_text(rng, rng.randint(2, 12))}" for i in range(1, n_lines + 1))
 
 
-class Gen:
-    """A stream of records of one synthetic session."""
+#: the record mixes :func:`generate` writes: per API message the chance of a thinking and of a
+#: text block, of a second (parallel) tool call, the progress records after each call and the
+#: result sizes (lines of output). ``light`` is near ``../shared/corpus`` (3.2 KB a record, 0.2
+#: tool calls a record, 30% progress); ``dense`` near the real sessions of issue 9 that the tests
+#: cannot see (about 4 KB a record, one tool call per three records, 10% progress, some lines
+#: over 100 KB)
+MIXES: dict[str, dict] = {
+    "light": {
+        "thinking": 0.6,
+        "text": 0.5,
+        "parallel": 0.0,
+        "progress": (0, 0, 1, 2, 5),
+        "sizes": (5, 10, 20, 40, 60, 100, 200, 600, 2500),
+    },
+    "dense": {
+        "thinking": 0.35,
+        "text": 0.25,
+        "parallel": 0.3,
+        "progress": (0, 0, 0, 0, 0, 1, 1),
+        "sizes": (3, 5, 10, 20, 40, 60, 100, 150, 200, 300, 2000),
+    },
+}
 
-    def __init__(self, seed: int = 1, session: str = "5e55105e-0000-4000-8000-000000000001") -> None:
+
+class Gen:
+    """A stream of records of one synthetic session (``mix``: a key of :data:`MIXES`)."""
+
+    def __init__(self, seed: int = 1, session: str = "5e55105e-0000-4000-8000-000000000001", mix: str = "light") -> None:
+        self.mix = MIXES[mix]
         self.rng = random.Random(seed)
         self.session = session
         self.n = 0
@@ -89,12 +114,13 @@ class Gen:
     def turn(self) -> list[dict]:
         """One prompt and a few API messages with tool calls and their results."""
         rng = self.rng
+        mix = self.mix
         out = [self._env("user", message={"role": "user", "content": _text(rng, rng.randint(5, 80))}, permissionMode="default")]
         for _ in range(rng.randint(2, 8)):
             self.msg_n += 1
             mid = f"msg_{self.msg_n:024d}"
             u = self._usage(rng.randint(1, 50))
-            if rng.random() < 0.6:
+            if rng.random() < mix["thinking"]:
                 out.append(
                     self._assistant(
                         {
@@ -106,48 +132,54 @@ class Gen:
                         dict(u),
                     )
                 )
-            if rng.random() < 0.5:
+            if rng.random() < mix["text"]:
                 u["output_tokens"] += rng.randint(10, 300)
                 out.append(self._assistant({"type": "text", "text": _text(rng, rng.randint(10, 150))}, mid, dict(u)))
-            self.tool_n += 1
-            tid = f"toolu_{self.tool_n:020d}"
-            name = rng.choices(TOOLS, TOOL_WEIGHTS)[0]
-            inp = (
-                {"file_path": f"/home/user/project/src/mod{rng.randint(1, 40)}.py"}
-                if name in ("Read", "Edit", "Write", "MultiEdit")
-                else {"command": _text(rng, 6), "description": _text(rng, 4)}
-            )
-            if name == "Edit":
-                inp.update(old_string=_text(rng, 20), new_string=_text(rng, 25))
-            u["output_tokens"] += rng.randint(10, 300)
-            out.append(self._assistant({"type": "tool_use", "id": tid, "name": name, "input": inp}, mid, dict(u)))
-            for _ in range(rng.choice((0, 0, 1, 2, 5))):
-                out.append(
-                    self._env(
-                        "progress",
-                        data={"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": f"PostToolUse:{name}", "command": "echo ok"},
-                        parentToolUseID=tid,
-                        toolUseID=tid,
+            for _ in range(2 if rng.random() < mix["parallel"] else 1):
+                self.tool_n += 1
+                tid = f"toolu_{self.tool_n:020d}"
+                name = rng.choices(TOOLS, TOOL_WEIGHTS)[0]
+                inp = (
+                    {"file_path": f"/home/user/project/src/mod{rng.randint(1, 40)}.py"}
+                    if name in ("Read", "Edit", "Write", "MultiEdit")
+                    else {"command": _text(rng, 6), "description": _text(rng, 4)}
+                )
+                if name == "Edit":
+                    inp.update(old_string=_text(rng, 20), new_string=_text(rng, 25))
+                u["output_tokens"] += rng.randint(10, 300)
+                out.append(self._assistant({"type": "tool_use", "id": tid, "name": name, "input": inp}, mid, dict(u)))
+                for _ in range(rng.choice(mix["progress"])):
+                    out.append(
+                        self._env(
+                            "progress",
+                            data={
+                                "type": "hook_progress",
+                                "hookEvent": "PostToolUse",
+                                "hookName": f"PostToolUse:{name}",
+                                "command": "echo ok",
+                            },
+                            parentToolUseID=tid,
+                            toolUseID=tid,
+                        )
+                    )
+                size = rng.choice(mix["sizes"])
+                body = _code(rng, size) if name == "Read" else _text(rng, size)
+                err = rng.random() < 0.05
+                res = {"type": "tool_result", "tool_use_id": tid, "content": body}
+                if err:
+                    res["is_error"] = True
+                tur = (
+                    "Error: failed"
+                    if err
+                    else (
+                        {"type": "text", "file": {"filePath": inp.get("file_path"), "content": body, "numLines": size}}
+                        if name == "Read"
+                        else {"stdout": body[:2000], "stderr": "", "interrupted": False}
                     )
                 )
-            size = rng.choice((5, 10, 20, 40, 60, 100, 200, 600, 2500))
-            body = _code(rng, size) if name == "Read" else _text(rng, size)
-            err = rng.random() < 0.05
-            res = {"type": "tool_result", "tool_use_id": tid, "content": body}
-            if err:
-                res["is_error"] = True
-            tur = (
-                "Error: failed"
-                if err
-                else (
-                    {"type": "text", "file": {"filePath": inp.get("file_path"), "content": body, "numLines": size}}
-                    if name == "Read"
-                    else {"stdout": body[:2000], "stderr": "", "interrupted": False}
+                out.append(
+                    self._env("user", message={"role": "user", "content": [res]}, toolUseResult=tur, sourceToolAssistantUUID=self.parent)
                 )
-            )
-            out.append(
-                self._env("user", message={"role": "user", "content": [res]}, toolUseResult=tur, sourceToolAssistantUUID=self.parent)
-            )
         if rng.random() < 0.3:
             out.append(
                 {
@@ -161,10 +193,11 @@ class Gen:
         return out
 
 
-def generate(path: Path, mb: float, seed: int = 1) -> int:
-    """Write at least ``mb`` megabytes (10^6 bytes) of transcript to ``path``; returns bytes written."""
+def generate(path: Path, mb: float, seed: int = 1, mix: str = "light") -> int:
+    """Write at least ``mb`` megabytes (10^6 bytes) of transcript of ``mix`` (a key of
+    :data:`MIXES`) to ``path``; returns bytes written."""
     target = int(mb * 1_000_000)
-    g = Gen(seed)
+    g = Gen(seed, mix=mix)
     written = 0
     with open(path, "wb") as f:
         while written < target:
@@ -179,8 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--mb", type=float, default=300)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--mix", choices=sorted(MIXES), default="light")
     ns = ap.parse_args(argv)
-    n = generate(ns.out, ns.mb, ns.seed)
+    n = generate(ns.out, ns.mb, ns.seed, ns.mix)
     print(f"wrote {n / 1e6:.1f} MB to {ns.out}")
     return 0
 

@@ -57,88 +57,6 @@ def _unique(data: bytes, k: int) -> bytes:
     return data
 
 
-def _small_generator(target: int, out) -> None:
-    """A stand-in session: prompts, tool calls and results, usage, errors, a compaction."""
-    n = 0
-    written = 0
-    pad = "x" * 2000
-    while written < target:
-        n += 1
-        ts = f"2026-01-01T{(n // 3600) % 24:02d}:{(n // 60) % 60:02d}:{n % 60:02d}.000Z"
-        base = {"sessionId": SID, "cwd": "/work/bench", "version": "2.1.30", "timestamp": ts, "isSidechain": False, "userType": "external"}
-        recs = []
-        if n % 20 == 1:
-            recs.append(
-                {
-                    **base,
-                    "type": "user",
-                    "uuid": f"u{n}",
-                    "parentUuid": None,
-                    "message": {"role": "user", "content": f"task {n}: make it faster"},
-                }
-            )
-        recs.append(
-            {
-                **base,
-                "type": "assistant",
-                "uuid": f"a{n}",
-                "requestId": f"req{n}",
-                "message": {
-                    "id": f"msg{n}",
-                    "model": "claude-sonnet-4-5-20250929",
-                    "role": "assistant",
-                    "type": "message",
-                    "content": [
-                        {
-                            "type": "tool_use",
-                            "id": f"toolu{n}",
-                            "name": ["Bash", "Read", "Edit"][n % 3],
-                            "input": {
-                                "command": f"pytest -q -k t{n}",
-                                "file_path": f"/work/bench/m{n % 50}.py",
-                                "old_string": "a",
-                                "new_string": "b",
-                            },
-                        }
-                    ],
-                    "usage": {
-                        "input_tokens": 10,
-                        "output_tokens": 50,
-                        "cache_creation_input_tokens": 100,
-                        "cache_read_input_tokens": 20000,
-                    },
-                },
-            }
-        )
-        recs.append(
-            {
-                **base,
-                "type": "user",
-                "uuid": f"r{n}",
-                "parentUuid": f"a{n}",
-                "message": {
-                    "role": "user",
-                    "content": [{"type": "tool_result", "tool_use_id": f"toolu{n}", "content": f"ok {n} {pad}", "is_error": n % 17 == 0}],
-                },
-            }
-        )
-        if n % 5000 == 0:
-            recs.append(
-                {
-                    **base,
-                    "type": "system",
-                    "subtype": "compact_boundary",
-                    "uuid": f"c{n}",
-                    "content": "Conversation compacted",
-                    "compactMetadata": {"trigger": "auto", "preTokens": 150000},
-                }
-            )
-        for r in recs:
-            b = json.dumps(r, separators=(",", ":")).encode() + b"\n"
-            out.write(b)
-            written += len(b)
-
-
 def build(path: Path, mb: int, source: str = "corpus") -> str:
     """Write a transcript of at least ``mb`` MB at ``path``; returns where it came from."""
     target = mb * 1_000_000
@@ -147,32 +65,25 @@ def build(path: Path, mb: int, source: str = "corpus") -> str:
     files = [] if source == "gen" else _corpus_files()
     tmp = path.with_suffix(".tmp")
     if not files:
-        try:
-            sys.path.insert(0, str(ROOT / "bench"))
-            import gen  # type: ignore[import-not-found]
+        sys.path.insert(0, str(ROOT / "bench"))
+        import gen  # type: ignore[import-not-found]
 
-            gen.generate(tmp, mb)  # bench/gen.py's generator
-            os.replace(tmp, path)
-            return "bench/gen.py"
-        except (ImportError, AttributeError):
-            pass
+        gen.generate(tmp, mb)  # bench/gen.py's generator
+        os.replace(tmp, path)
+        return "bench/gen.py"
     with open(tmp, "wb") as out:
-        if files:
-            blobs = [f.read_bytes() for f in files]
-            blobs = [b if b.endswith(b"\n") else b + b"\n" for b in blobs]
-            written, k = 0, 0
-            while written < target:
-                for b in blobs:
-                    chunk = _unique(b, k)
-                    out.write(chunk)
-                    written += len(chunk)
-                    if written >= target:
-                        break
-                k += 1
-            how = f"{len(files)} corpus files, {k + 1} repetitions"
-        else:
-            _small_generator(target, out)
-            how = "the small generator in bench/hook.py"
+        blobs = [f.read_bytes() for f in files]
+        blobs = [b if b.endswith(b"\n") else b + b"\n" for b in blobs]
+        written, k = 0, 0
+        while written < target:
+            for b in blobs:
+                chunk = _unique(b, k)
+                out.write(chunk)
+                written += len(chunk)
+                if written >= target:
+                    break
+            k += 1
+        how = f"{len(files)} corpus files, {k + 1} repetitions"
     os.replace(tmp, path)
     return how
 
@@ -187,7 +98,7 @@ def _run(cmd: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, byte
 
 
 def _entry(cache: Path) -> Path | None:
-    found = sorted((cache / "folds").glob("*.msgpack"))
+    found = sorted((cache / "store").glob("*.sqlite"))
     return found[0] if found else None
 
 
@@ -197,7 +108,7 @@ def _settle(cache: Path, before: float | None, timeout: float = 300.0) -> float:
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout:
         e = _entry(cache)
-        if e is not None and (before is None or e.stat().st_mtime_ns != before) and not list((cache / "folds").glob(".*.tmp")):
+        if e is not None and (before is None or e.stat().st_mtime_ns != before) and not list((cache / "store").glob("*.building")):
             return time.perf_counter() - t0
         time.sleep(0.05)
     raise SystemExit("the background cache save did not finish")

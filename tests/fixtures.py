@@ -1,21 +1,52 @@
-"""Small transcript records built in code, shaped like Claude Code's JSONL (transcript-format.md).
+"""Small transcript records for the tests: :mod:`tracetui.demo.records` with test defaults.
 
 Every helper returns a plain ``dict`` (one record); :func:`jsonl` turns a list of them into file
-bytes. Nothing here is copied from the corpus: ids and texts are made up, the shapes follow
-``../shared/docs/transcript-format.md`` §3–§10.
+bytes. Keywords are the envelope keywords of ``tracetui.demo.records`` (``uuid``, ``ts``,
+``parent``, ``sidechain``, ``session``, ``cwd``, ``version``); any other keyword becomes a field of
+the record. Unless given, a record gets a uuid from one counter shared by the whole test run,
+timestamp ``2026-01-01T00:00:00.000Z``, session :data:`SESSION` and cwd ``/work/demo``. Nothing
+here is copied from the corpus; the shapes follow ``../shared/docs/transcript-format.md``.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from tracetui.demo import records as r
+from tracetui.demo.records import jsonl, line, text_block, tool_result_block, tool_use_block
+
+__all__ = [
+    "SESSION",
+    "envelope",
+    "user",
+    "prompt",
+    "slash",
+    "bash_input",
+    "interrupt",
+    "text_block",
+    "tool_use_block",
+    "tool_result_block",
+    "usage",
+    "assistant",
+    "tool_call",
+    "tool_result",
+    "api_error",
+    "system",
+    "compact_boundary",
+    "progress",
+    "line",
+    "jsonl",
+    "write",
+    "append",
+]
+
 _counter = itertools.count(1)
 
 SESSION = "11111111-2222-3333-4444-555555555555"
+CWD = "/work/demo"
 
 
 def _uuid() -> str:
@@ -26,27 +57,23 @@ def _ts(n: int = 0) -> str:
     return f"2026-01-01T00:00:{n % 60:02d}.000Z"
 
 
+def _env(kw: dict[str, Any]) -> dict[str, Any]:
+    """``kw`` with the test defaults filled in (a fresh uuid when ``uuid`` is missing or ``None``)."""
+    kw["uuid"] = kw.pop("uuid", None) or _uuid()
+    kw.setdefault("ts", _ts())
+    kw.setdefault("session", SESSION)
+    kw.setdefault("cwd", CWD)
+    return kw
+
+
 def envelope(type_: str, **kw: Any) -> dict[str, Any]:
     """The common envelope of a conversation record (uuid, parentUuid, session id, ...)."""
-    rec: dict[str, Any] = {
-        "parentUuid": kw.pop("parent", None),
-        "isSidechain": kw.pop("sidechain", False),
-        "userType": "external",
-        "cwd": kw.pop("cwd", "/work/demo"),
-        "sessionId": kw.pop("session", SESSION),
-        "version": kw.pop("version", "2.1.30"),
-        "gitBranch": "main",
-        "type": type_,
-        "uuid": kw.pop("uuid", None) or _uuid(),
-        "timestamp": kw.pop("ts", _ts()),
-    }
-    rec.update(kw)
-    return rec
+    return r.envelope(type_, **_env(kw))
 
 
 def user(content: Any, **kw: Any) -> dict[str, Any]:
     """A user record whose ``message.content`` is ``content`` (a string or a list of blocks)."""
-    return envelope("user", message={"role": "user", "content": content}, **kw)
+    return r.user(content, **_env(kw))
 
 
 def prompt(text: str, **kw: Any) -> dict[str, Any]:
@@ -56,58 +83,34 @@ def prompt(text: str, **kw: Any) -> dict[str, Any]:
 
 def slash(name: str, args: str = "", **kw: Any) -> dict[str, Any]:
     """A slash-command record as Claude Code writes it (``<command-name>`` markup)."""
-    text = f"<command-message>{name.lstrip('/')} is running…</command-message>\n<command-name>{name}</command-name>\n<command-args>{args}</command-args>"
-    return user(text, **kw)
+    return user(r.slash_text(name, args), **kw)
 
 
 def bash_input(cmd: str, **kw: Any) -> dict[str, Any]:
     """A bash-mode input (``! cmd`` typed by the user)."""
-    return user(f"<bash-input>{cmd}</bash-input>", **kw)
+    return user(r.bash_input_text(cmd), **kw)
 
 
-def text_block(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text}
-
-
-def tool_use_block(tid: str, name: str, inp: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"type": "tool_use", "id": tid, "name": name, "input": inp or {}}
-
-
-def tool_result_block(tid: str, content: Any = "ok", is_error: bool | None = None) -> dict[str, Any]:
-    b: dict[str, Any] = {"tool_use_id": tid, "type": "tool_result", "content": content}
-    if is_error is not None:
-        b["is_error"] = is_error
-    return b
+def interrupt(for_tool: bool = True, **kw: Any) -> dict[str, Any]:
+    """``[Request interrupted by user…]`` as a text block."""
+    return user([text_block(r.interrupt_text(for_tool))], **kw)
 
 
 def usage(inp: int = 0, out: int = 0, cc: int = 0, cr: int = 0) -> dict[str, Any]:
-    return {
-        "input_tokens": inp,
-        "output_tokens": out,
-        "cache_creation_input_tokens": cc,
-        "cache_read_input_tokens": cr,
-        "service_tier": "standard",
-    }
+    """``message.usage`` in tokens: input, output, cache creation, cache read; tier ``standard``."""
+    return r.usage(inp, out, cc, cr)
 
 
 def assistant(
     blocks: Any,
     msg_id: str | None = "msg_1",
-    model: str = "claude-sonnet-4-5-20250929",
+    model: str = r.MODEL,
     u: dict[str, Any] | None = None,
     request_id: str | None = "req_1",
     **kw: Any,
 ) -> dict[str, Any]:
     """An assistant record holding ``blocks`` (usually one), with usage ``u``."""
-    msg: dict[str, Any] = {"model": model, "type": "message", "role": "assistant", "content": blocks, "stop_reason": None}
-    if msg_id is not None:
-        msg["id"] = msg_id
-    if u is not None:
-        msg["usage"] = u
-    rec = envelope("assistant", message=msg, **kw)
-    if request_id is not None:
-        rec["requestId"] = request_id
-    return rec
+    return r.assistant(blocks, msg_id=msg_id, usage=u, model=model, request_id=request_id, **_env(kw))
 
 
 def tool_call(tid: str, name: str, inp: dict[str, Any] | None = None, msg_id: str | None = None, **kw: Any) -> dict[str, Any]:
@@ -117,45 +120,39 @@ def tool_call(tid: str, name: str, inp: dict[str, Any] | None = None, msg_id: st
 
 def tool_result(tid: str, content: Any = "ok", is_error: bool | None = None, result: Any = None, **kw: Any) -> dict[str, Any]:
     """A user record carrying one tool_result (``result`` becomes ``toolUseResult``)."""
-    extra = {} if result is None else {"toolUseResult": result}
-    return user([tool_result_block(tid, content, is_error)], **extra, **kw)
+    return r.tool_result(tid, content, is_error=is_error, result=result, **_env(kw))
+
+
+def api_error(text: str = "API Error: 500 overloaded", msg_id: str | None = None, **kw: Any) -> dict[str, Any]:
+    """The synthetic assistant record of a failed API call (``isApiErrorMessage``), zero usage."""
+    env = _env(kw)
+    return r.api_error(text, msg_id=msg_id or env["uuid"], error=None, usage=usage(), stop_reason=None, **env)
 
 
 def system(subtype: str | None, **kw: Any) -> dict[str, Any]:
-    rec = envelope("system", **kw)
-    if subtype is not None:
-        rec["subtype"] = subtype
-    return rec
+    """A system record (``subtype`` left out when ``None``)."""
+    return r.system(subtype, **_env(kw))
 
 
 def compact_boundary(pre: int = 1000, **kw: Any) -> dict[str, Any]:
-    return system(
-        "compact_boundary", content="Conversation compacted", level="info", compactMetadata={"trigger": "auto", "preTokens": pre}, **kw
-    )
+    """``system/compact_boundary`` triggered ``auto`` with ``preTokens: pre``."""
+    return r.compact_boundary(pre, **_env(kw))
 
 
 def progress(data: dict[str, Any], parent_tool: str | None = None, **kw: Any) -> dict[str, Any]:
-    return envelope("progress", data=data, parentToolUseID=parent_tool, toolUseID=f"t_{next(_counter)}", **kw)
-
-
-def line(rec: dict[str, Any]) -> bytes:
-    """One record as compact JSON bytes (no newline)."""
-    return json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-
-
-def jsonl(records: Iterable[dict[str, Any] | bytes], final_newline: bool = True) -> bytes:
-    """Records (dicts, or raw line bytes) as JSONL file bytes."""
-    parts = [r if isinstance(r, bytes) else line(r) for r in records]
-    data = b"\n".join(parts)
-    return data + b"\n" if final_newline and parts else data
+    """A progress record with ``data`` under tool call ``parent_tool``."""
+    tool_use_id = f"t_{next(_counter)}"
+    return r.progress(data, tool_use_id=tool_use_id, parent_tool_use_id=parent_tool, **_env(kw))
 
 
 def write(path: Path, records: Iterable[dict[str, Any] | bytes], final_newline: bool = True) -> Path:
+    """Write ``records`` as JSONL at ``path`` (parents created); returns ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(jsonl(records, final_newline))
     return path
 
 
 def append(path: Path, data: bytes) -> None:
+    """Append ``data`` to the file at ``path``."""
     with open(path, "ab") as f:
         f.write(data)

@@ -1,20 +1,23 @@
-"""A deterministic transcript builder for the episode, fact, anomaly and view tests.
+"""A deterministic transcript script for the episode, fact, anomaly and view tests.
 
-Every record gets a uuid and a timestamp from the builder's own counter (not the shared one in
-``fixtures.py``), so the same script always gives the same bytes: golden files depend on it.
-Shapes follow ``../shared/docs/transcript-format.md``; nothing is copied from the corpus.
+The records are ``fixtures.py``'s (so ``tracetui.demo.records``'), but every one gets a uuid and
+a timestamp from the script's own counter (not the shared one in ``fixtures.py``): record ``n``
+has uuid ``00000000-0000-4000-8000-<n>`` and is ``7 n`` seconds after 10:00 (plus
+``start_minute``); records are not chained (``parentUuid`` null); tool_use ids and usage are given
+by the caller. The same script always gives the same bytes: golden files depend on them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fixtures import assistant, jsonl, prompt, text_block, tool_result_block, tool_use_block, usage, user
+from fixtures import api_error, assistant, envelope, interrupt, jsonl, prompt, text_block, tool_result, tool_use_block, usage
 
-from tracetui.model.fold import fold_bytes
+from tracetui.demo.records import MODEL
+from tracetui.model.session_fold import fold_bytes
 from tracetui.model.state import RunState
 
-MODEL = "claude-sonnet-4-5-20250929"
+__all__ = ["MODEL", "Script", "golden_script"]
 
 
 class Script:
@@ -34,65 +37,48 @@ class Script:
         return {"uuid": f"00000000-0000-4000-8000-{self.n:012d}", "ts": ts, **extra}
 
     def add(self, rec: dict[str, Any] | bytes) -> "Script":
+        """Append a record (or raw line bytes) as given; it takes no uuid or time from the script."""
         self.records.append(rec)
         return self
 
     def prompt(self, text: str, **kw: Any) -> "Script":
+        """A typed human prompt."""
         return self.add(prompt(text, **self._kw(**kw)))
+
+    def _message(self, block: dict[str, Any], u: tuple[int, int, int, int], model: str, kw: dict[str, Any]) -> "Script":
+        """One assistant record, a new API message ``msg_<k>``/``req_<k>`` with usage ``u``."""
+        self.msg += 1
+        k = f"{self.msg:03d}"
+        return self.add(assistant([block], msg_id=f"msg_{k}", model=model, u=usage(*u), request_id=f"req_{k}", **self._kw(**kw)))
 
     def call(
         self, tid: str, name: str, inp: dict[str, Any] | None = None, u: tuple[int, int, int, int] = (10, 5, 0, 0), **kw: Any
     ) -> "Script":
-        self.msg += 1
-        return self.add(
-            assistant(
-                [tool_use_block(tid, name, inp)],
-                msg_id=f"msg_{self.msg:03d}",
-                model=MODEL,
-                u=usage(*u),
-                request_id=f"req_{self.msg:03d}",
-                **self._kw(**kw),
-            )
-        )
+        """A tool_use ``tid`` of tool ``name``; ``u`` is (input, output, cache creation, cache read) tokens."""
+        return self._message(tool_use_block(tid, name, inp), u, MODEL, kw)
 
     def result(self, tid: str, content: Any = "ok", is_error: bool | None = None, result: Any = None, **kw: Any) -> "Script":
-        extra = {} if result is None else {"toolUseResult": result}
-        return self.add(user([tool_result_block(tid, content, is_error)], **extra, **self._kw(**kw)))
+        """The tool_result of ``tid`` (``result`` becomes ``toolUseResult``)."""
+        return self.add(tool_result(tid, content, is_error, result, **self._kw(**kw)))
 
     def say(self, text: str, u: tuple[int, int, int, int] = (10, 20, 0, 0), model: str = MODEL, **kw: Any) -> "Script":
-        self.msg += 1
-        return self.add(
-            assistant(
-                [text_block(text)],
-                msg_id=f"msg_{self.msg:03d}",
-                model=model,
-                u=usage(*u),
-                request_id=f"req_{self.msg:03d}",
-                **self._kw(**kw),
-            )
-        )
+        """An assistant text block."""
+        return self._message(text_block(text), u, model, kw)
 
     def interrupt(self, **kw: Any) -> "Script":
-        return self.add(user([text_block("[Request interrupted by user for tool use]")], **self._kw(**kw)))
+        """``[Request interrupted by user for tool use]``."""
+        return self.add(interrupt(**self._kw(**kw)))
 
     def api_error(self, **kw: Any) -> "Script":
-        rec = assistant(
-            [text_block("API Error: 500 overloaded")],
-            msg_id=f"err-{self.n}",
-            model="<synthetic>",
-            u=usage(),
-            request_id=None,
-            **self._kw(**kw),
-        )
-        rec["isApiErrorMessage"] = True
-        return self.add(rec)
+        """The synthetic API-error assistant record (``isApiErrorMessage``)."""
+        return self.add(api_error(msg_id=f"err-{self.n}", **self._kw(**kw)))
 
     def record(self, type_: str, **fields: Any) -> "Script":
-        from fixtures import envelope
-
+        """Any record type: the envelope and ``fields``."""
         return self.add(envelope(type_, **self._kw(), **fields))
 
     def data(self) -> bytes:
+        """The JSONL file bytes."""
         return jsonl(self.records)
 
     def state(self, name: str = "session.jsonl") -> RunState:

@@ -23,8 +23,8 @@ from hypothesis import strategies as hst
 from tracetui.cli import main
 from tracetui.ingest.decode import MAX_TOKENS, decode_message
 from tracetui.model.facts import MAX_DIGITS, extract_exit_code, extract_test_runs
-from tracetui.model.fold import fold as _fold
-from tracetui.session.cache import open_cached
+from tracetui.model.session_fold import fold as _fold
+from tracetui.session.store import open_cached
 
 HUGE = 10**23
 NEGATIVE = -5
@@ -231,7 +231,7 @@ def test_an_exit_code_is_read_exactly_when_it_has_at_most_max_digits(value: int)
 
 def test_a_rejected_usage_on_a_line_that_needs_repair_is_rejected_the_same_way() -> None:
     # invalid UTF-8 sends the line down the slow path (repair, re-encode): same rejection there
-    from tracetui.model.fold import fold_bytes
+    from tracetui.model.session_fold import fold_bytes
 
     rec = _usage(HUGE)[1]
     rec["message"]["content"][0]["text"] = "bad BYTE here"

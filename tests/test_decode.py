@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
-from fixtures import assistant, jsonl, line, prompt, text_block, tool_result, usage
+from fixtures import assistant, jsonl, line, prompt, text_block, tool_call, tool_result, usage
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
-from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_any, decode_line
-from tracetui.model.fold import fold_bytes
+from tracetui.ingest.content import decode_any, result_excerpt, result_text
+from tracetui.ingest.decode import KNOWN_RECORD_TYPES, Quarantined, Record, decode_line, excerpt_of
+from tracetui.model.session_fold import fold_bytes
 from tracetui.views.state_json import state_to_json
 
 
@@ -134,18 +138,59 @@ def test_unknown_block_type_kept_and_counted() -> None:
     assert st.tokens.input == 6
 
 
-def test_schema_mismatch_kept_as_unknown_record() -> None:
-    # a declared field of an unexpected type (isSidechain as a string, uuid as a number)
+def test_mistyped_field_is_ignored_and_the_record_kept() -> None:
+    # a declared field of an unexpected type (isSidechain as a string, uuid as a number): the
+    # record is kept without that field and counted as a shape problem (issue 10 item 11), not
+    # dropped whole as unknown
     bad1 = {"type": "user", "uuid": 42, "message": {"role": "user", "content": "hi"}}
     bad2 = {"type": "assistant", "isSidechain": "yes", "message": {"id": "m", "content": []}}
     items = decode_line(line(bad1))
     ((rel, rec, _),) = items
-    assert isinstance(rec, Record) and rec.type == "user" and rec.schema_error
+    assert isinstance(rec, Record) and rec.type == "user" and rec.uuid is None and rec.schema_error is None
+    assert rec.shape_error and "uuid" in rec.shape_error
     st = fold_bytes(jsonl([bad1, bad2, prompt("real")]))
     assert st.counters.records == 3
-    assert st.counters.unknown_records == 2
+    assert st.counters.unknown_records == 0 and st.counters.shape_errors == 2
     assert st.counters.malformed == 0
-    assert st.counters.user_prompts == 1 and st.goal.text == "real"
+    assert st.counters.user_prompts == 2 and st.goal.text == "hi" and st.latest_ask.text == "real"
+    reasons = [u.reason for u in st.main.unknown]
+    assert len(reasons) == 2 and "uuid" in reasons[0] and "isSidechain" in reasons[1]
+
+
+@pytest.mark.parametrize("ts", [None, 1767225600, 1.5, ["2026-01-01"], {"t": 1}])
+def test_record_with_a_mistyped_timestamp_keeps_its_tool_results(ts) -> None:
+    # a timestamp that is null or a number: the result is still paired with its call (it used
+    # to vanish with its record, and the call looked dangling)
+    res = tool_result("toolu_1", "done", timestamp=ts)
+    st = fold_bytes(jsonl([prompt("go"), tool_call("toolu_1", "Bash", {"command": "ls"}), res]))
+    assert st.counters.tool_calls == 1 and not st.pending
+    assert st.counters.unknown_records == 0
+    assert st.counters.shape_errors == (0 if ts is None else 1)
+    js = state_to_json(st)
+    assert js["counters"]["shape_errors"] == (0 if ts is None else 1)
+    if ts is not None:
+        (u,) = js["unknown"]
+        assert u["type"] == "user" and "timestamp" in u["reason"]
+
+
+def test_several_mistyped_fields_and_a_mistyped_type() -> None:
+    rec = {**tool_result("toolu_1", "done"), "timestamp": 5, "cwd": ["x"], "version": 2}
+    ((_, r, _),) = decode_line(line(rec))
+    assert r.schema_error is None and r.timestamp is None and r.cwd is None and r.version is None
+    assert all(f in r.shape_error for f in ("timestamp", "cwd", "version"))
+    assert r.message is not None  # the rest of the record is decoded as usual
+    # a ``type`` of another type is still an unknown record: nothing says what it is
+    ((_, r, _),) = decode_line(line({"type": 7, "uuid": "u"}))
+    assert r.schema_error and r.type is None
+
+
+def test_block_with_a_mistyped_flag_keeps_its_result() -> None:
+    # a tool_result whose is_error is a string: the result still pairs, the flag is ignored
+    res = tool_result("toolu_1", "done")
+    res["message"]["content"][0]["is_error"] = "yes"
+    st = fold_bytes(jsonl([prompt("go"), tool_call("toolu_1", "Bash", {"command": "ls"}), res]))
+    assert not st.pending and st.counters.unknown_blocks == 0 and st.counters.shape_errors == 1
+    assert st.counters.tool_errors == 0
 
 
 def test_message_of_wrong_shape_is_unknown_not_error() -> None:
@@ -234,7 +279,7 @@ def test_whitespace_around_an_object_is_not_payload() -> None:
 def test_json_nested_too_deeply_is_quarantined_not_a_recursion_error(deep: bytes) -> None:
     # the decoders stop at their recursion limit with RecursionError, which escaped as a traceback
     # (and stalled the monitor at that line); such a line is quarantined and counted
-    from tracetui.model.fold import fold_bytes
+    from tracetui.model.session_fold import fold_bytes
 
     good = b'{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}\n'
     after = b'{"type":"user","uuid":"u2","message":{"role":"user","content":"still read"}}\n'
@@ -243,3 +288,29 @@ def test_json_nested_too_deeply_is_quarantined_not_a_recursion_error(deep: bytes
     assert st.latest_ask is not None and st.latest_ask.text == "still read"
     (q,) = st.main.quarantine
     assert q.anchor.line == 2 and "nested too deeply" in q.reason
+
+
+_PIECES = hst.sampled_from(
+    ["a", " ", "\n", "\t", "\r", "é", "€", "😀", "\\", '"', "\x00", "\u2028", "\xa0", "x" * 50, " " * 40, "\u00e9" * 30]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=hst.lists(_PIECES, max_size=200), pad=hst.integers(0, 1100), tail=hst.sampled_from(["", " " * 70, "end", "\n" * 65 + "z"]))
+def test_result_excerpt_is_the_excerpt_of_the_whole_text(parts, pad, tail) -> None:
+    # a long string content's excerpt comes from a decoded prefix: the same characters as the
+    # excerpt of its whole text, whatever escapes, multi-byte characters or whitespace sit at
+    # the cut (ensure_ascii writes \uXXXX escapes and surrogate pairs, the other UTF-8 bytes)
+    text = " " * pad + "".join(parts) + tail
+    for ascii_only in (True, False):
+        raw = msgspec.Raw(json.dumps(text, ensure_ascii=ascii_only).encode())
+        for limit in (80, 100):
+            assert result_excerpt(raw, limit) == excerpt_of(text, limit)
+            assert result_text(raw) == text
+
+
+def test_result_excerpt_of_list_content_and_bad_bytes() -> None:
+    parts = msgspec.Raw(json.dumps([{"type": "text", "text": "x" * 3000}, {"type": "image"}]).encode())
+    assert result_excerpt(parts, 80) == excerpt_of(result_text(parts), 80) == "x" * 79 + "…"
+    bad = msgspec.Raw(b'"' + b"ab\xff" * 600 + b'"')  # invalid UTF-8: each bad byte one U+FFFD
+    assert result_excerpt(bad, 10) == "ab\ufffdab\ufffdab\ufffd…"

@@ -10,7 +10,8 @@ from scenario import Script, golden_script
 
 from tracetui.model.derive import Deriver
 from tracetui.model.episodes import duration_between
-from tracetui.model.fold import FileFold, fold_bytes
+from tracetui.model.fold import FileFold
+from tracetui.model.session_fold import fold_bytes
 from tracetui.views.text import state_as_of
 from tracetui.views.worker import current_episodes
 

@@ -230,6 +230,21 @@ def test_stated_criteria_and_constraints_rule() -> None:
     assert _statements("continue please") == []
 
 
+def test_stated_sentences_are_not_split_at_dots_inside_urls_versions_and_file_names() -> None:
+    """Issue 10 item 12: "https://x.org/v2.1/api.html" or "3.11.4" is no sentence end."""
+    from tracetui.model.derive import _statements
+
+    got = _statements(
+        "Follow https://docs.example.com/v2.1/api.html exactly, do not use v1. "
+        "Only touch src/app.py, e.g. the handler. Tests must pass on Python 3.11.4!"
+    )
+    assert got == [
+        ("constraint", "Follow https://docs.example.com/v2.1/api.html exactly, do not use v1."),
+        ("constraint", "Only touch src/app.py, e.g. the handler."),
+        ("criterion", "Tests must pass on Python 3.11.4!"),
+    ]
+
+
 def test_excluded_hypotheses_reverted_edit_and_interrupted_tool_use() -> None:
     s = Script().prompt("edit")
     s.call("toolu_e1", "Edit", {"file_path": "/w/a.py", "old_string": "A", "new_string": "B"})

@@ -25,7 +25,8 @@ from fixtures import (
     write,
 )
 
-from tracetui.model.fold import FileFold, fold, fold_bytes
+from tracetui.model.fold import FileFold
+from tracetui.model.session_fold import fold, fold_bytes
 from tracetui.session.reader import SessionReader
 from tracetui.views.state_json import state_to_json
 
@@ -580,7 +581,7 @@ def test_a_result_written_before_its_call_answers_the_call_when_it_arrives() -> 
 
 
 def test_an_early_result_survives_the_fold_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracetui.session.cache import open_cached
+    from tracetui.session.store import open_cached
 
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
     p = write(tmp_path / "s.jsonl", [prompt("go", uuid="p1"), tool_result("t1", "done", uuid="r1", parent="p1")])

@@ -11,7 +11,8 @@ from __future__ import annotations
 import msgspec
 from scenario import Script, golden_script
 
-from tracetui.model.fold import FileFold, fold_bytes
+from tracetui.model.fold import FileFold
+from tracetui.model.session_fold import fold_bytes
 from tracetui.views.text import episodes_as_of, state_as_of
 
 

@@ -83,29 +83,113 @@ def test_compact_and_resume_print_this_sessions_card(
     assert SID in out.splitlines()[0] and str(t) in out.splitlines()[0]
 
 
-def test_clear_prints_the_newest_other_session_and_says_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.fixture
+def one_claude_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook's calls come from one Claude Code process: the process tree the tests run in
+    (a CI runner, a shell under init) says nothing about which one that is."""
+    import tracetui.hook.cleared as cleared
+
+    monkeypatch.setattr(cleared, "claude_process", lambda: "4242@1")
+
+
+def _two_sessions_in_one_project(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The session being cleared, another session of the same project written to after it (the
+    newest other transcript), and the new session's path (Claude Code may not have written it)."""
     proj = _project(tmp_path)
-    older = _session(proj, OLDER_SID, goal="an older goal")
-    os.utime(older, (1_000_000, 1_000_000))
     old = _session(proj, OLD_SID, goal="the cleared goal")
-    os.utime(old, (2_000_000, 2_000_000))
+    os.utime(old, (1_000_000, 1_000_000))
+    other = _session(proj, OLDER_SID, goal="another session's goal")
+    os.utime(other, (2_000_000, 2_000_000))
     write(proj / "agent-zzz.jsonl", [prompt("a subagent", session=OLD_SID)])  # never a main session
-    new = proj / f"{SID}.jsonl"  # the new session: Claude Code may not have written it yet
+    return old, other, proj / f"{SID}.jsonl"
+
+
+def test_clear_prints_the_cleared_session_recorded_by_its_session_end_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], one_claude_process: None
+) -> None:
+    old, other, new = _two_sessions_in_one_project(tmp_path)
+    assert run(monkeypatch, capsys, _input("session_end_clear.json", old, OLD_SID)) == (0, "", "")
     code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
     assert code == 0 and err == ""
     assert_card(out, "the cleared goal")
-    assert "an older goal" not in out
+    assert "another session's goal" not in out
     assert out.startswith("[This session was started with /clear") and OLD_SID in out.splitlines()[0]
     assert "PREVIOUS session" in out
+    # the record answers once: a second SessionStart clear (no SessionEnd before it) gets nothing
+    code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
+    assert (code, out) == (0, "") and "no SessionEnd record" in err
 
 
-def test_clear_with_no_other_session_prints_nothing(
+def test_clear_without_a_session_end_record_prints_nothing_not_the_newest_other_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], one_claude_process: None
+) -> None:
+    """Two sessions in one project, no SessionEnd record: the newest other transcript may be the
+    other session, so no card (issue 10 item 8)."""
+    _old, _other, new = _two_sessions_in_one_project(tmp_path)
+    code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
+    assert (code, out) == (0, "")
+    assert err.startswith("tracetui hook: /clear: no card") and len(err.splitlines()) == 1
+
+
+def test_clear_takes_no_record_of_another_claude_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    t = _session(_project(tmp_path))
-    assert run(monkeypatch, capsys, _input("session_start_clear.json", t)) == (0, "", "")
+    """Two Claude Code processes in one project: the one that cleared is not the one starting."""
+    import tracetui.hook.cleared as cleared
+
+    old, _other, new = _two_sessions_in_one_project(tmp_path)
+    monkeypatch.setattr(cleared, "claude_process", lambda: "4242@1")
+    assert run(monkeypatch, capsys, _input("session_end_clear.json", old, OLD_SID)) == (0, "", "")
+    monkeypatch.setattr(cleared, "claude_process", lambda: "4343@1")
+    code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
+    assert (code, out) == (0, "") and "no SessionEnd record" in err
+
+
+def test_clear_takes_no_stale_record_nor_one_from_another_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tracetui.hook.cleared as cleared
+
+    old, _other, new = _two_sessions_in_one_project(tmp_path)
+    cache = tmp_path / "c"
+    assert cleared.record_cleared(cache, OLD_SID, old, "7@1")
+    later = cleared.time.time() + cleared.CLEARED_MARKER_SECONDS + 1
+    got, why = cleared.take_cleared(cache, new, "7@1", now=later)
+    assert got is None and "old" in why
+    assert cleared.record_cleared(cache, OLD_SID, old, "7@1")
+    got, why = cleared.take_cleared(cache, tmp_path / "elsewhere" / "x.jsonl", "7@1")
+    assert got is None and "another project folder" in why
+    assert cleared.record_cleared(cache, OLD_SID, old, "7@1")
+    assert cleared.take_cleared(cache, new, "7@1") == (old, "")
+    assert not cleared.record_cleared(cache, OLD_SID, old, None)
+    # a marker whose SessionStart never came is removed by the next record
+    assert cleared.record_cleared(cache, OLD_SID, old, "8@1")
+    stale = cleared._marker(cache, "8@1")
+    os.utime(stale, (1_000_000, 1_000_000))
+    assert cleared.record_cleared(cache, OLD_SID, old, "9@1") and not stale.exists()
+    assert cleared.take_cleared(cache, new, None)[0] is None
+
+
+def test_claude_process_is_the_nearest_ancestor_that_is_not_a_shell() -> None:
+    """A program (here a Python process standing for Claude Code) runs the hook's command line
+    through ``sh -c``: the hook finds that program, by pid and start time, the same each call."""
+    import subprocess
+
+    inner = f"{sys.executable} -c 'from tracetui.hook.cleared import claude_process as c; print(c()); print(c())'"
+    outer = f"import os, subprocess, sys; print(os.getpid(), flush=True); subprocess.run(['/bin/sh', '-c', {inner!r}])"
+    out = subprocess.run([sys.executable, "-c", outer], capture_output=True, text=True, timeout=60, check=True).stdout.split()
+    pid, first, second = out
+    assert first == second and first.startswith(f"{pid}@")
+
+
+def test_session_end_for_another_reason_records_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], one_claude_process: None
+) -> None:
+    old, _other, new = _two_sessions_in_one_project(tmp_path)
+    data = _input("session_end_clear.json", old, OLD_SID).replace(b'"clear"', b'"logout"')
+    assert run(monkeypatch, capsys, data) == (0, "", "")
+    code, out, err = run(monkeypatch, capsys, _input("session_start_clear.json", new))
+    assert (code, out) == (0, "") and "no SessionEnd record" in err
 
 
 def test_other_events_print_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -339,7 +423,7 @@ def test_large_cold_session_is_folded_in_the_background(
     started: list[Path] = []
 
     def warm(path: Path) -> bool:  # stands in for the detached child: fold and save here
-        from tracetui.session.cache import open_cached
+        from tracetui.session.store import open_cached
 
         started.append(path)
         r = open_cached([path], price=False)
@@ -359,7 +443,7 @@ def test_large_cold_session_is_folded_in_the_background(
 
 
 def test_cache_makes_the_second_call_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from tracetui.session.cache import open_cached
+    from tracetui.session.store import open_cached
 
     t = _session(_project(tmp_path))
     code, out1, _ = run(monkeypatch, capsys, _input("session_start_resume.json", t))
@@ -394,8 +478,9 @@ def test_merge_keeps_every_other_hook_and_is_idempotent() -> None:
     for ev, groups in EXISTING["hooks"].items():
         assert once["hooks"][ev][: len(groups)] == groups  # others kept, in place
     ours = _ours(once)
-    assert [ev for ev, _ in ours] == ["SessionStart", "UserPromptSubmit"]
+    assert [ev for ev, _ in ours] == ["SessionStart", "UserPromptSubmit", "SessionEnd"]
     assert ours[0][1]["matcher"] == "compact|resume|clear" and "matcher" not in ours[1][1]
+    assert ours[2][1]["matcher"] == "clear"  # tells the SessionStart clear call which session ended
     assert ours[0][1]["hooks"] == [{"type": "command", "command": "tracetui hook", "timeout": hook.HOOK_TIMEOUT}]
     assert merge_settings(once, hook.EVENTS, "tracetui hook") == once
     assert remove_from_settings(once) == EXISTING
@@ -417,28 +502,28 @@ def test_commands_that_merely_mention_tracetui_are_not_ours() -> None:
         assert hook_install._is_ours({"type": "command", "command": cmd}), cmd
 
 
-def test_install_project_writes_backup_and_second_install_changes_nothing(
+def test_install_shared_writes_backup_and_second_install_changes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sp = tmp_path / "proj" / ".claude" / "settings.json"
     sp.parent.mkdir(parents=True)
     original = json.dumps(EXISTING, indent=4)
     sp.write_text(original)
-    assert main(["hook", "install", "--project", "--dir", str(tmp_path / "proj")]) == 0
+    assert main(["hook", "install", "--shared", "--dir", str(tmp_path / "proj")]) == 0
     out = capsys.readouterr().out
     assert "installed" in out and "backup" in out
     (bak,) = sp.parent.glob("settings.json.bak-*")
     assert bak.read_text() == original
     first = sp.read_text()
-    assert len(_ours(json.loads(first))) == 2
-    assert main(["hook", "install", "--project", "--dir", str(tmp_path / "proj")]) == 0
+    assert len(_ours(json.loads(first))) == 3  # SessionStart, UserPromptSubmit, SessionEnd
+    assert main(["hook", "install", "--shared", "--dir", str(tmp_path / "proj")]) == 0
     assert "unchanged" in capsys.readouterr().out
     assert sp.read_text() == first and len(list(sp.parent.glob("settings.json.bak-*"))) == 1
-    assert main(["hook", "uninstall", "--dir", str(tmp_path / "proj")]) == 0
+    assert main(["hook", "uninstall", "--shared", "--dir", str(tmp_path / "proj")]) == 0
     assert json.loads(sp.read_text()) == EXISTING
     capsys.readouterr()
     # a second uninstall finds nothing of ours, and says so (not "already as wanted")
-    assert main(["hook", "uninstall", "--dir", str(tmp_path / "proj")]) == 0
+    assert main(["hook", "uninstall", "--shared", "--dir", str(tmp_path / "proj")]) == 0
     assert capsys.readouterr().out == f"{sp}: no tracetui hook entries to remove; unchanged\n"
 
 
@@ -451,13 +536,153 @@ def test_install_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, ca
     assert "SessionStart" not in out and "nothing written" in out
 
 
+def test_install_in_a_project_defaults_to_its_local_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the shared settings.json is committed, and the entry names this machine's path
+    shared = tmp_path / ".claude" / "settings.json"
+    shared.parent.mkdir()
+    shared.write_text('{"permissions": {"allow": []}}\n')
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    local = tmp_path / ".claude" / "settings.local.json"
+    assert f"in {local}" in capsys.readouterr().out
+    assert len(_ours(json.loads(local.read_text()))) == 3  # SessionStart, UserPromptSubmit, SessionEnd
+    assert shared.read_text() == '{"permissions": {"allow": []}}\n'
+    # an older install's entries in the shared file would run twice: said
+    assert main(["hook", "install", "--shared", "--dir", str(tmp_path)]) == 0
+    assert "settings.local.json has tracetui hook entries too" in capsys.readouterr().err
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    assert f"{shared} has tracetui hook entries too; 'tracetui hook uninstall --shared' removes them" in capsys.readouterr().err
+
+
+def _mode(p: Path) -> int:
+    import stat
+
+    return stat.S_IMODE(p.stat().st_mode)
+
+
+def test_install_keeps_the_mode_of_a_private_settings_file_and_its_backup(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a 0600 settings.json (and its backup) became 0644
+    sp = tmp_path / ".claude" / "settings.local.json"
+    sp.parent.mkdir()
+    sp.write_text(json.dumps(EXISTING, indent=2) + "\n")
+    os.chmod(sp, 0o600)
+    old = os.umask(0o022)
+    try:
+        assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    finally:
+        os.umask(old)
+    (bak,) = sp.parent.glob("settings.local.json.bak-*")
+    assert _mode(sp) == 0o600 and _mode(bak) == 0o600
+    assert main(["hook", "uninstall", "--dir", str(tmp_path)]) == 0
+    assert _mode(sp) == 0o600 and all(_mode(b) == 0o600 for b in sp.parent.glob("settings.local.json.bak-*"))
+
+
+def test_install_writes_through_a_symlinked_settings_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a symlinked settings.json (dotfiles) was replaced by a plain file
+    monkey_cfg = tmp_path / "cfg"
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps(EXISTING, indent=2) + "\n")
+    os.chmod(dotfiles, 0o640)
+    monkey_cfg.mkdir()
+    link = monkey_cfg / "settings.json"
+    link.symlink_to(dotfiles)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(monkey_cfg))
+    assert main(["hook", "install", "--user"]) == 0
+    out = capsys.readouterr().out
+    assert link.is_symlink() and os.readlink(link) == str(dotfiles)
+    assert f"(a symlink: written to {dotfiles})" in out
+    assert len(_ours(json.loads(dotfiles.read_text()))) == 3 and _mode(dotfiles) == 0o640
+    assert not list(dotfiles.parent.glob("*.bak-*"))  # the backup is beside the link, not in the dotfiles
+    (bak,) = monkey_cfg.glob("settings.json.bak-*")
+    assert json.loads(bak.read_text()) == EXISTING and not bak.is_symlink()
+    # a link to nothing is refused, saying why
+    dotfiles.unlink()
+    assert main(["hook", "install", "--user"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"tracetui: {link}: a symlink to {dotfiles}, which does not exist; not touching it\n"
+    assert link.is_symlink() and not dotfiles.exists()
+    # a link to a folder too
+    link.unlink()
+    link.symlink_to(tmp_path)
+    assert main(["hook", "install", "--user"]) == 1
+    assert "which is not a file; not touching it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("indent", [4, "\t", None])
+def test_install_keeps_the_files_formatting_and_the_dry_run_shows_the_real_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], indent: int | str | None
+) -> None:
+    # the dry run diffed a reformatted copy, hiding that the whole file was rewritten
+    sp = tmp_path / ".claude" / "settings.local.json"
+    sp.parent.mkdir()
+    original = json.dumps(EXISTING, indent=indent, ensure_ascii=False) + ("\n" if indent is not None else "")
+    sp.write_text(original)
+    assert main(["hook", "install", "--dir", str(tmp_path), "--dry-run"]) == 0
+    diff = capsys.readouterr().out
+    assert sp.read_text() == original
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    after = sp.read_text()
+    capsys.readouterr()
+    # the diff is the one of the bytes written against the bytes that were on disk
+    import difflib
+
+    want = difflib.unified_diff(original.splitlines(True), after.splitlines(True), f"{sp} (now)", f"{sp} (after)")
+    body = [ln for ln in diff.splitlines(True) if not ln.startswith(("dry run", "\\"))]
+    assert [ln.rstrip("\n") for ln in body] == [ln.rstrip("\n") for ln in want]
+    lines = [ln for ln in body if not ln.startswith(("---", "+++", "@@"))]
+    removed = [ln for ln in lines if ln.startswith("-")]
+    kept = [ln for ln in original.splitlines() if ln.strip()]
+    if indent is not None:
+        # only the lines the change needs are removed: the user's own lines stay as written
+        assert len(removed) <= 3, removed
+        assert all(k in after.splitlines() for k in kept if "UserPromptSubmit" not in k and k.strip() not in ("}", "]", "},", "],"))
+    else:
+        assert "\n" not in after.strip()  # a one-line file stays on one line
+    assert after.endswith("\n") == original.endswith("\n")
+
+
+def test_install_and_uninstall_change_only_the_lines_they_must(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sp = tmp_path / ".claude" / "settings.local.json"
+    sp.parent.mkdir()
+    # the user's own layout: a compact hook line, a comment-free but hand-aligned object
+    original = '{\n    "model":   "opus",\n    "hooks": {\n        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]\n    },\n    "env": {"A": "b"}\n}\n'
+    sp.write_text(original)
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    after = sp.read_text()
+    for line in (
+        '    "model":   "opus",',
+        '        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],',
+        '    "env": {"A": "b"}',
+    ):
+        assert line in after.splitlines(), line
+    assert len(_ours(json.loads(after))) == 3
+    assert main(["hook", "uninstall", "--dir", str(tmp_path)]) == 0
+    assert sp.read_text() == original  # byte for byte what it was
+    capsys.readouterr()
+
+
+def test_install_keeps_crlf_line_ends(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sp = tmp_path / ".claude" / "settings.local.json"
+    sp.parent.mkdir()
+    original = json.dumps(EXISTING, indent=2).replace("\n", "\r\n").encode() + b"\r\n"
+    sp.write_bytes(original)
+    assert main(["hook", "install", "--dir", str(tmp_path)]) == 0
+    after = sp.read_bytes()
+    assert after.count(b"\n") == after.count(b"\r\n") and len(_ours(json.loads(after))) == 3
+    assert main(["hook", "uninstall", "--dir", str(tmp_path)]) == 0
+    assert sp.read_bytes() == original
+    capsys.readouterr()
+
+
 def test_install_user_honours_claude_config_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
     assert main(["hook", "install", "--user"]) == 0
     s = json.loads((tmp_path / "cfg" / "settings.json").read_text())
-    assert [ev for ev, _ in _ours(s)] == ["SessionStart", "UserPromptSubmit"]
+    assert [ev for ev, _ in _ours(s)] == ["SessionStart", "UserPromptSubmit", "SessionEnd"]
     assert not list((tmp_path / "cfg").glob("*.bak-*"))  # nothing to back up: there was no file
     assert main(["hook", "uninstall", "--user"]) == 0
     assert json.loads((tmp_path / "cfg" / "settings.json").read_text()) == {}
@@ -465,7 +690,7 @@ def test_install_user_honours_claude_config_dir(
 
 @pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {"x": 1}}}'])
 def test_install_refuses_a_settings_file_it_does_not_understand(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str) -> None:
-    sp = tmp_path / ".claude" / "settings.json"
+    sp = tmp_path / ".claude" / "settings.local.json"
     sp.parent.mkdir(parents=True)
     sp.write_text(content)
     assert main(["hook", "install", "--dir", str(tmp_path)]) == 1
@@ -516,7 +741,7 @@ def test_install_replaces_either_form_of_ours_and_never_duplicates(
     script.parent.mkdir(parents=True)
     script.write_text("#!/bin/sh\n")
     monkeypatch.setattr(sys, "argv", [str(script)])
-    sp = tmp_path / "proj" / ".claude" / "settings.json"
+    sp = tmp_path / "proj" / ".claude" / "settings.local.json"
     sp.parent.mkdir(parents=True)
     old = {
         "hooks": {
@@ -534,15 +759,15 @@ def test_install_replaces_either_form_of_ours_and_never_duplicates(
     assert main(["hook", "install", *proj]) == 0
     assert f"(command: {script} hook)" in capsys.readouterr().out
     s = json.loads(sp.read_text())
-    assert _commands(s) == [f"{script} hook", f"{script} hook"]  # one per event, the old ones gone
+    assert _commands(s) == [f"{script} hook"] * 3  # one per event, the old ones gone
     assert [h["command"] for g in s["hooks"]["UserPromptSubmit"] for h in g["hooks"]] == ["~/bin/log-prompt", f"{script} hook"]
     first = sp.read_text()
     assert main(["hook", "install", *proj]) == 0 and sp.read_text() == first  # kept as is
     # --command overrides, and replaces the absolute form in turn
     assert main(["hook", "install", *proj, "--command", "tracetui hook --always"]) == 0
-    assert _commands(json.loads(sp.read_text())) == ["tracetui hook --always"] * 2
+    assert _commands(json.loads(sp.read_text())) == ["tracetui hook --always"] * 3
     assert main(["hook", "install", *proj]) == 0
-    assert _commands(json.loads(sp.read_text())) == [f"{script} hook"] * 2
+    assert _commands(json.loads(sp.read_text())) == [f"{script} hook"] * 3
 
 
 def test_installed_command_runs_without_tracetui_on_path(tmp_path: Path) -> None:
@@ -554,7 +779,7 @@ def test_installed_command_runs_without_tracetui_on_path(tmp_path: Path) -> None
         [sys.executable, "-m", "tracetui.cli", "hook", "install", "--dir", str(tmp_path)], env=env, capture_output=True, timeout=60
     )
     assert p.returncode == 0, p.stderr
-    (cmd,) = set(_commands(json.loads((tmp_path / ".claude" / "settings.json").read_text())))
+    (cmd,) = set(_commands(json.loads((tmp_path / ".claude" / "settings.local.json").read_text())))
     assert os.path.isabs(shlex.split(cmd)[0]) and cmd.endswith(" hook")
     t = _session(_project(tmp_path), extra=[compact_boundary(90000, session=SID)])
     # as Claude Code runs it: through the shell, with a PATH that has no tracetui

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fixtures import prompt, tool_call, write
 
 from tracetui.cli import main
@@ -32,8 +33,12 @@ def test_the_command_answers_saves_and_exits_0(tmp_path: Path) -> None:
     out = run.stdout.decode()
     assert out.endswith("\n") and "find the bug" in out and "pending call Bash" in out
     assert "TRACE-AS-STATE CARD" in out and out.rstrip("\n").endswith(hook.FOOTER)
-    # a small session's cache entry is written before the process ends
-    assert list((tmp_path / "cache" / "folds").glob("*.msgpack"))
+    # a small session's fold state is saved before the process ends
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+        from tracetui.session.store import open_cached
+
+        assert open_cached([p]).cache_status == "warm"
     # the same text as an in-process call (which returns instead of exiting)
     again = subprocess.run(
         [sys.executable, "-m", "tracetui.cli", "hook"], input=inp.encode(), env=env, capture_output=True, check=False, timeout=60

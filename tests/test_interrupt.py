@@ -84,17 +84,13 @@ def test_ctrl_c_during_the_fold_is_one_line(tmp_path: Path, cmd: list[str]) -> N
 
 def test_ctrl_c_during_hook_install_is_one_line(tmp_path: Path) -> None:
     code = """
-import os, signal, sys, pathlib
-real = pathlib.Path.read_text
-def read_text(self, *a, **k):
+import os, signal, sys
+import tracetui.hook.install as install
+real = install.read_settings
+def read_settings(*a, **k):
     os.kill(os.getpid(), signal.SIGINT)
-    return real(self, *a, **k)
-pathlib.Path.read_text = read_text
-real_bytes = pathlib.Path.read_bytes
-def read_bytes(self, *a, **k):
-    os.kill(os.getpid(), signal.SIGINT)
-    return real_bytes(self, *a, **k)
-pathlib.Path.read_bytes = read_bytes
+    return real(*a, **k)
+install.read_settings = read_settings
 from tracetui.cli import main
 sys.exit(main(sys.argv[1:]))
 """

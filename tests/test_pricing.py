@@ -14,9 +14,10 @@ from fixtures import assistant, prompt, text_block, usage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracetui.model.fold import SessionFold, UsageBook, fold
 from tracetui.model.pricing import TIER_BOUNDS, estimate_cost, model_price, price_band, utc_day
+from tracetui.model.session_fold import SessionFold, fold
 from tracetui.model.state import Tokens, UsageBucket
+from tracetui.model.usage import UsageBook
 from tracetui.views.worker import current_episodes, episode_cost
 
 OPUS = "claude-opus-4-6"

@@ -14,8 +14,8 @@ from datetime import datetime
 import pytest
 from fixtures import assistant, prompt, text_block, usage
 
-from tracetui.model.fold import fold, fold_bytes
 from tracetui.model.pricing import model_price
+from tracetui.model.session_fold import fold, fold_bytes
 
 OPUS = "claude-opus-4-6"
 SONNET = "claude-sonnet-4-5-20250929"

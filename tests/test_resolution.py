@@ -48,7 +48,9 @@ def test_a_successful_retry_resolves_the_failure_and_the_card_does_not_list_it_o
     assert err.resolved_by is not None and err.resolved_by.line == 6  # the retry's result record
     card = render_card(st)
     assert "unresolved error in" not in _open_section(card)
-    assert "mix test" in card[card.index("2. RULED OUT") : card.index("3. OPEN")]  # still ruled out
+    # a failure a retry fixed is no excluded hypothesis (issue 10 item 9): FOUND says it was fixed
+    assert "mix test" not in card[card.index("2. RULED OUT") : card.index("3. OPEN")]
+    assert "then a retry succeeded at session.jsonl:6" in card[card.index("1. FOUND") : card.index("2. RULED OUT")]
 
 
 def test_a_retry_that_fails_again_stays_unresolved() -> None:
@@ -133,7 +135,7 @@ def test_retry_keys_separate_threads_and_ignore_volatile_keys() -> None:
 
 
 def test_resolution_is_the_same_in_any_chunking() -> None:
-    from tracetui.model.fold import SessionFold
+    from tracetui.model.session_fold import SessionFold
 
     data = _repro({"command": "mix test"}).data()
     ref = current_episodes(_repro({"command": "mix test"}).state())

@@ -116,7 +116,7 @@ def test_follow_reports_missing_files_then_folds_them(tmp_path: Path) -> None:
 
 
 def test_snapshot_message_replaces_only_the_same_session() -> None:
-    from tracetui.model.fold import fold
+    from tracetui.model.session_fold import fold
 
     st = fold([])
     a, b, c = SnapshotReady("x", st), SnapshotReady("x", st), SnapshotReady("y", st)

@@ -62,8 +62,8 @@ def test_a_record_longer_than_the_bound_is_said_too_large_with_its_size(tmp_path
     line = path.read_bytes().split(b"\n")[res.anchor.line - 1]
     said = read_excerpt(st, res.anchor, res.block, inline=res.excerpt, max_bytes=1024)
     assert "changed" not in said
-    assert f"record too large to show here: {len(line) / 1024:.1f} KB at big.jsonl:{res.anchor.line}" in said
-    assert "reads at most 1.0 KB of a line" in said
+    assert f"record too large to show here: {len(line) / 1024:.1f} KiB at big.jsonl:{res.anchor.line}" in said
+    assert "reads at most 1.0 KiB of a line" in said
     # the ledger's own excerpt of the block is kept in front of the note
     assert said.startswith("BEGIN xxx")
     # within the bound the same block reads back whole (head and tail)
@@ -94,8 +94,8 @@ async def test_drill_down_says_a_record_over_4_mib_is_too_large(tmp_path: Path) 
         size = len(path.read_bytes().split(b"\n")[2])  # line 3: the result (its text twice: content and toolUseResult)
         assert size > MAX_LINE_BYTES
         assert "the file changed" not in steps
-        assert f"record too large to show here: {size / 1024 / 1024:.1f} MB at big.jsonl:3" in steps
-        assert "reads at most 4.0 MB of a line for an excerpt" in steps
+        assert f"record too large to show here: {size / 1024 / 1024:.1f} MiB at big.jsonl:3" in steps
+        assert "reads at most 4.0 MiB of a line for an excerpt" in steps
 
 
 # -- 3. labels, counts that agree, blank steps, fixed errors ----------------------------------

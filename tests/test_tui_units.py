@@ -24,11 +24,12 @@ from tracetui.tui.view_model import anomaly_rows, context_usage, episode_rows, s
 @pytest.mark.parametrize(
     "raw, want",
     [
-        ("\x1b[31mred\x1b[0m", "red"),
-        ("a\x1b]0;title\x07b", "ab"),
-        ("a\x1b]52;c;Zm9v\x1b\\b", "ab"),
-        ("x\x1bPtmux;evil\x1b\\y", "xy"),
-        ("bell\x07 nul\x00 del\x7f c1\x9b31m", "bell nul del c1"),
+        # one rule with the headless views (tracetui.views.safe): each control shown, one for one
+        ("\x1b[31mred\x1b[0m", "␛[31mred␛[0m"),
+        ("a\x1b]0;title\x07b", "a␛]0;title␇b"),
+        ("a\x1b]52;c;Zm9v\x1b\\b", "a␛]52;c;Zm9v␛\\b"),
+        ("x\x1bPtmux;evil\x1b\\y", "x␛Ptmux;evil␛\\y"),
+        ("bell\x07 nul\x00 del\x7f c1\x9b31m", "bell␇ nul␀ del␡ c1\ufffd31m"),
         ("tab\there", "tab    here"),
         ("[bold]kept[/bold]", "[bold]kept[/bold]"),
     ],
@@ -48,7 +49,7 @@ def test_formatters() -> None:
     assert one_line("abcdef", 4) == "abc…"
     assert [fmt_age(s) for s in (None, 4.4, 4.6, 125, 3720, 90000)] == ["?", "4s", "5s", "2m05s", "1h02m", "1d01h"]
     assert [fmt_tokens(n) for n in (950, 12_345, 4_560_000)] == ["950", "12.3k", "4.56M"]
-    assert fmt_bytes(512) == "512 B" and fmt_bytes(2048) == "2.0 KB"
+    assert fmt_bytes(512) == "512 B" and fmt_bytes(2048) == "2.0 KiB"  # binary units, labelled so
     assert fmt_usd(None) == "?" and fmt_usd(1.234) == "~$1.23"
     assert short_path("/w/p/a.py", "/w/p") == "a.py" and short_path("/x/a.py", "/w/p") == "/x/a.py"
 

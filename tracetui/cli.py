@@ -21,6 +21,30 @@ __all__ = ["main", "SubcommandParser"]
 SUBCOMMANDS = ("state", "view", "card", "hook")
 
 
+class _SafeStream:
+    """A text stream whose writes pass the one terminal-safety rule
+    (:func:`tracetui.views.safe.safe_text`): error lines name files and sessions, and a file
+    name can hold ``ESC ] 0`` or ``ESC ] 52``. Everything else is the wrapped stream's."""
+
+    def __init__(self, stream) -> None:  # type: ignore[no-untyped-def]
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from tracetui.views.safe import safe_text
+
+        return self._stream.write(safe_text(text))
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self._stream, name)
+
+
+def _safe_stderr() -> None:
+    """Route ``sys.stderr`` (every error line of the CLI, the hook and the monitor's start-up)
+    through :class:`_SafeStream`, once."""
+    if not isinstance(sys.stderr, _SafeStream) and sys.stderr is not None:
+        sys.stderr = _SafeStream(sys.stderr)  # type: ignore[assignment]
+
+
 def _err(msg: str) -> None:
     print(f"tracetui: {msg}", file=sys.stderr)
 
@@ -45,13 +69,26 @@ def _cmd_state(ns: argparse.Namespace) -> int:
     else:
         paths = resolve_paths(ns.paths)
         reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
+    redact = not getattr(ns, "no_redact", False)
+
+    def as_json(state, option: int = 0) -> bytes:
+        obj = state_to_json(state)
+        if redact:
+            from tracetui.ingest.secrets import summary
+            from tracetui.views.safe import redact_json
+
+            obj, kinds = redact_json(obj)
+            assert isinstance(obj, dict)
+            obj["secrets_redacted"] = {"count": len(kinds), "summary": summary(kinds)}
+        return orjson.dumps(obj, option=option)
+
     if ns.follow:
         out = sys.stdout
         last = None
         said: set[str] = set()
         # runs until Ctrl-C, which main() turns into one line and exit status 130
         while True:
-            line = orjson.dumps(state_to_json(state))
+            line = as_json(state)
             if line != last:
                 out.write(_json_safe(line) + "\n")
                 out.flush()
@@ -66,7 +103,7 @@ def _cmd_state(ns: argparse.Namespace) -> int:
                 time.sleep(0.05)
             state = reader.snapshot()
     if ns.json:
-        sys.stdout.write(_json_safe(orjson.dumps(state_to_json(state), option=orjson.OPT_INDENT_2)) + "\n")
+        sys.stdout.write(_json_safe(as_json(state, orjson.OPT_INDENT_2)) + "\n")
     else:
         print(state_summary(state))
     save_store(reader)
@@ -131,6 +168,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "--follow",
         action="store_true",
         help="keep running: print the full state as one JSON line each time it changes, until Ctrl-C (waits for a file not created yet)",
+    )
+    ps.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="with --json: keep secrets (API keys, tokens, passwords) as the transcript holds them; by default they are masked in place",
     )
     ps.set_defaults(func=_cmd_state)
     for name, mod in (("view", "tracetui.commands"), ("card", "tracetui.commands"), ("hook", "tracetui.hook")):
@@ -200,6 +242,11 @@ def _main(argv: Sequence[str] | None) -> int:
     from tracetui.ingest.discover import DiscoveryError
     from tracetui.session.reader import TranscriptError
 
+    _safe_stderr()
+    from tracetui.ingest import secrets
+    from tracetui.session.secret_rules import cached_rules
+
+    secrets.set_source(cached_rules)  # read once, when a text is first masked
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--"]:  # "tracetui -- --help": the monitor's own options
         return _run_app(argv[1:])

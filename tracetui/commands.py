@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from tracetui.args import int_at_least
-from tracetui.views.safe import safe_text
+from tracetui.views.safe import export_text
 
 __all__ = ["register_view", "register_card"]
 
@@ -43,7 +43,7 @@ def _load(ns: argparse.Namespace):
 
 
 def _emit(text: str) -> int:
-    sys.stdout.write(safe_text(text) + "\n")
+    sys.stdout.write(export_text(text) + "\n")
     return 0
 
 

@@ -1,259 +1,23 @@
-"""Write Claude Code transcripts record by record: the bundled demo session and test fixtures.
+"""The bundled demo session, written with :class:`~tracetui.demo.transcript.TranscriptBuilder`.
 
-:class:`TranscriptBuilder` produces records shaped like the ones Claude Code 2.1.x writes
-(``../shared/docs/transcript-format.md`` §3–§10): one record per content block, usage repeated
-per record of an API message, tool_result records chained to their tool_use, subagent files with
-``isSidechain`` records and an ``agentId``. Uuids and message ids are derived from a counter, so
-the same calls always give the same bytes. ``python -m tracetui.demo.build`` rewrites the demo
-files shipped in ``tracetui/demo/data/``.
+``python -m tracetui.demo.build`` rewrites the demo files shipped in ``tracetui/demo/data/``: a
+main transcript and one subagent's, in the Claude Code 2.1 layout.
 """
 
 from __future__ import annotations
 
-import uuid as _uuid
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import orjson
+from tracetui.demo.records import REJECTED
+from tracetui.demo.transcript import TranscriptBuilder
 
+# TranscriptBuilder is re-exported: tests and benches import it from here
 __all__ = ["TranscriptBuilder", "build_demo", "write_demo", "subagent_meta", "DEMO_SESSION_ID", "DEMO_AGENT_ID", "DATA_DIR"]
 
 DEMO_SESSION_ID = "d3m0c0de-5e55-4a1e-9d00-7e5717ace001"
 DEMO_AGENT_ID = "a7f3c2e91d"
 DATA_DIR = Path(__file__).resolve().parent / "data"
-_NS = _uuid.UUID("6f1c1f4e-3a0b-4d55-9a49-7a7ce7e7e7e7")
-
-
-def _iso(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
-class TranscriptBuilder:
-    """Builds the records of one transcript file in order.
-
-    ``start`` is the ISO timestamp of the first record; :meth:`tick` advances the clock in
-    seconds. ``agent_id`` makes a subagent transcript (every record ``isSidechain: true``).
-    ``context`` is the prompt size in tokens the first API call sees; each call's
-    ``cache_read_input_tokens`` grows with the conversation, so a context gauge moves.
-    """
-
-    def __init__(
-        self,
-        session_id: str = "5e55a0c1-0000-4000-8000-000000000001",
-        cwd: str = "/home/dev/shop-api",
-        model: str = "claude-sonnet-4-5-20250929",
-        version: str = "2.1.30",
-        start: str = "2026-03-02T09:00:00.000Z",
-        agent_id: str | None = None,
-        git_branch: str = "main",
-        context: int = 18_000,
-    ) -> None:
-        self.session_id = session_id
-        self.cwd = cwd
-        self.model = model
-        self.version = version
-        self.agent_id = agent_id
-        self.git_branch = git_branch
-        self.t = datetime.strptime(start, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-        self.records: list[dict[str, Any]] = []
-        self.parent: str | None = None
-        self.context = context
-        self._n = 0
-        self._tool_n = 0
-        #: for a subagent: the Task/Agent tool_use id that started it (written to ``.meta.json``)
-        self.parent_tool_use_id: str | None = None
-
-    # -- plumbing ---------------------------------------------------------------------------
-    def tick(self, seconds: float) -> "TranscriptBuilder":
-        """Advance the clock by ``seconds``."""
-        self.t += timedelta(seconds=seconds)
-        return self
-
-    def _id(self, kind: str) -> str:
-        self._n += 1
-        return str(_uuid.uuid5(_NS, f"{self.session_id}/{self.agent_id}/{kind}/{self._n}"))
-
-    def _base(self, type_: str) -> dict[str, Any]:
-        uid = self._id("rec")
-        rec: dict[str, Any] = {
-            "parentUuid": self.parent,
-            "isSidechain": self.agent_id is not None,
-            "userType": "external",
-            "cwd": self.cwd,
-            "sessionId": self.session_id,
-            "version": self.version,
-            "gitBranch": self.git_branch,
-        }
-        if self.agent_id is not None:
-            rec["agentId"] = self.agent_id
-        rec.update({"type": type_, "uuid": uid, "timestamp": _iso(self.t)})
-        self.parent = uid
-        return rec
-
-    def add(self, rec: dict[str, Any]) -> dict[str, Any]:
-        """Append a record as given (for shapes the helpers do not cover)."""
-        self.records.append(rec)
-        return rec
-
-    def _usage(self, output: int) -> dict[str, int]:
-        created = 600 + (self._n * 37) % 900
-        u = {
-            "input_tokens": 4 + self._n % 7,
-            "cache_creation_input_tokens": created,
-            "cache_read_input_tokens": self.context,
-            "output_tokens": output,
-        }
-        self.context += created + output
-        return u
-
-    def _assistant(self, block: dict[str, Any], output: int = 120) -> dict[str, Any]:
-        rec = self._base("assistant")
-        rec["requestId"] = "req_" + self._id("req").replace("-", "")[:24]
-        rec["message"] = {
-            "model": self.model,
-            "id": "msg_" + self._id("msg").replace("-", "")[:24],
-            "type": "message",
-            "role": "assistant",
-            "content": [block],
-            "stop_reason": None,
-            "stop_sequence": None,
-            "usage": self._usage(output),
-        }
-        return self.add(rec)
-
-    # -- user side --------------------------------------------------------------------------
-    def prompt(self, text: str) -> dict[str, Any]:
-        """A human prompt (string content)."""
-        rec = self._base("user")
-        rec["message"] = {"role": "user", "content": text}
-        rec["permissionMode"] = "default"
-        return self.add(rec)
-
-    def slash(self, name: str, args: str = "") -> dict[str, Any]:
-        """A slash command as Claude Code writes it (``/name args`` once folded)."""
-        text = f"<command-name>/{name}</command-name>\n<command-message>{name}</command-message>\n<command-args>{args}</command-args>"
-        return self.prompt(text)
-
-    def interrupt(self, for_tool: bool = True) -> dict[str, Any]:
-        """``[Request interrupted by user…]`` as a text block."""
-        rec = self._base("user")
-        text = "[Request interrupted by user for tool use]" if for_tool else "[Request interrupted by user]"
-        rec["message"] = {"role": "user", "content": [{"type": "text", "text": text}]}
-        return self.add(rec)
-
-    def tool_result(self, tool_use_id: str, content: str, is_error: bool = False, result: Any = None) -> dict[str, Any]:
-        """The user record carrying the tool_result of ``tool_use_id``."""
-        rec = self._base("user")
-        block: dict[str, Any] = {"tool_use_id": tool_use_id, "type": "tool_result", "content": content}
-        if is_error:
-            block["is_error"] = True
-        rec["message"] = {"role": "user", "content": [block]}
-        rec["toolUseResult"] = (
-            result
-            if result is not None
-            else (f"Error: {content}" if is_error else {"stdout": content, "stderr": "", "interrupted": False, "isImage": False})
-        )
-        return self.add(rec)
-
-    # -- assistant side ---------------------------------------------------------------------
-    def text(self, text: str, output: int = 180) -> dict[str, Any]:
-        """An assistant text block."""
-        return self._assistant({"type": "text", "text": text}, output)
-
-    def thinking(self, output: int = 90) -> dict[str, Any]:
-        """A thinking block (text empty, signature only, as 2.1.9x+ writes it)."""
-        return self._assistant({"type": "thinking", "thinking": "", "signature": "EuYBCkYIBBgCKkD" + "x" * 40}, output)
-
-    def tool_use(self, name: str, inp: dict[str, Any], output: int = 80) -> str:
-        """An assistant tool_use block; returns its tool_use id."""
-        self._tool_n += 1
-        tid = "toolu_01" + _uuid.uuid5(_NS, f"{self.session_id}/{self.agent_id}/tool/{self._tool_n}").hex[:22]
-        self._assistant({"type": "tool_use", "id": tid, "name": name, "input": inp}, output)
-        return tid
-
-    def tool(self, name: str, inp: dict[str, Any], result: str, is_error: bool = False, took: float = 1.0, structured: Any = None) -> str:
-        """A tool_use, ``took`` seconds, then its tool_result; returns the tool_use id."""
-        tid = self.tool_use(name, inp)
-        self.tick(took)
-        self.tool_result(tid, result, is_error, structured)
-        return tid
-
-    def api_error(self, status: int = 529, text: str = "Overloaded") -> dict[str, Any]:
-        """A retry notice (``system/api_error``) then the synthetic API-error assistant record."""
-        sysrec = self._base("system")
-        sysrec.update(
-            {"subtype": "api_error", "level": "error", "error": {"status": status}, "retryInMs": 2000, "retryAttempt": 1, "maxRetries": 10}
-        )
-        self.add(sysrec)
-        rec = self._base("assistant")
-        rec["isApiErrorMessage"] = True
-        rec["error"] = "unknown"
-        rec["message"] = {
-            "model": "<synthetic>",
-            "id": self._id("apierr"),
-            "type": "message",
-            "role": "assistant",
-            "content": [
-                {"type": "text", "text": f'API Error: {status} {{"type":"error","error":{{"type":"overloaded_error","message":"{text}"}}}}'}
-            ],
-            "stop_reason": "stop_sequence",
-            "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
-        }
-        return self.add(rec)
-
-    def compaction(self, summary: str, trigger: str = "manual") -> None:
-        """``system/compact_boundary`` then the ``isCompactSummary`` user record (§10)."""
-        pre = self.context
-        leaf = self.parent
-        self.parent = None
-        rec = self._base("system")
-        rec.update(
-            {
-                "subtype": "compact_boundary",
-                "content": "Conversation compacted",
-                "level": "info",
-                "logicalParentUuid": leaf,
-                "compactMetadata": {"trigger": trigger, "preTokens": pre},
-            }
-        )
-        self.add(rec)
-        rec = self._base("user")
-        rec["message"] = {
-            "role": "user",
-            "content": "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n"
-            + summary,
-        }
-        rec["isCompactSummary"] = True
-        rec["isVisibleInTranscriptOnly"] = True
-        self.add(rec)
-        self.context = 9_000
-
-    def meta(self, type_: str, **fields: Any) -> dict[str, Any]:
-        """A metadata record (``ai-title``, ``last-prompt``, …): no uuid chain."""
-        rec = {"type": type_, **fields, "sessionId": self.session_id}
-        return self.add(rec)
-
-    def system(self, subtype: str, **fields: Any) -> dict[str, Any]:
-        """A system record with ``subtype``."""
-        rec = self._base("system")
-        rec.update({"subtype": subtype, "level": "info", **fields})
-        return self.add(rec)
-
-    # -- output -----------------------------------------------------------------------------
-    def lines(self) -> list[bytes]:
-        """Each record as one compact JSON line (without the newline)."""
-        return [orjson.dumps(r) for r in self.records]
-
-    def data(self) -> bytes:
-        """The whole file: every record followed by ``\\n``."""
-        return b"".join(line + b"\n" for line in self.lines())
-
-    def write(self, path: Path) -> Path:
-        """Write the whole file at ``path`` (parents created); returns ``path``."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(self.data())
-        return path
 
 
 _PYTEST_FAIL = """============================= test session starts ==============================
@@ -290,7 +54,6 @@ def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuild
     with a long-running command still in flight.
     """
     m = TranscriptBuilder(DEMO_SESSION_ID, "/home/dev/shop-api", start=start)
-    a = TranscriptBuilder(DEMO_SESSION_ID, "/home/dev/shop-api", start=start, agent_id=DEMO_AGENT_ID, context=9_500)
     m.meta("ai-title", aiTitle="Rate-limit the upload endpoint")
 
     # episode 1 -----------------------------------------------------------------------------
@@ -312,9 +75,8 @@ def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuild
     m.tick(1.2)
     task_prompt = "Find where HTTP middleware is registered in this FastAPI app and whether anything already limits request rates. Report file paths and line numbers."
     task_id = m.tool_use("Task", {"description": "Explore middleware wiring", "prompt": task_prompt, "subagent_type": "Explore"})
-    a.parent_tool_use_id = task_id
     # the subagent's own transcript, interleaved by time with the main file
-    a.t = m.t
+    a = m.subagent(DEMO_AGENT_ID, task_id, agent_type="Explore", description="Explore middleware wiring")
     a.tick(0.4).prompt(task_prompt)
     a.tick(2.0).tool(
         "Grep",
@@ -337,20 +99,12 @@ def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuild
     a.tick(3.0).text(
         "Middleware is registered in app/main.py:14-15 (CORS, RequestId). Nothing limits request rates today; app/middleware.py holds the only custom middleware."
     )
-    m.t = a.t
-    m.tick(0.5).tool_result(
-        task_id,
-        "Middleware is registered in app/main.py:14-15 (CORS, RequestId). Nothing limits request rates today.\nagentId: "
-        + DEMO_AGENT_ID
-        + " (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 14210\ntool_uses: 4\nduration_ms: 11800</usage>",
-        result={
-            "status": "completed",
-            "agentId": DEMO_AGENT_ID,
-            "totalTokens": 14210,
-            "totalToolUseCount": 4,
-            "totalDurationMs": 11800,
-            "content": [{"type": "text", "text": "Middleware is registered in app/main.py:14-15."}],
-        },
+    m.sync(a).tick(0.5).task_result(
+        a,
+        "Middleware is registered in app/main.py:14-15 (CORS, RequestId). Nothing limits request rates today.",
+        content="Middleware is registered in app/main.py:14-15.",
+        total_tokens=14210,
+        duration_ms=11800,
     )
     m.tick(2.0).tool(
         "Read",
@@ -454,7 +208,7 @@ def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuild
     m.tick(1.0).tool(
         "Bash",
         {"command": "pip install slowapi", "description": "Install slowapi"},
-        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+        REJECTED,
         is_error=True,
         took=2.5,
     )
@@ -536,17 +290,15 @@ def build_demo(start: str = "2026-03-02T09:00:00.000Z") -> tuple[TranscriptBuild
 
 def subagent_meta(a: TranscriptBuilder) -> dict[str, Any]:
     """The ``agent-<id>.meta.json`` object of subagent builder ``a`` (late 2.1.x layout)."""
-    return {"agentType": "Explore", "description": "Explore middleware wiring", "toolUseId": a.parent_tool_use_id, "spawnDepth": 1}
+    return a.agent_meta()
 
 
 def write_demo(dest: Path, start: str = "2026-03-02T09:00:00.000Z") -> tuple[Path, Path]:
     """Write the demo's main and subagent transcripts under ``dest`` (Claude Code 2.1 layout:
-    ``<sid>.jsonl`` and ``<sid>/subagents/agent-<id>.jsonl`` with its ``.meta.json``)."""
-    m, a = build_demo(start)
-    main = m.write(dest / f"{DEMO_SESSION_ID}.jsonl")
-    sub = a.write(dest / DEMO_SESSION_ID / "subagents" / f"agent-{DEMO_AGENT_ID}.jsonl")
-    sub.with_name(f"agent-{DEMO_AGENT_ID}.meta.json").write_bytes(orjson.dumps(subagent_meta(a)))
-    return main, sub
+    ``<sid>.jsonl`` and ``<sid>/subagents/agent-<id>.jsonl`` with its ``.meta.json``); returns
+    both paths."""
+    m, _ = build_demo(start)
+    return m.write_session(dest), dest / DEMO_SESSION_ID / "subagents" / f"agent-{DEMO_AGENT_ID}.jsonl"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -89,7 +89,16 @@ def register_hook(sub: Any) -> None:
             help="add the hook to Claude Code's settings.json" if name == "install" else "remove the hook from Claude Code's settings.json",
         )
         scope = pi.add_mutually_exclusive_group()
-        scope.add_argument("--project", action="store_true", help="<dir>/.claude/settings.json (the default)")
+        scope.add_argument(
+            "--project",
+            action="store_true",
+            help="<dir>/.claude/settings.local.json, this machine's own project settings (the default)",
+        )
+        scope.add_argument(
+            "--shared",
+            action="store_true",
+            help="<dir>/.claude/settings.json, the project settings shared through git (the entry names this machine's path)",
+        )
         scope.add_argument("--user", action="store_true", help="<claude dir>/settings.json ($CLAUDE_CONFIG_DIR or ~/.claude)")
         pi.add_argument("--dir", default=None, help="the project folder (default: the current folder)")
         pi.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")

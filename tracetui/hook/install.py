@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tracetui.hook.run import EVENTS, HOOK_TIMEOUT, SESSION_START_MATCHER, HookError
+from tracetui.hook.run import EVENTS, HOOK_TIMEOUT, SESSION_END_MATCHER, SESSION_START_MATCHER, HookError
+from tracetui.hook.settings_file import read_settings, settings_text, write_settings
 
 __all__ = ["install_hooks", "uninstall_hooks", "merge_settings", "remove_from_settings", "settings_path", "default_command", "cmd_install"]
 
@@ -26,13 +27,17 @@ def _is_ours(h: Any) -> bool:
 
 
 def settings_path(scope: str, project_dir: Path | None = None) -> Path:
-    """``<project>/.claude/settings.json`` or ``<claude dir>/settings.json`` (the claude dir is
-    ``$CLAUDE_CONFIG_DIR`` when set, else ``~/.claude``)."""
+    """Where ``scope`` keeps its settings: ``project`` (the default), the project's own
+    ``<project>/.claude/settings.local.json`` (not committed: the entry names this machine's
+    path of tracetui); ``shared``, the project's committed ``<project>/.claude/settings.json``;
+    ``user``, ``<claude dir>/settings.json`` (the claude dir is ``$CLAUDE_CONFIG_DIR`` when
+    set, else ``~/.claude``)."""
     if scope == "user":
         from tracetui.ingest.discover import claude_dir
 
         return claude_dir() / "settings.json"
-    return (project_dir or Path.cwd()) / ".claude" / "settings.json"
+    name = "settings.json" if scope == "shared" else "settings.local.json"
+    return (project_dir or Path.cwd()) / ".claude" / name
 
 
 def _check_shape(settings: Any, where: str) -> None:
@@ -74,6 +79,8 @@ def _entry(event: str, command: str) -> dict[str, Any]:
     h = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
     if event == "SessionStart":
         return {"matcher": SESSION_START_MATCHER, "hooks": [h]}
+    if event == "SessionEnd":
+        return {"matcher": SESSION_END_MATCHER, "hooks": [h]}
     return {"hooks": [h]}
 
 
@@ -105,77 +112,38 @@ def remove_from_settings(settings: dict[str, Any], where: str = "settings") -> d
     return out
 
 
-def _dump(obj: Any) -> str:
-    import json
-
-    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
-
-
-def _read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
-    import json
-
-    try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        raise HookError(f"{path}: {exc.strerror or exc}") from None
-    if not text.strip():
-        return {}, text
-    try:
-        obj = json.loads(text)
-    except ValueError as exc:
-        raise HookError(f"{path}: not valid JSON ({exc}); not touching it") from None
-    return obj, text
-
-
-def _write_settings(path: Path, new_text: str, old_text: str | None) -> Path | None:
-    """Write atomically; back up the old file first. Returns the backup path, if any."""
-    import time
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if old_text is not None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        backup = path.with_name(f"{path.name}.bak-{stamp}")
-        n = 1
-        while backup.exists():
-            n += 1
-            backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-        backup.write_text(old_text, "utf-8")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(new_text, "utf-8")
-    os.replace(tmp, path)
-    return backup
-
-
 def _change(path: Path, new: dict[str, Any], old: dict[str, Any], old_text: str | None, dry_run: bool, out) -> tuple[bool, Path | None]:
+    """Write ``new`` (the settings ``old`` changed) to ``path``, in the file's own style: no
+    write when nothing changes. With ``dry_run``, the unified diff of the bytes that would be
+    written against the bytes on disk goes to ``out`` instead."""
     import difflib
 
-    new_text = _dump(new)
     if old_text is not None and new == old:
         return False, None
     if old_text is None and new == {}:
         return False, None
+    new_text = settings_text(new, old, old_text)
     if dry_run:
-        before = _dump(old) if old_text is not None else ""
+        before = old_text or ""
         diff = difflib.unified_diff(before.splitlines(True), new_text.splitlines(True), f"{path} (now)", f"{path} (after)")
-        out.write("".join(diff))
+        text = "".join(d if d.endswith("\n") else d + "\n\\ No newline at end of file\n" for d in diff)
+        out.write(text)
         return True, None
-    return True, _write_settings(path, new_text, old_text)
+    _dest, backup = write_settings(path, new_text, old_text)
+    return True, backup
 
 
 def install_hooks(path: Path, events: tuple[str, ...], command: str, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
     """Merge our hook into the settings file at ``path``: ``(changed, backup path)``.
     With ``dry_run``, writes a unified diff to ``out`` instead. Raises :class:`HookError`."""
-    old, old_text = _read_settings(path)
+    old, old_text = read_settings(path)
     new = merge_settings(old, events, command, str(path))
     return _change(path, new, old, old_text, dry_run, out or sys.stdout)
 
 
 def uninstall_hooks(path: Path, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
     """Remove our hook entries from the settings file at ``path``: ``(changed, backup)``."""
-    old, old_text = _read_settings(path)
+    old, old_text = read_settings(path)
     if old_text is None:
         return False, None
     new = remove_from_settings(old, str(path))
@@ -224,8 +192,17 @@ def default_command() -> str:
     return f"{_shell_quote(sys.executable)} -m tracetui.cli hook"
 
 
+def _has_ours(path: Path) -> bool:
+    """The settings file at ``path`` holds a hook entry of ours (unreadable: no)."""
+    try:
+        settings, _text = read_settings(path)
+        return settings != remove_from_settings(settings, str(path))
+    except (HookError, OSError):
+        return False
+
+
 def cmd_install(ns: argparse.Namespace, action: str) -> int:
-    scope = "user" if ns.user else "project"
+    scope = "user" if ns.user else "shared" if getattr(ns, "shared", False) else "project"
     command = getattr(ns, "command", None) or default_command()
     try:
         if getattr(ns, "dir", None) and not Path(ns.dir).is_dir():
@@ -247,12 +224,21 @@ def cmd_install(ns: argparse.Namespace, action: str) -> int:
         return 1
     verb = "installed" if action == "install" else "removed"
     same = f"{path}: already as wanted" if action == "install" else f"{path}: no tracetui hook entries to remove"
+    where = str(path)
+    if path.is_symlink():
+        where = f"{path} (a symlink: written to {os.path.realpath(path)})"
     if ns.dry_run:
-        print(f"dry run: {path} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
+        print(f"dry run: {where} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
     elif changed:
-        print(f"{verb} {what} in {path}" + (f" (backup: {backup})" if backup else ""))
+        print(f"{verb} {what} in {where}" + (f" (backup: {backup})" if backup else ""))
     else:
         print(f"{same}; unchanged")
+    if scope in ("project", "shared"):
+        # Claude Code runs the hooks of both project files: one of ours in the other is run twice
+        other = settings_path("shared" if scope == "project" else "project", path.parent.parent)
+        if _has_ours(other):
+            flag = "--shared" if scope == "project" else "--project"
+            print(f"tracetui: note: {other} has tracetui hook entries too; 'tracetui hook uninstall {flag}' removes them", file=sys.stderr)
     if action == "install" and command.split()[0] == "tracetui":
         import shutil
 

@@ -11,8 +11,11 @@ What it prints:
 
 * SessionStart ``compact`` or ``resume``: the card of this session (compaction loses exactly
   the state the card keeps);
-* SessionStart ``clear``: the card of the newest *other* session in the same project folder
-  (the one just cleared), saying so;
+* SessionStart ``clear``: the card of the session this ``/clear`` ended, saying so, when that is
+  certain: the SessionEnd call (``reason: "clear"``) of the same Claude Code process recorded it
+  (:mod:`tracetui.hook.cleared`); otherwise nothing (never the newest other transcript of the
+  folder, which may be another session running in the same project);
+* SessionEnd ``clear``: nothing; it records the ending session for the SessionStart call;
 * SessionStart ``startup``, any other event: nothing;
 * UserPromptSubmit: gated (seed 000 §7.3 rule 0, "inject only when it can pay"): by default
   only when a compaction happened since the last injection, or when an anomaly of severity
@@ -68,9 +71,11 @@ DEFAULT_GATE = "compaction,anomaly"
 #: anomaly severities that open the gate (the detectors use ``info``, ``warn``, ``error``)
 GATE_SEVERITIES = ("warn", "error")
 #: the events ``hook install`` registers by default, and the ones it knows
-EVENTS = ("SessionStart", "UserPromptSubmit")
+EVENTS = ("SessionStart", "UserPromptSubmit", "SessionEnd")
 #: SessionStart sources the hook answers (``startup`` prints nothing, so it is not matched)
 SESSION_START_MATCHER = "compact|resume|clear"
+#: SessionEnd reasons the hook answers: ``clear``, to tell the next SessionStart which session ended
+SESSION_END_MATCHER = "clear"
 #: seconds Claude Code waits for the hook (set in the installed entry)
 HOOK_TIMEOUT = 30
 #: a session this large (bytes of transcript) with no usable fold cache entry is folded by a
@@ -109,7 +114,7 @@ def _parse_gate(text: str | None) -> tuple[str, ...]:
 
 
 def _hook_state_path(session_id: str) -> Path:
-    from tracetui.session.cache import cache_dir
+    from tracetui.session.store import cache_dir
 
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session_id)[:120] or "unknown"
     return cache_dir() / "hook" / f"{safe}.json"
@@ -128,11 +133,9 @@ def _load_hook_state(session_id: str) -> dict[str, Any]:
 def _save_hook_state(session_id: str, state: dict[str, Any]) -> None:
     import orjson
 
-    p = _hook_state_path(session_id)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(orjson.dumps(state))
-    os.replace(tmp, p)
+    from tracetui.ingest.private import write_private
+
+    write_private(_hook_state_path(session_id), orjson.dumps(state))
 
 
 def _fold(path: Path, use_cache: bool):
@@ -143,15 +146,17 @@ def _fold(path: Path, use_cache: bool):
 
     open_paths([path])
     if use_cache:
-        from tracetui.session.cache import open_cached
+        from tracetui.session.store import open_cached
 
         reader = open_cached([path], subagents=True, price=False, lazy=True)  # the card reads no ledger
         if reader.cache_status != "warm":
+            from tracetui.views.format import fmt_bytes
+
             todo = _session_bytes(path)
             if todo >= COLD_BACKGROUND_BYTES and hasattr(os, "fork"):
                 started = _warm_in_background(path)
                 raise HookSkip(
-                    f"{path.name}: no fold cache yet for this {todo / 1e6:.0f} MB session; "
+                    f"{path.name}: no fold cache yet for this {fmt_bytes(todo)} session; "
                     + ("building it in the background" if started else "it is being built in the background")
                     + ", so the card comes with a later call"
                 )
@@ -184,10 +189,12 @@ def _warm_in_background(path: Path) -> bool:
     :data:`BUILD_MARKER_SECONDS`)."""
     import time
 
-    from tracetui.session.cache import cache_path, open_cached
+    from tracetui.session.store import cache_path, open_cached
 
     marker = cache_path([path], True).with_suffix(".building")
-    marker.parent.mkdir(parents=True, exist_ok=True)
+    from tracetui.ingest.private import private_dir
+
+    private_dir(marker.parent)
     try:
         if time.time() - marker.stat().st_mtime < BUILD_MARKER_SECONDS:
             return False
@@ -195,7 +202,7 @@ def _warm_in_background(path: Path) -> bool:
     except FileNotFoundError:
         pass
     try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
         return False
     os.write(fd, str(os.getpid()).encode())
@@ -265,9 +272,10 @@ def _render_card(state: Any, now: Any) -> str:
         from tracetui.views.card import render_card
     except ImportError:
         return _fallback_card(state, now)
-    from tracetui.views.safe import safe_text
+    from tracetui.views.safe import export_text
 
-    return safe_text(render_card(state, now=now))
+    # secrets masked: the card is re-injected into the model's context
+    return export_text(render_card(state, now=now))
 
 
 def _fallback_card(state: Any, now: Any) -> str:
@@ -322,29 +330,6 @@ def _frame(card: str, state: Any, path: Path, max_chars: int, note: str = "") ->
     return f"{head}\n{body}\n{FOOTER}"
 
 
-def _newest_other_session(transcript: Path, session_id: str | None) -> Path | None:
-    """The most recently modified other main transcript in ``transcript``'s project folder."""
-    best: tuple[float, str] | None = None
-    found: Path | None = None
-    try:
-        entries = list(transcript.parent.iterdir())
-    except OSError:
-        return None
-    for p in entries:
-        if p.suffix != ".jsonl" or p.name.startswith("agent-") or p.name == transcript.name or p.stem == session_id:
-            continue
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        if st.st_size == 0 or not p.is_file():
-            continue
-        key = (st.st_mtime, p.name)
-        if best is None or key > best:
-            best, found = key, p
-    return found
-
-
 def run_hook(
     data: bytes | str,
     *,
@@ -396,6 +381,8 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
     source = inp.get("source")
     if event == "SessionStart" and source not in ("compact", "resume", "clear"):
         return ""  # startup (or a source this version does not know): nothing to restore
+    if event == "SessionEnd" and inp.get("reason") != "clear":
+        return ""  # only a /clear is followed by a SessionStart that needs to know
     tp = inp.get("transcript_path")
     if tp is None or tp == "":
         raise HookError(f"{event} hook input has no transcript_path")
@@ -404,13 +391,20 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
     path = Path(tp).expanduser()
     sid = inp.get("session_id") if isinstance(inp.get("session_id"), str) else path.stem
     note = ""
+    if event == "SessionEnd":
+        from tracetui.hook.cleared import claude_process, record_cleared
+
+        record_cleared(_hook_state_path(sid).parent, sid, path, claude_process())
+        return ""
     if event == "SessionStart" and source == "clear":
-        other = _newest_other_session(path, sid)
+        from tracetui.hook.cleared import claude_process, take_cleared
+
+        other, why = take_cleared(_hook_state_path(sid).parent, path, claude_process())
         if other is None:
-            return ""
+            raise HookSkip(f"/clear: no card, {why}")
         note = (
             f"[This session was started with /clear. The card below is of the PREVIOUS session "
-            f"{other.stem} in this project (the newest other transcript, {other.name}), not of this new one.]"
+            f"{other.stem} (the one this /clear ended, {other.name}), not of this new one.]"
         )
         path = other
     elif not path.exists():
@@ -509,7 +503,10 @@ def run_mode(ns: argparse.Namespace) -> int:
         return 0
     if out:
         try:
-            sys.stdout.write(out + "\n")
+            from tracetui.views.safe import safe_text
+
+            # the frame names the transcript's path and session id, which may hold escapes too
+            sys.stdout.write(safe_text(out) + "\n")
             sys.stdout.flush()
         except (OSError, ValueError):
             pass

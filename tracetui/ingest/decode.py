@@ -6,8 +6,13 @@ uses, leave unknown fields alone, keep large payloads as :class:`msgspec.Raw`, a
 degrades to a counted result instead of an exception:
 
 * a line that is not JSON, or JSON that is not an object, is *quarantined* (:class:`Quarantined`);
-* a JSON object whose declared fields have unexpected types is kept as a :class:`Record` with
-  ``schema_error`` set, and the fold counts it as an unknown record;
+* a declared field of an unexpected type (a ``timestamp`` that is a number, a ``uuid`` that is
+  an object) is ignored: the record is kept without it, with ``shape_error`` saying which field
+  and why, and the fold counts it as a shape problem (its tool results still pair); only a
+  ``type`` of another type makes the record unknown (``schema_error`` set): nothing says what it is;
+* likewise a content block keeps its place when a field it can do without (``text``,
+  ``name``, ``is_error``) has another type; a bad ``type``, ``id`` or ``tool_use_id`` makes it
+  unknown;
 * two objects written on one line (``…}{"type":"summary",…}``, seen in the corpus) are both
   recovered, each anchored at its own byte offset;
 * invalid UTF-8 and escaped lone surrogates (``\\udcb2``) become U+FFFD;
@@ -17,9 +22,28 @@ degrades to a counted result instead of an exception:
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Union
+import re
+from typing import Any, Union
 
 import msgspec
+
+from tracetui.ingest.schema import (
+    KNOWN_BLOCK_TYPES,
+    KNOWN_RECORD_TYPES,
+    MAX_TOKENS,
+    Block,
+    CacheCreation,
+    Message,
+    Quarantined,
+    Record,
+    ResultPart,
+    Usage,
+    _BlockFast,
+    _Head,
+    _MessageRawUsage,
+    _RecordFast,
+    _TypeOnly,
+)
 
 __all__ = [
     "Usage",
@@ -34,9 +58,7 @@ __all__ = [
     "decode_record_fast",
     "decode_block",
     "decode_message",
-    "decode_any",
     "decode_head",
-    "result_text",
     "ResultPart",
     "KNOWN_RECORD_TYPES",
     "KNOWN_BLOCK_TYPES",
@@ -44,190 +66,6 @@ __all__ = [
     "BOM",
     "bom_length",
 ]
-
-#: Record types the fold knows (transcript-format.md §4: conversation and metadata records).
-#: Anything else is kept and counted as an unknown record.
-KNOWN_RECORD_TYPES: frozenset[str] = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "progress",
-        "attachment",
-        "summary",
-        "file-history-snapshot",
-        "queue-operation",
-        "custom-title",
-        "agent-name",
-        "ai-title",
-        "last-prompt",
-        "mode",
-        "permission-mode",
-        "pr-link",
-        "bridge-session",
-    }
-)
-
-#: Content block types the fold knows (transcript-format.md §5). Others become unknown blocks.
-KNOWN_BLOCK_TYPES: frozenset[str] = frozenset({"text", "image", "tool_result", "thinking", "redacted_thinking", "tool_use", "document"})
-
-_RAW = msgspec.field(default_factory=msgspec.Raw)
-
-
-#: the most tokens one API message can report per field (a trillion: far above any context
-#: window); a count outside ``0..MAX_TOKENS`` is not usage (the record's usage is rejected)
-MAX_TOKENS = 10**12
-#: a token count of one message: an int in ``0..MAX_TOKENS`` (msgspec rejects anything else)
-Tok = Annotated[int, msgspec.Meta(ge=0, le=MAX_TOKENS)]
-
-
-class CacheCreation(msgspec.Struct, gc=False):
-    """``usage.cache_creation``: the cache-write tokens split by cache lifetime (5 minutes, 1
-    hour), which are priced differently (genai-prices ``cache_write_1h_tokens``)."""
-
-    ephemeral_5m_input_tokens: Tok = 0
-    ephemeral_1h_input_tokens: Tok = 0
-
-
-class Usage(msgspec.Struct, gc=False):
-    """The ``message.usage`` object of an assistant record, in tokens (each in
-    ``0..MAX_TOKENS``; see :func:`decode_message` for a usage outside that)."""
-
-    input_tokens: Tok = 0
-    output_tokens: Tok = 0
-    cache_creation_input_tokens: Tok = 0
-    cache_read_input_tokens: Tok = 0
-    cache_creation: Union[CacheCreation, None] = None
-
-
-class Message(msgspec.Struct):
-    """``record.message``: an Anthropic API message (assistant) or a user message.
-
-    ``content`` is a string or a list of undecoded blocks; each block is decoded on its own by
-    :func:`decode_block` so one new block type costs one unknown block, not the whole line.
-    """
-
-    id: Union[str, None] = None
-    model: Union[str, None] = None
-    role: Union[str, None] = None
-    content: Union[str, list[msgspec.Raw], None] = None
-    usage: Union[Usage, None] = None
-    stop_reason: Union[str, None] = None
-    #: why ``usage`` was rejected (a token count outside ``0..MAX_TOKENS``, a field of another
-    #: type); ``usage`` is then ``None`` and the rest of the message decoded as usual
-    usage_error: Union[str, None] = None
-
-
-class _MessageRawUsage(Message):
-    usage: msgspec.Raw = _RAW
-
-
-class Block(msgspec.Struct):
-    """One content block. Only the fields the fold reads are declared."""
-
-    type: str = ""
-    text: Union[str, None] = None
-    id: Union[str, None] = None
-    name: Union[str, None] = None
-    input: msgspec.Raw = _RAW
-    tool_use_id: Union[str, None] = None
-    content: msgspec.Raw = _RAW
-    is_error: Union[bool, None] = None
-    #: set when the block's fields had unexpected types; the block is then unknown
-    schema_error: Union[str, None] = None
-
-
-class Record(msgspec.Struct):
-    """One transcript record (one JSON object of a line).
-
-    ``message``, ``toolUseResult``, ``content``, ``data`` and ``attachment`` stay as
-    :class:`msgspec.Raw` until the fold needs them. ``schema_error`` is set when a declared field
-    had an unexpected type; such a record keeps only its ``type`` and is counted as unknown.
-    """
-
-    type: Union[str, None] = None
-    uuid: Union[str, None] = None
-    parentUuid: Union[str, None] = None
-    timestamp: Union[str, None] = None
-    sessionId: Union[str, None] = None
-    agentId: Union[str, None] = None
-    isSidechain: Union[bool, None] = None
-    isMeta: Union[bool, None] = None
-    isCompactSummary: Union[bool, None] = None
-    isApiErrorMessage: Union[bool, None] = None
-    subtype: Union[str, None] = None
-    requestId: Union[str, None] = None
-    cwd: Union[str, None] = None
-    version: Union[str, None] = None
-    gitBranch: Union[str, None] = None
-    message: msgspec.Raw = _RAW
-    toolUseResult: msgspec.Raw = _RAW
-    content: msgspec.Raw = _RAW
-    data: msgspec.Raw = _RAW
-    attachment: msgspec.Raw = _RAW
-    error: msgspec.Raw = _RAW
-    compactMetadata: msgspec.Raw = _RAW
-    parentToolUseID: Union[str, None] = None
-    toolUseID: Union[str, None] = None
-    summary: Union[str, None] = None
-    customTitle: Union[str, None] = None
-    aiTitle: Union[str, None] = None
-    prUrl: Union[str, None] = None
-    prNumber: Union[int, str, None] = None
-    operation: Union[str, None] = None
-    schema_error: Union[str, None] = None
-
-
-class ResultPart(msgspec.Struct):
-    """One part of a tool_result's list content (text, image, tool_reference, ...); an image's
-    data is skipped, not decoded."""
-
-    type: Any = None
-    text: Any = None
-    tool_name: Any = msgspec.UNSET
-
-
-class _BlockFast(Block):
-    """A block whose tool_result content and tool_use input are decoded in the same pass (the
-    common shapes; an input is then a Python value, not :class:`msgspec.Raw`)."""
-
-    input: Any = None
-    content: Union[str, list[ResultPart], None] = None
-
-
-class _MessageFast(Message):
-    content: Union[str, list[msgspec.Raw], None] = None
-
-
-class _RecordFast(Record):
-    """A record whose ``message`` is decoded in the same pass as the envelope (one scan of the
-    line instead of two). A message of unexpected shape falls back to :class:`Record`."""
-
-    message: Union[_MessageFast, None] = None
-
-
-class _Head(msgspec.Struct):
-    """The ``type`` and ``agentId`` of an object (``progress.data``, ``attachment``); the rest
-    of the object is skipped, not decoded."""
-
-    type: Any = None
-    agentId: Any = None
-
-
-class Quarantined(msgspec.Struct, gc=False):
-    """A line (or the part of one) that is not a JSON object.
-
-    ``rel_offset`` is the byte offset of the bad part within its line; ``reason`` says what is
-    wrong; ``excerpt`` is at most 80 characters of it, with U+FFFD for undecodable bytes.
-    """
-
-    rel_offset: int
-    reason: str
-    excerpt: str
-
-
-class _TypeOnly(msgspec.Struct):
-    type: Any = None
 
 
 _record_decoder = msgspec.json.Decoder(Record)
@@ -277,8 +115,47 @@ def _record_from_obj(obj: dict[str, Any]) -> Record:
         return Record(type=t if isinstance(t, str) else None, schema_error=str(exc))
 
 
+#: the path of a ValidationError at a top-level field: ``... - at `$.timestamp```
+_AT_FIELD = re.compile(r"^(.*) - at `\$\.([A-Za-z_][A-Za-z0-9_]*)`$", re.S)
+#: fields whose bad type makes the object unknown rather than kept without them
+_ESSENTIAL_RECORD = frozenset({"type"})
+_ESSENTIAL_BLOCK = frozenset({"type", "id", "tool_use_id"})
+
+
+def _without_bad_fields(buf: Any, exc: msgspec.ValidationError, decoders: tuple[Any, ...], essential: frozenset[str]) -> Any:
+    """Decode ``buf`` (a JSON object that failed with ``exc``) with the bad-typed fields left
+    out, trying each of ``decoders`` in turn; the result's ``shape_error`` names them. Raises
+    ``exc`` (or the next ValidationError) when a field of ``essential`` is bad or the error is
+    not at a top-level field."""
+    obj: Any = None
+    reasons: list[str] = []
+    while True:
+        m = _AT_FIELD.match(str(exc))
+        if m is None or m.group(2) in essential:
+            raise exc
+        if obj is None:
+            obj = _any_decoder.decode(buf)
+            if not isinstance(obj, dict):
+                raise exc
+        field = m.group(2)
+        if field not in obj:  # the message names a field the object lacks: not ours to fix
+            raise exc
+        del obj[field]
+        reasons.append(f"{field}: {m.group(1)} (field ignored)")
+        fixed = _encoder.encode(obj)
+        for dec in decoders:
+            try:
+                out = dec.decode(fixed)
+            except msgspec.ValidationError as e:
+                exc = e
+                continue
+            out.shape_error = "; ".join(reasons)
+            return out
+
+
 def _typed(buf: bytes | memoryview) -> Record:
-    """Decode one JSON object; on a schema mismatch keep only its type. Raises DecodeError."""
+    """Decode one JSON object; a field of unexpected type is left out (``shape_error``), a
+    ``type`` of another type keeps only the type (``schema_error``). Raises DecodeError."""
     try:
         return _fast_record_decoder.decode(buf)
     except msgspec.ValidationError:
@@ -286,9 +163,14 @@ def _typed(buf: bytes | memoryview) -> Record:
     try:
         return _record_decoder.decode(buf)
     except msgspec.ValidationError as exc:
-        head = _type_decoder.decode(buf)  # raises ValidationError if not an object
-        t = head.type
-        return Record(type=t if isinstance(t, str) else None, schema_error=str(exc))
+        err = exc
+    try:
+        return _without_bad_fields(buf, err, (_fast_record_decoder, _record_decoder), _ESSENTIAL_RECORD)
+    except (msgspec.ValidationError, RecursionError):
+        pass
+    head = _type_decoder.decode(buf)  # raises ValidationError if not an object
+    t = head.type
+    return Record(type=t if isinstance(t, str) else None, schema_error=str(err))
 
 
 def _scrub(obj: Any) -> Any:
@@ -411,10 +293,9 @@ def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:
 def decode_block(raw: msgspec.Raw | bytes) -> Block:
     """Decode one content block. A block of unexpected shape comes back with ``schema_error``.
 
-    A tool_result's ``content`` comes back decoded (a string or a list of :class:`ResultPart`)
-    when it has the usual shape, else as :class:`msgspec.Raw` (see :func:`result_text`); a
-    tool_use's ``input`` likewise as a Python value, else as :class:`msgspec.Raw` (see
-    :func:`decode_any`, which takes both)."""
+    A tool_result's ``content`` comes back as :class:`msgspec.Raw` (see :func:`result_text`
+    and :func:`result_excerpt`); a tool_use's ``input`` as a Python value when it decodes, else
+    as :class:`msgspec.Raw` (see :func:`decode_any`, which takes both)."""
     try:
         return _fast_block_decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
@@ -429,6 +310,10 @@ def decode_block(raw: msgspec.Raw | bytes) -> Block:
     try:
         return _block_decoder.decode(raw)
     except msgspec.ValidationError as exc:
+        try:
+            return _without_bad_fields(raw, exc, (_fast_block_decoder, _block_decoder), _ESSENTIAL_BLOCK)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            pass
         try:
             head = _type_decoder.decode(raw)
             t = head.type if isinstance(head.type, str) else ""
@@ -451,7 +336,7 @@ def _without_usage(raw: msgspec.Raw | bytes) -> Message | None:
         err = None
     except (msgspec.DecodeError, RecursionError, msgspec.ValidationError) as exc:
         usage, err = None, str(exc).split("\n")[0]
-    return Message(m.id, m.model, m.role, m.content, usage, m.stop_reason, err)
+    return Message(m.id, m.model, m.content, usage, err)
 
 
 def decode_message(raw: msgspec.Raw | Message | None) -> Message | None:
@@ -499,50 +384,3 @@ def decode_head(raw: msgspec.Raw | bytes | None) -> tuple[Any, Any]:
         except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
             return None, None
     return h.type, h.agentId
-
-
-def result_text(content: Any) -> str:
-    """The text of a tool_result's content: a string as is; list parts joined by newlines (text
-    parts as written, ``[image]``, ``[tool NAME]`` for tool references, other parts left out)."""
-    if isinstance(content, str):
-        return content
-    if content is None:
-        return ""
-    if isinstance(content, list):
-        parts = []
-        for b in content:
-            if isinstance(b, ResultPart):
-                t = b.type
-                if t == "text" and isinstance(b.text, str):
-                    parts.append(b.text)
-                elif t == "image":
-                    parts.append("[image]")
-                elif t == "tool_reference":
-                    parts.append(f"[tool {'?' if b.tool_name is msgspec.UNSET else b.tool_name}]")
-            elif isinstance(b, dict):
-                if b.get("type") == "text" and isinstance(b.get("text"), str):
-                    parts.append(b["text"])
-                elif b.get("type") == "image":
-                    parts.append("[image]")
-                elif b.get("type") == "tool_reference":
-                    parts.append(f"[tool {b.get('tool_name', '?')}]")
-        return "\n".join(parts)
-    if isinstance(content, msgspec.Raw):
-        return result_text(decode_any(content))
-    return str(content)
-
-
-def decode_any(raw: msgspec.Raw | bytes | None) -> Any:
-    """Decode a raw JSON value into Python objects; ``None`` when absent or undecodable. A value
-    that is not raw bytes (decoded already, with its block) is returned as is."""
-    if type(raw) is not msgspec.Raw and not isinstance(raw, (bytes, bytearray, memoryview)):
-        return raw
-    if not raw:
-        return None
-    try:
-        return _any_decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
-        try:
-            return _scrub(json.loads(bytes(raw).decode("utf-8", "surrogateescape")))
-        except (ValueError, RecursionError):
-            return None

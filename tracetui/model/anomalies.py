@@ -11,12 +11,14 @@ Every threshold is a named constant whose docstring gives its reason.
 from __future__ import annotations
 
 import bisect
+import functools
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from tracetui.model.state import Anchor, Event, ToolCall
+from tracetui.model.state import Event
+from tracetui.model.types import EVIDENCE_KEPT, Anchor, Anomaly, ToolCall
 
 if TYPE_CHECKING:  # pragma: no cover
     from tracetui.model.state import RunState
@@ -104,46 +106,20 @@ RUNAWAY_SUBAGENTS = 6
 (Claude Code's guidance runs a handful in parallel); six or more in one episode is unusual and
 costly. Clears when the episode ends."""
 
-EVIDENCE_KEPT = 6
-"""Evidence anchors kept per anomaly (all are counted in ``evidence_count``)."""
-
 HISTORY_KEPT = 200
 """Cleared anomalies kept per file (all are counted in ``AnomalyTracker.cleared_total``)."""
 
 SEVERITIES = ("info", "warn", "error")
 
 
-class Anomaly(msgspec.Struct):
-    """One anomaly. ``key`` identifies it (kind plus what it is about); ``clears`` states the
-    rule that clears it; ``cleared`` is the anchor where it cleared (``None`` while open) and
-    ``cleared_reason`` why."""
-
-    kind: str
-    severity: str
-    key: str
-    began: Union[Anchor, None]
-    message: str
-    clears: str
-    evidence: tuple[Anchor, ...] = ()
-    evidence_count: int = 0
-    cleared: Union[Anchor, None] = None
-    cleared_reason: str = ""
-    view_time: bool = False
-
-    @property
-    def open(self) -> bool:
-        return self.cleared is None and not self.cleared_reason
-
-    def add_evidence(self, a: Anchor) -> None:
-        self.evidence_count += 1
-        if len(self.evidence) < EVIDENCE_KEPT:
-            self.evidence = self.evidence + (a,)
+@functools.lru_cache(maxsize=256)
+def _long_context(model: str | None) -> bool:
+    return "1m" in (model or "").lower()
 
 
 def context_window(model: str | None, used: int = 0) -> int:
     """The context window (tokens) assumed for ``model``; see :data:`LONG_CONTEXT_WINDOW_TOKENS`."""
-    m = (model or "").lower()
-    if "1m" in m or used > CONTEXT_WINDOW_TOKENS:
+    if used > CONTEXT_WINDOW_TOKENS or _long_context(model):
         return LONG_CONTEXT_WINDOW_TOKENS
     return CONTEXT_WINDOW_TOKENS
 
@@ -375,14 +351,14 @@ class AnomalyTracker(msgspec.Struct):
         nh = len(hist)
         same = len(prev) == nh + len(self.open)
         if same:
-            for a, b in zip(prev, hist):
-                if a is not b:
+            for was, now in zip(prev, hist):
+                if was is not now:
                     same = False
                     break
         old = {a.key: a for a in prev[nh:]} if same else {a.key: a for a in prev if a.cleared is None and not a.cleared_reason}
         out = list(hist)
         for a in self.open.values():
-            b = old.get(a.key)
+            b: Anomaly | None = old.get(a.key)
             if b is None or b != a:
                 b = msgspec.structs.replace(a)
                 same = False
@@ -455,7 +431,8 @@ def timeless_anomalies(state: "RunState", episodes: tuple | None = None) -> tupl
     head = tuple(out)
     out = []
     # cost spike per episode (current versions only, closed or open)
-    eps = episodes if episodes is not None else (state.main.derived.episodes if getattr(state.main, "derived", None) is not None else ())
+    derived = state.main.derived
+    eps = episodes if episodes is not None else (derived.episodes if derived is not None else ())
     costs: list[float] = []  # earlier episodes' costs, kept sorted (the median of each step)
     for ep in eps:
         if ep.lifecycle == "superseded":

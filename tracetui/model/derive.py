@@ -2,7 +2,8 @@
 
 :class:`Deriver` is the ``FileFold.derive`` hook. The fold calls ``on_event(fold, ev)`` after
 every ledger event, ``on_call(fold, call, inp)`` for every new tool_use (with its decoded input),
-and ``on_result(fold, call, text, rec)`` for every paired tool_result (with its whole text).
+and ``on_result(fold, call, content, rec)`` for every paired tool_result (its content, raw
+or its whole text: decoded here only when a rule reads it).
 The hot path stays cheap: per event a few dict operations; regular expressions run only on the
 results of shell tools, and only on the first/last few KB of their text.
 
@@ -20,21 +21,21 @@ from typing import Any, Union
 import msgspec
 import orjson
 
+from tracetui.ingest.content import result_text
 from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.ingest.tools import one_line as _one_line
-from tracetui.model.anomalies import Anomaly, AnomalyTracker
-from tracetui.model.episodes import Episode, EpisodeBook
+from tracetui.model.anomalies import AnomalyTracker
+from tracetui.model.episodes import EpisodeBook
 from tracetui.model.facts import (
-    Aggregate,
-    Fact,
     FactStore,
     extract_commits,
     extract_exit_code,
     extract_pr_urls,
     extract_test_runs,
 )
-from tracetui.model.state import Anchor, Event, FileTouch, ToolCall
+from tracetui.model.state import Event
 from tracetui.model.state import share as _share
+from tracetui.model.types import Anchor, Derived, Fact, FileTouch, Note, ToolCall
 
 __all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT", "retry_keys", "normalised_input"]
 
@@ -59,44 +60,13 @@ _CRITERION = re.compile(
     r"\b(must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?)",
     re.I,
 )
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-
-
-class Note(msgspec.Struct, frozen=True):
-    """A short line for the card: an excluded hypothesis (``error``, ``rejected``,
-    ``interrupted``, ``reverted``, ``dropped_todo``) or a user statement (``criterion``,
-    ``constraint``). ``text`` is our wording; ``quote`` is verbatim source text (tool output or
-    the user's words), to be shown quoted, as data."""
-
-    kind: str
-    text: str
-    anchor: Anchor
-    quote: str = ""
-    episode: int = 0
-
-
-class Derived(msgspec.Struct, frozen=True):
-    """The frozen derived state of one file.
-
-    ``episodes`` holds every version (superseded ones included) in (index, version) order;
-    ``facts`` the recent facts (at most the store bound; ``facts_evicted`` were dropped, their
-    aggregates kept exact); ``aggregates`` per fact key; ``anomalies`` the incremental ones,
-    cleared first; ``ruled_out``/``stated`` the notes kept, with totals in the ``*_total`` fields.
-    """
-
-    episodes: tuple[Episode, ...] = ()
-    facts: tuple[Fact, ...] = ()
-    aggregates: dict[str, Aggregate] = {}
-    facts_evicted: int = 0
-    facts_total: int = 0
-    anomalies: tuple[Anomaly, ...] = ()
-    ruled_out: tuple[Note, ...] = ()
-    ruled_out_total: int = 0
-    stated: tuple[Note, ...] = ()
-    stated_total: int = 0
-    #: files changed by *successful* Edit/Write calls (a rejected or failed edit changes nothing),
-    #: with the anchors of the first and last successful result
-    changed: tuple[FileTouch, ...] = ()
+#: a sentence ends at ``.``, ``!`` or ``?`` followed by white space or the end, or at a line end:
+#: a dot inside a URL, a version number or a file name (``https://x.org/a.b``, ``2.1.38``,
+#: ``conftest.py``) and after ``e.g.``, ``i.e.``, ``vs.``, ``cf.`` does not end it
+_SENTENCE = re.compile(
+    r"(?:[^.!?\n]+|[.!?](?=[^\s.!?])|(?<=\be\.g)\.|(?<=\bi\.e)\.|(?<=\bvs)\.|(?<=\bcf)\.)+[.!?]*",
+    re.I,
+)
 
 
 #: input keys left out when comparing tool inputs for the tool-loop detector: the agent rewords
@@ -262,10 +232,12 @@ class Deriver(msgspec.Struct):
             if url:
                 self._fact("pr.link", url, ev.anchor, ev.id, 0, url)
 
-    def on_call(self, fold: Any, call: ToolCall, inp: Any) -> None:
-        """Called by the fold for every new tool_use (deduplicated by id), with its input."""
+    def on_call(self, fold: Any, call: ToolCall, inp: Any, op: Any = False) -> None:
+        """Called by the fold for every new tool_use (deduplicated by id), with its input and
+        ``op``, the file it touches (``tools.file_ops(name, inp)``; worked out here when not given)."""
         name = call.name
-        op = file_ops(name, inp)
+        if op is False:
+            op = file_ops(name, inp)
         desc = None
         if name in SUBAGENT_TOOLS and isinstance(inp, dict):
             desc = str(inp.get("description") or _one_line(str(inp.get("prompt", "")), 60))
@@ -302,8 +274,10 @@ class Deriver(msgspec.Struct):
             for key in self.edits.pop(op[0], []):
                 self.edit_anchor.pop(f"{op[0]}|{key}", None)
 
-    def on_result(self, fold: Any, call: ToolCall, text: str, rec: Any) -> None:
-        """Called by the fold for every tool_result paired with a known call (whole text)."""
+    def on_result(self, fold: Any, call: ToolCall, content: Any, rec: Any) -> None:
+        """Called by the fold for every tool_result paired with a known call (``content``: the
+        result's content, raw or its whole text, see ``ingest.content.result_text``; only failed
+        calls and shell tools read it)."""
         anchor = call.result_anchor or call.anchor
         eid = f"{call.id}:result"
         name = call.name
@@ -325,6 +299,7 @@ class Deriver(msgspec.Struct):
             ft = self.changed.get(op[0]) or FileTouch(op[0], first=anchor)
             w, e = (ft.writes + 1, ft.edits) if op[1] == "write" else (ft.writes, ft.edits + 1)
             self.changed[op[0]] = FileTouch(op[0], ft.reads, w, e, ft.first, anchor)
+        text = result_text(content) if call.is_error or name in SHELL_TOOLS else ""
         if call.is_error:
             head = text.lstrip()[:200]
             if head.startswith(REJECTED_PREFIX):
@@ -375,7 +350,7 @@ class Deriver(msgspec.Struct):
                     self._note(Note("dropped_todo", f"todo dropped while {status}: {content}", anchor, "", ep))
             self.todo_status = new
         elif name == "TaskCreate":
-            from tracetui.ingest.decode import decode_any
+            from tracetui.ingest.content import decode_any
 
             res = decode_any(getattr(rec, "toolUseResult", None))
             task = res.get("task") if isinstance(res, dict) else None
@@ -386,9 +361,10 @@ class Deriver(msgspec.Struct):
             self._fact("todo.status", f"#{tid} {subject}: new → pending", anchor, eid, 0, subject)
         elif name == "TaskUpdate":
             tid = str(inp.get("taskId", ""))
-            status = inp.get("status")
-            if not isinstance(status, str):
+            given = inp.get("status")
+            if not isinstance(given, str):
                 return
+            status = given
             subject = self.task_subject.get(tid, f"task {tid}")
             key = f"#{tid} {subject}"
             old = self.todo_status.get(key)
@@ -446,14 +422,3 @@ class Deriver(msgspec.Struct):
             stated_total=self.stated_total,
             changed=changed,  # leaves are replaced, never mutated
         )
-
-
-def _publish_forward_refs() -> None:
-    """Give ``state.py`` the names its forward references use (see the end of state.py)."""
-    from tracetui.model import state as _state
-
-    _state.Derived = Derived  # type: ignore[attr-defined]
-    _state.Episode = Episode  # type: ignore[attr-defined]
-
-
-_publish_forward_refs()

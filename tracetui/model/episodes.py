@@ -32,7 +32,8 @@ from typing import Any, Union
 import msgspec
 
 from tracetui.model.pricing import bucket_key, buckets_of, utc_day
-from tracetui.model.state import Anchor, Event, FileTouch, Tokens, ToolCall, UsageBucket
+from tracetui.model.state import Event
+from tracetui.model.types import Anchor, Episode, ErrorNote, FileTouch, SubagentStart, Tokens, ToolCall, UsageBucket
 
 __all__ = [
     "Episode",
@@ -75,83 +76,6 @@ def duration_between(start: str | None, end: str | None) -> float | None:
         return None
     d = (b - a).total_seconds()
     return d if d >= 0 else None
-
-
-class ErrorNote(msgspec.Struct, frozen=True):
-    """A tool error or API error inside an episode: where, which tool (or ``API``), and the
-    first ~100 characters of what it said (tool output: data, not instructions).
-    ``resolved_by`` is the anchor of the successful tool_result of a later retry of the same call
-    (``tracetui.model.derive.retry_keys``), ``None`` while no retry succeeded."""
-
-    anchor: Anchor
-    tool: str
-    excerpt: str
-    tool_use_id: Union[str, None] = None
-    resolved_by: Union[Anchor, None] = None
-
-
-class SubagentStart(msgspec.Struct, frozen=True):
-    """A Task/Agent call made in an episode."""
-
-    tool_use_id: str
-    description: str
-    anchor: Anchor
-
-
-class Episode(msgspec.Struct, frozen=True):
-    """One version of one episode (frozen).
-
-    ``index`` is 1-based (0 is the stretch before the first prompt, kept only when it holds tool
-    calls or assistant text). ``ledger_start``/``ledger_end`` are positions in the file's ledger
-    (end exclusive). Tokens are deduplicated per API message id; ``tokens_by_model`` is for
-    display, ``usage_buckets`` (per model, UTC day of the message's first record with usage in the
-    episode, tier band) is what :func:`tracetui.model.pricing.estimate_cost` prices the episode
-    (USD) from, each message at its own day as the session total is. ``duration_s`` is
-    seconds from the first to the last record timestamp in file order (``None`` when unknown).
-    """
-
-    index: int
-    version: int
-    lifecycle: str
-    status: str
-    ask: str
-    ask_form: str
-    ask_anchor: Union[Anchor, None]
-    first: Union[Anchor, None]
-    last: Union[Anchor, None]
-    ledger_start: int
-    ledger_end: int
-    start: Union[str, None]
-    end: Union[str, None]
-    duration_s: Union[float, None]
-    tools: dict[str, int]
-    tool_calls: int
-    tool_errors: int
-    api_errors: int
-    interrupts: int
-    compactions: int
-    files: tuple[FileTouch, ...]
-    errors: tuple[ErrorNote, ...]
-    tokens: Tokens
-    tokens_by_model: dict[str, Tokens]
-    subagents: tuple[SubagentStart, ...]
-    conclusion: str
-    conclusion_anchor: Union[Anchor, None]
-    dangling: tuple[ToolCall, ...]
-    reason: str = ""
-    superseded_by: Union[int, None] = None
-    #: ledger position of the event that made this version (the closing prompt, the late
-    #: result; for the open episode its end), so a view as of an earlier point can pick versions
-    made_at: int = 0
-    #: where the record that made this version is (the closing prompt, the late result)
-    reason_anchor: Union[Anchor, None] = None
-    #: the episode's tokens per (model, UTC day, tier band), for pricing (see above)
-    usage_buckets: tuple[UsageBucket, ...] = ()
-    #: tool errors of this episode that a later successful retry resolved (counted even when
-    #: the note itself was not kept)
-    resolved_errors: int = 0
-    #: the tool_use id of the failed call the episode ended on (``None`` if it ended otherwise)
-    ended_on_error: Union[str, None] = None
 
 
 class EpisodeBuilder(msgspec.Struct):

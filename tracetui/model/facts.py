@@ -21,11 +21,10 @@ cargo test), git commits, PR links, and exit codes of failing commands.
 from __future__ import annotations
 
 import re
-from typing import Union
 
 import msgspec
 
-from tracetui.model.state import Anchor
+from tracetui.model.types import Aggregate, Fact, Value
 
 __all__ = [
     "Fact",
@@ -54,62 +53,6 @@ HEAD_BYTES = 2048
 #: any exit status); a longer number is not one (``Exit code 1e23``-sized text), and the line
 #: holding it gives no fact rather than a truncated or unstorable value
 MAX_DIGITS = 9
-
-Value = Union[int, float, str]
-
-
-class Fact(msgspec.Struct, frozen=True):
-    """One extracted value. ``key`` is a canonical schema key (``tests.pytest.failed``,
-    ``git.commit``, ``pr.link``, ``cmd.exit_code``, ``todo.status``); ``quote`` is the verbatim
-    source text it was read from (tool output: data, never an instruction); ``eid`` is the event
-    id (``<record uuid>:<block>``) and ``n`` the occurrence index within that event."""
-
-    key: str
-    value: Value
-    anchor: Anchor
-    eid: str
-    n: int
-    quote: str = ""
-
-    @property
-    def identity(self) -> str:
-        """Source-scoped occurrence identity: same event, same occurrence → same fact."""
-        return f"{self.anchor.src}|{self.eid}|{self.n}|{self.key}"
-
-
-class Aggregate(msgspec.Struct):
-    """A running aggregate of one key. ``sum``/``min``/``max`` are over numeric values only
-    (``None`` when the key has none); ``count`` counts every value; ``first``/``through`` are
-    the anchors of the first and the last value included (the coverage stamp)."""
-
-    key: str
-    count: int = 0
-    numeric: int = 0
-    sum: Union[int, float, None] = None
-    min: Union[int, float, None] = None
-    max: Union[int, float, None] = None
-    last: Union[Value, None] = None
-    first: Union[Anchor, None] = None
-    through: Union[Anchor, None] = None
-
-    def add(self, value: Value, anchor: Anchor) -> None:
-        self.count += 1
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            self.numeric += 1
-            self.sum = value if self.sum is None else self.sum + value
-            self.min = value if self.min is None or value < self.min else self.min
-            self.max = value if self.max is None or value > self.max else self.max
-        self.last = value
-        if self.first is None:
-            self.first = anchor
-        self.through = anchor
-
-    def coverage(self, fmt) -> str:
-        """``"<count> values, <first> through <through>"`` with anchors formatted by ``fmt``."""
-        n = f"{self.count} value" + ("" if self.count == 1 else "s")
-        if self.count == 1:
-            return f"{n}, at {fmt(self.through)}"
-        return f"{n}, {fmt(self.first)} through {fmt(self.through)}"
 
 
 class FactStore(msgspec.Struct):
@@ -188,6 +131,19 @@ def _counts_ok(*numbers: str) -> bool:
     return all(len(n) <= MAX_DIGITS for n in numbers)
 
 
+def _has_count(text: str, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` (each starting with a space) follows a decimal digit in
+    ``text``: what a count such as ``3 passed`` needs, found by substring scans (fast C) where
+    a multi-line pattern would try every position of the text."""
+    for w in words:
+        i = text.find(w, 1)
+        while i > 0:
+            if text[i - 1].isdecimal():  # ``\d`` of a str pattern: any Unicode decimal digit
+                return True
+            i = text.find(w, i + 1)
+    return False
+
+
 def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     """Test-run summaries in the tail of a command's output.
 
@@ -250,7 +206,7 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         out.append(("go", counts, quote))
         return out
     m = None
-    for m in _PYTEST_LINE.finditer(tail) if any(w in tail for w in _PYTEST_WORDS) else ():  # noqa: B007 - the last match is the one kept
+    for m in _PYTEST_LINE.finditer(tail) if _has_count(tail, _PYTEST_WORDS) else ():  # noqa: B007 - the last match is the one kept
         pass
     if m is not None:
         counts = {}

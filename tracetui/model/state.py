@@ -6,9 +6,12 @@ persistent fold cache and to JSON for ``tracetui state --json``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Union
 
 import msgspec
+
+from tracetui.model.types import Anchor, Derived, Episode, FileTouch, Tokens, ToolCall, UsageBucket
 
 __all__ = [
     "share",
@@ -30,15 +33,6 @@ __all__ = [
     "RunState",
     "EVENT_KINDS",
 ]
-
-
-class Anchor(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """Where an event came from: source index (into ``RunState.sources``), 1-based line number,
-    and the byte offset of the record's first byte in that file."""
-
-    src: int
-    line: int
-    offset: int
 
 
 #: The kinds of ledger event (one per content block, one per other record).
@@ -117,47 +111,13 @@ class Counters(msgspec.Struct):
     #: assistant records whose usage was rejected (a token count outside 0..MAX_TOKENS, or not
     #: an int; ingest/decode.py): their tokens are not counted nor priced (also in unknown_records)
     usage_rejected: int = 0
+    #: records and blocks kept with a declared field of another type left out (a ``timestamp``
+    #: that is a number, ...; ingest/decode.py): each is also listed in ``unknown`` with why
+    shape_errors: int = 0
 
     def add(self, other: "Counters") -> "Counters":
         """The field-wise sum (a new object)."""
         return Counters(*(a + b for a, b in zip(msgspec.structs.astuple(self), msgspec.structs.astuple(other))))
-
-
-class Tokens(msgspec.Struct):
-    """Token counts, deduplicated per API message id (max of each field over its records)."""
-
-    input: int = 0
-    output: int = 0
-    cache_creation: int = 0
-    cache_read: int = 0
-
-    def add(self, other: "Tokens") -> "Tokens":
-        return Tokens(
-            self.input + other.input,
-            self.output + other.output,
-            self.cache_creation + other.cache_creation,
-            self.cache_read + other.cache_read,
-        )
-
-    @property
-    def total(self) -> int:
-        return self.input + self.output + self.cache_creation + self.cache_read
-
-
-class UsageBucket(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """The tokens of the API messages of one ``model`` that share a UTC ``day`` (``YYYY-MM-DD``
-    of the message's first record with usage; ``""`` when it had no timestamp) and a price tier
-    ``band`` (how many of ``pricing.TIER_BOUNDS`` the message's input tokens exceed): the unit
-    :func:`tracetui.model.pricing.estimate_cost` prices. ``messages`` counts the API messages;
-    ``cache_write_1h`` is the part of ``tokens.cache_creation`` written to the 1-hour cache
-    (priced higher, genai-prices ``cache_write_1h_tokens``)."""
-
-    model: str
-    day: str
-    band: int
-    messages: int
-    tokens: Tokens
-    cache_write_1h: int = 0
 
 
 class PromptInfo(msgspec.Struct):
@@ -170,32 +130,6 @@ class PromptInfo(msgspec.Struct):
     uuid: Union[str, None] = None
     timestamp: Union[str, None] = None
     seq: int = 0
-
-
-class ToolCall(msgspec.Struct):
-    """A tool_use and, once it arrives, its tool_result."""
-
-    id: str
-    name: str
-    brief: str
-    anchor: Anchor
-    seq: int
-    timestamp: Union[str, None] = None
-    sidechain: bool = False
-    result_anchor: Union[Anchor, None] = None
-    is_error: bool = False
-    result_excerpt: str = ""
-
-
-class FileTouch(msgspec.Struct):
-    """Reads, writes and edits of one path, exactly as the path appears in the tool input."""
-
-    path: str
-    reads: int = 0
-    writes: int = 0
-    edits: int = 0
-    first: Union[Anchor, None] = None
-    last: Union[Anchor, None] = None
 
 
 class Todo(msgspec.Struct):
@@ -255,7 +189,8 @@ class QuarantineEntry(msgspec.Struct):
 
 
 class UnknownEntry(msgspec.Struct):
-    """A record or block of a type the fold does not know, or of unexpected shape."""
+    """A record or block of a type the fold does not know, or of unexpected shape (also one
+    kept with a field of another type left out: its ``reason`` starts with ``shape:``)."""
 
     anchor: Anchor
     type: str
@@ -335,11 +270,14 @@ class RunState(msgspec.Struct):
     * ``cost_usd`` is an estimate from genai-prices (``None`` when a model has no known price;
       never a guessed zero); ``cost_note`` says which models were not priced.
     * ``history`` holds the main thread's state at the end of each completed episode (one per
-      human prompt), so views can be compiled as of any episode without I/O. Their
+      human prompt), so views can be compiled as of any episode. Their
       ``derived.episodes`` is empty: the episodes as of a history state ``h`` are
-      ``views.text.episodes_as_of(episodes, h.ledger_len)`` (every version records where it was made).
-    * ``ledgers`` are the per-source event lists (append-only, shared, never copied); read an
-      event list only up to the ``ledger_len`` of the state that refers to it.
+      ``views.as_of.episodes_as_of(episodes, h.ledger_len)`` (every version records where it was made).
+      A tuple for an in-memory fold; for a session read through the store, a read-only sequence
+      that loads each snapshot from the database when indexed (tracetui/session/store).
+    * ``ledgers`` are the per-source event sequences (append-only, shared, never copied): lists
+      for an in-memory fold, read-only views of the database for a stored session (indexing and
+      slicing read it). Read one only up to the ``ledger_len`` of the state that refers to it.
     """
 
     main: AgentState
@@ -354,8 +292,8 @@ class RunState(msgspec.Struct):
     models: tuple[str, ...]
     pending: tuple[ToolCall, ...]
     files: tuple[FileTouch, ...]
-    history: tuple[AgentState, ...] = ()
-    ledgers: tuple[list, ...] = ()
+    history: Sequence[AgentState] = ()
+    ledgers: tuple[Sequence[Event], ...] = ()
     generation: int = 0  # bumps on every snapshot that changed
     #: the main thread's episodes, every version (the same tuple as ``main.derived.episodes``)
     episodes: tuple["Episode", ...] = ()
@@ -399,16 +337,8 @@ class RunState(msgspec.Struct):
         if upto is None:
             st = self.main if src == self.main.src else next((a for a in self.agents if a.src == src), None)
             upto = st.ledger_len if st is not None else len(led)
-        return led[:upto]
-
-
-# Forward references of AgentState.derived and RunState.episodes (model/derive.py and
-# model/episodes.py import this module; whichever is imported first, the names end up here).
-try:
-    from tracetui.model.derive import Derived  # noqa: E402
-    from tracetui.model.episodes import Episode  # noqa: E402
-except ImportError:  # pragma: no cover - derive.py is mid-import; it sets these names when done
-    pass
+        out = led[:upto]
+        return out if isinstance(out, list) else list(out)
 
 
 def share(prev: tuple, values) -> tuple:

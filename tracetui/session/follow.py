@@ -50,7 +50,7 @@ def make_reader(paths: list[Path], subagents: bool = True, use_cache: bool = Tru
     stops the monitor: a fresh :class:`SessionReader` then)."""
     if use_cache:
         try:
-            from tracetui.session.cache import open_cached
+            from tracetui.session.store import open_cached
 
             reader = open_cached(paths, subagents=subagents)
             if reader is not None:

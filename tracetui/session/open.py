@@ -34,15 +34,12 @@ def load_state(paths: list[Path], subagents: bool = True, use_cache: bool = True
     Raises ``TranscriptError`` when a file is missing, unreadable, empty or not a transcript."""
     from tracetui.session.reader import SessionReader
 
-    reader = None
+    reader: SessionReader
     if use_cache:
-        try:
-            from tracetui.session.cache import open_cached  # issue 5; absent until it lands
-        except ImportError:
-            open_cached = None
-        if open_cached is not None:
-            reader = open_cached(paths, subagents=subagents)
-    if reader is None:
+        from tracetui.session.store import open_cached
+
+        reader = open_cached(paths, subagents=subagents)
+    else:
         reader = SessionReader(paths, subagents=subagents)
     reader.poll()
     reader.check_transcript()

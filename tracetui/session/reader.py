@@ -1,7 +1,7 @@
 """Read a session's files incrementally and fold them: the bridge from bytes to ``RunState``.
 
 :class:`SessionReader` owns one :class:`~tracetui.ingest.tail.Tailer` per file and a
-:class:`~tracetui.model.fold.SessionFold`. :meth:`SessionReader.poll` reads what was appended
+:class:`~tracetui.model.session_fold.SessionFold`. :meth:`SessionReader.poll` reads what was appended
 since the last call (discovering new subagent files), and is safe to call from a worker thread;
 :meth:`SessionReader.snapshot` returns the combined frozen state.
 """
@@ -13,13 +13,14 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tracetui.ingest.decode import Quarantined, bom_length, decode_line
 from tracetui.ingest.discover import subagent_files
 from tracetui.ingest.files import NotRegularFile, file_kind
 from tracetui.ingest.foreign import foreign_format, foreign_message
 from tracetui.ingest.tail import Tailer
-from tracetui.model.fold import SessionFold
+from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
 
 __all__ = ["SessionReader", "TranscriptError", "describe_os_error"]
@@ -54,14 +55,18 @@ class SessionReader:
     ``paths`` are the files named by the user: the first is the main transcript; with
     ``subagents=True`` the subagent files of each are discovered too, now and on every poll.
     ``progress(done_bytes, total_bytes)`` is called between chunks of a long first read.
+    ``sinks``: where the folds keep their ledgers and histories (:class:`SessionFold`; lists
+    when ``None``, the session store's when given).
     """
 
-    def __init__(self, paths: list[Path] | Path, subagents: bool = True, price: bool = True) -> None:
+    def __init__(
+        self, paths: list[Path] | Path, subagents: bool = True, price: bool = True, sinks: Callable[[int], tuple[Any, Any]] | None = None
+    ) -> None:
         if isinstance(paths, (str, Path)):
             paths = [Path(paths)]
         self.paths = [Path(p) for p in paths]
         self.subagents = subagents
-        self.fold = SessionFold(price=price)
+        self.fold = SessionFold(price=price, sinks=sinks)
         self.tailers: list[Tailer] = []
         self._known: set[Path] = set()
         for i, p in enumerate(self.paths):

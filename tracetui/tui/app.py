@@ -13,6 +13,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import ActiveBinding, Binding
 from textual.content import Content
 from textual.css.query import NoMatches
+from textual.filter import LineFilter
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
@@ -23,6 +24,7 @@ from tracetui.tui.format import one_line
 from tracetui.tui.messages import SessionsFound
 from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec, Settings
+from tracetui.tui.terminal_safe import TerminalSafe
 from tracetui.tui.view_model import EpisodeRow
 
 __all__ = ["TraceApp", "make_app", "MIN_SIZE", "NARROW_BELOW", "NARROW_TIMEOUT", "copy_note", "render_export"]
@@ -94,14 +96,16 @@ def render_export(kind: str, view: SessionView) -> str:
     except ImportError:
         render = None
     if render is not None:
-        from tracetui.views.safe import safe_text
+        from tracetui.views.safe import export_text
 
-        return safe_text(render(live, episode=k, now=now))
+        return export_text(render(live, episode=k, now=now))
     from tracetui.views.state_json import state_summary
 
     shown = view.shown_state() or live
     scope = "live" if k is None else f"as of the end of episode {k}"
-    return f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"
+    return (
+        f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"  # redacted
+    )
 
 
 class MonitorScreen(Screen):
@@ -197,6 +201,13 @@ class TraceApp(App[int]):
 
     def get_default_screen(self) -> Screen:
         return MonitorScreen(id="_default")
+
+    #: applied last to every line drawn: no control character of a transcript or a file name
+    #: reaches the terminal, whichever widget drew it (:mod:`tracetui.tui.terminal_safe`)
+    _terminal_safe = TerminalSafe()
+
+    def get_line_filters(self) -> list[LineFilter]:
+        return [*super().get_line_filters(), self._terminal_safe]
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()

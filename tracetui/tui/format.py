@@ -1,20 +1,22 @@
 """Pure formatters for the panes: transcript text made safe, ages, tokens, bytes.
 
-Transcript text is data. Everything here returns plain ``str`` with terminal control sequences
-removed, or :class:`rich.text.Text` built without markup parsing, so ``[bold]`` or
+Transcript text is data. Everything here returns plain ``str`` with terminal control characters
+replaced by visible stand-ins (the views' rule), or :class:`rich.text.Text` built without markup parsing, so ``[bold]`` or
 ``[link=…]`` in a prompt shows as typed and an ``ESC[31m`` never reaches the terminal. Nothing
 here reads the clock: ``now`` (seconds since the epoch) is always an argument.
 """
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from functools import lru_cache
 
 from rich.text import Text
 
 from tracetui.model.anomalies import fmt_span
+from tracetui.views.format import fmt_bytes as _fmt_bytes
+from tracetui.views.format import fmt_count, fmt_short
+from tracetui.views.safe import redacted, safe_text
 
 __all__ = [
     "clean",
@@ -25,6 +27,7 @@ __all__ = [
     "fmt_age",
     "fmt_tokens",
     "fmt_bytes",
+    "fmt_count",
     "fmt_usd",
     "short_path",
     "LIVE_WINDOW",
@@ -32,43 +35,59 @@ __all__ = [
     "activity",
 ]
 
-# CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC (ESC P|X|^|_ … ST), other ESC pairs,
-# then any remaining C0 control (except \t \n) and C1 control (U+0080–U+009F).
-_ESC_SEQ = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-    r"|\x1b[@-Z\\-_]?"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+#: texts up to this many characters are remembered by :func:`_shown` (the panes draw the same
+#: prompts, paths and briefs on every update; a longer text is rare and is not kept)
+_REMEMBER = 4096
+
+
+@lru_cache(maxsize=8192)
+def _remembered(text: str) -> str:
+    return safe_text(redacted(text)[0])
+
+
+def _shown(text: str) -> str:
+    return _remembered(text) if len(text) <= _REMEMBER else safe_text(redacted(text)[0])
 
 
 def clean(text: str) -> str:
-    """``text`` without terminal control sequences and control characters (tabs become spaces,
-    newlines stay)."""
+    """``text`` as the monitor shows it: its secrets masked (:func:`tracetui.views.safe.redacted`,
+    as in every view and export) and made safe for the terminal by the one rule,
+    :func:`tracetui.views.safe.safe_text` (``ESC`` shown as ``␛``, C1 controls as U+FFFD, one
+    character for one, so the text is measured as it is drawn); tabs become four spaces,
+    ``CRLF`` a newline."""
     if not text:
         return ""
-    if "\x1b" in text or "\x9b" in text:
-        text = _ESC_SEQ.sub("", text)
-    text = text.replace("\t", "    ").replace("\r\n", "\n")
-    return _CONTROL.sub("", text)
+    return _shown(text.replace("\r\n", "\n").replace("\t", "    "))
+
+
+def _head(text: str, limit: int) -> tuple[str, bool]:
+    """``(the head of text that a cut to limit characters can show, whether it is cut)``: a
+    long prompt or tool result is cut before :func:`clean` (masking secrets costs ~1 ms per
+    KB), with room for whitespace runs that collapse."""
+    room = 8 * limit + 256
+    return (text[:room], True) if limit and len(text) > room else (text, False)
 
 
 def one_line(text: str | None, limit: int = 0) -> str:
     """:func:`clean` text on one line (whitespace runs collapsed), cut to ``limit`` characters
     with ``…`` when ``limit`` > 0."""
-    s = " ".join(clean(text or "").split())
-    if limit and len(s) > limit:
+    head, cut = _head(text or "", limit)
+    s = " ".join(clean(head).split())
+    if limit and (len(s) > limit or cut):
         return s[: max(0, limit - 1)] + "…"
     return s
 
 
 def data(text: str | None, style: str = "", limit: int = 0, multiline: bool = False) -> Text:
     """A :class:`Text` holding transcript text literally (never parsed as markup)."""
-    s = clean(text or "") if multiline else one_line(text, limit)
-    if multiline and limit and len(s) > limit:
-        s = s[: limit - 1] + "…"
+    if multiline:
+        head, cut = _head(text or "", limit)
+        s = clean(head)
+        if limit and (len(s) > limit or cut):
+            s = s[: limit - 1] + "…"
+    else:
+        s = one_line(text, limit)
     return Text(s, style=style, no_wrap=not multiline, overflow="ellipsis")
 
 
@@ -99,27 +118,15 @@ def fmt_age(seconds: float | None) -> str:
 
 
 def fmt_tokens(n: int | None) -> str:
-    """Tokens in short form: ``950``, ``12.3k``, ``4.56M``."""
-    if n is None:
-        return "?"
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.2f}M"
+    """Tokens in short form (``950``, ``12.3k``, ``4.56M``): the views' one formatter,
+    :func:`tracetui.views.format.fmt_short`."""
+    return fmt_short(n)
 
 
 def fmt_bytes(n: int | None) -> str:
-    """Bytes in short form: ``512 B``, ``48.1 KB``, ``3.2 MB`` (powers of 1024)."""
-    if n is None:
-        return "?"
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    if n < 1024**3:
-        return f"{n / 1024 / 1024:.1f} MB"
-    return f"{n / 1024**3:.2f} GB"
+    """Bytes in short binary form (``512 B``, ``48.1 KiB``, ``3.2 MiB``): the views' one
+    formatter, :func:`tracetui.views.format.fmt_bytes`."""
+    return _fmt_bytes(n)
 
 
 def fmt_usd(usd: float | None) -> str:

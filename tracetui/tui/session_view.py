@@ -258,7 +258,7 @@ class SessionView(Vertical):
     def now_for(self, shown_state: RunState) -> float:
         """The "now" (seconds since the epoch) ages are measured to: the app clock live; while
         scrubbing, the end of the episode, so ages are as they were then: the as-of state's
-        ``last_timestamp``, the episode's last record's (``views.text.state_as_of``), not the
+        ``last_timestamp``, the episode's last record's (``views.as_of.state_as_of``), not the
         closing prompt's, which may come hours later (third user trial: a call open at the end
         read "running X for 1h17m"); the clock when it has none. The panes get it in
         :class:`Shown` and the copy keys pass the same value (``self.shown.now``) to the views."""

@@ -16,7 +16,7 @@ import msgspec
 
 from tracetui.model.state import AgentState, Anchor, Counters, Event, PromptInfo, RunState
 from tracetui.session.follow import not_a_transcript  # noqa: F401 - re-exported for the panes
-from tracetui.views.text import state_as_of as views_state_as_of
+from tracetui.views.as_of import state_as_of as views_state_as_of
 
 __all__ = [
     "EpisodeRow",
@@ -167,7 +167,7 @@ def _rows_from_derived(state: RunState, eps: tuple[Any, ...]) -> list[EpisodeRow
 
 def state_as_of(state: RunState, k: int) -> RunState:
     """The state as of the end of completed episode ``k`` (1-based, ``1 <= k <= len(history)``),
-    by the views' rule (:func:`tracetui.views.text.state_as_of`), so the panes and the exported
+    by the views' rule (:func:`tracetui.views.as_of.state_as_of`), so the panes and the exported
     card and worker view show the same state. Raises ``IndexError`` for a bad ``k``."""
     if not 1 <= k <= len(state.history):
         raise IndexError(f"episode {k} is not a completed episode (1..{len(state.history)})")

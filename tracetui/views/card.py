@@ -2,9 +2,10 @@
 
 Compiled from :class:`~tracetui.model.state.RunState` alone (pure: no I/O, no clock). Sections:
 0 task condition (goal, acceptance criteria and constraints the user stated, the sub-goal now),
-1 found (facts, each with its anchor or marked unlocated), 2 ruled out (excluded hypotheses:
-failed attempts with their cause, reverted edits, rejected or interrupted tool uses, dropped
-todos), 3 open (pending calls, open todos, unresolved errors). It ends with a disclaimer, stays
+1 found (facts, each with its anchor or marked unlocated, among them failures a later retry
+fixed and todos dropped from the list), 2 ruled out (excluded hypotheses: failed attempts that
+stayed failed, with their cause, reverted edits, rejected or interrupted tool uses), 3 open
+(pending calls, open todos, unresolved errors). It ends with a disclaimer, stays
 within :data:`CARD_MAX_TOKENS` estimated tokens, and says what it left out.
 """
 
@@ -14,7 +15,9 @@ import math
 from collections.abc import Sequence
 from datetime import datetime
 
-from tracetui.model.state import RunState
+from tracetui.model.derive import Note
+from tracetui.model.state import Anchor, RunState
+from tracetui.views.derived import current_episodes, key_aggregates, no_goal_item, rel_path, retry_fixes
 from tracetui.views.text import (
     TOKEN_BYTES,
     Additive,
@@ -28,7 +31,6 @@ from tracetui.views.text import (
     short_names,
     state_as_of,
 )
-from tracetui.views.worker import current_episodes, key_aggregates, rel_path
 
 __all__ = ["render_card", "CARD_MAX_TOKENS", "DISCLAIMER", "PLACEMENT"]
 
@@ -54,7 +56,7 @@ def _found(st: RunState) -> list[Item]:
         parts = agg.key.split(".")
         if parts[0] == "tests" and len(parts) == 3:
             runners.setdefault((src, parts[1]), {})[parts[2]] = agg
-    facts = [f for s in (st.main, *st.agents) if getattr(s, "derived", None) is not None for f in s.derived.facts]
+    facts = [f for s in (st.main, *st.agents) if s.derived is not None for f in s.derived.facts]
     for (src, runner), fields in runners.items():
         last = {k: a.last for k, a in fields.items()}  # type: ignore[attr-defined]
         any_agg = next(iter(fields.values()))
@@ -84,8 +86,19 @@ def _found(st: RunState) -> list[Item]:
     for t in done[-3:]:
         items.append(Item(f"todo done: {quote(t.content, 80)}", fa(t.anchor)))
     changed = st.main.derived.changed if st.main.derived is not None else ()
-    for f in sorted(changed, key=lambda f: (-(f.edits + f.writes), f.path))[:6]:
-        items.append(Item(f"changed {rel_path(f.path, st.main.cwd)} ({f.edits} successful edit(s), {f.writes} write(s))", fa(f.last)))
+    for touch in sorted(changed, key=lambda t: (-(t.edits + t.writes), t.path))[:6]:
+        items.append(
+            Item(f"changed {rel_path(touch.path, st.main.cwd)} ({touch.edits} successful edit(s), {touch.writes} write(s))", fa(touch.last))
+        )
+    fixed, dropped = _not_ruled_out(st)
+    for n, by in fixed[:3]:
+        items.append(Item(f"{_tried(n)} failed with {quote(n.quote, 60)}, then a retry succeeded at {fa(by)}", fa(n.anchor)))
+    if len(fixed) > 3:
+        items.append(Item(f"+{len(fixed) - 3} more failed calls that a retry fixed", ""))
+    for n in dropped[:3]:
+        items.append(Item(f"{n.text} (removed from the list, not done; not ruled out)", fa(n.anchor)))
+    if len(dropped) > 3:
+        items.append(Item(f"+{len(dropped) - 3} more dropped todos", ""))
     for s in st.main.subagents[-3:]:
         items.append(Item(f"subagent {quote(s.description, 60)} {s.status}", fa(s.anchor)))
     if st.main.title:
@@ -93,29 +106,49 @@ def _found(st: RunState) -> list[Item]:
     return items
 
 
-def _ruled_out(st: RunState) -> tuple[list[Item], int]:
-    fa = st.fmt_anchor
-    notes = []
-    total = 0
+def _notes(st: RunState) -> tuple[list[Note], int]:
+    """The ruled-out notes kept of every file, newest first (main thread first among equals), and
+    how many older ones were counted but not kept (model/derive.py ``NOTES_KEPT``)."""
+    notes: list[tuple[int, Note]] = []
+    evicted = 0
     for s in (st.main, *st.agents):
         d = getattr(s, "derived", None)
         if d is None:
             continue
         notes.extend((s.src, n) for n in d.ruled_out)
-        total += d.ruled_out_total
+        evicted += max(d.ruled_out_total - len(d.ruled_out), 0)
     notes.sort(key=lambda x: (x[0] == st.main.src, x[1].anchor.line), reverse=True)
+    return [n for _src, n in notes], evicted
+
+
+def _tried(n: Note) -> str:
+    return f"tried {n.text[: -len(' failed')] if n.text.endswith(' failed') else n.text}:"
+
+
+def _not_ruled_out(st: RunState) -> tuple[list[tuple[Note, Anchor]], list[Note]]:
+    """Notes that are no excluded hypothesis, newest first: ``[(failed call's note, anchor of
+    the retry that succeeded)]`` and the todos dropped from the list (dropped is not refuted)."""
+    notes, _ = _notes(st)
+    fixes = retry_fixes(st)
+    fixed = [(n, fixes[n.anchor]) for n in notes if n.kind == "error" and n.anchor in fixes]
+    return fixed, [n for n in notes if n.kind == "dropped_todo"]
+
+
+def _ruled_out(st: RunState) -> tuple[list[Item], int]:
+    """What stayed excluded: failed calls no retry fixed, reverted edits, rejected or interrupted
+    tool uses; and how many older notes were not kept (of any kind: they cannot be told apart)."""
+    fa = st.fmt_anchor
+    notes, evicted = _notes(st)
+    fixes = retry_fixes(st)
     items = []
-    for _src, n in notes:
+    for n in notes:
+        if n.kind == "dropped_todo" or n.kind == "error" and n.anchor in fixes:
+            continue
         if n.kind == "error":
-            items.append(
-                Item(
-                    f"tried {n.text[: -len(' failed')] if n.text.endswith(' failed') else n.text}: failed with {quote(n.quote, 90)}",
-                    fa(n.anchor),
-                )
-            )
+            items.append(Item(f"{_tried(n)} failed with {quote(n.quote, 90)}", fa(n.anchor)))
         else:
             items.append(Item(n.text, fa(n.anchor)))
-    return items, max(total - len(items), 0)
+    return items, evicted
 
 
 def _open(st: RunState) -> Sequence[Item]:
@@ -159,7 +192,7 @@ def _open(st: RunState) -> Sequence[Item]:
                 others[a.kind] = others.get(a.kind, 0) + 1
     if others:
         # the card lists only anomalies that leave work open; say the rest exist, so the card
-        # never reads "nothing open" while the worker view lists open anomalies
+        # never reads "none" open while the worker view lists open anomalies
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(others.items()))
         items.append(Item(f"also open, not task state: {sum(others.values())} anomalies ({kinds}); see the worker view"))
     if not pending:
@@ -207,12 +240,15 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
     if st.goal is not None:
         cond.append(Item(f"Goal (first prompt): {quote(st.goal.text, 300)}", fa(st.goal.anchor)))
     else:
-        cond.append(Item("Goal: no human prompt found", ""))
+        ng = no_goal_item(st)
+        cond.append(Item(f"Goal: {ng.body}", ng.anchor))
     la = st.latest_ask
     if la is not None and (st.goal is None or la.anchor != st.goal.anchor):
         cond.append(Item(f"Sub-goal now (latest ask): {quote(la.text, 200)}", fa(la.anchor)))
     elif la is not None:
         cond.append(Item("Sub-goal now: the goal itself (one prompt so far)", fa(la.anchor)))
+    else:
+        cond.append(Item("Sub-goal now: none (no prompt in this file)", ""))
     stated = st.main.derived.stated if st.main.derived is not None else ()
     stated_total = st.main.derived.stated_total if st.main.derived is not None else 0
     crit = [n for n in stated if n.kind == "criterion"]
@@ -229,21 +265,21 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
     found = _found(st)
     ruled, ruled_more = _ruled_out(st)
     opened = _open(st)
-    evicted = sum(s.derived.facts_evicted for s in (st.main, *st.agents) if getattr(s, "derived", None) is not None)
+    evicted = sum(s.derived.facts_evicted for s in (st.main, *st.agents) if s.derived is not None)
     secs = [
         Section(
             "0. TASK CONDITION", cond, noun="stated criteria/constraints", keep=2, cost=1, extra_more=max(stated_total - len(stated), 0)
         ),
         Section(
             "1. FOUND",
-            found or [Item("nothing extracted (no test runs, commits, PR links, edits or conclusions)")],
+            found or [Item("none extracted (no test runs, commits, PR links, edits or conclusions)")],
             noun="facts",
             keep=1,
             cost=2,
         ),
         Section(
             "2. RULED OUT (excluded hypotheses)",
-            ruled or [Item("nothing found: no failed, rejected, interrupted or reverted tool calls, no dropped todos")],
+            ruled or [Item("none: no failed call that stayed failed, no rejected, interrupted or reverted tool calls")],
             noun="excluded hypotheses",
             keep=1,
             cost=3,
@@ -251,7 +287,7 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
         ),
         Section(
             "3. OPEN",
-            opened or [Item("nothing open: no pending calls, open todos or unresolved errors")],
+            opened or [Item("none: no pending calls, open todos or unresolved errors")],
             noun="open items",
             keep=1,
             cost=2,

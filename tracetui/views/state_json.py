@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tracetui.model.state import Anchor, PromptInfo, RunState
-from tracetui.views.safe import safe_text
+from tracetui.views.format import fmt_count
+from tracetui.views.safe import export_text
 from tracetui.views.text import cost_text
 
 __all__ = ["state_to_json", "state_summary", "anchor_json"]
@@ -25,6 +26,7 @@ _COUNTER_KEYS = (
     "api_retries",
     "sidechain_records",
     "usage_rejected",
+    "shape_errors",
 )
 
 
@@ -147,8 +149,7 @@ def state_to_json(state: RunState) -> dict[str, Any]:
     }
 
 
-def _fmt_int(n: int) -> str:
-    return f"{n:,}"
+_fmt_int = fmt_count
 
 
 def state_summary(state: RunState) -> str:
@@ -165,17 +166,19 @@ def state_summary(state: RunState) -> str:
     if state.frontier:
         lines.append(f"now      {state.frontier.kind}: {_short(state.frontier.text)}  [{state.fmt_anchor(state.frontier.anchor)}]")
     lines.append(
-        f"records  {_fmt_int(c.records)}  prompts {c.user_prompts}  interrupts {c.interrupts}  compactions {c.compactions}"
-        f"  malformed {c.malformed}  unknown {c.unknown_records}"
+        f"records  {_fmt_int(c.records)}  prompts {_fmt_int(c.user_prompts)}  interrupts {_fmt_int(c.interrupts)}  compactions {_fmt_int(c.compactions)}"
+        f"  malformed {_fmt_int(c.malformed)}  unknown {_fmt_int(c.unknown_records)}"
     )
     tools = list(state.tools_by_name.items())
-    top = ", ".join(f"{k} {v}" for k, v in tools[:6]) + (f", +{len(tools) - 6} more tool(s)" if len(tools) > 6 else "")
+    top = ", ".join(f"{k} {_fmt_int(v)}" for k, v in tools[:6]) + (f", +{len(tools) - 6} more tool(s)" if len(tools) > 6 else "")
     lines.append(
-        f"tools    {c.tool_calls} calls" + (f" ({top})" if top else "") + f"  errors {c.tool_errors}  pending {len(state.pending)}"
+        f"tools    {_fmt_int(c.tool_calls)} calls"
+        + (f" ({top})" if top else "")
+        + f"  errors {_fmt_int(c.tool_errors)}  pending {_fmt_int(len(state.pending))}"
     )
     lines.append(
         f"tokens   in {_fmt_int(t.input)}  out {_fmt_int(t.output)}  cache write {_fmt_int(t.cache_creation)}"
-        f"  cache read {_fmt_int(t.cache_read)}  ({c.api_messages} API messages)"
+        f"  cache read {_fmt_int(t.cache_read)}  ({_fmt_int(c.api_messages)} API messages)"
     )
     cost = cost_text(state.cost_usd, state.cost_note)
     lines.append(f"cost     {cost}   models {', '.join(state.models) or '-'}")
@@ -183,16 +186,16 @@ def state_summary(state: RunState) -> str:
     for s in state.sources:
         flags = []
         if s.pending_bytes:
-            flags.append(f"{s.pending_bytes} bytes pending")
+            flags.append(f"{_fmt_int(s.pending_bytes)} bytes pending")
         if s.truncated or s.replaced:
             flags.append("; ".join(s.resets))
         if s.error:
             flags.append(s.error)
         lines.append(
-            f"source   {s.name}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {s.lines} lines"
+            f"source   {s.name}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {_fmt_int(s.lines)} lines"
             + (f"  ({'; '.join(flags)})" if flags else "")
         )
-    return safe_text("\n".join(lines))
+    return export_text("\n".join(lines))
 
 
 def _short(text: str, limit: int = 100) -> str:

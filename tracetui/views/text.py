@@ -1,5 +1,6 @@
 """Shortening helpers shared by the worker view and the card: one-line text, quoting tool output
-as data, sections that fit a budget and always say what they left out, and the as-of-episode state.
+as data, sections that fit a budget and always say what they left out (the as-of-episode state, re-exported
+here, lives in :mod:`tracetui.views.as_of`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import msgspec
 from tracetui.model.anomalies import as_datetime, fmt_span
 from tracetui.model.pricing import cost_note_extra
 from tracetui.model.state import Anchor, RunState
+from tracetui.views.as_of import episode_count, episodes_as_of, state_as_of
+from tracetui.views.format import fmt_short
 
 __all__ = [
     "one_line",
@@ -60,12 +63,8 @@ def quote(text: str, limit: int = 120) -> str:
 
 
 def fmt_n(n: int | float) -> str:
-    """A count in short form: ``987``, ``12.3k``, ``4.5M``."""
-    n = float(n)
-    for unit, div in (("M", 1e6), ("k", 1e3)):
-        if abs(n) >= div:
-            return f"{n / div:.1f}{unit}"
-    return f"{int(n)}"
+    """A count in short form (``987``, ``12.3k``, ``4.56M``): :func:`tracetui.views.format.fmt_short`."""
+    return fmt_short(n)
 
 
 def fmt_duration(seconds: float | None) -> str:
@@ -97,6 +96,20 @@ def anchored(state: RunState, body: str, anchor: Anchor | None) -> "Item":
     return Item(body, state.fmt_anchor(anchor))
 
 
+def _cut_at_figure(cut: str, whole: str) -> str:
+    """``cut`` (``whole`` shortened by :func:`one_line`, ending in ``…``) without a figure cut to
+    its first digits (``tool calls 13…`` for 1,342): such a word goes whole, the ``…`` stays. A
+    cut inside quoted data (``«…``) is left as it is: an excerpt, not a figure."""
+    if not cut.endswith("…") or len(cut) >= len(" ".join(whole.split())):
+        return cut
+    head = cut[:-1]
+    start = head.rfind(" ") + 1
+    word = head[start:]
+    if start > 0 and "«" not in head[head.rfind("»") + 1 :] and any(ch.isdigit() for ch in word):
+        return head[:start].rstrip() + " …"
+    return cut
+
+
 class Item(msgspec.Struct, frozen=True):
     """One line of a section: its text and the anchor it ends with (``""`` for none)."""
 
@@ -105,7 +118,7 @@ class Item(msgspec.Struct, frozen=True):
 
     def render(self, limit: int) -> str:
         tail = f" @ {self.anchor}" if self.anchor else ""
-        return one_line(self.body, max(limit - len(tail), 12)) + tail
+        return _cut_at_figure(one_line(self.body, max(limit - len(tail), 12)), self.body) + tail
 
 
 class Section(msgspec.Struct):
@@ -160,7 +173,7 @@ class LazyItems(Sequence[Item]):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, k):  # type: ignore[no-untyped-def]
+    def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[j] for j in range(*k.indices(self._n))]
         if k < 0:
@@ -350,105 +363,6 @@ def fit(
 
 
 # -- the state as of an episode ---------------------------------------------------------------
-
-
-def episode_count(state: RunState) -> int:
-    """How many episodes (human prompts) the main thread has."""
-    return state.main.prompts
-
-
-def state_as_of(state: RunState, episode: int | None) -> RunState:
-    """The state at the end of episode ``episode`` (1-based), compiled from ``state.history``.
-
-    ``None`` or the last episode gives ``state`` itself. Earlier episodes give a RunState whose
-    main thread is the snapshot taken when the next prompt arrived; subagent files are left out
-    (their progress at that moment is not recorded) and cost is recomputed from that snapshot's
-    tokens (``None`` when the state was not priced). The main source's figures are those as of
-    the episode's end; its live reading status (truncated, replaced, read error) is left out. Raises ``ValueError`` for an episode
-    outside ``1..N``.
-    """
-    n = episode_count(state)
-    if episode is None or (episode == n and n > 0):
-        return state
-    if not 1 <= episode <= n or episode - 1 >= len(state.history):
-        if n == 0:
-            raise ValueError(
-                f"episode {episode} does not exist: this session has no human prompt, so no episode ends before its last record (leave out --episode for the whole session)"
-            )
-        raise ValueError(f"episode {episode} does not exist (this session has {n} episode(s), numbered 1 to {n})")
-    h = state.history[episode - 1]
-    # the snapshot was taken as the closing prompt's record was read: its last_anchor is that
-    # record; the view covers the events before it (bytes before its offset)
-    closing = h.last_anchor
-    led = state.ledgers[h.src] if h.src < len(state.ledgers) else []
-    if 0 < h.ledger_len <= len(led):
-        # the episode's last record, not the prompt that closed it: its anchor, and the time of
-        # the last event that has one (as the episode's ``end``)
-        ts = next((e.timestamp for e in reversed(led[max(0, h.ledger_len - 64) : h.ledger_len]) if e.timestamp), h.last_timestamp)
-        h = msgspec.structs.replace(h, last_anchor=led[h.ledger_len - 1].anchor, last_timestamp=ts)
-    eps = episodes_as_of(state.episodes, h.ledger_len)
-    if h.derived is not None and not h.derived.episodes:
-        # history snapshots leave their episodes out (FileFold.snapshot): give it those as of then
-        h = msgspec.structs.replace(h, derived=msgspec.structs.replace(h.derived, episodes=eps))
-    cost, note = None, state.cost_note
-    if state.cost_note != "not priced":
-        from tracetui.model.pricing import estimate_cost
-
-        cost, note = estimate_cost(h.usage_buckets, h.last_timestamp, h.counters.usage_rejected)
-    srcs = []
-    for s in state.sources[:1]:
-        srcs.append(
-            msgspec.structs.replace(
-                s,
-                consumed=(closing.offset if closing is not None else 0),
-                lines=(closing.line - 1 if closing is not None else 0),
-                pending_bytes=0,
-                malformed=h.counters.malformed,
-                unknown=h.counters.unknown_records + h.counters.unknown_blocks,
-                last_anchor=h.last_anchor,
-                # how the file is being read now (a truncation, a replacement, a read error) is
-                # live news, not part of the transcript as of this episode: the live view says it
-                truncated=0,
-                replaced=0,
-                resets=(),
-                error=None,
-            )
-        )
-    return msgspec.structs.replace(
-        state,
-        main=h,
-        agents=(),
-        sources=tuple(srcs),
-        counters=h.counters,
-        tools_by_name=dict(sorted(h.tools_by_name.items(), key=lambda kv: (-kv[1], kv[0]))),
-        tokens=h.tokens,
-        tokens_by_model=h.tokens_by_model,
-        usage_buckets=h.usage_buckets,
-        cost_usd=cost,
-        cost_note=note,
-        models=h.models,
-        pending=h.pending,
-        files=h.files,
-        history=state.history[: episode - 1],
-        episodes=eps,
-    )
-
-
-def episodes_as_of(episodes: tuple, cutoff: int) -> tuple:
-    """The episode versions made at or before ledger position ``cutoff`` (the prompt that ends
-    the episode in question), with lifecycles as they stood then: each index's newest version
-    is current, older ones superseded."""
-    kept = [
-        e for e in episodes if e.made_at <= cutoff and e.status != "in_progress" or (e.made_at <= cutoff and e.lifecycle == "superseded")
-    ]
-    newest: dict[int, int] = {}
-    for e in kept:
-        newest[e.index] = max(newest.get(e.index, 0), e.version)
-    out = []
-    for e in kept:
-        cur = e.version == newest[e.index]
-        out.append(msgspec.structs.replace(e, lifecycle="current" if cur else "superseded", superseded_by=None if cur else e.superseded_by))
-    return tuple(out)
 
 
 def short_names(state: RunState, limit: int = 24) -> tuple[RunState, list[str]]:

@@ -2,8 +2,9 @@
 
 A pure function of :class:`~tracetui.model.state.RunState` (no I/O, no clock): sections GOAL,
 LATEST ASK, NOW, IN FLIGHT, ANOMALIES, COUNTERS, FILES, KEY FACTS, RECENT FAILURES, EPISODES,
-and a WATERMARK line saying what the view covers. Every line that states a fact ends with its
-anchor (``@ file:line``); anything shortened says so (``+12 more files``).
+and a WATERMARK line saying what the view covers. Every section is always there: one with
+nothing in it says ``none`` and why. Every line that states a fact ends with its anchor
+(``@ file:line``); anything shortened says so (``+12 more files``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,18 @@ from typing import Any
 from tracetui.model.anomalies import STALL_SECONDS, Anomaly, detect_anomalies
 from tracetui.model.episodes import Episode, parse_ts
 from tracetui.model.state import RunState
+from tracetui.views.derived import (
+    _derived_of,
+    _ruled_out_total,
+    current_episodes,
+    episode_cost,
+    key_aggregates,
+    no_goal_item,
+    recent_failures,
+    rel_path,
+    retry_fixes,
+)
+from tracetui.views.format import fmt_count
 from tracetui.views.text import (
     Item,
     Section,
@@ -35,10 +48,12 @@ __all__ = [
     "key_aggregates",
     "current_episodes",
     "recent_failures",
+    "retry_fixes",
     "episode_cost",
     "watermark",
     "SEVERITY_ORDER",
     "rel_path",
+    "no_goal_item",
 ]
 
 #: the default size of the worker view, in characters (issue 3 §4)
@@ -46,56 +61,6 @@ DEFAULT_MAX_CHARS = 6000
 #: items offered per list before fitting (more are counted in the ``+N more`` line)
 OFFER = 60
 SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}
-_FACT_ORDER = ("tests.", "git.", "pr.", "cmd.", "todo.")
-
-
-def current_episodes(state: RunState) -> list[Episode]:
-    """The newest version of each episode (lifecycle current or suspected-stale), oldest first."""
-    best: dict[int, Episode] = {}
-    for ep in state.episodes:
-        if ep.lifecycle == "superseded":
-            continue
-        old = best.get(ep.index)
-        if old is None or ep.version > old.version:
-            best[ep.index] = ep
-    return [best[k] for k in sorted(best)]
-
-
-def episode_cost(state: RunState, ep: Episode) -> float | None:
-    """Estimated USD of an episode (genai-prices), ``None`` when unpriced or pricing is off.
-
-    Each of its messages is priced at its own UTC day and tier band, as the session total is
-    (model/pricing.py), so the episodes' costs add up to at most the session's."""
-    if state.cost_note == "not priced" or not ep.tokens_by_model:
-        return None if state.cost_note == "not priced" else 0.0
-    from tracetui.model.pricing import estimate_cost
-
-    cost, _ = estimate_cost(ep.usage_buckets, ep.end)
-    return cost
-
-
-def _derived_of(state: RunState):
-    for st in (state.main, *state.agents):
-        d = getattr(st, "derived", None)
-        if d is not None:
-            yield st, d
-
-
-def key_aggregates(state: RunState) -> list[tuple[int, Any]]:
-    """``[(src, Aggregate)]`` of every file, main first, in a stable key order (tests, git, PR,
-    exit codes, todos)."""
-    out = []
-    for st, d in _derived_of(state):
-        for _key, agg in d.aggregates.items():
-            out.append((st.src, agg))
-
-    def rank(x: tuple[int, Any]) -> tuple:
-        src, agg = x
-        k = agg.key
-        pre = next((i for i, p in enumerate(_FACT_ORDER) if k.startswith(p)), len(_FACT_ORDER))
-        return (src != state.main.src, pre, k, src)
-
-    return sorted(out, key=rank)
 
 
 #: what a key's values are taken from, where that is narrower than the key says: an exit code
@@ -119,31 +84,6 @@ def _agg_line(state: RunState, src: int, agg: Any) -> Item:
     return Item(f"{where}{label}: {stats} · coverage {agg.coverage(fmt)}", fmt(agg.through))
 
 
-def recent_failures(state: RunState) -> list[tuple[Any, str, Any]]:
-    """``[(anchor, text, quote)]`` of failed tool calls, rejected/interrupted tool uses and API
-    errors, newest first (main thread first among equals). A failed call that a later retry
-    fixed (``ErrorNote.resolved_by``, model/derive.py ``retry_keys``) says where the retry
-    succeeded."""
-    fixed = {e.anchor: e.resolved_by for ep in current_episodes(state) for e in ep.errors if e.resolved_by is not None}
-    out = []
-    for _st, d in _derived_of(state):
-        for n in d.ruled_out:
-            if n.kind in ("error", "rejected", "interrupted"):
-                by = fixed.get(n.anchor) if n.kind == "error" else None
-                text = n.text if by is None else f"{n.text}; a retry succeeded at {state.fmt_anchor(by)}"
-                out.append((n.anchor, text, n.quote))
-    for ep in current_episodes(state):
-        for e in ep.errors:
-            if e.tool == "API":
-                out.append((e.anchor, "API error", e.excerpt))
-    out.sort(key=lambda x: (x[0].src == state.main.src, x[0].line), reverse=True)
-    return out
-
-
-def _ruled_out_total(state: RunState) -> int:
-    return sum(1 for _st, d in _derived_of(state) for n in d.ruled_out if n.kind in ("error", "rejected", "interrupted"))
-
-
 def watermark(state: RunState) -> Item:
     """What the view covers: the main file's bytes read, malformed and unknown records and
     pending bytes (all files), how many files, and the last record materialised (byte offset
@@ -155,23 +95,20 @@ def watermark(state: RunState) -> Item:
     last = state.main.last_anchor
     parts = []
     if main is not None:
-        parts.append(f"{main.consumed:,} of {main.size:,} bytes read" if main.size >= main.consumed else f"{main.consumed:,} bytes read")
-    parts.append(f"malformed {mal} · unknown {unk} · pending {pend} bytes")
+        parts.append(
+            f"{fmt_count(main.consumed)} of {fmt_count(main.size)} bytes read"
+            if main.size >= main.consumed
+            else f"{fmt_count(main.consumed)} bytes read"
+        )
+    parts.append(f"malformed {fmt_count(mal)} · unknown {fmt_count(unk)} · pending {fmt_count(pend)} bytes")
     if len(state.sources) > 1:
         parts.append(f"{len(state.sources)} files")
     resets = sum(s.truncated + s.replaced for s in state.sources)
     if resets:
         parts.append(f"{resets} truncation/replacement(s)")
     if last is not None:
-        parts.append(f"materialised through the record at byte {last.offset:,}")
+        parts.append(f"materialised through the record at byte {fmt_count(last.offset)}")
     return Item("WATERMARK: " + " · ".join(parts), state.fmt_anchor(last))
-
-
-def rel_path(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when it lies inside it (views show shorter paths)."""
-    if cwd and path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1 :]
-    return path
 
 
 def _age(now: datetime | None, ts: str | None) -> str:
@@ -223,7 +160,7 @@ def _episode_item(state: RunState, ep: Episode, superseded: int, now: datetime |
     if superseded:
         bits.append(f"{superseded} older version(s) superseded")
     bits.append(
-        f"{ep.tool_calls} calls"
+        f"{fmt_count(ep.tool_calls)} calls"
         + (f", {ep.tool_errors} tool errors" if ep.tool_errors else "")
         + (f", {ep.api_errors} API errors" if ep.api_errors else "")
     )
@@ -267,20 +204,26 @@ def render_worker_view(
 
     secs: list[Section] = []
     g = st.goal
-    if g is not None:
-        secs.append(Section("GOAL", [Item(quote(g.text, 300), fa(g.anchor))], inline=True, keep=1, cost=0))
+    goal_item = Item(quote(g.text, 300), fa(g.anchor)) if g is not None else no_goal_item(st)
+    secs.append(Section("GOAL", [goal_item], inline=True, keep=1, cost=0))
     la = st.latest_ask
-    if la is not None and (g is None or la.anchor != g.anchor):
-        secs.append(Section("LATEST ASK", [Item(quote(la.text, 300), fa(la.anchor))], inline=True, keep=1, cost=0))
+    if la is None:
+        ask_item = Item("none (no prompt in this file)")
+    elif g is None or la.anchor != g.anchor:
+        ask_item = Item(quote(la.text, 300), fa(la.anchor))
+    else:
+        ask_item = Item("the goal itself (one prompt)", fa(la.anchor))
+    secs.append(Section("LATEST ASK", [ask_item], inline=True, keep=1, cost=0))
     fr = st.frontier
-    if fr is not None:
-        if episode is not None and episode < n_eps and fr.kind == "in_flight":
-            # as of an earlier episode's end, a call still open is one whose result had not come
-            # by then (the live view may know it now), not a call running
-            now_item = Item(f"called {one_line(fr.text, 160)}: no result by the end of episode {episode}", fa(fr.anchor))
-        else:
-            now_item = Item(f"{fr.kind}: {one_line(fr.text, 160)}{_age(nowdt, fr.timestamp)}", fa(fr.anchor))
-        secs.append(Section("NOW", [now_item], inline=True, keep=1, cost=0))
+    if fr is None:
+        now_item = Item("none (no tool call, text or prompt recorded yet)")
+    elif episode is not None and episode < n_eps and fr.kind == "in_flight":
+        # as of an earlier episode's end, a call still open is one whose result had not come
+        # by then (the live view may know it now), not a call running
+        now_item = Item(f"called {one_line(fr.text, 160)}: no result by the end of episode {episode}", fa(fr.anchor))
+    else:
+        now_item = Item(f"{fr.kind}: {one_line(fr.text, 160)}{_age(nowdt, fr.timestamp)}", fa(fr.anchor))
+    secs.append(Section("NOW", [now_item], inline=True, keep=1, cost=0))
 
     pending = sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq))
     inflight = [  # only the items offered are made (a long session can have thousands pending)
@@ -293,7 +236,7 @@ def render_worker_view(
     ]
     secs.append(
         Section(
-            f"IN FLIGHT ({len(pending)})",
+            f"IN FLIGHT ({fmt_count(len(pending))})",
             inflight or [Item("none")],
             noun="pending calls",
             keep=3,
@@ -325,25 +268,28 @@ def render_worker_view(
     cost = cost_text(st.cost_usd, st.cost_note)
     cost = cost if st.cost_usd is not None else f"cost {cost}"
     through = fa(st.main.last_anchor)
+    n = fmt_count
     counters = [
         Item(
-            f"records {c.records} · prompts {c.user_prompts} · tool calls {c.tool_calls} (errors {c.tool_errors}) · interrupts {c.interrupts} · compactions {c.compactions} · API errors {c.api_errors}, retries {c.api_retries} · subagents {len(st.main.subagents)}",
+            f"records {n(c.records)} · prompts {n(c.user_prompts)} · tool calls {n(c.tool_calls)} (errors {n(c.tool_errors)}) · interrupts {n(c.interrupts)} · compactions {n(c.compactions)} · API errors {n(c.api_errors)}, retries {n(c.api_retries)} · subagents {n(len(st.main.subagents))}"
+            + (" (all files)" if st.agents else ""),
             through,
         ),
         Item(
-            f"tokens in {fmt_n(t.input)} · out {fmt_n(t.output)} · cache write {fmt_n(t.cache_creation)} · cache read {fmt_n(t.cache_read)} · {c.api_messages} API messages · {cost}",
+            f"tokens in {fmt_n(t.input)} · out {fmt_n(t.output)} · cache write {fmt_n(t.cache_creation)} · cache read {fmt_n(t.cache_read)} · {n(c.api_messages)} API messages · {cost}"
+            + (" (all files)" if st.agents else ""),
             through,
         ),
     ]
     tools = list(st.tools_by_name.items())
     if tools:
-        shown = ", ".join(f"{k} {v}" for k, v in tools[:8])
+        shown = ", ".join(f"{k} {n(v)}" for k, v in tools[:8])
         counters.append(Item(f"tools: {shown}" + (f" +{len(tools) - 8} more tools" if len(tools) > 8 else ""), through))
     secs.append(Section("COUNTERS", counters, noun="counter lines", keep=2, cost=0))
 
     files = sorted(st.files, key=lambda f: ((f.last.src == st.main.src) if f.last else False, f.last.line if f.last else 0), reverse=True)
     f_items = [Item(f"{rel_path(f.path, st.main.cwd)} · read {f.reads} write {f.writes} edit {f.edits}", fa(f.last)) for f in files[:OFFER]]
-    title = f"FILES ({len(files)}" + (f", paths relative to {st.main.cwd})" if st.main.cwd else ")")
+    title = f"FILES ({fmt_count(len(files))}" + (f", paths relative to {st.main.cwd})" if st.main.cwd else ")")
     secs.append(Section(title, f_items or [Item("none")], noun="files", keep=1, cost=5, extra_more=max(len(files) - OFFER, 0)))
 
     aggs = key_aggregates(st)
@@ -353,7 +299,14 @@ def render_worker_view(
         f"; {evicted} old facts evicted, aggregates kept)" if evicted else ")"
     )
     secs.append(
-        Section(k_title, k_items or [Item("none extracted")], noun="aggregates", keep=1, cost=3, extra_more=max(len(aggs) - OFFER, 0))
+        Section(
+            k_title,
+            k_items or [Item("none extracted (no test runs, commits, PR links, exit codes or todos)")],
+            noun="aggregates",
+            keep=1,
+            cost=3,
+            extra_more=max(len(aggs) - OFFER, 0),
+        )
     )
 
     fails = recent_failures(st)
@@ -361,7 +314,7 @@ def render_worker_view(
     r_items = [Item(f"{text}" + (f": {quote(q, 100)}" if q else ""), fa(a)) for a, text, q in fails[:OFFER]]
     secs.append(
         Section(
-            f"RECENT FAILURES ({total_fails})",
+            f"RECENT FAILURES ({fmt_count(total_fails)})",
             r_items or [Item("none")],
             noun="failures",
             keep=1,
@@ -378,7 +331,7 @@ def render_worker_view(
     e_items = [_episode_item(st, ep, sup.get(ep.index, 0), nowdt) for ep in eps[::-1][:OFFER]]
     secs.append(
         Section(
-            f"EPISODES ({len(eps)}, newest first)",
+            f"EPISODES ({fmt_count(len(eps))}, newest first; main thread only)",
             e_items or [Item("none")],
             noun="episodes",
             keep=1,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from tracetui.model.pricing import cost_note_extra
-from tracetui.tui.format import fmt_tokens, fmt_usd
+from tracetui.tui.fields import append_fields
+from tracetui.tui.format import fmt_count, fmt_tokens, fmt_usd
 from tracetui.tui.view_model import context_usage, context_window, main_model
 from tracetui.tui.widgets.pane import Pane, Shown
 
@@ -35,41 +36,60 @@ class CountersPane(Pane):
     def build(self, shown: Shown) -> Text:
         st = shown.state
         c = st.counters
-        self.border_title = "Counters (main thread)" if shown.history else "Counters"
+        # live, the counters are of every file (subagents included; the Episodes pane's rows
+        # are the main thread's): the title says which
+        self.border_title = "Counters (main thread)" if shown.history else ("Counters (with subagents)" if st.agents else "Counters")
         w = self.width_available
         out = Text(no_wrap=True, overflow="ellipsis")
         short = w < 56
+        n = fmt_count
+        # fields are dropped whole when the pane is narrow, never cut inside a figure
         out.append("turns ", style="dim")
-        out.append(str(st.main.prompts), style="bold")
-        out.append("  api " if short else "  api msgs ", style="dim")
-        out.append(str(c.api_messages))
-        out.append("  intr " if short else "  interrupts ", style="dim")
-        out.append(str(c.interrupts), style="yellow" if c.interrupts else "")
-        out.append("  compact " if short else "  compactions ", style="dim")
-        out.append(str(c.compactions), style="yellow" if c.compactions else "")
+        out.append(n(st.main.prompts), style="bold")
+        append_fields(
+            out,
+            [
+                (f"  {'api' if short else 'api msgs'} {n(c.api_messages)}", ""),
+                (f"  {'intr' if short else 'interrupts'} {n(c.interrupts)}", "yellow" if c.interrupts else ""),
+                (f"  {'compact' if short else 'compactions'} {n(c.compactions)}", "yellow" if c.compactions else ""),
+            ],
+            w,
+        )
         out.append("\ntools ", style="dim")
-        out.append(str(c.tool_calls), style="bold")
+        out.append(n(c.tool_calls), style="bold")
         by = list(st.tools_by_name.items())
-        line = ""
-        shown_n = 0
-        for name, n in by:
-            part = f" {name} {n}"
-            if len(line) + len(part) > w - 14:
+        parts = [f" {name} {n(k)}" for name, k in by]
+        used = len("tools ") + len(n(c.tool_calls))
+        # as many tools as fit with the "+N more" that counts the others
+        for shown_n in range(len(parts), -1, -1):
+            more = f" +{len(by) - shown_n} more" if shown_n < len(by) else ""
+            if used + sum(len(p) for p in parts[:shown_n]) + len(more) <= w:
                 break
-            line += part
-            shown_n += 1
-        out.append(line)
-        if shown_n < len(by):
-            out.append(f" +{len(by) - shown_n} more", style="italic")
+        out.append("".join(parts[:shown_n]))
+        if more:
+            out.append(more, style="italic")
         out.append("\nerrors ", style="dim")
-        out.append(f"tool {c.tool_errors}", style="bold red" if c.tool_errors else "")
-        out.append(f"  api {c.api_errors}", style="bold red" if c.api_errors else "")
-        out.append(f"  retries {c.api_retries}", style="yellow" if c.api_retries else "")
+        append_fields(
+            out,
+            [
+                (f"tool {n(c.tool_errors)}", "bold red" if c.tool_errors else ""),
+                (f"  api {n(c.api_errors)}", "bold red" if c.api_errors else ""),
+                (f"  retries {n(c.api_retries)}", "yellow" if c.api_retries else ""),
+            ],
+            w,
+        )
         t = st.tokens
         out.append("\ntokens ", style="dim")
         sep = " " if short else "  "
-        out.append(
-            f"in {fmt_tokens(t.input)}{sep}out {fmt_tokens(t.output)}{sep}cache w {fmt_tokens(t.cache_creation)} r {fmt_tokens(t.cache_read)}"
+        append_fields(
+            out,
+            [
+                (f"in {fmt_tokens(t.input)}", ""),
+                (f"{sep}out {fmt_tokens(t.output)}", ""),
+                (f"{sep}cache w {fmt_tokens(t.cache_creation)}", ""),
+                (f" r {fmt_tokens(t.cache_read)}", ""),
+            ],
+            w,
         )
         out.append("\ncost ", style="dim")
         out.append(fmt_usd(st.cost_usd), style="bold")
@@ -79,7 +99,10 @@ class CountersPane(Pane):
         used, _anchor = context_usage(st)
         model, _others = main_model(st)
         window = context_window(model, used)
-        label = f" {fmt_tokens(used)}/{fmt_tokens(window)} {100 * used // window if window else 0}%"
+        pct = f" {100 * used // window if window else 0}%"
+        label = f" {fmt_tokens(used)}/{fmt_tokens(window)}{pct}"
+        if w - 4 - len(label) < 5:  # too narrow for the figures and a 5-cell gauge: the share alone
+            label = pct
         out.append("\nctx ", style="dim")
         out.append_text(gauge(used, window, max(5, w - 4 - len(label))))
         out.append(label)

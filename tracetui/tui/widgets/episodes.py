@@ -6,7 +6,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import OptionList
 
-from tracetui.tui.format import fmt_age, fmt_tokens, one_line, parse_ts
+from tracetui.tui.format import fmt_age, fmt_count, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow
 from tracetui.tui.widgets.pane import Shown, guarded
 
@@ -76,8 +76,11 @@ class EpisodesList(OptionList):
         rows = shown.rows
         sel = shown.episode
         width = max(20, self.scrollable_content_region.width or self.size.width)
-        # while scrubbing, the list (and each row's figures) is still the live one: say so
-        self.border_title = f"Episodes ({len(rows)}, live)" if shown.history else f"Episodes ({len(rows)})"
+        # while scrubbing, the list (and each row's figures) is still the live one: say so; the
+        # rows count the main thread's calls and tokens (Counters add the subagents')
+        self.border_title = (
+            f"Episodes ({fmt_count(len(rows))}, live, main thread)" if shown.history else f"Episodes ({fmt_count(len(rows))}, main thread)"
+        )
         open_label = "live" if shown.activity == "live" else "idle"
         keys = [
             (r.index, r.status, r.tool_calls, r.tool_errors, r.tokens, r.end, len(r.versions), r.ask, r.live and open_label, sel == r.index)

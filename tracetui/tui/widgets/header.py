@@ -5,7 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from tracetui.tui.format import fmt_bytes, one_line
+from tracetui.tui.fields import append_fields
+from tracetui.tui.format import fmt_bytes, fmt_count, one_line
 from tracetui.tui.view_model import main_model
 from tracetui.tui.widgets.pane import Shown, guarded, short_anchor, update_text
 
@@ -68,14 +69,16 @@ class SessionHeader(Static):
         if m.git_branch:
             t.append(f" ({one_line(m.git_branch, 30)})", style="dim")
         model, others = main_model(st)
-        t.append("  ")
-        t.append(one_line(model or "no model yet", 40), style="bold")
+        width = self.size.width or WIDE
+        # the model and the version are dropped whole on a narrow screen, never cut inside
+        tail = [(f"  {one_line(model or 'no model yet', 40)}", "bold")]
         if others:
-            t.append(f" +{others} more", style="dim")
+            tail.append((f" +{others} more", "dim"))
         if m.version:
-            t.append(f"  cc {one_line(m.version, 12)}", style="dim")
+            tail.append((f"  cc {one_line(m.version, 12)}", "dim"))
+        append_fields(t, tail, width)
         t.append("\n")
-        t.append_text(watermark(shown, self.mode, self.size.width or WIDE, self.held if shown.paused else 0))
+        t.append_text(watermark(shown, self.mode, width, self.held if shown.paused else 0))
         update_text(self, t)
 
 
@@ -104,22 +107,23 @@ def watermark(shown: Shown, mode: str = "", width: int = WIDE, held: int = 0) ->
         t.append(" main thread:", style="bold")
     where = st.fmt_anchor(through) if width >= WIDE else short_anchor(st, through)
     t.append(f" through {where}" if through else " through nothing yet")
-    t.append(f" @{fmt_bytes(s.consumed)}")
     mal = sum(x.malformed for x in st.sources)
     unk = sum(x.unknown for x in st.sources)
     pend = sum(x.pending_bytes for x in st.sources)
-    t.append(f" · {mal} malformed", style="bold yellow" if mal else "dim")
-    t.append(f" · {unk} unknown", style="yellow" if unk else "dim")
-    t.append(f" · {pend} B pending")
-    t.append(f" · {len(st.sources)} file(s)")
+    # whole fields, dropped from the right on a narrow screen, never cut inside a figure
+    fields = [
+        (f" @{fmt_bytes(s.consumed)}", "dim"),
+        (f" · {fmt_count(mal)} malformed", "bold yellow" if mal else "dim"),
+        (f" · {fmt_count(unk)} unknown", "yellow" if unk else "dim"),
+        (f" · {fmt_bytes(pend)} pending", "dim"),
+        (f" · {fmt_count(len(st.sources))} file(s)", "dim"),
+    ]
     if shown.history:
         live = shown.live
         lt = live.main.last_anchor
-        t.append(" · live: ", style="bold")
-        t.append(f"line {lt.line} " if lt else "")
-        t.append(f"@{fmt_bytes(live.sources[0].consumed)}" if live.sources else "no source")
-        if mode:
-            t.append(f", {mode}")
+        at = f"@{fmt_bytes(live.sources[0].consumed)}" if live.sources else "no source"
+        fields.append((" · live: " + (f"line {fmt_count(lt.line)} " if lt else "") + at + (f", {mode}" if mode else ""), "bold"))
     elif mode:
-        t.append(f" · {mode}")
+        fields.append((f" · {mode}", "dim"))
+    append_fields(t, fields, width)
     return t

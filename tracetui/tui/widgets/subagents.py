@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
@@ -68,6 +69,12 @@ class SubagentsTree(Tree[int]):
         room = self.scrollable_content_region.width - max(0, depth) * self.guide_depth
         if 0 < room < text.cell_len:
             text.truncate(room, overflow="ellipsis")
+            # never end on a figure's first digits ("1.…" for 1.2k tok): drop the whole word
+            plain = text.plain[:-1]
+            start = plain.rfind(" ") + 1
+            if start > 0 and any(ch.isdigit() for ch in plain[start:]):
+                text.truncate(cell_len(plain[:start].rstrip()), overflow="crop")
+                text.append(" …")
         return text
 
     @guarded

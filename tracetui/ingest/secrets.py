@@ -1,0 +1,226 @@
+"""Secrets in transcript text masked in place, by detect-secrets' detectors.
+
+:func:`redact` is pure: ``text -> (text, kinds)``, every secret replaced by
+``«redacted: KIND»`` and its kind listed once per secret. The detectors are detect-secrets'
+(its regex plugins' ``denylist`` and its keyword plugin's ``key = value`` patterns for config
+files); its entropy plugins are left out (every hash, id and uuid of a transcript would go) and
+so is its public-IP plugin (an address is not a secret). Shapes it does not know are added as
+detectors of the same form (:data:`EXTRA`): Anthropic keys, OpenAI keys without the legacy
+``T3BlbkFJ`` marker, Google API keys, ``github_pat_`` tokens, bearer tokens. A private-key
+block is masked from its ``BEGIN`` line to its ``END`` line (or to the end of the text, when
+an excerpt cut it).
+
+Cost: the rules are read from detect-secrets once per process on first use (~80 ms to import
+it), or installed from plain data a caller cached (:func:`rules_spec`, :func:`use_rules`: ~10
+ms to compile). A text costs one search per detector, ~0.1 ms for a short text: cheap for a
+view or an export, too dear for every ledger event of the fold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["redact", "mask", "summary", "EXTRA", "KEYWORD", "rules_spec", "use_rules", "rules_loaded", "set_source"]
+
+#: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
+#: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
+EXTRA: tuple[tuple[str, str, int, int], ...] = (
+    # a key's prefix is enough to mask what follows it, so a key cut by an excerpt goes too
+    ("anthropic api key", r"sk-ant-[A-Za-z0-9_-]{6,}", 0, 0),
+    ("openai api key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", 0, 0),
+    ("google api key", r"AIza[0-9A-Za-z_-]{35}", 0, 0),
+    ("github token", r"github_pat_[A-Za-z0-9_]{22,}", 0, 0),
+    # an opaque bearer token in an Authorization header (curl -H, HTTP traces)
+    ("bearer token", r"\bBearer\s+([A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE, 1),
+)
+#: the kind of a ``password = …`` / ``secret: …`` finding (detect-secrets' keyword plugin)
+KEYWORD = "password or secret"
+#: kinds that say where a secret is, not what it is: a named detector's kind wins over them
+_GENERIC = (KEYWORD, "bearer token")
+#: where a keyword's value ends in running text
+_VALUE_END = re.compile(r"[\s'\"`,;)]")
+#: a token's characters: a whole-match finding runs on over them (a pattern that stops early
+#: leaves no piece of the token); a JSON Web Token's over its dots too (its lazy pattern stops
+#: before the signature). Not over ``/`` or ``.`` otherwise: a key in a path keeps the path.
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-=]*")
+_JWT_TAIL = re.compile(r"[A-Za-z0-9_\-=.+/]*")
+
+#: detect-secrets plugins not used: entropy (ids and hashes), public IP addresses, and the
+#: keyword plugin (used through its config-file patterns instead, see :func:`_build`)
+_SKIP = ("HighEntropyString", "IPPublicDetector", "KeywordDetector")
+#: the end of a private-key block
+_KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|---- END SSH2 ENCRYPTED PRIVATE KEY ----")
+
+
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    regex: re.Pattern[str]
+    #: the group holding the secret (0: the whole match)
+    group: int = 0
+    #: a private-key header: the secret runs to the block's end
+    block: bool = False
+
+
+_RULES: list[_Rule] | None = None
+#: the keyword plugin's key words (its ``DENYLIST``), a cheap gate before its patterns
+_KEYWORDS: re.Pattern[str] | None = None
+
+
+def mask(kind: str) -> str:
+    """What a secret of ``kind`` is replaced by: ``«redacted: aws access key»``."""
+    return f"«redacted: {kind}»"
+
+
+#: a rule as stored: ``[kind, pattern, flags, group, block]``
+Spec = list[list[object]]
+
+
+def rules_spec() -> dict[str, object]:
+    """The detectors, read from detect-secrets' plugins (imports it: ~80 ms, most of it the
+    ``requests`` package its verifiers use), as plain data: ``{"rules": [[kind, pattern,
+    flags, group, block], ...], "keywords": [pattern, flags]}``; :func:`use_rules` installs it."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP, DENYLIST_REGEX
+
+    rules: Spec = [[kind, p, flags, group, False] for kind, p, flags, group in EXTRA]
+    for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
+        if any(s in cls.__name__ for s in _SKIP) or not issubclass(cls, RegexBasedDetector):
+            continue
+        block = cls.__name__ == "PrivateKeyDetector"
+        for rx in cls.denylist:
+            # a single group long enough to be the value (AWS's quoted secret key) is masked
+            # alone; a short one (GitHub's ``ghp``) is a prefix: the whole match goes
+            rules.append([secret_type.lower(), rx.pattern, int(rx.flags), 1 if rx.groups == 1 and not block else 0, block])
+    for rx, group in CONFIG_DENYLIST_REGEX_TO_GROUP.items():
+        rules.append([KEYWORD, rx.pattern, int(rx.flags), group, False])
+    return {"rules": rules, "keywords": [DENYLIST_REGEX, int(re.IGNORECASE)]}
+
+
+def use_rules(spec: dict[str, object]) -> None:
+    """Install the detectors ``spec`` (from :func:`rules_spec`, possibly through a cache file).
+    Raises ``ValueError``/``TypeError``/``re.error`` when ``spec`` is not such a value."""
+    global _RULES, _KEYWORDS
+    rows = spec["rules"]
+    kw = spec["keywords"]
+    assert isinstance(rows, list) and isinstance(kw, list)
+    rules = [_Rule(str(k), re.compile(str(p), int(f)), int(g), bool(b)) for k, p, f, g, b in rows]  # type: ignore[call-overload]
+    _KEYWORDS = re.compile(str(kw[0]), int(kw[1]))
+    _RULES = rules
+
+
+def rules_loaded() -> bool:
+    """The detectors are installed in this process."""
+    return _RULES is not None
+
+
+#: where the detectors come from when first needed (:func:`set_source`)
+_SOURCE: Callable[[], dict[str, object]] = rules_spec
+
+
+def set_source(source: Callable[[], dict[str, object]]) -> None:
+    """Take the detectors, when first needed, from ``source()`` (a value of
+    :func:`rules_spec`'s shape, such as one kept in a cache file) instead of reading
+    detect-secrets; the commands set it, the functions here stay free of I/O."""
+    global _SOURCE
+    _SOURCE = source
+
+
+def _rules() -> tuple[list[_Rule], re.Pattern[str]]:
+    if _RULES is None or _KEYWORDS is None:
+        try:
+            use_rules(_SOURCE())
+        except (KeyError, TypeError, ValueError, AssertionError, re.error):  # a bad cached value
+            use_rules(rules_spec())
+    assert _RULES is not None and _KEYWORDS is not None
+    return _RULES, _KEYWORDS
+
+
+def _plausible(value: str) -> bool:
+    """A keyword match's value that is a value, not code: at least 4 characters, with a letter or
+    digit, not a reference (``$VAR``, ``{x}``, ``<x>``, ``%s``, ``os.environ[...]``)."""
+    v = value.strip("'\"")
+    return len(v) >= 4 and any(c.isalnum() for c in v) and v[0] not in "${<%(" and "environ" not in v
+
+
+def _finding(text: str, m: re.Match[str], rule: _Rule) -> tuple[int, int, str] | None:
+    """``(start, end, kind)`` of the secret match ``m`` of ``rule`` found, or ``None`` when it
+    is no secret (a keyword followed by code or a reference)."""
+    if rule.block:
+        end = _KEY_END.search(text, m.end())
+        # the block starts with the dashes before its header
+        start = text.rfind("-----", 0, m.start())
+        return (start if start >= 0 and m.start() - start < 12 else m.start(), end.end() if end else len(text), rule.kind)
+    keyword = rule.kind == KEYWORD
+    g = rule.group
+    if g and not keyword and (m.group(g) is None or len(m.group(g)) < 8):
+        g = 0
+    if m.group(g) is None:
+        return None
+    start, end = m.start(g), m.end(g)
+    if keyword:
+        # in a command or a sentence the value ends at the first space (or a closing quote,
+        # comma, semicolon, parenthesis)
+        cut = _VALUE_END.search(text, start, end)
+        end = cut.start() if cut else end
+        return (start, end, rule.kind) if _plausible(text[start:end]) else None
+    tail = (_JWT_TAIL if rule.kind == "json web token" else _TOKEN_TAIL).match(text, end)
+    end = tail.end() if tail else end
+    while end > m.end() and text[end - 1] == ".":
+        end -= 1
+    return start, end, rule.kind
+
+
+def redact(text: str) -> tuple[str, tuple[str, ...]]:
+    """``(text with every secret masked by :func:`mask`, the kind of each secret masked)``.
+
+    Overlapping findings are masked once, as the first detector found them. ``text`` is returned
+    as it is (the same object) when it holds no secret. Never raises."""
+    if not text:
+        return text, ()
+    rules, keywords = _rules()
+    has_keyword = keywords.search(text) is not None
+    spans: list[tuple[int, int, str]] = []
+    for rule in rules:
+        if rule.kind == KEYWORD and not has_keyword:
+            continue
+        pos = 0
+        while pos <= len(text):
+            m = rule.regex.search(text, pos)
+            if m is None:
+                break
+            span = _finding(text, m, rule)
+            # a keyword's config pattern runs to the end of the line: search again after the
+            # value it was cut to, so a second ``password=`` on the line is found too
+            pos = max(m.start() + 1, span[1] if span else m.start() + 1)
+            if span is not None:
+                spans.append(span)
+    if not spans:
+        return text, ()
+    # the longest finding first at a place; of equal ones, a named kind before a generic one
+    spans.sort(key=lambda s: (s[0], -s[1], s[2] in _GENERIC))
+    out: list[str] = []
+    kinds: list[str] = []
+    pos = 0
+    for start, end, kind in spans:
+        if start < pos:  # inside a secret already masked
+            continue
+        out.append(text[pos:start])
+        out.append(mask(kind))
+        kinds.append(kind)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out), tuple(kinds)
+
+
+def summary(kinds: tuple[str, ...] | list[str]) -> str:
+    """``3 secrets redacted (2 aws access key, 1 password or secret)``; ``""`` for none."""
+    if not kinds:
+        return ""
+    by = Counter(kinds)
+    n = len(kinds)
+    return f"{n} secret{'s' if n != 1 else ''} redacted (" + ", ".join(f"{c} {k}" for k, c in sorted(by.items())) + ")"

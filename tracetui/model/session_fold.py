@@ -1,0 +1,212 @@
+"""The folds of one session's files combined: :class:`SessionFold`, and the pure entry points
+:func:`fold_bytes` and :func:`fold` (a transcript in memory as one main file)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+
+from tracetui.model.fold import FileFold
+from tracetui.model.pricing import estimate_cost
+from tracetui.model.state import Counters, FileTouch, RunState, SourceStatus, ToolCall
+from tracetui.model.usage import UsageBook
+
+__all__ = ["SessionFold", "fold", "fold_bytes"]
+
+
+class SessionFold:
+    """The folds of a session's files: source 0 is the main transcript, then subagents.
+
+    Sources are registered with :meth:`add_source` and fed with :meth:`feed_line`; each file is
+    folded on its own, so the combined state does not depend on how reads of different files
+    interleave. :meth:`snapshot` returns the combined :class:`RunState`.
+
+    ``sinks(src)``, when given, returns the ``(events, history)`` sinks of a new file fold (see
+    :class:`FileFold`); without it they are lists.
+    """
+
+    #: attributes the fold cache leaves out (the owner re-attaches the sinks factory)
+    CACHE_SKIP = ("sinks",)
+    sinks: Callable[[int], tuple[Any, Any]] | None = None
+
+    def __init__(self, price: bool = True, sinks: Callable[[int], tuple[Any, Any]] | None = None) -> None:
+        self.sinks = sinks
+        self.folds: list[FileFold] = []
+        self.sources: list[SourceStatus] = []
+        self.usage = UsageBook()
+        self.price = price
+        self.generation = 0
+        self._meta_links: dict[int, str] = {}
+
+    def add_source(self, path: str, name: str, role: str = "main", agent_id: str | None = None, tool_use_id: str | None = None) -> int:
+        """Register a file; returns its source index (0 for the first, the main transcript)."""
+        src = len(self.folds)
+        self.folds.append(self._new_fold(src, agent_id))
+        self.sources.append(SourceStatus(path=path, name=name, role=role, agent_id=agent_id))
+        if tool_use_id:
+            self._meta_links[src] = tool_use_id
+        return src
+
+    def _new_fold(self, src: int, agent_id: str | None) -> FileFold:
+        ev, hist = self.sinks(src) if self.sinks is not None else (None, None)
+        return FileFold(src, agent_id, self.usage.add, ev, hist)
+
+    def feed_line(self, src: int, line_no: int, offset: int, buf: bytes | memoryview) -> None:
+        self.folds[src].feed_line(line_no, offset, buf)
+
+    def reset_source(self, src: int, reason: str, detail: str) -> None:
+        """Start source ``src`` over (it was truncated or replaced), saying so in its status."""
+        old = self.folds[src]
+        self.folds[src] = self._new_fold(src, old.agent_id if src else None)
+        st = self.sources[src]
+        if reason == "replaced":
+            st.replaced += 1
+        else:
+            st.truncated += 1
+        st.resets = st.resets + (f"{reason}: {detail}",)
+        self.usage = UsageBook()
+        for f in self.folds:
+            f.on_usage = self.usage.add
+            for key, u in f.usage.by_id.items():
+                self.usage.add(key, f.usage.model_of[key], u, f.usage.day_of(key))
+
+    def set_io(self, src: int, size: int, consumed: int, lines: int, pending: int, error: str | None = None) -> None:
+        """Record what the reader knows of source ``src``: sizes and offsets in bytes."""
+        st = self.sources[src]
+        st.size, st.consumed, st.lines, st.pending_bytes, st.error = size, consumed, lines, pending, error
+
+    def _sources(self) -> tuple[SourceStatus, ...]:
+        out = []
+        for f, st in zip(self.folds, self.sources):
+            s = msgspec.structs.replace(
+                st, malformed=f.malformed, unknown=f.unknown_count + f.counters.unknown_blocks, last_anchor=f.last_anchor
+            )
+            if s.agent_id is None and f.agent_id:
+                s.agent_id = f.agent_id
+            out.append(s)
+        return tuple(out)
+
+    def snapshot(self) -> RunState:
+        """The combined state of every file folded so far."""
+        self.generation += 1
+        states = [f.snapshot() for f in self.folds]
+        if not states:
+            states = [FileFold(0).snapshot()]
+        main, agents = states[0], tuple(states[1:])
+        sources = self._sources()
+        by_agent = {s.agent_id: s.src for s in agents if s.agent_id}
+        by_tool = {tid: src for src, tid in self._meta_links.items()}
+        links = []
+        for link in main.subagents:
+            src = by_tool.get(link.tool_use_id)
+            if src is None and link.agent_id:
+                src = by_agent.get(link.agent_id)
+            links.append(msgspec.structs.replace(link, source=src) if src is not None else link)
+        main = msgspec.structs.replace(main, subagents=tuple(links))
+        counters = Counters()
+        tools: dict[str, int] = {}
+        files: dict[str, FileTouch] = {}
+        pending: list[ToolCall] = []
+        models: set[str] = set()
+        for st in states:
+            counters = counters.add(st.counters)
+            for k, v in st.tools_by_name.items():
+                tools[k] = tools.get(k, 0) + v
+            for ft in st.files:
+                cur = files.get(ft.path)
+                if cur is None:
+                    files[ft.path] = msgspec.structs.replace(ft)
+                else:
+                    cur.reads += ft.reads
+                    cur.writes += ft.writes
+                    cur.edits += ft.edits
+                    # keep the main thread's (or first subagent's) last touch: line numbers of
+                    # different files are not comparable, and the main thread is what views order by
+            pending.extend(st.pending)
+            models.update(st.models)
+        counters.api_messages = len(self.usage)
+        # human prompts and interrupts are the session's: a subagent's first "prompt" is the Task
+        # input its parent wrote (the per-agent breakdown in ``agents`` still counts it)
+        counters.user_prompts = states[0].counters.user_prompts
+        counters.interrupts = states[0].counters.interrupts
+        tokens_by_model = self.usage.tokens_by_model()
+        buckets = self.usage.usage_buckets()
+        if self.price:
+            # each bucket at its own day (pricing.py); the last timestamp only dates undated ones
+            last_ts = max((s.last_timestamp for s in states if s.last_timestamp), default=None)
+            cost, note = estimate_cost(buckets, last_ts, counters.usage_rejected)
+        else:
+            cost, note = None, "not priced"
+        return RunState(
+            main=main,
+            agents=agents,
+            sources=sources,
+            counters=counters,
+            tools_by_name=dict(sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))),
+            tokens=self.usage.tokens(),
+            tokens_by_model=tokens_by_model,
+            cost_usd=cost,
+            cost_note=note,
+            models=tuple(sorted(models)),
+            pending=tuple(pending),
+            files=tuple(files.values()),
+            history=_frozen(self.folds[0].history, True) if self.folds else (),
+            episodes=main.derived.episodes if main.derived is not None else (),
+            ledgers=tuple(_frozen(f.events, False) for f in self.folds),
+            generation=self.generation,
+            usage_buckets=buckets,
+        )
+
+
+def _iter_lines(data: bytes) -> Iterable[tuple[int, int, memoryview]]:
+    mv = memoryview(data)
+    start = 0
+    n = 0
+    while True:
+        nl = data.find(b"\n", start)
+        if nl < 0:
+            break
+        n += 1
+        yield n, start, mv[start:nl]
+        start = nl + 1
+    if start < len(data):
+        yield n + 1, start, mv[start:]
+
+
+def fold_bytes(data: bytes, name: str = "transcript.jsonl", price: bool = False) -> RunState:
+    """Fold a whole transcript held in memory as one main file (the pure entry point for tests).
+
+    A last line without a newline is folded as a record when it parses (the end-of-file rule).
+    """
+    sf = SessionFold(price=price)
+    sf.add_source(name, name)
+    for n, off, buf in _iter_lines(data):
+        sf.feed_line(0, n, off, buf)
+    sf.set_io(0, len(data), len(data), data.count(b"\n"), 0)
+    return sf.snapshot()
+
+
+def fold(records: Iterable[dict[str, Any] | bytes | str], name: str = "transcript.jsonl", price: bool = False) -> RunState:
+    """Fold records (dicts, or JSON lines as str/bytes) in order, as if read from one file."""
+    import orjson
+
+    parts = []
+    for r in records:
+        if isinstance(r, dict):
+            parts.append(orjson.dumps(r))
+        elif isinstance(r, str):
+            parts.append(r.encode("utf-8", "surrogatepass"))
+        else:
+            parts.append(bytes(r))
+    return fold_bytes(b"\n".join(parts) + b"\n", name, price)
+
+
+def _frozen(sink: Any, copy: bool) -> Any:
+    """What a snapshot holds of a sink: a list ledger itself (append-only; readers stop at the
+    state's ``ledger_len``), a list history as a tuple (``copy``), a store's sink as its
+    ``view()`` (a read-only sequence of the items appended so far)."""
+    if type(sink) is list:
+        return tuple(sink) if copy else sink
+    return sink.view()

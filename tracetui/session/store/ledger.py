@@ -1,0 +1,399 @@
+"""The ledger and the history in SQLite: sinks the fold appends to, views snapshots read.
+
+A :class:`Store` holds the connections to one session database (store/db.py). The fold appends
+each event to a :class:`StoreLedger` and each per-prompt snapshot to a :class:`StoreHistory`;
+they batch what they get and hand it to the :class:`Writer`, whose thread inserts it
+(``executemany``), so the fold's thread keeps folding and memory holds a batch or two, not the
+ledger. A snapshot holds their views (store/views.py): read-only sequences of the items
+appended until then, which read the database when indexed.
+
+Several processes may fold the same session at once; every write is its own short ``BEGIN
+IMMEDIATE`` transaction. The fold is deterministic, so two processes folding the same bytes
+write the same rows (``INSERT OR REPLACE``), and none deletes another's. A write that fails (the database locked too long,
+a full disk) is kept in memory instead, and the store is marked ``broken``: what this process
+reads stays right, and it saves no state the next run would resume from.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+import weakref
+import zlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derived refers to
+from tracetui.model.state import AgentState, Anchor, Event
+from tracetui.session.store import history as hist_codec
+from tracetui.session.store.db import SRC_SHIFT
+
+if TYPE_CHECKING:
+    from tracetui.session.store.views import HistoryView, LedgerView
+
+__all__ = ["Store", "StoreLedger", "StoreHistory", "event_row", "BATCH"]
+
+#: events handed to the writer at once (one ``executemany``, one transaction)
+BATCH = 4096
+#: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
+QUEUE_BATCHES = 4
+
+_enc = msgspec.msgpack.Encoder()
+_usage_dec = msgspec.msgpack.Decoder(tuple[int, int, int, int, int])
+
+_INSERT = "INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+_SELECT = (
+    "SELECT id, kind, line, offset, uuid, block, tool_use_id, message_id, sha256, excerpt, status, name,"
+    " parent_uuid, timestamp, is_error, sidechain, usage FROM events WHERE id > ? AND id <= ? ORDER BY id"
+)
+
+
+def _pack_uuid(s: str | None) -> str | bytes | None:
+    """A canonical lowercase UUID as its 16 bytes (20 bytes less per row), anything else as is."""
+    if s is not None and len(s) == 36 and s[8] == s[13] == s[18] == s[23] == "-" and s.islower():
+        try:
+            b = bytes.fromhex(s.replace("-", ""))
+        except ValueError:
+            return s
+        if len(b) == 16:
+            return b
+    return s
+
+
+def _unpack_uuid(v: str | bytes | None) -> str | None:
+    if type(v) is bytes:
+        h = v.hex()
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return v  # type: ignore[return-value]
+
+
+def event_row(src: int, ev: Event) -> tuple:
+    """The ``events`` row of ``ev`` of source ``src``: the one place an event, its excerpt
+    included, is turned into what is stored."""
+    a = ev.anchor
+    u = ev.usage
+    return (
+        src << SRC_SHIFT | ev.seq,
+        ev.kind,
+        a.line,
+        a.offset,
+        _pack_uuid(ev.uuid),
+        ev.block,
+        ev.tool_use_id,
+        ev.message_id,
+        ev.sha256,
+        ev.excerpt,
+        ev.status,
+        ev.name,
+        _pack_uuid(ev.parent_uuid),
+        ev.timestamp,
+        ev.is_error,
+        ev.sidechain,
+        _enc.encode(u) if u is not None else None,
+    )
+
+
+def _event_of(src: int, r: tuple) -> Event:
+    u = r[16]
+    return Event(
+        r[0] & ((1 << SRC_SHIFT) - 1),
+        r[1],
+        Anchor(src, r[2], r[3]),
+        _unpack_uuid(r[4]),
+        r[5],
+        r[8],
+        r[9],
+        r[10],
+        r[11],
+        r[6],
+        r[7],
+        _unpack_uuid(r[12]),
+        r[13],
+        bool(r[14]),
+        bool(r[15]),
+        _usage_dec.decode(u) if u is not None else None,
+    )
+
+
+class Writer:
+    """One thread that runs the store's writes in order, each in its own transaction.
+
+    Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, idx, AgentState)``, or a
+    callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
+        self.conn = conn
+        self.lock = lock
+        self._q: queue.Queue[Any] = queue.Queue(maxsize=QUEUE_BATCHES)
+        self._cond = threading.Condition()
+        self._sent = 0
+        self._done = 0
+        self._thread: threading.Thread | None = None
+        #: why a write failed (then every later job is kept in memory, see :class:`Store`)
+        self.failed: str | None = None
+        self.mem_events: dict[int, dict[int, Event]] = {}
+        self.mem_history: dict[tuple[int, int], AgentState] = {}
+        #: per source, the last history snapshot written (index, state): the next is a delta
+        self._last_hist: dict[int, tuple[int, AgentState]] = {}
+
+    def submit(self, job: Any) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
+            self._thread.start()
+        with self._cond:
+            self._sent += 1
+        self._q.put(job)
+
+    def stop(self) -> None:
+        """End the thread once the jobs submitted so far are done."""
+        if self._thread is not None:
+            self._q.put(None)
+
+    def sync(self) -> None:
+        """Wait until every job submitted so far is written (or kept in memory)."""
+        with self._cond:
+            while self._done < self._sent:
+                self._cond.wait()
+
+    def _run(self) -> None:
+        while True:
+            job = self._q.get()
+            if job is None:
+                return
+            try:
+                if self.failed is None:
+                    try:
+                        with self.lock:
+                            self.conn.execute("BEGIN IMMEDIATE")
+                            try:
+                                self._write(job)
+                                self.conn.execute("COMMIT")
+                            except BaseException:
+                                self.conn.execute("ROLLBACK")
+                                raise
+                        if type(job) is tuple and job[0] == "events":
+                            job[3].on_disk = job[2][-1].seq  # committed: readers need not wait
+                    except sqlite3.Error as exc:
+                        self.failed = f"{type(exc).__name__}: {exc}"
+                if self.failed is not None:
+                    self._keep(job)
+            except BaseException as exc:  # noqa: BLE001 - a bug here must not hang sync()
+                self.failed = self.failed or f"{type(exc).__name__}: {exc}"
+            finally:
+                job = None  # holds a sink, so its store: not kept while waiting for the next
+                with self._cond:
+                    self._done += 1
+                    self._cond.notify_all()
+
+    def _write(self, job: Any) -> None:
+        c = self.conn
+        if callable(job):
+            job(c)
+        elif job[0] == "events":
+            src = job[1]
+            c.executemany(_INSERT, [event_row(src, ev) for ev in job[2]])
+        elif job[0] == "history":
+            src, idx, state = job[1], job[2], job[3]
+            last = self._last_hist.get(src)
+            prev = last[1] if last is not None and last[0] == idx - 1 else None
+            c.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (src, idx, hist_codec.encode(prev, state, idx)))
+            self._last_hist[src] = (idx, state)
+
+    def _keep(self, job: Any) -> None:
+        if callable(job):
+            return
+        if job[0] == "events":
+            mem = self.mem_events.setdefault(job[1], {})
+            for ev in job[2]:
+                mem[ev.seq] = ev
+            job[3].on_disk = job[2][-1].seq
+        elif job[0] == "history":
+            self.mem_history[(job[1], job[2])] = job[3]
+
+
+class Store:
+    """The connections to one session database and the sinks of its folds.
+
+    ``wconn`` is the writer's (used by its thread only), ``rconn`` the readers' (any thread,
+    under a lock); for a private temporary database they are one connection. ``before_write``
+    runs in the writer's first transaction (a cold fold empties the tables there)."""
+
+    def __init__(
+        self, wconn: sqlite3.Connection, rconn: sqlite3.Connection, before_write: Callable[[sqlite3.Connection], None] | None = None
+    ) -> None:
+        self.wconn = wconn
+        self.rconn = rconn
+        self.wlock = threading.Lock()
+        self.rlock = self.wlock if rconn is wconn else threading.Lock()
+        self._before = before_write
+        self._writer: Writer | None = None
+        #: history snapshots decoded lately: a scrub to the next one decodes one row
+        self._hist_memo: dict[tuple[int, int], AgentState] = {}
+
+    def writer(self) -> Writer:
+        w = self._writer
+        if w is None:
+            w = self._writer = Writer(self.wconn, self.wlock)
+            # the thread ends when nothing refers to this store any more (a closed tab, a
+            # reader dropped): the thread itself holds only the writer
+            weakref.finalize(self, w.stop)
+            if self._before is not None:
+                w.submit(self._before)
+        return w
+
+    def resumed(self) -> None:
+        """The folds were restored from this database: its rows are theirs (no rebuild)."""
+        self._before = None
+
+    def prepare(self) -> None:
+        """Run ``before_write`` now if it has not run (before a save of a fold with no rows)."""
+        if self._before is not None:
+            self.writer()
+
+    @property
+    def broken(self) -> str | None:
+        """Why a write failed (the state must not be saved), else ``None``."""
+        return self._writer.failed if self._writer is not None else None
+
+    def sync(self) -> None:
+        if self._writer is not None:
+            self._writer.sync()
+
+    def sinks(self, src: int) -> tuple[StoreLedger, StoreHistory]:
+        """The sinks of a new fold of source ``src`` (a new file, or one started over). Its
+        rows are written over as it goes; rows beyond what it covers are left (read only by
+        a state of their own lineage, which no longer validates against the file)."""
+        return StoreLedger(self, src, 0), StoreHistory(self, src, 0)
+
+    def submit(self, job: Any) -> None:
+        """Hand ``job`` to the writer."""
+        self.writer().submit(job)
+
+    def close(self) -> None:
+        """Wait for the writer, end its thread and close the connections."""
+        self.sync()
+        if self._writer is not None:
+            self._writer.stop()
+        for c in {id(self.wconn): self.wconn, id(self.rconn): self.rconn}.values():
+            try:
+                c.close()
+            except sqlite3.Error:
+                pass
+
+    # -- reads -----------------------------------------------------------------------------
+    def read_events(self, src: int, start: int, stop: int, ledger: StoreLedger | None = None) -> list[Event]:
+        """Events at ledger positions ``start`` to ``stop`` (0-based, ``stop`` excluded) of
+        source ``src`` (whose sink is ``ledger``: the read waits for the writer only when
+        that ledger's rows up to ``stop`` are not written yet). A row missing from the
+        database (another process started the source over meanwhile) is left out."""
+        if stop <= start:
+            return []
+        if ledger is None or ledger.on_disk < stop:
+            self.sync()
+        base = src << SRC_SHIFT
+        try:
+            with self.rlock:
+                rows = self.rconn.execute(_SELECT, (base + start, base + stop)).fetchall()
+        except sqlite3.Error:
+            rows = []  # no tables (nothing could be written), or damaged: what memory holds
+        out = [_event_of(src, r) for r in rows]
+        w = self._writer
+        if w is not None and w.mem_events.get(src):
+            mem = w.mem_events[src]
+            have = {e.seq for e in out}
+            out.extend(mem[s] for s in range(start + 1, stop + 1) if s in mem and s not in have)
+            out.sort(key=lambda e: e.seq)
+        return out
+
+    def read_history(self, src: int, idx: int) -> AgentState:
+        """History snapshot ``idx`` (0-based) of source ``src``. Raises ``IndexError`` when the
+        database does not hold it."""
+        self.sync()
+        w = self._writer
+        known = {**(w.mem_history if w is not None else {}), **self._hist_memo}
+        got = known.get((src, idx))
+        if got is not None:
+            return got
+        start = idx - idx % hist_codec.KEYFRAME
+        base = max((j for (s, j) in known if s == src and start <= j < idx), default=None)
+        lo = start if base is None else base + 1
+        try:
+            with self.rlock:
+                rows = self.rconn.execute(
+                    "SELECT idx, state FROM history WHERE src = ? AND idx >= ? AND idx <= ? ORDER BY idx", (src, lo, idx)
+                ).fetchall()
+        except sqlite3.Error:
+            rows = []
+        if [r[0] for r in rows] != list(range(lo, idx + 1)):
+            raise IndexError(f"history snapshot {idx} of source {src} is not in the store")
+        try:
+            got = hist_codec.decode([r[1] for r in rows], known[(src, base)] if base is not None else None)
+        except (ValueError, msgspec.DecodeError, zlib.error) as exc:
+            raise IndexError(f"history snapshot {idx} of source {src} is damaged: {exc}") from None
+        if len(self._hist_memo) >= 8:
+            self._hist_memo.pop(next(iter(self._hist_memo)))
+        self._hist_memo[(src, idx)] = got
+        return got
+
+
+class StoreLedger:
+    """The ledger sink of one source: ``append`` and ``len`` for the fold, :meth:`view` for a
+    snapshot. ``n`` events exist already (a resumed fold)."""
+
+    __slots__ = ("store", "src", "n", "_buf", "on_disk")
+
+    def __init__(self, store: Store, src: int, n: int = 0) -> None:
+        self.store = store
+        self.src = src
+        self.n = n
+        self._buf: list[Event] = []
+        #: events written (committed, or kept in memory after a failed write), set by the writer
+        self.on_disk = n
+
+    def append(self, ev: Event) -> None:
+        buf = self._buf
+        buf.append(ev)
+        self.n += 1
+        if len(buf) >= BATCH:
+            self.flush()
+
+    def __len__(self) -> int:
+        return self.n
+
+    def flush(self) -> None:
+        """Hand the buffered events to the writer."""
+        if self._buf:
+            self.store.submit(("events", self.src, self._buf, self))
+            self._buf = []
+
+    def view(self) -> LedgerView:
+        from tracetui.session.store.views import LedgerView
+
+        self.flush()
+        return LedgerView(self.store, self.src, self.n, self)
+
+
+class StoreHistory:
+    """The history sink of one source: each snapshot is written as it is appended."""
+
+    __slots__ = ("store", "src", "n")
+
+    def __init__(self, store: Store, src: int, n: int = 0) -> None:
+        self.store = store
+        self.src = src
+        self.n = n
+
+    def append(self, state: AgentState) -> None:
+        self.store.submit(("history", self.src, self.n, state))
+        self.n += 1
+
+    def __len__(self) -> int:
+        return self.n
+
+    def view(self) -> HistoryView:
+        from tracetui.session.store.views import HistoryView
+
+        return HistoryView(self.store, self.src, self.n)

@@ -1,0 +1,390 @@
+"""The stored session reader: a :class:`SessionReader` whose ledger lives in the session
+database and that resumes from the fold state saved there.
+
+:func:`open_cached` opens (or creates) the session's database (store/db.py) and, when the state
+saved there is valid for the files as they are now, restores the fold from it and reads only the
+bytes appended since. Valid means all of these hold, else the session is folded from the start
+(never a wrong state):
+
+* same schema (:data:`~tracetui.session.store.db.SCHEMA`), same tracetui version, same fold
+  code (:func:`~tracetui.session.store.db.code_fingerprint`), same named paths, same
+  ``subagents`` flag;
+* for every saved file: same inode, size at least the saved resume offset, not rewritten in
+  place (same size, other modification time), and the same fingerprint (first
+  :data:`~tracetui.session.store.db.FP_BYTES` bytes and those before the resume offset);
+* the subagent files discovered now start with the saved ones, in the same order;
+* the database opens and its rows decode. A corrupt file is deleted and rebuilt; a database
+  another process keeps locked costs this process its save, never its figures.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sqlite3
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tracetui import __version__
+from tracetui.ingest.discover import subagent_files
+from tracetui.ingest.tail import Tailer
+from tracetui.model.session_fold import SessionFold
+from tracetui.model.state import RunState
+from tracetui.session.reader import SessionReader
+from tracetui.session.store.codec import CacheEncodeError, fold_of, fold_rows
+from tracetui.session.store.db import (
+    MAX_STORE_BYTES,
+    SCHEMA,
+    TABLES,
+    cache_path,
+    code_fingerprint,
+    connect,
+    create_schema,
+    fingerprint,
+    prune,
+)
+from tracetui.session.store.ledger import Store, StoreHistory, StoreLedger
+
+__all__ = ["StoreReader", "open_cached", "open_private"]
+
+#: milliseconds the writer's thread waits for another process's write transaction
+WRITE_BUSY_MS = 1000
+#: milliseconds a save (on the caller's thread) and a read wait for a lock
+SAVE_BUSY_MS = 200
+
+_SOURCES = "SELECT src, path, inode, size, mtime_ns, offset, line, head, fingerprint, events, history FROM sources ORDER BY src"
+
+
+def _meta(conn: sqlite3.Connection) -> dict[str, Any]:
+    return {k: msgspec.msgpack.decode(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+
+
+def _price_key(state: RunState) -> tuple[bytes, str | None]:
+    last_ts = max((s.last_timestamp for s in (state.main, *state.agents) if s.last_timestamp), default=None)
+    return msgspec.msgpack.encode([state.usage_buckets, last_ts, state.counters.usage_rejected]), last_ts
+
+
+class StoreReader(SessionReader):
+    """A :class:`SessionReader` whose folds write their ledgers and histories to ``store`` and
+    that saves its fold state there (:meth:`save_cache`).
+
+    ``cache_status``: ``cold`` (nothing saved), ``warm`` (resumed), ``invalid: <why>`` (a saved
+    state that could not be used), ``off: <why>`` (no session database: a private temporary one
+    holds the ledger, and nothing is saved).
+
+    Pricing: the fold runs unpriced, and :meth:`snapshot` adds the cost estimate (genai-prices,
+    imported only when needed) from a memo keyed by the usage buckets and the last timestamp,
+    saved with the state, so a warm reopen does not import the price table.
+    """
+
+    def __init__(self, paths: list[Path] | Path, store: Store, subagents: bool = True, price: bool = True, shared: bool = True) -> None:
+        super().__init__(paths, subagents=subagents, price=False, sinks=store.sinks)
+        self.store = store
+        self.shared = shared
+        self.priced = price
+        self._prices: dict[bytes, tuple[float | None, str]] = {}
+        self._saved_at: tuple | None = None
+        self.cache_status = "cold"
+
+    def snapshot(self) -> RunState:
+        state = self.fold.snapshot()
+        if not self.priced:
+            return state
+        key, last_ts = _price_key(state)
+        hit = self._prices.get(key)
+        if hit is None:
+            from tracetui.model.pricing import estimate_cost
+
+            hit = estimate_cost(state.usage_buckets, last_ts, state.counters.usage_rejected)
+            self._prices = {key: hit}  # only the latest matters
+        return msgspec.structs.replace(state, cost_usd=hit[0], cost_note=hit[1])
+
+    def _position(self) -> tuple:
+        return tuple((t.path, t.offset, t.line_no, t.inode) for t in self.tailers)
+
+    # -- save ------------------------------------------------------------------------------
+    def save_cache(self, background: bool = False) -> bool:
+        """Save the fold state at the current resume point; ``True`` when written. Skipped when
+        nothing was read since the last load or save, when a file is in error, when the ledger
+        could not be written, or when another process holds the database's write lock or saved
+        a state further on. Never raises: a failure is one line on stderr. (``background`` is
+        accepted for the callers of the former cache; the state is small, so it is saved here.)"""
+        try:
+            return self._save()
+        except CacheEncodeError as exc:
+            print(f"tracetui: fold state not saved: {exc}", file=sys.stderr)
+        except OSError as exc:
+            print(f"tracetui: fold state not saved: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        except sqlite3.Error:
+            pass  # locked by another process, or broken: the next open folds again
+        return False
+
+    def _save(self) -> bool:
+        pos = self._position()
+        if not self.shared:
+            if self.cache_status.startswith("off: ") and self._saved_at is None:
+                self._saved_at = pos  # said once
+                print(f"tracetui: fold cache not saved: {self.cache_status[5:]}", file=sys.stderr)
+            return False
+        if pos == self._saved_at or any(st.error for st in self.fold.sources):
+            return False
+        for f in self.fold.folds:
+            flush = getattr(f.events, "flush", None)
+            if flush is not None:
+                flush()
+        self.store.prepare()
+        self.store.sync()
+        if self.store.broken:
+            return False
+        rows = []
+        for src, (t, f) in enumerate(zip(self.tailers, self.fold.folds)):
+            if t.inode is None:
+                return False
+            st = os.stat(t.path)
+            if st.st_ino != t.inode:
+                return False  # replaced since it was read: the next open folds it again anyway
+            fp = fingerprint(t.path, t.offset)
+            rows.append((src, t.path, t.inode, st.st_size, st.st_mtime_ns, t.offset, t.line_no, t.head, fp, len(f.events), len(f.history)))
+        state_rows = fold_rows(self.fold)
+        episodes = []
+        for f in self.fold.folds:
+            d = f.snapshot().derived
+            for ep in d.episodes if d is not None else ():
+                episodes.append(
+                    (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, zlib.compress(msgspec.msgpack.encode(ep), 1))
+                )
+        meta = {
+            "schema": SCHEMA,
+            "version": __version__,
+            "code": code_fingerprint(),
+            "paths": [str(p) for p in self.paths],
+            "subagents": self.subagents,
+            "known": sorted(str(k) for k in self._known),
+            "prices": [(k, v[0], v[1]) for k, v in self._prices.items()],
+        }
+        c = self.store.wconn
+        with self.store.wlock:
+            c.execute(f"PRAGMA busy_timeout={SAVE_BUSY_MS}")
+            try:
+                c.execute("BEGIN IMMEDIATE")
+                try:
+                    if self._ahead_of_me(c, rows):
+                        c.execute("ROLLBACK")
+                        return False
+                    create_schema(c)
+                    c.execute("DELETE FROM sources")
+                    c.executemany("INSERT INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+                    c.execute("DELETE FROM fold")
+                    c.executemany("INSERT INTO fold(owner, name, desc, raw) VALUES (?,?,?,?)", state_rows)
+                    c.execute("DELETE FROM episodes")
+                    c.executemany("INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?)", episodes)
+                    c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, msgspec.msgpack.encode(v)) for k, v in meta.items()])
+                    c.execute("COMMIT")
+                except BaseException:
+                    c.execute("ROLLBACK")
+                    raise
+            finally:
+                c.execute(f"PRAGMA busy_timeout={WRITE_BUSY_MS}")
+            try:  # the saved state into the database file, the WAL emptied (best effort)
+                c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                pass
+        self._saved_at = pos
+        db = cache_path(self.paths, self.subagents)
+        prune(db.parent, db, MAX_STORE_BYTES)
+        return True
+
+    def _ahead_of_me(self, c: sqlite3.Connection, rows: list[tuple]) -> bool:
+        """Whether the state saved in the database is of the same files as they are now and
+        further on than this one (another process read more since): then this one is not
+        saved over it."""
+        try:
+            meta = _meta(c)
+            saved = c.execute("SELECT path, inode, offset, fingerprint FROM sources ORDER BY src").fetchall()
+        except sqlite3.OperationalError:
+            return False  # no tables yet
+        if meta.get("schema") != SCHEMA or meta.get("code") != code_fingerprint() or len(saved) < len(rows):
+            return False
+        further = False
+        for (path, inode, offset, _fp), mine in zip(saved, rows):
+            if (path, inode) != (mine[1], mine[2]) or offset < mine[5] or offset > mine[3]:
+                return False
+            further |= offset > mine[5]
+        if not further:
+            return False
+        try:
+            return all(fingerprint(path, offset) == fp for path, _i, offset, fp in saved[: len(rows)])
+        except OSError:
+            return False
+
+    # -- restore ---------------------------------------------------------------------------
+    def _restore(self, conn: sqlite3.Connection, meta: dict[str, Any]) -> None:
+        srcs = conn.execute(_SOURCES).fetchall()
+        if not srcs:
+            raise ValueError("no saved fold state")
+        rows = conn.execute("SELECT owner, name, desc, raw FROM fold ORDER BY part")
+        gc_was = gc.isenabled()
+        gc.disable()  # decoding makes many objects, all kept: the cyclic GC would only rescan them
+        try:
+            fold = fold_of(rows)
+        finally:
+            if gc_was:
+                gc.enable()
+        if not isinstance(fold, SessionFold) or len(fold.folds) != len(srcs) or len(fold.sources) != len(srcs):
+            raise ValueError("corrupt store: fold and sources differ")
+        fold.sinks = self.store.sinks
+        tailers = []
+        for f, (src, path, inode, _size, _mt, offset, line, head, _fp, n_events, n_hist) in zip(fold.folds, srcs):
+            if f.src != src or f._seq != n_events:
+                raise ValueError(f"corrupt store: source {src} holds {f._seq} events, {n_events} saved")
+            f.on_usage = fold.usage.add
+            f.events = StoreLedger(self.store, src, n_events)  # type: ignore[assignment]
+            f.history = StoreHistory(self.store, src, n_hist)  # type: ignore[assignment]
+            t = Tailer(path)
+            t.restore(offset, line, inode, head)
+            tailers.append(t)
+        for st in fold.sources:
+            # a truncation or replacement the saving run saw is that run's news: a fresh fold of
+            # the same bytes knows nothing of it, and a resumed one must say the same
+            st.truncated = st.replaced = 0
+            st.resets = ()
+        self.fold = fold
+        self.tailers = tailers
+        self.store.resumed()
+        self._known = {Path(k) for k in meta.get("known", ())}
+        self._prices = {bytes(k): (c, n) for k, c, n in meta.get("prices", ())}
+        self._saved_at = self._position()
+
+
+def _why_stale(conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path], subagents: bool) -> str | None:
+    """Why the saved state cannot be resumed from, or ``None`` when it can."""
+    if meta.get("schema") != SCHEMA:
+        return f"store schema {meta.get('schema')} != {SCHEMA}"
+    if meta.get("version") != __version__:
+        return f"written by tracetui {meta.get('version')}, this is {__version__}"
+    if meta.get("code") != code_fingerprint():
+        return "written by other fold code (same version)"
+    if meta.get("paths") != [str(p) for p in paths] or meta.get("subagents") != subagents:
+        return "other files"
+    saved = conn.execute(_SOURCES).fetchall()
+    if not saved:
+        return "no saved fold state"
+    for _src, path, inode, size, mtime_ns, offset, _line, _head, fp, _n, _h in saved:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return f"{path}: gone"
+        if st.st_ino != inode:
+            return f"{path}: replaced"
+        if st.st_size < offset:
+            return f"{path}: truncated"
+        if st.st_size == size and st.st_mtime_ns != mtime_ns:
+            # written to without growing: an edit in place, anywhere in the file (the
+            # fingerprints below cover only the start and the bytes before the resume offset)
+            return f"{path}: rewritten in place"
+        try:
+            if fingerprint(path, offset) != fp:
+                return f"{path}: rewritten"
+        except OSError:
+            return f"{path}: unreadable"
+    # the files a fresh fold would read first must be the saved ones, in the same order
+    expect = [str(p) for p in paths]
+    if subagents:
+        for main in paths:
+            expect.extend(str(sf.path) for sf in subagent_files(Path(main)))
+    names = [r[1] for r in saved]
+    if expect[: len(names)] != names:
+        return "subagent files changed"
+    return None
+
+
+def _rebuild(conn: sqlite3.Connection) -> None:
+    """Make the database ready for a fold from the start (the writer's first transaction):
+    tables of another schema (or unreadable ones) are dropped and made anew; with the right
+    schema, only the saved state goes (it is not this fold's), not the rows another process
+    folding the same bytes may be writing (they are the same rows)."""
+    try:
+        schema = _meta(conn).get("schema")
+    except (sqlite3.Error, msgspec.DecodeError):
+        schema = None
+    if schema != SCHEMA:
+        for t in TABLES:
+            conn.execute(f"DROP TABLE IF EXISTS {t}")
+        create_schema(conn)
+    else:
+        conn.execute("DELETE FROM fold")
+        conn.execute("DELETE FROM sources")
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (msgspec.msgpack.encode(SCHEMA),))
+
+
+def open_private(paths: list[Path], subagents: bool = True, price: bool = True) -> StoreReader:
+    """A reader for ``paths`` folding from the start with its ledger and history in a private
+    temporary database (deleted when the reader's connection closes): memory bounded as with
+    the session store, nothing resumed from or saved (``--no-cache``)."""
+    return _private([Path(p) for p in paths], subagents, price, "")
+
+
+def _private(paths: list[Path], subagents: bool, price: bool, why: str) -> StoreReader:
+    conn = connect("")
+    store = Store(conn, conn, before_write=create_schema)
+    reader = StoreReader(paths, store, subagents=subagents, price=price, shared=False)
+    reader.cache_status = f"off: {why}" if why else "off"
+    return reader
+
+
+def _remove(db: Path) -> None:
+    for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, lazy: bool = False) -> StoreReader:
+    """A reader for ``paths`` with its ledger in the session database, resumed from the state
+    saved there when it is valid, else folding from the start (and saving with
+    :meth:`StoreReader.save_cache`). Never raises for a missing, locked, stale, foreign or
+    corrupt database; ``reader.cache_status`` says which. (``lazy`` is accepted for the callers
+    of the former cache: nothing of the ledger or the history is read until asked for.)"""
+    paths = [Path(p) for p in paths]
+    db = cache_path(paths, subagents)
+    note = ""
+    for attempt in (0, 1):
+        try:
+            wconn = connect(db, WRITE_BUSY_MS)
+            rconn = connect(db, SAVE_BUSY_MS)
+        except OSError as exc:
+            return _private(paths, subagents, price, f"{db}: {exc.strerror or exc}")
+        except sqlite3.DatabaseError as exc:
+            if attempt == 0 and not isinstance(exc, sqlite3.OperationalError):  # not "locked"
+                _remove(db)  # not a database (or damaged beyond opening): rebuilt from the transcript
+                note = f"invalid: {exc} (rebuilt)"
+                continue
+            return _private(paths, subagents, price, f"{db}: {exc}")
+        break
+    reader = StoreReader(paths, Store(wconn, rconn, before_write=_rebuild), subagents=subagents, price=price)
+    try:
+        try:
+            meta = _meta(rconn)
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            meta = {}
+        if set(meta) <= {"schema"}:  # nothing saved yet
+            reader.cache_status = note or "cold"
+            return reader
+        why = _why_stale(rconn, meta, paths, subagents)
+        if why is None:
+            reader._restore(rconn, meta)
+            reader.cache_status = "warm"
+        else:
+            reader.cache_status = f"invalid: {why}"
+    except Exception as exc:  # a corrupt or foreign database: fold from the start, rebuild it
+        store = reader.store
+        reader = StoreReader(paths, Store(store.wconn, store.rconn, before_write=_rebuild), subagents=subagents, price=price)
+        reader.cache_status = f"invalid: {type(exc).__name__}: {str(exc)[:80]}"
+    return reader
