@@ -28,7 +28,6 @@ def test_tailer_reads_only_appended_bytes(tmp_path: Path, monkeypatch: pytest.Mo
     assert t.offset == 16
     # record every seek/read the tailer does on the next poll
     seeks: list[int] = []
-    real_open = open
 
     class Spy:
         def __init__(self, f):
@@ -47,7 +46,8 @@ def test_tailer_reads_only_appended_bytes(tmp_path: Path, monkeypatch: pytest.Mo
         def __exit__(self, *a):
             self.f.close()
 
-    monkeypatch.setattr(tail_mod, "open", lambda path, mode="r": Spy(real_open(path, mode)), raising=False)
+    real_open = tail_mod.open_regular  # the tailer opens files only through it (never a FIFO)
+    monkeypatch.setattr(tail_mod, "open_regular", lambda path: Spy(real_open(path)))
     append(p, b'{"c":3}\n')
     assert t.check() is None
     assert _lines(t) == [(3, 16, b'{"c":3}')]

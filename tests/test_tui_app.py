@@ -375,18 +375,18 @@ async def test_long_read_shows_a_progress_bar_then_hides_it(tmp_path: Path) -> N
 
 async def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # root ignores file modes, so the denial is simulated where the tailer opens the file
-    import builtins
+    import tracetui.ingest.tail as tail
 
     path = tmp_path / "s.jsonl"
     small_session(path)
-    real_open = builtins.open
+    real_open = tail.open_regular
 
     def deny(file, *a, **kw):
         if str(file) == str(path):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *a, **kw)
 
-    monkeypatch.setattr(builtins, "open", deny)
+    monkeypatch.setattr(tail, "open_regular", deny)
     app = app_for([path], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)

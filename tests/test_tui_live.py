@@ -9,8 +9,8 @@ import pytest
 from test_tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
 
 from tracetui.demo.build import TranscriptBuilder
+from tracetui.session.follow import Follow
 from tracetui.tui.app import make_app
-from tracetui.tui.ingest_loop import IngestLoop
 from tracetui.tui.messages import IngestNotice, SnapshotReady
 from tracetui.tui.settings import SessionSpec
 from tracetui.tui.widgets.goal import GoalPane
@@ -58,47 +58,61 @@ async def test_a_new_subagent_file_is_noticed(tmp_path: Path) -> None:
         assert len(view.state.sources) == 2 and view.state.agents[0].counters.tool_calls == 1
 
 
-def test_loop_reads_once_without_follow(tmp_path: Path) -> None:
+class _Sink:
+    """A follow sink that records what it is given, as the app's messages."""
+
+    def __init__(self, key: str = "k") -> None:
+        self.key = key
+        self.got: list = []
+        self.changed = threading.Condition()
+
+    def _put(self, m) -> None:
+        with self.changed:
+            self.got.append(m)
+            self.changed.notify_all()
+
+    def snapshot(self, state, written) -> None:
+        self._put(SnapshotReady(self.key, state, written))
+
+    def progress(self, done, total) -> None:
+        pass
+
+    def notice(self, level, text) -> None:
+        self._put(IngestNotice(self.key, level, text))
+
+    def wait(self, cond, timeout: float = 30.0) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: cond(self.got), timeout)
+
+
+def test_follow_reads_once_without_follow(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     small_session(path)
-    got: list = []
-    IngestLoop("k", [path], got.append, follow=False, watch=False, use_cache=False).run()
-    snaps = [m for m in got if isinstance(m, SnapshotReady)]
+    sink = _Sink()
+    f = Follow(follow=False)
+    try:
+        h = f.open("k", [path], sink, use_cache=False)
+        assert h.loaded.wait(30)
+    finally:
+        f.stop()
+    snaps = [m for m in sink.got if isinstance(m, SnapshotReady)]
     assert len(snaps) == 1 and snaps[0].key == "k" and snaps[0].state.main.prompts == 2
 
 
-def test_loop_coalesces_snapshots_and_reports_missing_files(tmp_path: Path) -> None:
+def test_follow_reports_missing_files_then_folds_them(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    got: list = []
-    t = [0.0]
-    loop = IngestLoop("k", [path], got.append, follow=True, watch=False, use_cache=False, clock=lambda: t[0])
-    th = threading.Thread(target=loop.run)
-    th.start()
+    sink = _Sink()
+    f = Follow(follow=True, events=False, fallback_poll=0.05)
     try:
-        for _ in range(200):
-            if any(isinstance(m, IngestNotice) for m in got):
-                break
-            threading.Event().wait(0.01)
-        notes = [m for m in got if isinstance(m, IngestNotice)]
-        assert notes and notes[0].level == "error" and "no such file" in notes[0].text
-        # with the clock held still, changes are held: at most one snapshot per interval
-        n_before = sum(isinstance(m, SnapshotReady) for m in got)
+        f.open("k", [path], sink, use_cache=False)
+        assert sink.wait(lambda got: any(isinstance(m, IngestNotice) for m in got))
+        notes = [m for m in sink.got if isinstance(m, IngestNotice)]
+        assert notes[0].level == "error" and "no such file" in notes[0].text
         small_session(path)
-        for _ in range(30):
-            loop.wake()
-            threading.Event().wait(0.01)
-        assert sum(isinstance(m, SnapshotReady) for m in got) == n_before
-        t[0] += 1.0  # the interval passed: the held change is posted, once
-        for _ in range(300):
-            if sum(isinstance(m, SnapshotReady) for m in got) > n_before:
-                break
-            threading.Event().wait(0.01)
-        snaps = [m for m in got if isinstance(m, SnapshotReady)]
-        assert len(snaps) == n_before + 1 and snaps[-1].state.main.prompts == 2
+        assert sink.wait(lambda got: any(isinstance(m, SnapshotReady) and m.state.main.prompts == 2 for m in got))
     finally:
-        loop.stop()
-        th.join(5)
-    assert not th.is_alive()
+        f.stop()
+    assert not any(t.is_alive() for t in f._threads)
 
 
 def test_snapshot_message_replaces_only_the_same_session() -> None:

@@ -4,6 +4,7 @@ one test of its own: that the fixtures are what the other tests assume.)"""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -57,16 +58,26 @@ def app_for(paths: list[Path], tmp_path: Path, **kw) -> TraceApp:
     return make_app(settings_for(paths, tmp_path, **kw))
 
 
+#: seconds a wait gives up after at the earliest: a loaded 2-core machine is normal, and a wait
+#: ends as soon as its condition holds, so only a failing test waits this long
+WAIT_LIMIT = 60.0
+
+
 async def wait_for_state(pilot, generation: int = 0, tries: int = 200) -> SessionView:
-    """Pause until the current session view holds a state newer than ``generation``."""
+    """Pause until the current session view holds a state newer than ``generation`` (at least
+    ``tries`` pauses of 20 ms and :data:`WAIT_LIMIT` seconds before it gives up)."""
     app = pilot.app
-    for _ in range(tries):
+    deadline = time.monotonic() + WAIT_LIMIT
+    n = 0
+    while True:
         view = app.current_view
         if view is not None and view.state is not None and view.state.generation > generation:
             await pilot.pause()
             return view
+        if n >= tries and time.monotonic() >= deadline:
+            raise AssertionError("the ingest worker posted no snapshot")
         await pilot.pause(0.02)
-    raise AssertionError("the ingest worker posted no snapshot")
+        n += 1
 
 
 def test_fixtures_are_what_the_tests_assume(tmp_path: Path) -> None:
@@ -83,19 +94,33 @@ def test_fixtures_are_what_the_tests_assume(tmp_path: Path) -> None:
 
 async def open_sessions(pilot, app):
     """Press ``s`` and wait until the session switcher has listed the sessions; returns it."""
+    from textual.widgets import DataTable
+
     from tracetui.tui.screens.sessions import SessionSwitcher
 
     await pilot.press("s")
     screen = app.screen
     assert isinstance(screen, SessionSwitcher)
-    await wait_until(pilot, lambda: screen.sessions, 100, 0.02)
+    table = screen.query_one(DataTable)
+
+    def ready() -> bool:
+        # listed and focused: the modal's table takes the focus when the screen is resumed, and
+        # a key pressed before that is lost (under load a lost Down opened the wrong row)
+        return bool(screen.sessions) and not table.loading and table.has_focus
+
+    await wait_until(pilot, ready, 100, 0.02)
     return screen
 
 
 async def wait_until(pilot, cond, tries: int = 300, step: float | None = 0.01) -> None:
-    """Pause the app (``step`` seconds, or until idle when ``None``) until ``cond()`` holds, at
-    most ``tries`` times; the caller asserts the condition afterwards."""
-    for _ in range(tries):
-        if cond():
+    """Pause the app (``step`` seconds, or until idle when ``None``) until ``cond()`` holds;
+    it gives up after ``tries`` pauses and :data:`WAIT_LIMIT` seconds, both (a count of pauses
+    alone was a wall-clock bound: under load the worker threads got less of it, and the suite
+    flaked). The caller asserts the condition afterwards."""
+    deadline = time.monotonic() + WAIT_LIMIT
+    n = 0
+    while not cond():
+        if n >= tries and time.monotonic() >= deadline:
             return
         await pilot.pause(step)
+        n += 1

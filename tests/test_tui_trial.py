@@ -20,7 +20,6 @@ from tracetui.session.reader import SessionReader
 from tracetui.tui.app import NARROW_TIMEOUT
 from tracetui.tui.excerpts import MAX_LINE_BYTES, read_excerpt
 from tracetui.tui.format import LIVE_WINDOW, activity, is_live
-from tracetui.tui.messages import SnapshotReady
 from tracetui.tui.screens.episode import EpisodeScreen, plural
 from tracetui.tui.screens.help import PANES
 from tracetui.tui.widgets.episodes import STATUS_STYLE, EpisodesList
@@ -227,8 +226,12 @@ async def test_narrow_terminal_gets_a_compact_short_lived_copy_toast(tmp_path: P
         note = list(app._notifications)[-1]
         assert note.message == f"Card sent by OSC 52; file {path.stem[:8]}…-card-live.txt"
         assert note.timeout <= NARROW_TIMEOUT
-        await pilot.pause(0.1)
-        toasts = [t for t in app.screen.query(Toast) if t._notification.message == note.message]
+
+        def toasts() -> list:
+            return [t for t in app.screen.query(Toast) if t._notification.message == note.message]
+
+        await wait_until(pilot, lambda: toasts() and toasts()[0].region.height > 0, 300, 0.01)
+        toasts = toasts()
         assert len(toasts) == 1
         region = toasts[0].region
         # it covered 9 rows and 30 columns (a third of the Episodes and Files panes)
@@ -259,15 +262,29 @@ def test_activity_is_live_only_within_the_window() -> None:
 
 
 def test_ingest_loop_reports_the_newest_write_of_the_files(tmp_path: Path) -> None:
-    from tracetui.tui.ingest_loop import IngestLoop
+    from tracetui.session.follow import Follow
 
     path = tmp_path / "s.jsonl"
     _retry_session(path)
     os.utime(path, (1_700_000_000, 1_700_000_000))
     posted: list = []
-    IngestLoop("k", [path], posted.append, use_cache=False, follow=False, watch=False).run()
-    snap = next(m for m in posted if isinstance(m, SnapshotReady))
-    assert snap.written == 1_700_000_000
+
+    class Sink:
+        def snapshot(self, state, written):
+            posted.append(written)
+
+        def progress(self, done, total):
+            pass
+
+        def notice(self, level, text):
+            pass
+
+    f = Follow(follow=False)
+    try:
+        assert f.open("k", [path], Sink(), use_cache=False).loaded.wait(30)
+    finally:
+        f.stop()
+    assert posted == [1_700_000_000]
 
 
 async def test_an_old_session_is_idle_not_live(tmp_path: Path) -> None:

@@ -38,10 +38,20 @@ def _three_sessions(tmp_path: Path) -> list[Path]:
 
 # -- 1. a session opened from the picker is the tab shown ------------------------------------
 async def _pick(pilot, app, *keys: str) -> None:
-    await open_sessions(pilot, app)
-    await pilot.press(*keys, "enter")
-    for _ in range(20):
-        await pilot.pause(0.02)
+    """Open the picker, move with ``keys``, press Enter; wait until the picked session's tab is
+    the one shown (20 pauses of 20 ms were a wall-clock bound, too short on a loaded machine)."""
+    from textual.widgets import DataTable
+
+    screen = await open_sessions(pilot, app)
+    await pilot.press(*keys)
+    want = screen.sessions[screen.query_one(DataTable).cursor_row].path
+    await pilot.press("enter")
+
+    def shown() -> bool:
+        view = app.current_view
+        return view is not None and view.spec.paths[0] == want and view.built
+
+    await wait_until(pilot, shown, 100, 0.02)
 
 
 async def test_a_third_session_opened_from_the_picker_is_the_tab_shown(tmp_path: Path) -> None:

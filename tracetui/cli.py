@@ -86,24 +86,22 @@ def _cmd_state(ns: argparse.Namespace) -> int:
         out = sys.stdout
         last = None
         said: set[str] = set()
-        try:
-            while True:
-                line = as_json(state)
-                if line != last:
-                    out.write(_json_safe(line) + "\n")
-                    out.flush()
-                    last = line
-                for st in state.sources:
-                    # a source that can't be read is in every JSON line (sources[].error); the
-                    # terminal hears of it once, on stderr, so a wrong path is not a silent wait
-                    if st.error and st.error not in said:
-                        said.add(st.error)
-                        print(f"tracetui state --follow: {st.error}; waiting for it (Ctrl-C to stop)", file=sys.stderr, flush=True)
-                while not reader.poll():
-                    time.sleep(0.05)
-                state = reader.snapshot()
-        except KeyboardInterrupt:
-            return 0
+        # runs until Ctrl-C, which main() turns into one line and exit status 130
+        while True:
+            line = as_json(state)
+            if line != last:
+                out.write(_json_safe(line) + "\n")
+                out.flush()
+                last = line
+            for st in state.sources:
+                # a source that can't be read is in every JSON line (sources[].error); the
+                # terminal hears of it once, on stderr, so a wrong path is not a silent wait
+                if st.error and st.error not in said:
+                    said.add(st.error)
+                    print(f"tracetui state --follow: {st.error}; waiting for it (Ctrl-C to stop)", file=sys.stderr, flush=True)
+            while not reader.poll():
+                time.sleep(0.05)
+            state = reader.snapshot()
     if ns.json:
         sys.stdout.write(_json_safe(as_json(state, orjson.OPT_INDENT_2)) + "\n")
     else:
@@ -223,8 +221,24 @@ def _run_app(argv: list[str]) -> int:
     return run_app(argv)
 
 
+#: the exit status after Ctrl-C (128 + SIGINT, as shells report a process ended by it)
+EXIT_INTERRUPTED = 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``tracetui`` console script; returns the exit code."""
+    """Entry point of the ``tracetui`` console script; returns the exit code. Ctrl-C at any
+    point of a command is one line on stderr and :data:`EXIT_INTERRUPTED`, never a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        try:
+            _err("interrupted")
+        except (OSError, ValueError, KeyboardInterrupt):
+            pass
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from tracetui.ingest.discover import DiscoveryError
     from tracetui.session.reader import TranscriptError
 

@@ -39,6 +39,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tracetui.hook.deadline import HOOK_DEADLINE, Deadline, HookLate, deadline_seconds
+
 __all__ = [
     "run_hook",
     "run_mode",
@@ -50,6 +52,8 @@ __all__ = [
     "DEFAULT_GATE",
     "EVENTS",
     "HOOK_TIMEOUT",
+    "HOOK_DEADLINE",
+    "HookLate",
 ]
 
 #: hard cap on what the hook prints, in characters: Claude Code shows hook output over 10,000
@@ -472,18 +476,19 @@ def run_mode(ns: argparse.Namespace) -> int:
         if extra:
             print(f"tracetui hook: ignoring unknown arguments {' '.join(extra)}", file=sys.stderr)
         gate = _parse_gate(getattr(ns, "gate", None))
-        data = sys.stdin.buffer.read()
-        # now=None: the hook runs at turn boundaries, where time since the last record is the
-        # user's idle time, not a stalled agent; so the stall detector stays out of the card
-        out = run_hook(
-            data,
-            gate=gate,
-            always=bool(getattr(ns, "always", False)),
-            use_cache=not getattr(ns, "no_cache", False),
-            max_chars=min(int(getattr(ns, "max_chars", MAX_CHARS) or MAX_CHARS), MAX_CHARS),
-            now=None,
-            defer_save=True,
-        )
+        with Deadline(deadline_seconds()):
+            data = sys.stdin.buffer.read()
+            # now=None: the hook runs at turn boundaries, where time since the last record is the
+            # user's idle time, not a stalled agent; so the stall detector stays out of the card
+            out = run_hook(
+                data,
+                gate=gate,
+                always=bool(getattr(ns, "always", False)),
+                use_cache=not getattr(ns, "no_cache", False),
+                max_chars=min(int(getattr(ns, "max_chars", MAX_CHARS) or MAX_CHARS), MAX_CHARS),
+                now=None,
+                defer_save=True,
+            )
     except BaseException as exc:  # noqa: BLE001 - the user's session must go on, whatever happened
         _PENDING_SAVES.clear()
         if isinstance(exc, SystemExit) and not exc.code:
@@ -493,7 +498,7 @@ def run_mode(ns: argparse.Namespace) -> int:
         # already; only an unexpected exception is named by its class
         from tracetui.session.reader import TranscriptError
 
-        what = "" if isinstance(exc, (HookSkip, HookError, TranscriptError)) else f"{type(exc).__name__}: "
+        what = "" if isinstance(exc, (HookSkip, HookError, HookLate, TranscriptError)) else f"{type(exc).__name__}: "
         print(f"tracetui hook: {what}{msg}"[:500], file=sys.stderr)
         return 0
     if out:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from tracetui.ingest.files import is_regular, open_regular
 
 __all__ = [
     "SessionInfo",
@@ -22,6 +25,7 @@ __all__ = [
     "newest_session",
     "find_session",
     "subagent_files",
+    "subagent_places",
     "resolve_target",
 ]
 
@@ -70,7 +74,8 @@ def _is_agent_file(p: Path) -> bool:
 def list_sessions(root: Path | None = None) -> list[SessionInfo]:
     """Every main transcript under ``root`` (default :func:`projects_dir`), newest first.
 
-    Missing or unreadable folders give an empty list, never an error.
+    Missing or unreadable folders give an empty list, never an error. A ``*.jsonl`` that is
+    not a regular file (a FIFO, a socket, a device) is no session and is left out.
     """
     root = root or projects_dir()
     out: list[SessionInfo] = []
@@ -89,6 +94,8 @@ def list_sessions(root: Path | None = None) -> list[SessionInfo]:
             try:
                 st = p.stat()
             except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
                 continue
             out.append(SessionInfo(p, p.stem, proj.name, st.st_size, st.st_mtime))
     out.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)
@@ -123,7 +130,7 @@ def find_session(ident: str, root: Path | None = None) -> SessionInfo:
 
 def _first_session_id(p: Path) -> str | None:
     try:
-        with open(p, "rb") as f:
+        with open_regular(p) as f:
             line = f.readline(1 << 20)
         obj = json.loads(line.decode("utf-8", "replace"))
         sid = obj.get("sessionId") if isinstance(obj, dict) else None
@@ -135,7 +142,8 @@ def _first_session_id(p: Path) -> str | None:
 def _meta_tool_use_id(p: Path) -> str | None:
     meta = p.with_name(p.name[: -len(".jsonl")] + ".meta.json")
     try:
-        obj = json.loads(meta.read_text("utf-8"))
+        with open_regular(meta) as f:
+            obj = json.loads(f.read(1 << 20).decode("utf-8"))
     except (OSError, ValueError):
         return None
     tid = obj.get("toolUseId") if isinstance(obj, dict) else None
@@ -146,22 +154,32 @@ def subagent_files(main: Path) -> list[SubagentFile]:
     """The subagent transcripts of the session whose main transcript is ``main``, sorted by path.
 
     Looks in ``<dir>/<session-id>/subagents/**`` (2.1.x) and at ``agent-*.jsonl`` siblings whose
-    first record carries this session's id (2.0.x). Inline sidechains need no file.
+    first record carries this session's id (2.0.x). Inline sidechains need no file. A FIFO,
+    socket or device named like a subagent file is left out (never opened).
     """
     sid = main.stem
     found: dict[Path, SubagentFile] = {}
     sub = main.parent / sid / "subagents"
     if sub.is_dir():
         for p in sub.rglob("agent-*.jsonl"):
+            if not is_regular(p):
+                continue
             found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
     try:
-        siblings = [p for p in main.parent.iterdir() if _is_agent_file(p)]
+        siblings = [p for p in main.parent.iterdir() if _is_agent_file(p) and is_regular(p)]
     except OSError:
         siblings = []
     for p in siblings:
         if p not in found and _first_session_id(p) == sid:
             found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
     return [found[p] for p in sorted(found)]
+
+
+def subagent_places(main: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Where new subagent files of the session ``main`` can appear, for a file watcher:
+    ``(trees, globs)``: the ``<session-id>/`` folder (its ``subagents/**``, 2.1.x), and
+    ``agent-*.jsonl`` siblings in the project folder (2.0.x). See :func:`subagent_files`."""
+    return [main.parent / main.stem], [(main.parent, "agent-*.jsonl")]
 
 
 def resolve_target(arg: str, root: Path | None = None) -> Path:

@@ -7,9 +7,10 @@ reads in chunks of :data:`CHUNK_BYTES`, so memory grows with the longest line, n
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from tracetui.ingest.files import check_regular, open_regular
 
 __all__ = ["CHUNK_BYTES", "HEAD_BYTES", "Tailer", "TailReset", "Line"]
 
@@ -37,8 +38,9 @@ class Tailer:
     Usage: call :meth:`check` (may return a :class:`TailReset`), then iterate :meth:`lines`.
     After the iteration, :attr:`held` holds the torn last line, if any; :meth:`consume_held`
     consumes it when the caller decided it is a complete record (a complete JSON object at end
-    of file). Raises ``OSError`` (missing file, permission denied) from :meth:`check` and
-    :meth:`lines`; the caller turns it into a one-line error.
+    of file). Raises ``OSError`` (missing file, permission denied; ``NotRegularFile`` for a
+    FIFO, socket or device, which is never opened) from :meth:`check` and :meth:`lines`; the
+    caller turns it into a one-line error.
     """
 
     def __init__(self, path: str) -> None:
@@ -53,6 +55,8 @@ class Tailer:
         self.head = b""
         #: file size at the last check, in bytes
         self.size = 0
+        #: modification time (ns) at the last check: an unchanged (size, mtime) needs no re-read
+        self.mtime_ns: int | None = None
 
     # -- state for the persistent cache ----------------------------------------------------
     def position(self) -> tuple[int, int, int | None, bytes]:
@@ -63,6 +67,7 @@ class Tailer:
         """Resume at a position from :meth:`position`."""
         self.offset, self.line_no, self.inode, self.head = offset, line_no, inode, head
         self.held = b""
+        self.mtime_ns = None
 
     def reset(self) -> None:
         self.offset = 0
@@ -70,18 +75,25 @@ class Tailer:
         self.held = b""
         self.inode = None
         self.head = b""
+        self.mtime_ns = None
 
     def check(self) -> TailReset | None:
-        """Stat the file; start over (and say why) if it was truncated or replaced."""
-        st = os.stat(self.path)
+        """Stat the file; start over (and say why) if it was truncated or replaced. A file whose
+        inode, size and modification time are those of the last check was not written to: it is
+        not opened (an idle session costs one ``stat`` per file and poll)."""
+        st = check_regular(self.path)
+        unchanged = st.st_ino == self.inode and st.st_size == self.size and st.st_mtime_ns == self.mtime_ns
         self.size = st.st_size
+        self.mtime_ns = st.st_mtime_ns
         reset: TailReset | None = None
-        if self.inode is not None and st.st_ino != self.inode:
+        if unchanged:
+            pass
+        elif self.inode is not None and st.st_ino != self.inode:
             reset = TailReset("replaced", f"inode {self.inode} -> {st.st_ino}")
         elif st.st_size < self.offset + len(self.held):
             reset = TailReset("truncated", f"size {st.st_size} < offset {self.offset + len(self.held)}")
         elif self.head and len(self.head) > 0:
-            with open(self.path, "rb") as f:
+            with open_regular(self.path) as f:
                 now = f.read(len(self.head))
             if now != self.head:
                 reset = TailReset("truncated", "the first bytes changed (rewritten)")
@@ -98,7 +110,9 @@ class Tailer:
         joined from its pieces, once, so a line of any length costs its own size, not more.
         """
         read_pos = self.offset + len(self.held)
-        with open(self.path, "rb") as f:
+        if read_pos >= self.size and self.mtime_ns is not None:
+            return  # nothing new at the last check: no open, no read
+        with open_regular(self.path) as f:
             f.seek(read_pos)
             pieces = [self.held] if self.held else []  # the start of a line that spans chunks
             while True:
@@ -137,7 +151,7 @@ class Tailer:
                     pieces.append(data[start:])
             self.held = b"".join(pieces)
         if len(self.head) < HEAD_BYTES:
-            with open(self.path, "rb") as f:
+            with open_regular(self.path) as f:
                 self.head = f.read(min(HEAD_BYTES, self.offset + len(self.held)))
 
     def consume_held(self, n: int | None = None) -> None:

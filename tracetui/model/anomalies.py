@@ -411,7 +411,16 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
     Pure: reads neither the clock nor files. ``episodes`` overrides the main thread's episodes
     (defaults to ``state.main.derived.episodes``).
     """
-    from tracetui.model.episodes import parse_ts
+
+    head, tail = timeless_anomalies(state, episodes)
+    return head + stall_anomalies(state, now) + tail
+
+
+def timeless_anomalies(state: "RunState", episodes: tuple | None = None) -> tuple[tuple[Anomaly, ...], tuple[Anomaly, ...]]:
+    """The anomalies of :func:`detect_anomalies` that do not depend on ``now``, in its order:
+    ``(incremental, rest)``: those of each file, then cost spikes and ingest honesty (the
+    stall goes between). A caller that redraws every second with the same state computes these
+    once (pricing every episode is the costly part) and :func:`stall_anomalies` each time."""
     from tracetui.model.pricing import estimate_cost
 
     out: list[Anomaly] = []
@@ -419,35 +428,8 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
         d = getattr(st, "derived", None)
         if d is not None:
             out.extend(d.anomalies)
-    # stall
-    nowdt = as_datetime(now)
-    if nowdt is not None and state.pending:
-        last = None
-        for st in (state.main, *state.agents):
-            t = parse_ts(st.last_timestamp)
-            if t is not None and (last is None or t > last):
-                last = t
-        if last is not None:
-            age = (nowdt - last).total_seconds()
-            if age >= STALL_SECONDS:
-                newest = max(state.pending, key=lambda c: (c.anchor.src == state.main.src, c.seq))
-                # a day without a record: the session ended with the calls unanswered, nothing is
-                # running any more; said so, and as info, not as a warning about a stuck call
-                ended = age >= ENDED_SECONDS
-                out.append(
-                    Anomaly(
-                        "stall",
-                        "info" if ended else "warn",
-                        "stall",
-                        newest.anchor,
-                        f"no new record for {fmt_span(age)} with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})"
-                        + ("; the session looks ended with them unanswered" if ended else ""),
-                        "when a new record arrives or the pending calls complete",
-                        tuple(c.anchor for c in state.pending[:EVIDENCE_KEPT]),
-                        len(state.pending),
-                        view_time=True,
-                    )
-                )
+    head = tuple(out)
+    out = []
     # cost spike per episode (current versions only, closed or open)
     derived = state.main.derived
     eps = episodes if episodes is not None else (derived.episodes if derived is not None else ())
@@ -503,4 +485,42 @@ def detect_anomalies(state: "RunState", now: datetime | float | int | None = Non
                     view_time=True,
                 )
             )
+    return head, tuple(out)
+
+
+def stall_anomalies(state: "RunState", now: datetime | float | int | None) -> tuple[Anomaly, ...]:
+    """The stall anomaly of :func:`detect_anomalies` (none without ``now``, epoch seconds or a
+    datetime): calls pending and no record for :data:`STALL_SECONDS`."""
+    from tracetui.model.episodes import parse_ts
+
+    out: list[Anomaly] = []
+    # stall
+    nowdt = as_datetime(now)
+    if nowdt is not None and state.pending:
+        last = None
+        for st in (state.main, *state.agents):
+            t = parse_ts(st.last_timestamp)
+            if t is not None and (last is None or t > last):
+                last = t
+        if last is not None:
+            age = (nowdt - last).total_seconds()
+            if age >= STALL_SECONDS:
+                newest = max(state.pending, key=lambda c: (c.anchor.src == state.main.src, c.seq))
+                # a day without a record: the session ended with the calls unanswered, nothing is
+                # running any more; said so, and as info, not as a warning about a stuck call
+                ended = age >= ENDED_SECONDS
+                out.append(
+                    Anomaly(
+                        "stall",
+                        "info" if ended else "warn",
+                        "stall",
+                        newest.anchor,
+                        f"no new record for {fmt_span(age)} with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})"
+                        + ("; the session looks ended with them unanswered" if ended else ""),
+                        "when a new record arrives or the pending calls complete",
+                        tuple(c.anchor for c in state.pending[:EVIDENCE_KEPT]),
+                        len(state.pending),
+                        view_time=True,
+                    )
+                )
     return tuple(out)

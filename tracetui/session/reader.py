@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tracetui.ingest.decode import Quarantined, bom_length, decode_line
 from tracetui.ingest.discover import subagent_files
+from tracetui.ingest.files import NotRegularFile, file_kind
+from tracetui.ingest.foreign import foreign_format, foreign_message
 from tracetui.ingest.tail import Tailer
 from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
@@ -41,6 +44,8 @@ def describe_os_error(path: str | Path, exc: OSError) -> str:
         return f"{path}: permission denied"
     if isinstance(exc, IsADirectoryError):
         return f"{path}: is a directory, not a transcript file"
+    if isinstance(exc, NotRegularFile):
+        return f"{path}: {exc.kind}, not a transcript file"
     return f"{path}: {exc.strerror or exc}"
 
 
@@ -173,6 +178,9 @@ class SessionReader:
                 raise TranscriptError(f"{p}: not a transcript (no records)")
             if f.counters.unknown_records == f.counters.records:
                 # JSON lines, but not one of a Claude Code record type (user, assistant, …)
+                what = foreign_format(u.type for u in f.unknown)
+                if what is not None:
+                    raise TranscriptError(foreign_message(str(p), what))
                 n = f.counters.records
                 raise TranscriptError(f"{p}: not a transcript ({n} JSON object(s), none a Claude Code record)")
         # the named files are one session's: its transcript, then its subagent files, which carry
@@ -204,14 +212,15 @@ class SessionReader:
 
 
 def open_paths(paths: list[Path]) -> list[Path]:
-    """Check that each path names a readable regular file; raises :class:`TranscriptError`."""
+    """Check that each path names a readable regular file; raises :class:`TranscriptError`
+    (one line: ``"PATH: a FIFO (named pipe), not a transcript file"``). Nothing is opened."""
     for p in paths:
         try:
             st = os.stat(p)
         except OSError as exc:
             raise TranscriptError(describe_os_error(p, exc)) from None
-        if not os.path.isfile(p):
-            raise TranscriptError(f"{p}: not a regular file")
+        if not stat.S_ISREG(st.st_mode):
+            raise TranscriptError(f"{p}: {file_kind(st.st_mode)}, not a transcript file")
         if not os.access(p, os.R_OK):
             raise TranscriptError(f"{p}: permission denied")
         if st.st_size == 0:

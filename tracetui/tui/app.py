@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import ActiveBinding, Binding
 from textual.content import Content
@@ -17,7 +17,6 @@ from textual.filter import LineFilter
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
 from tracetui.tui.footer import COMPACT_BELOW, PALETTE, FooterItem, key_cells, left_out, palette_cells
@@ -45,6 +44,10 @@ _MONITOR_ACTIONS = frozenset(
         "previous_tab",
     }
 )
+#: tabs mounted with the first screen; the others follow it, :data:`TAB_BATCH` per refresh
+#: (``--all`` with 200 sessions: the first screen waited for every tab)
+FIRST_TABS = 12
+TAB_BATCH = 24
 #: the smallest terminal (columns, rows) the layout is made for
 MIN_SIZE = (60, 16)
 #: below this many columns notifications are compact (``Screen.-narrow Toast`` in the tcss,
@@ -211,13 +214,18 @@ class TraceApp(App[int]):
         self.settings = settings
         self.replay = None
         self.sessions_watch = None
+        self._follow = None
+        #: the mounted session views by key, in the order they were mounted (kept by
+        #: SessionView itself: a DOM query for them walks every widget of every tab, and the
+        #: footer's binding checks asked for it many times a second)
+        self.views: dict[str, SessionView] = {}
         self._demo_done_said = False
         self._tab_n = 0
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with TabbedContent(id="tabs"):
-            for spec in self.settings.sessions:
+            for spec in self.settings.sessions[:FIRST_TABS]:
                 yield self._pane(spec)
         yield Static(Text(""), id="empty")
         yield Static(Text(""), id="too-small")
@@ -226,7 +234,9 @@ class TraceApp(App[int]):
     def _pane(self, spec: SessionSpec) -> TabPane:
         self._tab_n += 1
         title = Content(one_line(spec.label or Path(spec.paths[0]).stem[:8], 40))
-        return TabPane(title, SessionView(spec, self.settings), id=f"tab-{self._tab_n}")
+        # only the first tab draws its panes at once; the others when first shown (mounting
+        # the panes of 200 tabs took 12 s before the first screen)
+        return TabPane(title, SessionView(spec, self.settings, eager=self._tab_n == 1), id=f"tab-{self._tab_n}")
 
     def on_mount(self) -> None:
         if self.settings.theme:
@@ -245,24 +255,53 @@ class TraceApp(App[int]):
             self.notify(self.settings.demo_reason, title="Demo", timeout=10, markup=False)
         if self.settings.follow and not self.settings.demo:
             self.watch_sessions()
+        if len(self.settings.sessions) > FIRST_TABS:
+            self.call_after_refresh(self._add_tabs, FIRST_TABS)
+
+    async def _add_tabs(self, start: int) -> None:
+        """Mount the tabs of ``settings.sessions[start:]`` after the first screen, a batch of
+        :data:`TAB_BATCH` per refresh, so the screen answers while they come."""
+        if not self.is_running or not self.screen_stack:
+            return
+        tabs = self.query_one(TabbedContent)
+        batch = self.settings.sessions[start : start + TAB_BATCH]
+        for spec in batch:
+            if spec.key not in self.views:
+                await tabs.add_pane(self._pane(spec))
+        try:
+            self._update_chrome()
+        except NoMatches:  # the screen is being torn down
+            return
+        if start + TAB_BATCH < len(self.settings.sessions):
+            self.call_after_refresh(self._add_tabs, start + TAB_BATCH)
+
+    @property
+    def follow(self):  # -> tracetui.session.follow.Follow
+        """The one follow of every session (one watcher thread, a few fold workers), made at
+        first use."""
+        if self._follow is None:
+            from tracetui.session.follow import Follow
+
+            s = self.settings
+            self._follow = Follow(follow=s.follow, events=s.watch)
+            if self._follow.problem:
+                self.notify(self._follow.problem, severity="warning", markup=False)
+        return self._follow
 
     def on_unmount(self) -> None:
         if self.replay is not None:
             self.replay.stop()
-        if self.sessions_watch is not None:
-            self.sessions_watch.stop()
+        if self._follow is not None:
+            # ends the watcher and the workers, then saves every opened session's store
+            self._follow.stop()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="sessions", name="sessions-watch")
     def watch_sessions(self) -> None:
-        """Notice sessions that start while the app runs (thread worker)."""
+        """Notice sessions that start while the app runs (the follow's watcher and workers)."""
         from tracetui.tui.sessions_watch import SessionsWatch
 
-        worker = get_current_worker()
         s = self.settings
-        self.sessions_watch = SessionsWatch(
-            self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock, s.watch
-        )
-        self.sessions_watch.run(lambda: worker.is_cancelled)
+        self.sessions_watch = SessionsWatch(self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock)
+        self.sessions_watch.attach(self.follow)
 
     def on_sessions_found(self, message: SessionsFound) -> None:
         """``--all``: open a tab per new session; otherwise say that one started."""
@@ -274,7 +313,7 @@ class TraceApp(App[int]):
                 self.notify(f"New session {info.session_id[:8]} in {info.project}: press s to open it", title="Sessions", markup=False)
 
     def _update_chrome(self) -> None:
-        views = list(self.query(SessionView))
+        views = list(self.views.values())
         tabs = self.query_one(TabbedContent)
         tabs.set_class(len(views) <= 1, "-single")
         empty = self.query_one("#empty", Static)
@@ -310,7 +349,7 @@ class TraceApp(App[int]):
         except Exception:
             return
         box.display = small
-        tabs.display = not small and bool(list(self.query(SessionView)))
+        tabs.display = not small and bool(self.views)
         if small:
             box.update(Text(f"Terminal too small: {w}×{h}.\nNeeds at least {MIN_SIZE[0]}×{MIN_SIZE[1]}.", justify="center"))
 
@@ -348,14 +387,14 @@ class TraceApp(App[int]):
     def open_session(self, spec: SessionSpec, activate: bool = True) -> None:
         """Show ``spec`` in its tab (a new tab when it is not open; ``activate``: switch to it)."""
         tabs = self.query_one(TabbedContent)
-        for view in self.query(SessionView):
-            if view.spec.key == spec.key:
-                pane = view.parent
-                while pane is not None and not isinstance(pane, TabPane):
-                    pane = pane.parent
-                if pane is not None and pane.id:
-                    tabs.active = pane.id
-                return
+        view = self.views.get(spec.key)
+        if view is not None:
+            pane = view.parent
+            while pane is not None and not isinstance(pane, TabPane):
+                pane = pane.parent
+            if pane is not None and pane.id:
+                tabs.active = pane.id
+            return
         pane = self._pane(spec)
         added = tabs.add_pane(pane)
 
@@ -390,7 +429,7 @@ class TraceApp(App[int]):
             return has or None
         if action in ("next_tab", "previous_tab"):
             # in the footer only when there is another tab to switch to
-            return len(self.query(SessionView)) > 1
+            return len(self.views) > 1
         return True
 
     def _refresh_bindings(self) -> None:
@@ -517,10 +556,16 @@ class TraceApp(App[int]):
 
         self.push_screen(SessionSwitcher(self.settings.projects_root), chosen)
 
-    def on_tabbed_content_tab_activated(self) -> None:
+    async def on_tabbed_content_tab_activated(self) -> None:
+        if not self.screen_stack:
+            return  # a late activation while the app is torn down
         self._refresh_bindings()
         view = self.current_view
         if view is not None:
+            if self._follow is not None:
+                self._follow.prefer(view.spec.key)  # the tab on screen is folded first
+            if not view.built:
+                await view.build()
             view.refresh_panes()
 
     # -- command palette --------------------------------------------------------------------

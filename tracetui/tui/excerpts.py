@@ -40,7 +40,9 @@ def read_record(path: str, offset: int, max_bytes: int = MAX_LINE_BYTES) -> dict
     ``max_bytes`` bytes. Raises ``OSError`` on I/O errors, :class:`RecordTooLarge` when the line
     is longer than ``max_bytes`` (the file need not have changed), and ``ValueError`` when the
     bytes there are not a JSON object (the file changed since it was folded)."""
-    with open(path, "rb") as f:
+    from tracetui.ingest.files import open_regular
+
+    with open_regular(path) as f:
         f.seek(offset)
         line = f.readline(max_bytes)
         if len(line) >= max_bytes and not line.endswith(b"\n"):

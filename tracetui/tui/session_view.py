@@ -1,4 +1,5 @@
-"""One session's monitor: header, timeline, and panes, fed by one ingest thread worker."""
+"""One session's monitor: header, timeline, and panes, fed by the app's one follow (its fold
+workers post this view's messages; the view never reads a file itself)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,15 @@ import gc
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import OptionList, ProgressBar, Static
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from tracetui.model.state import RunState
+from tracetui.session.follow import Followed
 from tracetui.tui.format import fmt_bytes
-from tracetui.tui.ingest_loop import IngestLoop
 from tracetui.tui.messages import IngestNotice, IngestProgress, SnapshotReady
 from tracetui.tui.settings import SessionSpec, Settings
 from tracetui.tui.view_model import episode_rows, state_as_of
@@ -41,6 +41,23 @@ __all__ = ["SessionView", "FREEZE_EVENTS"]
 FREEZE_EVENTS = 20_000
 
 
+class _ViewSink:
+    """A :class:`~tracetui.session.follow.FollowSink` that posts to one view (thread-safe)."""
+
+    def __init__(self, view: SessionView) -> None:
+        self.view = view
+        self.key = view.spec.key
+
+    def snapshot(self, state: RunState, written: float | None) -> None:
+        self.view.post_message(SnapshotReady(self.key, state, written))
+
+    def progress(self, done: int, total: int) -> None:
+        self.view.post_message(IngestProgress(self.key, done, total))
+
+    def notice(self, level: str, text: str) -> None:
+        self.view.post_message(IngestNotice(self.key, level, text))
+
+
 class SessionView(Vertical):
     """The panes of one session. Its ingest worker posts :class:`SnapshotReady` to it; one
     watcher fans the state out to the panes."""
@@ -52,23 +69,31 @@ class SessionView(Vertical):
     #: while paused, new snapshots are folded and held, not shown
     paused: var[bool] = var(False)
 
-    def __init__(self, spec: SessionSpec, settings: Settings, *, id: str | None = None) -> None:
+    def __init__(self, spec: SessionSpec, settings: Settings, *, id: str | None = None, eager: bool = True) -> None:
         super().__init__(id=id, classes="session")
+        #: whether the panes are mounted: a tab not shown yet holds one line until :meth:`build`
+        self.built = eager
+        self._notice: tuple[str, str] | None = None
         self.spec = spec
         self.settings = settings
         self.latest: RunState | None = None
         #: the newest modification time of the session's files (from the ingest worker)
         self.written: float | None = None
-        self.loop: IngestLoop | None = None
+        #: this session's handle in the app's follow (``mode``, ``use_cache``), once mounted
+        self.loop: Followed | None = None
         self.held = 0
         self.notice_text = ""
         self._as_of_cache: dict[tuple[int, int], RunState] = {}
         self.rows: tuple[EpisodeRow, ...] = ()
+        self._rows_of: RunState | None = None
         self.shown: Shown | None = None
         self._bindings_key: object = None
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        if not self.built:
+            yield Static(Text(f" reading {self.spec.paths[0]}…", style="bold"), classes="placeholder")
+            return
         header = SessionHeader(classes="session-header")
         header.demo = self.spec.demo
         yield header
@@ -95,32 +120,51 @@ class SessionView(Vertical):
                     yield SubagentsTree(classes="pane subagents")
 
     def on_mount(self) -> None:
+        self.app.views[self.spec.key] = self  # type: ignore[attr-defined]
+        if self.built:
+            self._init_panes()
+        self.ingest()
+
+    def _init_panes(self) -> None:
         self.query_one(".fold-progress").display = False
         self.query_one(".notice").display = False
         self.query_one(SessionHeader).update(Text(f" reading {self.spec.paths[0]}…", style="bold"))
-        self.ingest()
+        if self._notice is not None:
+            self._show_notice(*self._notice)
+
+    async def build(self) -> None:
+        """Mount the panes (the first time the tab is shown) and draw the newest state."""
+        if self.built:
+            return
+        self.built = True
+        await self.recompose()
+        self._init_panes()
+        if self.state is not None:
+            self.refresh_panes()
 
     def on_unmount(self) -> None:
-        if self.loop is not None:
-            self.loop.stop()
+        views = getattr(self.app, "views", {})
+        if views.get(self.spec.key) is self:
+            del views[self.spec.key]
+        follow = getattr(self.app, "_follow", None)
+        if follow is not None and self.loop is not None:
+            follow.close(self.spec.key)
 
     # -- ingest -----------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, exit_on_error=False, group="ingest", name="ingest")
     def ingest(self) -> None:
-        """Tail and fold this session's files (thread worker; never touches widgets)."""
-        worker = get_current_worker()
+        """Have the app's follow read and fold this session's files; its workers post
+        :class:`SnapshotReady`, :class:`IngestProgress` and :class:`IngestNotice` here."""
         s = self.settings
-        self.loop = IngestLoop(
+        self.loop = self.app.follow.open(  # type: ignore[attr-defined]
             self.spec.key,
             list(self.spec.paths),
-            self.post_message,
+            _ViewSink(self),
             subagents=s.subagents,
             # the demo replays into a temporary file that is gone at quit: nothing worth caching
             use_cache=s.use_cache and not self.spec.demo,
-            follow=s.follow,
-            watch=s.watch,
         )
-        self.loop.run(lambda: worker.is_cancelled)
+        if self.built:  # the tab on screen at the start: folded first, polled fastest
+            self.app.follow.prefer(self.spec.key)  # type: ignore[attr-defined]
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         message.stop()
@@ -130,6 +174,10 @@ class SessionView(Vertical):
             gc.freeze()
         self.latest = message.state
         self.written = message.written
+        if not self.built:
+            if not self.paused:
+                self.state = message.state
+            return
         self.query_one(".fold-progress").display = False
         if not self.notice_text:  # the progress line, not an error: the read is done
             self.query_one(".notice").display = False
@@ -144,6 +192,8 @@ class SessionView(Vertical):
 
     def on_ingest_progress(self, message: IngestProgress) -> None:
         message.stop()
+        if not self.built:
+            return
         bar = self.query_one(".fold-progress", ProgressBar)
         if message.total > 4 << 20:  # a bar only for reads long enough to notice
             bar.display = True
@@ -155,18 +205,26 @@ class SessionView(Vertical):
 
     def on_ingest_notice(self, message: IngestNotice) -> None:
         message.stop()
-        notice = self.query_one(".notice", Static)
+        changed = False
         if message.level == "error":
             self.notice_text = message.text
-            notice.update(Text(f" ✖ {message.text}", style="bold"))
+            self._notice, changed = ("error", message.text), True
+        elif message.level == "information" and self.notice_text:
+            self.notice_text = ""
+            self._notice, changed = ("clear", ""), True
+        if self.built and changed and self._notice is not None:
+            self._show_notice(*self._notice)
+        self.app.notify(message.text, title=self.spec.label or "tracetui", severity=message.level, markup=False, timeout=6)
+
+    def _show_notice(self, level: str, text: str) -> None:
+        notice = self.query_one(".notice", Static)
+        if level == "error":
+            notice.update(Text(f" ✖ {text}", style="bold"))
             notice.set_class(True, "-error")
             notice.display = True
         else:
-            if message.level == "information" and self.notice_text:
-                self.notice_text = ""
-                notice.display = False
-                notice.set_class(False, "-error")
-        self.app.notify(message.text, title=self.spec.label or "tracetui", severity=message.level, markup=False, timeout=6)
+            notice.display = False
+            notice.set_class(False, "-error")
 
     # -- state → panes ----------------------------------------------------------------------
     def watch_state(self, _old: RunState | None, _new: RunState | None) -> None:
@@ -215,14 +273,16 @@ class SessionView(Vertical):
     def refresh_panes(self) -> None:
         """Fan the state out to every pane (cheap panes skip when nothing they show changed)."""
         live = self.state
-        if live is None:
+        if live is None or not self.built:
             return
         if self.episode is not None and self.episode > len(live.history):
             self.episode = None
             return
         shown_state = self.shown_state()
         assert shown_state is not None
-        self.rows = tuple(episode_rows(live))  # before now_for, which reads the episode's end
+        if self._rows_of is not live:  # a pure function of the state: not again on every tick
+            self.rows = tuple(episode_rows(live))  # before now_for, which reads the episode's end
+            self._rows_of = live
         shown = Shown(
             live, shown_state, self.episode, self.now_for(shown_state), self.rows, self.paused, self.written, self.settings.clock()
         )
@@ -268,11 +328,6 @@ class SessionView(Vertical):
                 row = next((r for r in self.rows if r.index == screen.row.index), None)
                 if row is not None:
                     screen.follow(live, row, held=self.paused)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name == "ingest" and event.state == WorkerState.ERROR:
-            err = event.worker.error
-            self.on_ingest_notice(IngestNotice(self.spec.key, "error", f"reading stopped: {type(err).__name__}: {err}"))
 
     def tick(self) -> None:
         """The app clock moved: re-render what shows ages."""

@@ -1,10 +1,9 @@
-"""Notice new Claude Code sessions: a watchdog observer on the projects folder and on each
-project folder (one level each, so the watch count stays the number of projects), with a
-polling fallback. Runs in a thread worker; posts :class:`SessionsFound`."""
+"""Notice new Claude Code sessions: the projects folder and each project folder (one level
+each, so the watch count stays the number of projects) watched by the app's one
+:class:`~tracetui.session.follow.Follow`, with a slow poll besides. Posts :class:`SessionsFound`."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,19 +12,19 @@ from typing import Any
 from tracetui.ingest.discover import SessionInfo, list_sessions, projects_dir
 from tracetui.tui.messages import SessionsFound
 
-__all__ = ["SessionsWatch", "POLL_SECONDS"]
+__all__ = ["SessionsWatch", "POLL_SECONDS", "KEY"]
 
 #: seconds between two listings when no file event arrives
 POLL_SECONDS = 5.0
-
-
-#: watchdog (inotify) reports opens and read-only closes too; only changes matter here
-_IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
+#: the watcher key of the listing (no session's key: those are paths)
+KEY = "\0sessions"
 
 
 class SessionsWatch:
     """Posts sessions under ``root`` that are not in ``known`` (paths) and were modified in the
-    last ``hours`` hours (``None``: any age, but only sessions that appear after the start)."""
+    last ``hours`` hours (``None``: any age, but only sessions that appear after the start).
+    :meth:`attach` hands it to a :class:`~tracetui.session.follow.Follow`, whose workers run
+    :meth:`step` when the folders change."""
 
     def __init__(
         self,
@@ -34,60 +33,43 @@ class SessionsWatch:
         root: Path | None = None,
         hours: float | None = None,
         clock: Callable[[], float] = time.time,
-        watch: bool = True,
     ) -> None:
         self.post = post
         self.known = set(known)
         self.root = root or projects_dir()
         self.hours = hours
         self.clock = clock
-        self.watch = watch
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._watched: set[Path] = set()
-        self.observer: Any = None
+        self.follow: Any = None
+        self._first = True
+        self._projects: frozenset[Path] | None = None
 
-    def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
+    def attach(self, follow: Any) -> None:
+        """Let ``follow`` (a :class:`~tracetui.session.follow.Follow`) run the listing."""
+        self.follow = follow
+        self._register(frozenset())
 
-    def _schedule(self, d: Path) -> None:
-        if self.observer is None or d in self._watched:
+    def _register(self, projects: frozenset[Path]) -> None:
+        if projects == self._projects or self.follow is None:
             return
-        try:
-            self.observer.schedule(self, str(d), recursive=False)
-            self._watched.add(d)
-        except Exception:
-            pass
+        self._projects = projects
+        globs = [(self.root, "*")] + [(d, "*.jsonl") for d in sorted(projects)]
+        self.follow.watch(KEY, self.step, globs, period=POLL_SECONDS)
 
-    def dispatch(self, event: Any) -> None:
-        """watchdog calls this for every event under a watched folder."""
-        if getattr(event, "event_type", "") in _IGNORED_EVENTS:
-            return  # our own reads open and close the files: reacting to that would never rest
-        path = str(getattr(event, "src_path", ""))
-        if getattr(event, "is_directory", False) or path.endswith(".jsonl"):
-            self._wake.set()
-
-    def _start(self) -> None:
-        if not self.watch:
-            return
-        try:
-            from watchdog.observers import Observer
-
-            self.observer = Observer()
-            self.observer.daemon = True
-            self.observer.start()
-        except Exception:
-            self.observer = None
+    def step(self) -> None:
+        """List the sessions and post the new ones (on a fold worker)."""
+        new = self.scan(self._first)
+        self._first = False
+        if new:
+            self.post(SessionsFound(new))
 
     def scan(self, first: bool = False) -> list[SessionInfo]:
         """New sessions now (and, on the first scan, only remember what exists when ``hours``
         is ``None``)."""
         found = list_sessions(self.root)
-        if self.root.is_dir():
-            self._schedule(self.root)
-            for proj in {s.path.parent for s in found}:
-                self._schedule(proj)
+        try:
+            self._register(frozenset(d for d in self.root.iterdir() if d.is_dir()))
+        except OSError:
+            pass
         cutoff = None if self.hours is None else self.clock() - self.hours * 3600
         new = []
         for s in found:
@@ -102,22 +84,3 @@ class SessionsWatch:
             self.known.add(key)
             new.append(s)
         return new
-
-    def run(self, cancelled: Callable[[], bool] = lambda: False) -> None:
-        self._start()
-        first = True
-        try:
-            while not (cancelled() or self._stop.is_set()):
-                self._wake.clear()
-                new = self.scan(first)
-                first = False
-                if new:
-                    self.post(SessionsFound(new))
-                self._wake.wait(POLL_SECONDS)
-                time.sleep(0.2)  # let a burst of events (a session's first lines) settle
-        finally:
-            if self.observer is not None:
-                try:
-                    self.observer.stop()
-                except Exception:
-                    pass

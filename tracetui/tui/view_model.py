@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from tracetui.model.state import AgentState, Anchor, Counters, Event, PromptInfo, RunState
+from tracetui.session.follow import not_a_transcript  # noqa: F401 - re-exported for the panes
 from tracetui.views.as_of import state_as_of as views_state_as_of
 
 __all__ = [
@@ -237,6 +238,10 @@ def anomaly_message(message: str, key: str, cwd: str | None) -> str:
     return message.replace(root + "/", "") if root else message
 
 
+#: ``(state, timeless_anomalies(state))`` of the last state :func:`anomaly_rows` was asked about
+_TIMELESS: tuple[RunState, tuple] | None = None
+
+
 def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[AnomalyRow], bool]:
     """``(rows, derived)``: open anomalies first (most severe first), then cleared ones.
 
@@ -246,13 +251,19 @@ def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[Anomal
     detectors: the rows are then only the ingest-honesty facts the state itself carries.
     """
     try:
-        from tracetui.model.anomalies import detect_anomalies
+        from tracetui.model.anomalies import stall_anomalies, timeless_anomalies
     except ImportError:
-        detect_anomalies = None
+        timeless_anomalies = None  # type: ignore[assignment]
     rows: list[AnomalyRow] = []
     cwd = state.main.cwd
-    if detect_anomalies is not None:
-        for a in detect_anomalies(state, now, getattr(state, "episodes", None) or None):
+    if timeless_anomalies is not None:
+        # the detectors that ignore the clock run once per state, not on every tick (pricing
+        # every episode for the cost spikes each second was most of an idle big session's CPU)
+        global _TIMELESS
+        if _TIMELESS is None or _TIMELESS[0] is not state:
+            _TIMELESS = (state, timeless_anomalies(state, getattr(state, "episodes", None) or None))
+        head, tail = _TIMELESS[1]
+        for a in head + stall_anomalies(state, now) + tail:
             is_open = getattr(a, "open", True)
             rows.append(
                 AnomalyRow(
@@ -286,22 +297,3 @@ def episode_events(state: RunState, row: EpisodeRow) -> list[Event]:
     """The main-thread ledger events of episode ``row`` (from its prompt to the next one)."""
     led = state.ledgers[state.main.src] if state.ledgers else []
     return led[row.ledger_start : min(row.ledger_end, len(led))]
-
-
-def not_a_transcript(state: RunState) -> dict[int, str]:
-    """The named files (main, or another given path) that hold lines but no transcript record
-    yet, by source index, each with a one-line reason: ``"t.txt: not a transcript (2 lines,
-    none a JSON object)"``. The headless commands refuse such a file
-    (``SessionReader.check_transcript``); the monitor says so and keeps watching, since the file
-    may still become one. Missing or unreadable files are not listed (``SourceStatus.error``
-    says those)."""
-    records = {a.src: a.counters.records for a in (state.main, *state.agents)}
-    out: dict[int, str] = {}
-    for i, s in enumerate(state.sources):
-        if s.role not in ("main", "file") or s.error or s.size == 0 or records.get(i, 0) > 0:
-            continue
-        if s.malformed:
-            out[i] = f"{s.name}: not a transcript ({s.malformed} line{'s' if s.malformed != 1 else ''}, none a JSON object)"
-        elif s.pending_bytes:
-            out[i] = f"{s.name}: not a transcript yet (no complete line in {s.pending_bytes} bytes)"
-    return out

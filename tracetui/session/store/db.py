@@ -174,9 +174,11 @@ def code_fingerprint() -> str:
 
 def fingerprint(path: str, offset: int) -> bytes:
     """SHA-256 over the first and the last :data:`FP_BYTES` bytes before ``offset`` of the
-    file at ``path``. Raises ``OSError``."""
+    file at ``path``. Raises ``OSError`` (``NotRegularFile`` for a FIFO or device, never opened)."""
+    from tracetui.ingest.files import open_regular
+
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:  # a file replaced by a FIFO must not block
         h.update(f.read(min(FP_BYTES, offset)))
         if offset > FP_BYTES:
             start = max(FP_BYTES, offset - FP_BYTES)

@@ -8,7 +8,7 @@ from textual.widgets import Static
 from tracetui.tui.fields import append_fields
 from tracetui.tui.format import fmt_bytes, fmt_count, one_line
 from tracetui.tui.view_model import main_model
-from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
+from tracetui.tui.widgets.pane import Shown, guarded, short_anchor, update_text
 
 __all__ = ["SessionHeader", "status_of"]
 
@@ -79,7 +79,7 @@ class SessionHeader(Static):
         append_fields(t, tail, width)
         t.append("\n")
         t.append_text(watermark(shown, self.mode, width, self.held if shown.paused else 0))
-        self.update(t, layout=False)
+        update_text(self, t)
 
 
 #: from this many columns the watermark names the whole file; below, a long name is cut to its

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from tracetui.model.state import Anchor, RunState
 from tracetui.tui.view_model import EpisodeRow
 
-__all__ = ["Shown", "Pane", "anchor_text", "short_anchor", "guarded", "report_failure"]
+__all__ = ["Shown", "Pane", "anchor_text", "short_anchor", "guarded", "report_failure", "update_text"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def report_failure(widget: Any, exc: Exception) -> None:
     one pane's bug must not end the monitor."""
     msg = f"{type(widget).__name__} failed: {type(exc).__name__}: {exc}"
     if isinstance(widget, Static):
-        widget.update(Text(msg, style="bold red"))
+        update_text(widget, Text(msg, style="bold red"))
     else:
         widget.border_subtitle = "failed: see notification"
     app = widget.app
@@ -89,6 +89,15 @@ def report_failure(widget: Any, exc: Exception) -> None:
     if msg not in said:
         said.add(msg)
         widget.app.notify(msg, title="tracetui bug", severity="error", markup=False, timeout=10)
+
+
+def update_text(widget: Static, text: Text) -> None:
+    """``widget.update(text)`` unless it shows that very text already: the one-second tick
+    rebuilds what shows ages, and an unchanged pane must cost no render."""
+    if getattr(widget, "_tracetui_text", None) == text:
+        return
+    widget._tracetui_text = text  # type: ignore[attr-defined]
+    widget.update(text, layout=False)
 
 
 def guarded(show: Callable[..., None]) -> Callable[..., None]:
@@ -128,7 +137,7 @@ class Pane(Static):
             return
         self._key = key
         # the pane's size comes from the stylesheet, never from its content: no layout pass
-        self.update(self.build(shown), layout=False)
+        update_text(self, self.build(shown))
 
     def key(self, shown: Shown) -> object:
         """What the pane's content depends on (``None``: always rebuild)."""

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tracetui.tui.widgets.episodes import STATUS_STYLE
-from tracetui.tui.widgets.pane import Shown, guarded
+from tracetui.tui.widgets.pane import Shown, guarded, update_text
 
 __all__ = ["Timeline"]
 
@@ -21,7 +21,7 @@ class Timeline(Static):
     @guarded
     def show(self, shown: Shown) -> None:
         self.shown = shown
-        self.update(self.build(shown, max(20, self.size.width or 80)), layout=False)
+        update_text(self, self.build(shown, max(20, self.size.width or 80)))
 
     def on_resize(self) -> None:
         if self.shown is not None:

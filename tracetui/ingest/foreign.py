@@ -1,0 +1,34 @@
+"""Files of other agents' tools that look like transcripts: say what they are instead of folding
+them as a Claude Code session with nothing in it.
+
+An OpenAI Codex CLI rollout (``~/.codex/sessions/…/rollout-*.jsonl``, ``shared/docs/
+codex-format.md``) is JSON lines like a transcript, ``{"timestamp", "type", "payload"}``, its
+first line of type ``session_meta``; none of its record types is a Claude Code one, so the fold
+counts every record as unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = ["CODEX_ROLLOUT", "CODEX_RECORD_TYPES", "foreign_format", "foreign_message"]
+
+#: what a Codex rollout is called in messages
+CODEX_ROLLOUT = "an OpenAI Codex CLI rollout"
+#: the top-level ``type`` values of a Codex rollout's lines (codex-format.md, "One line")
+CODEX_RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+
+
+def foreign_format(record_types: Iterable[str]) -> str | None:
+    """What another tool's file is, from the ``type`` of its first records (in file order, as the
+    fold samples its unknown records), or ``None`` when they are not known to be one:
+    :data:`CODEX_ROLLOUT` when the first is ``session_meta`` and all are Codex record types."""
+    types = list(record_types)
+    if types and types[0] == "session_meta" and all(t in CODEX_RECORD_TYPES for t in types):
+        return CODEX_ROLLOUT
+    return None
+
+
+def foreign_message(name: str, what: str) -> str:
+    """The one line that says file ``name`` is ``what`` (from :func:`foreign_format`)."""
+    return f"{name}: {what}; tracetui reads Claude Code transcripts only (Codex support is coming)"
