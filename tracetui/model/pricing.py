@@ -19,7 +19,7 @@ Cache writes come in two lifetimes at two prices: ``usage.cache_creation`` split
 ``cache_write_1h_tokens`` (``cache_write_1h_mtok``, e.g. 10 USD/MTok for claude-opus-4-6 against
 6.25 for 5-minute writes) when it is given, and the rest of ``cache_write_tokens`` at
 ``cache_write_mtok`` (its Anthropic extractor in ``genai_prices.data``). No Anthropic model in the
-table prices 5-minute writes apart from ``cache_write_mtok`` (tests/test_pricing_1h.py checks), so
+table prices 5-minute writes apart from ``cache_write_mtok`` (tests/model/test_pricing_1h.py checks), so
 the 1-hour part is the only split a bucket needs to keep (:attr:`UsageBucket.cache_write_1h`).
 
 The fold therefore keeps tokens per bucket (model, UTC day, band) with the count of messages in
@@ -58,7 +58,7 @@ __all__ = [
 
 #: input-token thresholds of per-request tiered prices in genai-prices' table for provider
 #: ``anthropic`` (``Tier(start=200000)``: the long-context price of e.g. sonnet-4-5 and
-#: opus-4-6 before 2026-03-13; ``Tier(start=100000)``: claude-haiku-5-5); tests/test_pricing.py
+#: opus-4-6 before 2026-03-13; ``Tier(start=100000)``: claude-haiku-5-5); tests/model/test_pricing.py
 #: fails when the bundled table uses a threshold missing here
 TIER_BOUNDS = (100_000, 200_000)
 #: the day a bucket without a dated record is priced at when no fallback timestamp is known

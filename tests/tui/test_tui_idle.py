@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.text import Text
-from test_tui_support import app_for, wait_for_state
+from tui_support import app_for, wait_for_state
 
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.tui.widgets.now import NowPane, fit_frontier

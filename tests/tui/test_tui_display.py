@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from test_tui_support import STALLED_NOW, app_for, demo_session, wait_for_state
 from textual.geometry import Region
 from textual.widgets import Static
+from tui_support import STALLED_NOW, app_for, demo_session, wait_for_state
 
 from tracetui.tui.widgets.counters import CountersPane
 from tracetui.tui.widgets.episodes import EpisodesList

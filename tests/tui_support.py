@@ -1,6 +1,6 @@
 """Helpers shared by the TUI tests: fixture sessions written to tmp_path, a frozen clock, and
-waiting for the ingest worker. (Named test_tui_* so it sits with the tests it serves; it holds
-one test of its own: that the fixtures are what the other tests assume.)"""
+waiting for the ingest worker. (tests/tui/test_tui_fixtures.py checks that the fixtures are what the
+other tests assume.)"""
 
 from __future__ import annotations
 
@@ -78,18 +78,6 @@ async def wait_for_state(pilot, generation: int = 0, tries: int = 200) -> Sessio
             raise AssertionError("the ingest worker posted no snapshot")
         await pilot.pause(0.02)
         n += 1
-
-
-def test_fixtures_are_what_the_tests_assume(tmp_path: Path) -> None:
-    from tracetui.session.reader import SessionReader
-
-    r = SessionReader(demo_session(tmp_path))
-    r.poll()
-    st = r.snapshot()
-    assert st.main.prompts == 5 and len(st.history) == 4
-    assert len(st.pending) == 1 and len(st.agents) == 1
-    last = max(a.last_timestamp for a in (st.main, *st.agents))
-    assert datetime.fromisoformat(last.replace("Z", "+00:00")).timestamp() < FROZEN_NOW
 
 
 async def open_sessions(pilot, app):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from test_tui_support import FROZEN_NOW, demo_session, small_session
+from tui_support import FROZEN_NOW, demo_session, small_session
 
 from tracetui.demo.build import DEMO_SESSION_ID, build_demo, subagent_meta
 from tracetui.demo.replay import DemoReplay, demo_files

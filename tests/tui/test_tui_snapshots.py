@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_tui_support import STALLED_NOW, app_for, demo_session, wait_for_state, wait_until
+from tui_support import STALLED_NOW, app_for, demo_session, wait_for_state, wait_until
 
 from tracetui.tui.screens.episode import EpisodeScreen
 

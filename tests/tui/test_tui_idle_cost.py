@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
+from tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
 
 from tracetui.tui.app import make_app
 from tracetui.tui.session_view import SessionView

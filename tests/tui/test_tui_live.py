@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
+from tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
 
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.session.follow import Follow

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_tui_support import app_for, wait_for_state, wait_until
+from tui_support import app_for, wait_for_state, wait_until
 
 from tracetui.tui.screens.episode import EpisodeScreen
 

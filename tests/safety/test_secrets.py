@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_tui_support import app_for, wait_for_state, wait_until
+from tui_support import app_for, wait_for_state, wait_until
 
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.ingest.secrets import redact, summary

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state, wait_until
 from textual.command import CommandPalette
+from tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state, wait_until
 
 from tracetui.tui.app import TraceApp
 from tracetui.tui.screens.episode import EpisodeScreen
@@ -553,7 +553,7 @@ async def test_a_text_file_is_said_not_a_transcript_and_still_watched(tmp_path: 
 
 
 async def test_anomaly_badges_show_paths_relative_to_the_session_and_mark_cleared_ones(tmp_path: Path) -> None:
-    from test_tui_support import STALLED_NOW
+    from tui_support import STALLED_NOW
 
     from tracetui.model.anomalies import detect_anomalies
     from tracetui.tui.widgets.anomalies import AnomalyBadges

@@ -36,8 +36,8 @@ def _checkout(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
     (repo / "tests").mkdir(parents=True)
     (repo / "pytest.ini").write_text("[pytest]\naddopts = -ra -p no:cacheprovider\n")
-    for name in ("conftest.py", "test_views_corpus.py"):
-        shutil.copy(HERE / name, repo / "tests" / name)
+    shutil.copy(HERE.parent / "conftest.py", repo / "tests" / "conftest.py")
+    shutil.copy(HERE / "test_views_corpus.py", repo / "tests" / "test_views_corpus.py")
     return repo
 
 

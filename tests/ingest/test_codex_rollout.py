@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_tui_support import app_for, wait_until
+from tui_support import app_for, wait_until
 
 from tracetui.cli import main
 

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_tui_support import small_session
+from tui_support import small_session
 
 from tracetui.ingest.discover import list_sessions, subagent_files
 from tracetui.ingest.files import NotRegularFile, open_regular
@@ -166,7 +166,7 @@ def test_the_hook_gives_up_on_a_transcript_that_blocks(tmp_path: Path, monkeypat
 
 
 async def test_the_monitor_on_a_fifo_says_so_and_quits(tmp_path: Path) -> None:
-    from test_tui_support import app_for, wait_until
+    from tui_support import app_for, wait_until
 
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hostile import EVIL, hostile_session, is_dirty
 from rich.segment import Segment
-from test_tui_support import app_for, open_sessions, wait_for_state, wait_until
+from tui_support import app_for, open_sessions, wait_for_state, wait_until
 
 from tracetui.tui.screens.episode import EpisodeScreen
 from tracetui.tui.screens.help import HelpScreen

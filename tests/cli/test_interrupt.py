@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_tui_support import small_session
+from tui_support import small_session
 
 #: seconds before a command that should have ended counts as hung
 HUNG = 60

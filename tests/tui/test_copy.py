@@ -1,0 +1,71 @@
+"""Copying the card and the worker view: OSC 52, the export file, what the notification says.
+
+Fixture sessions are built here (``TranscriptBuilder``); nothing is copied from the corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets._toast import Toast
+from tui_support import app_for, demo_session, wait_for_state, wait_until
+
+from tracetui.tui.app import NARROW_TIMEOUT
+
+
+# -- 2. the copy notification promises only what is true; 5. compact toasts when narrow -------
+async def test_copy_says_it_sent_the_text_by_osc52_and_wrote_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = demo_session(tmp_path)
+    monkeypatch.delenv("TMUX", raising=False)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("c")
+        note = list(app._notifications)[-1]
+        file = tmp_path / "exports" / f"{path.stem}-card-live.txt"
+        chars = len(file.read_text("utf-8"))
+        # "Copied" promised what the app cannot know (tmux drops OSC 52 by default)
+        assert "Copied" not in note.message and note.title != "Copied"
+        assert (
+            note.message
+            == f"Sent the card (live, {chars} chars) to the clipboard by OSC 52 (if the terminal accepts it) and wrote it to {file}"
+        )
+        monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+        await pilot.press("w")
+        note = list(app._notifications)[-1]
+        assert "(the terminal may refuse it; under tmux it needs set-clipboard on)" in note.message
+        assert note.message.startswith("Sent the worker view (live, ")
+
+
+async def test_narrow_terminal_gets_a_compact_short_lived_copy_toast(tmp_path: Path) -> None:
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(60, 24), notifications=True) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        note = list(app._notifications)[-1]
+        assert note.message == f"Card sent by OSC 52; file {path.stem[:8]}…-card-live.txt"
+        assert note.timeout <= NARROW_TIMEOUT
+
+        def toasts() -> list:
+            return [t for t in app.screen.query(Toast) if t._notification.message == note.message]
+
+        await wait_until(pilot, lambda: toasts() and toasts()[0].region.height > 0, 300, 0.01)
+        toasts = toasts()
+        assert len(toasts) == 1
+        region = toasts[0].region
+        # it covered 9 rows and 30 columns (a third of the Episodes and Files panes)
+        assert region.height <= 3 and region.width <= 27, region
+        # errors get longer, still bounded
+        app.notify("an error", severity="error", timeout=20)
+        await pilot.pause()
+        assert [n.timeout for n in app._notifications if n.message == "an error"] == [2 * NARROW_TIMEOUT]
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        note = list(app._notifications)[-1]
+        assert note.timeout == 8 and note.message.startswith("Sent the card (live")

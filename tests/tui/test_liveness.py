@@ -1,0 +1,95 @@
+"""LIVE and IDLE: which sessions are being written, by the files' modification times.
+
+Fixture sessions come from tui_sessions.py and tui_support.py (``TranscriptBuilder``); nothing is copied from
+the corpus.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from textual.widgets import DataTable
+from tui_sessions import retry_session
+from tui_support import app_for, open_sessions, wait_for_state
+
+from tracetui.tui.format import LIVE_WINDOW, activity, is_live
+from tracetui.tui.widgets.episodes import EpisodesList
+from tracetui.tui.widgets.header import SessionHeader
+from tracetui.tui.widgets.timeline import Timeline
+
+
+# -- 4. "live" only for a session written to lately -------------------------------------------
+def test_activity_is_live_only_within_the_window() -> None:
+    now = 1_800_000_000.0
+    assert activity(now - 5, now) == "live" and is_live(now - LIVE_WINDOW + 1, now)
+    assert activity(now + 30, now) == "live"  # a clock apart: just written
+    assert activity(None, now) == "live"  # unknown: nothing says otherwise
+    assert not is_live(now - LIVE_WINDOW, now)
+    assert activity(now - LIVE_WINDOW, now) == "idle 10m"
+    assert activity(now - 3 * 3600 - 59, now) == "idle 3h"
+    assert activity(now - 452 * 86400 - 14 * 3600, now) == "idle 452d"
+
+
+def test_ingest_loop_reports_the_newest_write_of_the_files(tmp_path: Path) -> None:
+    from tracetui.session.follow import Follow
+
+    path = tmp_path / "s.jsonl"
+    retry_session(path)
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    posted: list = []
+
+    class Sink:
+        def snapshot(self, state, written):
+            posted.append(written)
+
+        def progress(self, done, total):
+            pass
+
+        def notice(self, level, text):
+            pass
+
+    f = Follow(follow=False)
+    try:
+        assert f.open("k", [path], Sink(), use_cache=False).loaded.wait(30)
+    finally:
+        f.stop()
+    assert posted == [1_700_000_000]
+
+
+async def test_an_old_session_is_idle_not_live(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    retry_session(path)
+    written = path.stat().st_mtime
+    app = app_for([path], tmp_path, now=written + 452 * 86400 + 3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        header = str(view.query_one(SessionHeader).content)
+        timeline = str(view.query_one(Timeline).content)
+        row = str(view.query_one(EpisodesList).get_option_at_index(0).prompt)
+        assert "LIVE" not in header and header.startswith(" IDLE 452d ")
+        assert "LIVE" not in timeline and "1/1 IDLE 452d" in timeline
+        assert row.rstrip().endswith("idle") and "live" not in row
+        assert view.query_one(SessionHeader).has_class("-idle")
+    app = app_for([path], tmp_path, now=written + 60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert str(view.query_one(SessionHeader).content).startswith(" LIVE ")
+        assert "1/1 LIVE" in str(view.query_one(Timeline).content)
+        assert str(view.query_one(EpisodesList).get_option_at_index(0).prompt).rstrip().endswith("live")
+
+
+async def test_session_switcher_marks_only_recently_written_sessions_live(tmp_path: Path) -> None:
+    old = tmp_path / "projects" / "-p1" / "aaaa1111-0000-4000-8000-000000000001.jsonl"
+    new = tmp_path / "projects" / "-p2" / "bbbb2222-0000-4000-8000-000000000002.jsonl"
+    retry_session(old)
+    retry_session(new)
+    now = new.stat().st_mtime + 30
+    os.utime(old, (now - 452 * 86400, now - 452 * 86400))
+    app = app_for([new], tmp_path, now=now)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        screen = await open_sessions(pilot, app)
+        table = screen.query_one(DataTable)
+        cells = {str(table.get_row_at(i)[3]): str(table.get_row_at(i)[0]) for i in range(table.row_count)}
+        assert cells == {new.stem: "live", old.stem: "452d00h ago"}
