@@ -55,3 +55,53 @@ def test_corpus_file_with_an_idless_call_counts_all_three(corpus) -> None:
         pytest.skip("file not in the corpus")
     js = state_to_json(fold_bytes(p.read_bytes()))
     assert js["counters"]["tool_calls"] == p.read_bytes().count(b'"type":"tool_use"')
+
+
+# -- "unknown" says the same everywhere -------------------------------------------------------
+
+UNKNOWN_REC = b'{"type":"brand-new-thing","uuid":"x1"}'
+UNKNOWN_BLOCKS = (
+    b'{"type":"assistant","uuid":"a2","message":{"id":"m2","role":"assistant",'
+    b'"content":[{"type":"server_tool_use","id":"s1","name":"web"},{"type":"future_block"}]}}'
+)
+
+
+def _unknown_state():
+    return fold_bytes(b"\n".join([PROMPT, UNKNOWN_REC, UNKNOWN_BLOCKS]) + b"\n")
+
+
+def test_unknown_is_records_and_blocks_counted_once_in_every_output() -> None:
+    from tracetui.views.state_json import state_summary
+    from tracetui.views.worker import watermark
+
+    st = _unknown_state()
+    assert (st.counters.unknown_records, st.counters.unknown_blocks) == (1, 2)
+    src = state_to_json(st)["sources"][0]
+    assert (src["unknown"], src["unknown_records"], src["unknown_blocks"]) == (3, 1, 2)
+    assert "unknown 1 record, 2 blocks" in state_summary(st)
+    assert "unknown 1 record, 2 blocks" in watermark(st).body
+
+
+def test_monitor_header_says_unknown_as_the_headless_outputs() -> None:
+    from tracetui.tui.widgets.header import watermark
+    from tracetui.tui.widgets.pane import Shown
+
+    st = _unknown_state()
+    assert "unknown 1 record, 2 blocks" in watermark(Shown(st, st, None, 0.0, ())).plain
+
+
+# -- one cost formatter -----------------------------------------------------------------------
+
+
+def test_counters_pane_writes_cost_as_the_headless_outputs() -> None:
+    import msgspec
+
+    from tracetui.model.pricing import PLAIN_COST_NOTE
+    from tracetui.tui.widgets.counters import CountersPane
+    from tracetui.tui.widgets.pane import Shown
+    from tracetui.views.state_json import state_summary
+
+    st = msgspec.structs.replace(fold_bytes(PROMPT + b"\n"), cost_usd=0.00004, cost_note=PLAIN_COST_NOTE)
+    pane = CountersPane().build(Shown(st, st, None, 0.0, ())).plain
+    assert "cost $0.00 (estimate)" in pane and "~" not in pane
+    assert "cost     $0.00 (estimate)" in state_summary(st)
