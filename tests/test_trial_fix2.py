@@ -105,3 +105,20 @@ def test_counters_pane_writes_cost_as_the_headless_outputs() -> None:
     pane = CountersPane().build(Shown(st, st, None, 0.0, ())).plain
     assert "cost $0.00 (estimate)" in pane and "~" not in pane
     assert "cost     $0.00 (estimate)" in state_summary(st)
+
+
+# -- a theme that does not exist --------------------------------------------------------------
+
+
+def test_unknown_theme_is_one_line_naming_it_and_the_themes_exit_2(capsys) -> None:
+    from tracetui.tui.main import run_app
+
+    assert run_app(["--theme", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'nosuch'" in err and "nord" in err and "textual-dark" in err
+
+
+def test_a_known_theme_is_kept() -> None:
+    from tracetui.tui.main import build_settings
+
+    assert build_settings(["--demo", "--theme", "nord"]).theme == "nord"
