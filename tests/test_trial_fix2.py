@@ -122,3 +122,14 @@ def test_a_known_theme_is_kept() -> None:
     from tracetui.tui.main import build_settings
 
     assert build_settings(["--demo", "--theme", "nord"]).theme == "nord"
+
+
+# -- the README's hook command is the one install writes --------------------------------------
+
+
+def test_readme_shows_the_hook_command_as_install_writes_it() -> None:
+    from tracetui.hook.install import _shell_quote
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for path in ("/path/to/venv/bin/tracetui", "/home/me/my venv/bin/tracetui"):
+        assert f"`{_shell_quote(path)} hook`" in readme, path
