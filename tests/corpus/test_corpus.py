@@ -129,6 +129,7 @@ def recount(data: bytes) -> dict[str, Any]:
     usage: dict[str, list[int]] = {}
     models: set[str] = set()
     calls: dict[str, str] = {}
+    idless = 0
     answered: set[str] = set()  # tool_use ids with a tool_result anywhere in the file: Claude Code
     # 2.1.x sometimes writes a result's line before its call's, and such a call is not pending
     files: dict[str, dict[str, int]] = {}
@@ -160,11 +161,14 @@ def recount(data: bytes) -> dict[str, Any]:
                 models.add(model)
             content = msg.get("content")
             for b in content if isinstance(content, list) else []:
-                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id"):
-                    tid, name = b["id"], b.get("name") or "?"
-                    if tid in calls:
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    tid, name = b.get("id"), b.get("name") or "?"
+                    if not tid:  # a call without id: each one counted, never pending
+                        idless += 1
+                    elif tid in calls:
                         continue
-                    calls[tid] = name
+                    else:
+                        calls[tid] = name
                     by_name[name] = by_name.get(name, 0) + 1
                     inp = b.get("input")
                     if name in FILE_OPS and isinstance(inp, dict):
@@ -189,7 +193,7 @@ def recount(data: bytes) -> dict[str, Any]:
             elif not s.startswith(WRAPPERS):
                 c["user_prompts"] += 1
                 prompts.append((_prompt_form(text), line_no))
-    c["tool_calls"] = len(calls)
+    c["tool_calls"] = len(calls) + idless
     c["api_messages"] = len(usage)
     tokens = [sum(v[i] for v in usage.values()) for i in range(4)]
     return {

@@ -243,7 +243,7 @@ def test_ingest_honesty_unknown_records_and_truncated_files(tmp_path) -> None:
     s = Script().prompt("a").say("b")
     s.add({"type": "brand-new-record-type", "sessionId": "x"})
     a = _one(s.state(), "ingest")
-    assert "1 unknown record(s)/block(s)" in a.message
+    assert "unknown 1 record, 0 blocks" in a.message
     p = tmp_path / "s.jsonl"
     p.write_bytes(s.data())
     r = SessionReader([p], subagents=False, price=False)

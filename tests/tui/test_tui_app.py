@@ -628,7 +628,7 @@ async def test_no_duplicated_words_for_an_unpriced_model_and_a_compaction(tmp_pa
         view = await wait_for_state(pilot)
         assert view.state.cost_usd is None and "claude-unheard-of-9" in view.state.cost_note
         counters = text_of(view.query_one(CountersPane))
-        assert f"cost ? ({view.state.cost_note})" in counters and "cost cost" not in counters
+        assert f"cost unknown ({view.state.cost_note})" in counters and "cost cost" not in counters
         await pilot.press("e")
         screen = app.screen
         assert isinstance(screen, EpisodeScreen)

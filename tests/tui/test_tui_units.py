@@ -50,7 +50,7 @@ def test_formatters() -> None:
     assert [fmt_age(s) for s in (None, 4.4, 4.6, 125, 3720, 90000)] == ["?", "4s", "5s", "2m05s", "1h02m", "1d01h"]
     assert [fmt_tokens(n) for n in (950, 12_345, 4_560_000)] == ["950", "12.3k", "4.56M"]
     assert fmt_bytes(512) == "512 B" and fmt_bytes(2048) == "2.0 KiB"  # binary units, labelled so
-    assert fmt_usd(None) == "?" and fmt_usd(1.234) == "~$1.23"
+    assert fmt_usd(None) == "?" and fmt_usd(1.234) == "$1.23" and fmt_usd(0.00004) == "$0.00"
     assert short_path("/w/p/a.py", "/w/p") == "a.py" and short_path("/x/a.py", "/w/p") == "/x/a.py"
 
 

@@ -161,7 +161,7 @@ def test_watermark_counts_malformed_and_unknown_records() -> None:
     s.add(b"{not json")
     s.add({"type": "brand-new-record", "x": 1})
     text = render_worker_view(s.state())
-    assert "malformed 1 · unknown 1" in text.split("\n")[1]
+    assert "malformed 1 · unknown 1 record, 0 blocks" in text.split("\n")[1]
 
 
 def test_ages_need_now_and_never_read_the_clock(state) -> None:

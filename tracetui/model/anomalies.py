@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tracetui.model.state import Event
+from tracetui.model.state import Event, unknown_text
 from tracetui.model.types import EVIDENCE_KEPT, Anchor, Anomaly, ToolCall
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -465,7 +465,7 @@ def timeless_anomalies(state: "RunState", episodes: tuple | None = None) -> tupl
         if s.malformed:
             probs.append(f"{s.malformed} malformed line(s)")
         if s.unknown:
-            probs.append(f"{s.unknown} unknown record(s)/block(s)")
+            probs.append(unknown_text(s.unknown_records, s.unknown_blocks))
         if s.truncated or s.replaced:
             probs.append("; ".join(s.resets) or "file truncated or replaced")
         if s.error:

@@ -134,7 +134,6 @@ class FileFold(MessageHandlers, ToolHandlers):
         #: toolUseResult bytes or None); see ``_keep_early``
         self._early_results: dict[str, tuple[Anchor, bool, str, str, bytes | None]] = {}
         self.malformed = 0
-        self.unknown_count = 0
 
     # -- input ------------------------------------------------------------------------------
     def feed_line(self, line_no: int, offset: int, buf: bytes | memoryview) -> None:
@@ -170,7 +169,6 @@ class FileFold(MessageHandlers, ToolHandlers):
         self.last_anchor = anchor
 
     def _unknown(self, anchor: Anchor, type_: str, reason: str) -> None:
-        self.unknown_count += 1
         if len(self.unknown) < MAX_SAMPLES:
             self.unknown.append(UnknownEntry(anchor, type_, reason))
 

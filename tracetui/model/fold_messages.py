@@ -109,7 +109,7 @@ class MessageHandlers:
             if b.shape_error is not None:
                 self._shape(anchor, f"block:{b.type}", b.shape_error)
             bt = b.type
-            if bt == "tool_use" and not b.schema_error and b.id:
+            if bt == "tool_use" and not b.schema_error:
                 self._tool_use(rec, anchor, i, raw, b, key, u, main)
             elif bt == "text" and not b.schema_error:
                 text = b.text or ""

@@ -62,6 +62,16 @@ class ToolHandlers:
             message_id=key,
             usage=u,
         )
+        if not tid:
+            # a call no result can ever answer: counted (by name, with its file touch) and
+            # listed as a shape problem, never pending; nothing else keys on it
+            self._shape(anchor, "block:tool_use", "tool_use without id")
+            self.counters.tool_calls += 1
+            self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
+            self._touch(file_ops(name, inp), anchor)
+            if main:
+                self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, timestamp=rec.timestamp)
+            return
         if tid in self.calls or self._find_call(tid, self._seq) is not None:
             return  # the same tool_use read twice is one call
         call = ToolCall(tid, name, brief, anchor, self._seq, rec.timestamp, bool(rec.isSidechain))
@@ -72,20 +82,7 @@ class ToolHandlers:
             self._trim_calls()
         self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
         op = file_ops(name, inp)
-        if op is not None:
-            path, kind = op
-            # leaves are replaced, never mutated: snapshots share them without copying
-            ft = self.files.get(path)
-            if ft is None:
-                ft = FileTouch(path, first=anchor)
-            r, w, e = ft.reads, ft.writes, ft.edits
-            if kind == "read":
-                r += 1
-            elif kind == "write":
-                w += 1
-            else:
-                e += 1
-            self.files[path] = FileTouch(path, r, w, e, ft.first, anchor)
+        self._touch(op, anchor)
         if name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
             inp = _bounded(inp)  # kept until its result, and cached: no int msgpack cannot hold
             self._call_inputs[tid] = inp
@@ -108,6 +105,25 @@ class ToolHandlers:
         if early is not None:  # its result was read first: the call is answered already
             self._pair(call, *early)
 
+    def _touch(self: Any, op: tuple[str, str] | None, anchor: Anchor) -> None:
+        """Count a call's file operation ``op`` (``(path, "read"|"write"|"edit")``, from
+        ``file_ops``; ``None``: none) in ``files``."""
+        if op is None:
+            return
+        path, kind = op
+        # leaves are replaced, never mutated: snapshots share them without copying
+        ft = self.files.get(path)
+        if ft is None:
+            ft = FileTouch(path, first=anchor)
+        r, w, e = ft.reads, ft.writes, ft.edits
+        if kind == "read":
+            r += 1
+        elif kind == "write":
+            w += 1
+        else:
+            e += 1
+        self.files[path] = FileTouch(path, r, w, e, ft.first, anchor)
+
     def _tool_result(self: Any, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block, main: bool) -> None:
         tid = b.tool_use_id or ""
         is_error = bool(b.is_error)
@@ -120,11 +136,17 @@ class ToolHandlers:
         name = call.name if call is not None else None
         exc = result_excerpt(content, EXCERPT_CHARS)
         self._event("tool_result", anchor, rec, i, raw, exc, name=name, tool_use_id=tid, is_error=is_error)
+        if not tid:
+            # a result no call can claim: its error (each one) counted, listed as a shape problem
+            self._shape(anchor, "block:tool_result", "tool_result without tool_use_id")
+            if is_error:
+                self.counters.tool_errors += 1
+            return
         if is_error and tid not in self._tool_error_ids:
             self._tool_error_ids.add(tid)
             self.counters.tool_errors += 1
         if call is None:
-            if tid and tid not in self._early_results:
+            if tid not in self._early_results:
                 self._keep_early(tid, anchor, is_error, exc, result_text(content), rec.toolUseResult)
             return
         self._pair(call, anchor, is_error, exc, content, rec.toolUseResult, rec.timestamp)

@@ -82,8 +82,14 @@ class SessionFold:
     def _sources(self) -> tuple[SourceStatus, ...]:
         out = []
         for f, st in zip(self.folds, self.sources):
+            c = f.counters
             s = msgspec.structs.replace(
-                st, malformed=f.malformed, unknown=f.unknown_count + f.counters.unknown_blocks, last_anchor=f.last_anchor
+                st,
+                malformed=f.malformed,
+                unknown=c.unknown_records + c.unknown_blocks,
+                unknown_records=c.unknown_records,
+                unknown_blocks=c.unknown_blocks,
+                last_anchor=f.last_anchor,
             )
             if s.agent_id is None and f.agent_id:
                 s.agent_id = f.agent_id

@@ -15,6 +15,7 @@ from tracetui.model.types import Anchor, Derived, Episode, FileTouch, Tokens, To
 
 __all__ = [
     "share",
+    "unknown_text",
     "Anchor",
     "Event",
     "Counters",
@@ -90,6 +91,17 @@ class Event(msgspec.Struct, array_like=True, gc=False):
         """The stable event id: ``<record uuid>:<block index>`` (or source:line when no uuid)."""
         base = self.uuid or f"{self.anchor.src}:{self.anchor.line}@{self.anchor.offset}"
         return f"{base}:{self.block}"
+
+
+def unknown_text(records: int, blocks: int) -> str:
+    """The one way every output writes what was kept as unknown: ``unknown 5 records, 12
+    blocks`` (``records``: records of a type or shape the fold does not know, ``blocks``: content
+    blocks likewise; counts, written with thousands separators), ``unknown 0`` when there is
+    neither (short, for the monitor's header). Shape problems (a field of another type left out,
+    a tool_use without id) are not unknown: ``shape_errors`` counts them."""
+    if not records and not blocks:
+        return "unknown 0"
+    return f"unknown {records:,} record{'' if records == 1 else 's'}, {blocks:,} block{'' if blocks == 1 else 's'}"
 
 
 class Counters(msgspec.Struct):
@@ -212,7 +224,10 @@ class SourceStatus(msgspec.Struct):
     lines: int = 0
     pending_bytes: int = 0
     malformed: int = 0
+    #: records and content blocks kept as unknown (``unknown_records + unknown_blocks``)
     unknown: int = 0
+    unknown_records: int = 0
+    unknown_blocks: int = 0
     truncated: int = 0
     replaced: int = 0
     resets: tuple[str, ...] = ()

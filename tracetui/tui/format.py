@@ -15,7 +15,7 @@ from rich.text import Text
 
 from tracetui.model.anomalies import fmt_span
 from tracetui.views.format import fmt_bytes as _fmt_bytes
-from tracetui.views.format import fmt_count, fmt_short
+from tracetui.views.format import fmt_count, fmt_short, fmt_usd
 from tracetui.views.safe import redacted, safe_text
 
 __all__ = [
@@ -127,16 +127,6 @@ def fmt_bytes(n: int | None) -> str:
     """Bytes in short binary form (``512 B``, ``48.1 KiB``, ``3.2 MiB``): the views' one
     formatter, :func:`tracetui.views.format.fmt_bytes`."""
     return _fmt_bytes(n)
-
-
-def fmt_usd(usd: float | None) -> str:
-    """An estimated cost in USD (``~$1.23``), or ``?`` when a model has no known price (the
-    caller's label says what the figure is: ``cost ?``)."""
-    if usd is None:
-        return "?"
-    if usd < 0.01:
-        return f"~${usd:.4f}"
-    return f"~${usd:.2f}"
 
 
 #: seconds since the session's files were last written within which it is shown as live (else

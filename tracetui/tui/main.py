@@ -48,7 +48,8 @@ def parser() -> argparse.ArgumentParser:
 def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
     """Settings for ``argv``. Raises ``DiscoveryError`` for a session id that matches nothing,
     :class:`UsageError` for options that make no sense (``--hours`` without ``--all``, an
-    ``--hours`` or ``--demo-speed`` that is not a positive number)."""
+    ``--hours`` or ``--demo-speed`` that is not a positive number, a ``--theme`` Textual does
+    not have)."""
     import math
 
     from tracetui.ingest.discover import list_sessions, newest_session, projects_dir, resolve_target
@@ -62,6 +63,11 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
         raise UsageError(f"--hours must be a positive number of hours, not {ns.hours:g}")
     if not (math.isfinite(ns.demo_speed) and ns.demo_speed > 0):
         raise UsageError(f"--demo-speed must be a positive factor, not {ns.demo_speed:g}")
+    if ns.theme is not None:
+        from textual.theme import BUILTIN_THEMES  # the themes the app has (it adds none)
+
+        if ns.theme not in BUILTIN_THEMES:
+            raise UsageError(f"--theme {ns.theme!r} is not a theme; themes: {', '.join(sorted(BUILTIN_THEMES))}")
     s = Settings(
         subagents=not ns.no_subagents,
         use_cache=not ns.no_cache,

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from tracetui.model.state import AgentState, Anchor, Counters, Event, PromptInfo, RunState
+from tracetui.model.state import AgentState, Anchor, Counters, Event, PromptInfo, RunState, unknown_text
 from tracetui.session.follow import not_a_transcript  # noqa: F401 - re-exported for the panes
 from tracetui.views.as_of import state_as_of as views_state_as_of
 
@@ -287,7 +287,9 @@ def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[Anomal
             if s.malformed:
                 rows.append(AnomalyRow("malformed", "warning", f"{s.name}: {s.malformed} malformed line(s) quarantined", s.last_anchor))
             if s.unknown:
-                rows.append(AnomalyRow("unknown", "info", f"{s.name}: {s.unknown} unknown record(s)/block(s) kept", s.last_anchor))
+                rows.append(
+                    AnomalyRow("unknown", "info", f"{s.name}: {unknown_text(s.unknown_records, s.unknown_blocks)} kept", s.last_anchor)
+                )
     order = {s: i for i, s in enumerate(SEVERITIES)}
     rows.sort(key=lambda r: (r.cleared, -order.get(r.severity, 1)))
     return rows, is_derived

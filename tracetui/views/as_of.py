@@ -62,6 +62,8 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
                 pending_bytes=0,
                 malformed=h.counters.malformed,
                 unknown=h.counters.unknown_records + h.counters.unknown_blocks,
+                unknown_records=h.counters.unknown_records,
+                unknown_blocks=h.counters.unknown_blocks,
                 last_anchor=h.last_anchor,
                 # how the file is being read now (a truncation, a replacement, a read error) is
                 # live news, not part of the transcript as of this episode: the live view says it

@@ -7,7 +7,7 @@ Byte sizes are binary (powers of 1024) and labelled so: ``B``, ``KiB``, ``MiB``,
 
 from __future__ import annotations
 
-__all__ = ["fmt_count", "fmt_short", "fmt_bytes", "fmt_bytes_exact"]
+__all__ = ["fmt_count", "fmt_short", "fmt_bytes", "fmt_bytes_exact", "fmt_usd"]
 
 _SHORT = (("G", 1e9, 2), ("M", 1e6, 2), ("k", 1e3, 1))
 _BINARY = (("GiB", 1 << 30, 2), ("MiB", 1 << 20, 1), ("KiB", 1 << 10, 1))
@@ -55,3 +55,11 @@ def fmt_bytes(n: int | None) -> str:
 def fmt_bytes_exact(n: int | None) -> str:
     """An exact byte count with thousands separators and its unit: ``31,457,372 bytes``."""
     return f"{fmt_count(n)} bytes" if n is not None else "? bytes"
+
+
+def fmt_usd(usd: float | None) -> str:
+    """A cost in USD to the cent: ``$1.23``, ``$0.00``; ``?`` when there is none (a model
+    without a known price). The caller says it is an estimate (``views.text.cost_text``)."""
+    if usd is None:
+        return "?"
+    return f"${usd:.2f}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracetui.model.state import Anchor, PromptInfo, RunState
+from tracetui.model.state import Anchor, PromptInfo, RunState, unknown_text
 from tracetui.views.format import fmt_count
 from tracetui.views.safe import export_text
 from tracetui.views.text import cost_text
@@ -139,6 +139,8 @@ def state_to_json(state: RunState) -> dict[str, Any]:
                 "pending_bytes": s.pending_bytes,
                 "malformed": s.malformed,
                 "unknown": s.unknown,
+                "unknown_records": s.unknown_records,
+                "unknown_blocks": s.unknown_blocks,
                 "truncated": s.truncated > 0,
                 "replaced": s.replaced > 0,
                 "resets": list(s.resets),
@@ -167,7 +169,7 @@ def state_summary(state: RunState) -> str:
         lines.append(f"now      {state.frontier.kind}: {_short(state.frontier.text)}  [{state.fmt_anchor(state.frontier.anchor)}]")
     lines.append(
         f"records  {_fmt_int(c.records)}  prompts {_fmt_int(c.user_prompts)}  interrupts {_fmt_int(c.interrupts)}  compactions {_fmt_int(c.compactions)}"
-        f"  malformed {_fmt_int(c.malformed)}  unknown {_fmt_int(c.unknown_records)}"
+        f"  malformed {_fmt_int(c.malformed)}  {unknown_text(c.unknown_records, c.unknown_blocks)}"
     )
     tools = list(state.tools_by_name.items())
     top = ", ".join(f"{k} {_fmt_int(v)}" for k, v in tools[:6]) + (f", +{len(tools) - 6} more tool(s)" if len(tools) > 6 else "")

@@ -15,7 +15,7 @@ from tracetui.model.anomalies import as_datetime, fmt_span
 from tracetui.model.pricing import cost_note_extra
 from tracetui.model.state import Anchor, RunState
 from tracetui.views.as_of import episode_count, episodes_as_of, state_as_of
-from tracetui.views.format import fmt_short
+from tracetui.views.format import fmt_short, fmt_usd
 
 __all__ = [
     "one_line",
@@ -82,7 +82,7 @@ def cost_text(cost_usd: float | None, note: str) -> str:
     if cost_usd is None:
         return f"unknown ({note})"
     extra = cost_note_extra(note)
-    return f"${cost_usd:.2f} (estimate" + (f"; {extra}" if extra else "") + ")"
+    return f"{fmt_usd(cost_usd)} (estimate" + (f"; {extra}" if extra else "") + ")"
 
 
 def estimate_tokens(text: str) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 
 from tracetui.model.anomalies import STALL_SECONDS, Anomaly, detect_anomalies
 from tracetui.model.episodes import Episode, parse_ts
-from tracetui.model.state import RunState
+from tracetui.model.state import RunState, unknown_text
 from tracetui.views.derived import (
     _derived_of,
     _ruled_out_total,
@@ -90,7 +90,6 @@ def watermark(state: RunState) -> Item:
     and, as the line's anchor, file:line)."""
     main = state.sources[0] if state.sources else None
     mal = sum(s.malformed for s in state.sources)
-    unk = sum(s.unknown for s in state.sources)
     pend = sum(s.pending_bytes for s in state.sources)
     last = state.main.last_anchor
     parts = []
@@ -100,7 +99,8 @@ def watermark(state: RunState) -> Item:
             if main.size >= main.consumed
             else f"{fmt_count(main.consumed)} bytes read"
         )
-    parts.append(f"malformed {fmt_count(mal)} · unknown {fmt_count(unk)} · pending {fmt_count(pend)} bytes")
+    c = state.counters
+    parts.append(f"malformed {fmt_count(mal)} · {unknown_text(c.unknown_records, c.unknown_blocks)} · pending {fmt_count(pend)} bytes")
     if len(state.sources) > 1:
         parts.append(f"{len(state.sources)} files")
     resets = sum(s.truncated + s.replaced for s in state.sources)

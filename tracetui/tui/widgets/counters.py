@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tracetui.model.pricing import cost_note_extra
 from tracetui.tui.fields import append_fields
-from tracetui.tui.format import fmt_count, fmt_tokens, fmt_usd
+from tracetui.tui.format import fmt_count, fmt_tokens
 from tracetui.tui.view_model import context_usage, context_window, main_model
 from tracetui.tui.widgets.pane import Pane, Shown
+from tracetui.views.text import cost_text
 
 __all__ = ["CountersPane", "gauge"]
 
@@ -92,10 +92,11 @@ class CountersPane(Pane):
             w,
         )
         out.append("\ncost ", style="dim")
-        out.append(fmt_usd(st.cost_usd), style="bold")
-        extra = cost_note_extra(st.cost_note)
-        # a note beyond the plain estimate (usage rejected, not priced) is shown, not dropped
-        out.append((" estimate" + (f"; {extra}" if extra else "")) if st.cost_usd is not None else f" ({st.cost_note})", style="dim")
+        # the headless outputs' words (``$0.00 (estimate)``, ``unknown (no price known ...)``):
+        # the figure bold, what it is (and any note beyond a plain estimate) dim
+        figure, _, what = cost_text(st.cost_usd, st.cost_note).partition(" ")
+        out.append(figure, style="bold")
+        out.append(" " + what, style="dim")
         used, _anchor = context_usage(st)
         model, _others = main_model(st)
         window = context_window(model, used)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from tracetui.model.state import unknown_text
 from tracetui.tui.fields import append_fields
 from tracetui.tui.format import fmt_bytes, fmt_count, one_line
 from tracetui.tui.view_model import main_model
@@ -108,13 +109,13 @@ def watermark(shown: Shown, mode: str = "", width: int = WIDE, held: int = 0) ->
     where = st.fmt_anchor(through) if width >= WIDE else short_anchor(st, through)
     t.append(f" through {where}" if through else " through nothing yet")
     mal = sum(x.malformed for x in st.sources)
-    unk = sum(x.unknown for x in st.sources)
+    unk = st.counters.unknown_records + st.counters.unknown_blocks
     pend = sum(x.pending_bytes for x in st.sources)
     # whole fields, dropped from the right on a narrow screen, never cut inside a figure
     fields = [
         (f" @{fmt_bytes(s.consumed)}", "dim"),
         (f" · {fmt_count(mal)} malformed", "bold yellow" if mal else "dim"),
-        (f" · {fmt_count(unk)} unknown", "yellow" if unk else "dim"),
+        (f" · {unknown_text(st.counters.unknown_records, st.counters.unknown_blocks)}", "yellow" if unk else "dim"),
         (f" · {fmt_bytes(pend)} pending", "dim"),
         (f" · {fmt_count(len(st.sources))} file(s)", "dim"),
     ]
