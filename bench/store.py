@@ -112,9 +112,11 @@ def _run(script: str, *args: str, cache: Path) -> dict:
 
 def make_input(dest: Path, mb: int, source: str = "corpus") -> Path:
     """A transcript of at least ``mb`` megabytes at ``dest``: the corpus's files concatenated
-    (each a whole number of lines) until large enough, or ``bench/gen.py``'s mix."""
-    if source == "gen" or not CORPUS.is_dir():
-        subprocess.run([sys.executable, str(ROOT / "bench" / "gen.py"), "--mb", str(mb), str(dest)], check=True)
+    (each a whole number of lines) until large enough, or ``bench/gen.py``'s light mix (``gen``)
+    or dense mix (``dense``: 4 KB records, a tool call per three, as dense as real sessions)."""
+    if source in ("gen", "dense") or not CORPUS.is_dir():
+        mix = "dense" if source == "dense" else "light"
+        subprocess.run([sys.executable, str(ROOT / "bench" / "gen.py"), "--mb", str(mb), "--mix", mix, str(dest)], check=True)
         return dest
     files = sorted(CORPUS.rglob("*.jsonl"))
     if not files:
@@ -170,7 +172,7 @@ def measure(mb: int, source: str, tmp: Path, full: bool) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mb", type=int, nargs="+", default=[500, 2000], help="transcript sizes (10^6 bytes)")
-    ap.add_argument("--source", choices=["corpus", "gen"], default="corpus")
+    ap.add_argument("--source", choices=["corpus", "gen", "dense"], default="corpus")
     ap.add_argument("--tmp", default=None, help="folder for the generated files (default: a new one under the system's)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=args.tmp, prefix="tracetui-bench-store-") as d:
