@@ -68,6 +68,64 @@ class _Rule:
 _RULES: list[_Rule] | None = None
 #: the keyword plugin's key words (its ``DENYLIST``), a cheap gate before its patterns
 _KEYWORDS: re.Pattern[str] | None = None
+#: one search before the detectors (:data:`GATES`): a text it does not hit holds no secret
+_GATE: re.Pattern[str] | None = None
+#: detectors of a kind :data:`GATES` does not know: run on every text
+_UNGATED: list[_Rule] = []
+#: the detectors of a secret cut by a truncation marker (:data:`CUT`)
+_CUT_RULES: list[_Rule] = []
+
+#: a literal (or a cheap pattern) every finding of a kind holds, by kind: the union, one
+#: compiled regex, is searched first and only a text it hits goes through every detector. A
+#: kind missing here (a detector a newer detect-secrets adds) is searched in every text.
+GATES: dict[str, str] = {
+    "anthropic api key": r"sk-ant-",
+    "openai api key": r"sk-",
+    "openai token": r"T3BlbkFJ",
+    "google api key": r"AIza",
+    "github token": r"github_pat_|gh[pousr]_",
+    "bearer token": r"(?i:bearer)",
+    "aws access key": r"A3T|ABIA|ACCA|AKIA|ASIA|(?i:aws)",
+    "artifactory credentials": r"AKC|AP[\dA-F]",
+    "azure storage account access key": r"AccountKey=",
+    "basic auth credentials": r"://",
+    "cloudant credentials": r"(?i:key|pwd|pw|pass|token)",
+    "ibm cos hmac credentials": r"(?i:key)",
+    "ibm cloud iam key": r"(?i:key|pwd|pass|token)",
+    "softlayer credentials": r"(?i:key|pwd|pass|token|softlayer)",
+    "discord bot token": r"[MNO][\w-]{23,25}\.",
+    "gitlab token": r"gl[a-z]{2,5}-|GR1348941",
+    "json web token": r"eyJ",
+    "mailchimp access key": r"-us\d",
+    "npm tokens": r"_authToken=",
+    "private key": r"BEGIN|PuTTY-User-Key-File",
+    "pypi token": r"pypi-",
+    "sendgrid api key": r"SG\.",
+    "slack token": r"(?i:xox|hooks\.slack\.com)",
+    "square oauth secret": r"sq0csp-",
+    "stripe access key": r"k_live_",
+    "telegram bot token": r"\d{8}:",
+    "twilio api key": r"(?:AC|SK)[a-z0-9]{32}",
+}
+
+#: the marker a cut text ends with (the views', the fold's excerpts')
+CUT_MARK = "\u2026"
+#: a secret cut short by a truncation marker, which its full detector no longer matches: a
+#: token that starts like a known secret and runs into the marker, by kind (``(kind, pattern,
+#: group)``, the marker (or the text's end, for a text said cut) right after the match)
+CUT: tuple[tuple[str, str, int], ...] = (
+    ("github token", r"\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*", 0),
+    ("aws access key", r"\b(?:AKIA|ASIA|A3T[A-Z0-9]|ABIA|ACCA)[0-9A-Z]{0,15}", 0),
+    ("anthropic api key", r"\bsk-ant-[A-Za-z0-9_-]*", 0),
+    ("openai api key", r"\bsk-[A-Za-z0-9_-]*", 0),
+    ("stripe access key", r"\b[sr]k_live_[0-9a-zA-Z]*", 0),
+    ("slack token", r"\bxox[abposr]-[A-Za-z0-9-]*", 0),
+    ("google api key", r"\bAIza[0-9A-Za-z_-]*", 0),
+    ("gitlab token", r"\bgl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_-]*", 0),
+    ("json web token", r"\beyJ[A-Za-z0-9_\-=.+/]*", 0),
+    ("private key", r"-----BEGIN[A-Z0-9 ]*", 0),
+    ("basic auth credentials", r"://[^:/?#\[\]@\s]+:([^/?#\[\]@\s\u2026]+)", 1),
+)
 
 
 def mask(kind: str) -> str:
@@ -108,8 +166,18 @@ def use_rules(spec: dict[str, object]) -> None:
     rows = spec["rules"]
     kw = spec["keywords"]
     assert isinstance(rows, list) and isinstance(kw, list)
+    global _GATE, _UNGATED, _CUT_RULES
     rules = [_Rule(str(k), re.compile(str(p), int(f)), int(g), bool(b)) for k, p, f, g, b in rows]  # type: ignore[call-overload]
     _KEYWORDS = re.compile(str(kw[0]), int(kw[1]))
+    kinds = {r.kind for r in rules} - {KEYWORD}
+    gates = [GATES[k] for k in sorted(kinds) if k in GATES] + [f"(?i:{kw[0]})"]
+    _GATE = re.compile("|".join(f"(?:{g})" for g in gates))
+    _UNGATED = [r for r in rules if r.kind != KEYWORD and r.kind not in GATES]
+    end = f"(?={CUT_MARK}|\\Z)"
+    # a keyword's value (``password=…``, ``"token": "…``) that runs into the cut
+    keyword = rf"(?i:{kw[0]}|\\w*token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>)\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
+    cut = [*CUT, (KEYWORD, keyword, re.compile(str(kw[0])).groups + 1)]
+    _CUT_RULES = [_Rule(f"{k} (cut)", re.compile(p + end), g) for k, p, g in cut]
     _RULES = rules
 
 
@@ -131,7 +199,7 @@ def set_source(source: Callable[[], dict[str, object]]) -> None:
 
 
 def _rules() -> tuple[list[_Rule], re.Pattern[str]]:
-    if _RULES is None or _KEYWORDS is None:
+    if _RULES is None or _KEYWORDS is None or _GATE is None:
         try:
             use_rules(_SOURCE())
         except (KeyError, TypeError, ValueError, AssertionError, re.error):  # a bad cached value
@@ -175,30 +243,31 @@ def _finding(text: str, m: re.Match[str], rule: _Rule) -> tuple[int, int, str] |
     return start, end, rule.kind
 
 
-def redact(text: str) -> tuple[str, tuple[str, ...]]:
+def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     """``(text with every secret masked by :func:`mask`, the kind of each secret masked)``.
 
-    Overlapping findings are masked once, as the first detector found them. ``text`` is returned
-    as it is (the same object) when it holds no secret. Never raises."""
+    A token that starts like a known secret and runs into a truncation marker (:data:`CUT_MARK`,
+    or the text's end when ``cut`` says the text was cut there) is masked too, as ``KIND (cut)``:
+    a secret cut short no longer matches its detector, and its head is most of it. Overlapping
+    findings are masked once, as the first detector found them. ``text`` is returned as it is
+    (the same object) when it holds no secret. Never raises."""
     if not text:
         return text, ()
     rules, keywords = _rules()
-    has_keyword = keywords.search(text) is not None
+    assert _GATE is not None
     spans: list[tuple[int, int, str]] = []
-    for rule in rules:
-        if rule.kind == KEYWORD and not has_keyword:
-            continue
-        pos = 0
-        while pos <= len(text):
-            m = rule.regex.search(text, pos)
-            if m is None:
-                break
-            span = _finding(text, m, rule)
-            # a keyword's config pattern runs to the end of the line: search again after the
-            # value it was cut to, so a second ``password=`` on the line is found too
-            pos = max(m.start() + 1, span[1] if span else m.start() + 1)
-            if span is not None:
-                spans.append(span)
+    if _GATE.search(text) is None:
+        # no detector's literal: only a detector the gates do not know can find anything
+        if _UNGATED:
+            _search(text, _UNGATED, False, spans)
+    else:
+        _search(text, rules, keywords.search(text) is not None, spans)
+    if _CUT_RULES and (cut or CUT_MARK in text):
+        for rule in _CUT_RULES:
+            for m in rule.regex.finditer(text):
+                g = rule.group
+                if (m.end() < len(text) or cut) and m.end(g) > m.start(g) and text[m.start(g)] not in "${<%(":
+                    spans.append((m.start(rule.group), m.end(rule.group), rule.kind))
     if not spans:
         return text, ()
     # the longest finding first at a place; of equal ones, a named kind before a generic one
@@ -215,6 +284,24 @@ def redact(text: str) -> tuple[str, tuple[str, ...]]:
         pos = end
     out.append(text[pos:])
     return "".join(out), tuple(kinds)
+
+
+def _search(text: str, rules: list[_Rule], has_keyword: bool, spans: list[tuple[int, int, str]]) -> None:
+    """Add to ``spans`` the findings ``(start, end, kind)`` of ``rules`` in ``text``."""
+    for rule in rules:
+        if rule.kind == KEYWORD and not has_keyword:
+            continue
+        pos = 0
+        while pos <= len(text):
+            m = rule.regex.search(text, pos)
+            if m is None:
+                break
+            span = _finding(text, m, rule)
+            # a keyword's config pattern runs to the end of the line: search again after the
+            # value it was cut to, so a second ``password=`` on the line is found too
+            pos = max(m.start() + 1, span[1] if span else m.start() + 1)
+            if span is not None:
+                spans.append(span)
 
 
 def summary(kinds: tuple[str, ...] | list[str]) -> str:
