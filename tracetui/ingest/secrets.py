@@ -115,7 +115,7 @@ CUT_MARK = "\u2026"
 #: group)``, the marker (or the text's end, for a text said cut) right after the match)
 CUT: tuple[tuple[str, str, int], ...] = (
     ("github token", r"\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*", 0),
-    ("aws access key", r"\b(?:AKIA|ASIA|A3T[A-Z0-9]|ABIA|ACCA)[0-9A-Z]{0,15}", 0),
+    ("aws access key", r"\b(?:AKIA|ASIA|A3T[A-Z0-9]|ABIA|ACCA)[0-9A-Z]{1,15}", 0),
     ("anthropic api key", r"\bsk-ant-[A-Za-z0-9_-]*", 0),
     ("openai api key", r"\bsk-[A-Za-z0-9_-]*", 0),
     ("stripe access key", r"\b[sr]k_live_[0-9a-zA-Z]*", 0),
@@ -175,7 +175,7 @@ def use_rules(spec: dict[str, object]) -> None:
     _UNGATED = [r for r in rules if r.kind != KEYWORD and r.kind not in GATES]
     end = f"(?={CUT_MARK}|\\Z)"
     # a keyword's value (``password=…``, ``"token": "…``) that runs into the cut
-    keyword = rf"(?i:{kw[0]}|\\w*token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>)\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
+    keyword = rf"(?i:{kw[0]}|\w*token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>)\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
     cut = [*CUT, (KEYWORD, keyword, re.compile(str(kw[0])).groups + 1)]
     _CUT_RULES = [_Rule(f"{k} (cut)", re.compile(p + end), g) for k, p, g in cut]
     _RULES = rules
