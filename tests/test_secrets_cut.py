@@ -121,3 +121,47 @@ def test_no_output_shows_a_piece_of_a_cut_secret(
         for name, out in outputs.items():
             assert out, (n, name)
             assert pieces(out) == [], (n, name, pieces(out))
+
+
+def _figures(v: object) -> object:
+    """A JSON value without its strings: the counts, sizes and flags a state says."""
+    if isinstance(v, dict):
+        return {k: _figures(x) for k, x in v.items() if not isinstance(x, str)}
+    if isinstance(v, list):
+        return [_figures(x) for x in v if not isinstance(x, str)]
+    return v
+
+
+def test_the_session_store_keeps_no_secret_and_the_same_figures(tmp_path: Path) -> None:
+    import sqlite3
+
+    from tracetui.session.reader import SessionReader
+    from tracetui.session.store import cache_path, open_cached
+    from tracetui.views.state_json import state_to_json
+
+    masked = 0
+    for n in (10, 60, 80, 85, 97, 130, 331):
+        path = _session(tmp_path / "projects", n)
+        r = open_cached([path], price=False)
+        r.poll()
+        cold = r.snapshot()
+        assert r.save_cache()
+        db = cache_path([path])
+        c = sqlite3.connect(db)
+        excerpts = [e for (e,) in c.execute("SELECT excerpt FROM events") if e]
+        raws = [bytes(raw).decode("latin-1") for (raw,) in c.execute("SELECT raw FROM fold")]
+        c.close()
+        masked += sum("«redacted: " in e for e in excerpts)
+        for text in excerpts + raws:
+            assert pieces(text) == [], (n, pieces(text), text[:300])
+        for f in db.parent.glob(db.name + "*"):  # the database and its write-ahead log, byte for byte
+            assert pieces(f.read_bytes().decode("latin-1")) == [], f
+        warm = open_cached([path], price=False)
+        assert warm.cache_status == "warm", warm.cache_status
+        warm.poll()
+        fresh = SessionReader([path], price=False)
+        fresh.poll()
+        want = _figures(state_to_json(fresh.snapshot()))
+        assert _figures(state_to_json(warm.snapshot())) == want
+        assert _figures(state_to_json(cold)) == want
+    assert masked > 0

@@ -18,6 +18,7 @@ from typing import Any, Union
 
 import msgspec
 
+from tracetui.ingest.secrets import may_hold_secret, redact
 from tracetui.model.fold import FileFold
 from tracetui.model.session_fold import SessionFold
 
@@ -183,6 +184,30 @@ def encode_value(v: Any, where: str = "value", _stack: tuple[int, ...] = ()) -> 
     return _desc_str(d), raw
 
 
+def _mask_strings(v: Any) -> Any:
+    """``v`` (a generic msgpack value) with every string's secrets masked, keys included."""
+    t = type(v)
+    if t is str:
+        return redact(v, cut=v.endswith("\u2026"))[0] if may_hold_secret(v) else v
+    if t is list:
+        return [_mask_strings(x) for x in v]
+    if t is dict:
+        return {_mask_strings(k): _mask_strings(x) for k, x in v.items()}
+    return v
+
+
+def _masked(raw: bytes) -> bytes:
+    """msgpack ``raw`` with the secrets of its strings masked (the fold's texts: the frontier,
+    prompts, the goal, todos, call briefs, excerpts...), so the saved state keeps no secret the
+    transcript held. Only bytes the detectors' gate hits (read as Latin-1, one search) are
+    decoded, masked and encoded again; the rest are returned as they are. The same value
+    decodes back: a string changes, not the shape (no figure depends on a text's secret)."""
+    if not may_hold_secret(raw.decode("latin-1")):
+        return raw
+    out = _enc.encode(_mask_strings(msgspec.msgpack.decode(raw)))
+    return raw if out == raw else out
+
+
 def _encode_value(v: Any, where: str, _stack: tuple[int, ...]) -> tuple[tuple, bytes]:
     try:
         desc = _infer(v)
@@ -195,7 +220,7 @@ def _encode_value(v: Any, where: str, _stack: tuple[int, ...]) -> tuple[tuple, b
             desc = None
     if desc is not None:
         try:
-            return desc, _enc.encode(v)
+            return desc, _masked(_enc.encode(v))
         except TypeError as exc:
             raise CacheEncodeError(f"{where}: {exc}") from None
     t = type(v)
