@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tracetui.demo.build import TranscriptBuilder
-from tracetui.ingest.secrets import GATES, redact, rules_spec
+from tracetui.ingest.secrets import GATE_SHAPES, GATE_WORDS, may_hold_secret, redact, rules_spec
 
 GH = "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"
 AWS = "AKIAQ3EXAMPLE7KEY9ZZ"
@@ -61,8 +61,25 @@ def test_text_cut_without_a_secret_is_left_as_it_is(text: str) -> None:
 def test_every_detector_has_a_gate() -> None:
     """The pre-filter is exact only if every kind of detector has a gate (a kind without one is
     searched in every text: correct, but slow)."""
-    kinds = {str(r[0]) for r in rules_spec()["rules"]} - {"password or secret"}  # type: ignore[union-attr]
-    assert kinds <= set(GATES), kinds - set(GATES)
+    kinds = {str(r[0]) for r in rules_spec()["rules"]}  # type: ignore[union-attr]
+    gated = set(GATE_WORDS) | set(GATE_SHAPES)
+    assert kinds <= gated, kinds - gated
+
+
+def test_the_gate_lets_every_secret_through_and_stops_plain_text() -> None:
+    """Every secret the detectors mask is let through by the gate (:func:`may_hold_secret`);
+    ordinary text is stopped."""
+    from test_secrets import ALL, PASSWORD, PRIVATE_KEY, SECRETS, URL_PASS
+
+    texts = [f"the key {s} here" for s, _ in SECRETS.values()]
+    texts += [f"password={PASSWORD}", PRIVATE_KEY, f"git clone https://bob:{URL_PASS}@git.example.com/r.git"]
+    texts += [GH, AWS, "Token " + GH[:20] + "…"]
+    for t in texts:
+        if redact(t)[1]:
+            assert may_hold_secret(t), t
+    assert ALL
+    for t in ("Bash(ls -la /home/dev/app/src)", "Read file src/app/models.py and fix the failing tests", "x" * 400):
+        assert not may_hold_secret(t) and redact(t)[0] is t
 
 
 def _session(projects: Path, n: int) -> Path:
