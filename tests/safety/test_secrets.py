@@ -148,9 +148,12 @@ def test_no_view_no_json_and_no_hook_output_holds_a_secret(tmp_path: Path) -> No
     assert leaked(js.stdout) == []
     obj = json.loads(js.stdout)
     assert obj["secrets_redacted"]["count"] >= 5 and "redacted" in obj["secrets_redacted"]["summary"]
-    raw = _run("state", "--json", "--no-redact", str(main), env=env)
+    raw = _run("state", "--json", "--no-redact", "--no-cache", str(main), env=env)
     obj = json.loads(raw.stdout)
     assert "secrets_redacted" not in obj and SECRETS["stripe"][0] in raw.stdout  # the raw text, on request
+    # the session store keeps no secret: a state read back from it holds the masks
+    stored = _run("state", "--json", "--no-redact", str(main), env=env)
+    assert leaked(stored.stdout) == [] and "«redacted: " in stored.stdout
     payload = {
         "session_id": main.stem,
         "transcript_path": str(main),

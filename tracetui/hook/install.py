@@ -11,6 +11,7 @@ from typing import Any
 
 from tracetui.hook.run import EVENTS, HOOK_TIMEOUT, SESSION_END_MATCHER, SESSION_START_MATCHER, HookError
 from tracetui.hook.settings_file import read_settings, settings_text, write_settings
+from tracetui.views.safe import safe_text
 
 __all__ = ["install_hooks", "uninstall_hooks", "merge_settings", "remove_from_settings", "settings_path", "default_command", "cmd_install"]
 
@@ -127,7 +128,8 @@ def _change(path: Path, new: dict[str, Any], old: dict[str, Any], old_text: str 
         before = old_text or ""
         diff = difflib.unified_diff(before.splitlines(True), new_text.splitlines(True), f"{path} (now)", f"{path} (after)")
         text = "".join(d if d.endswith("\n") else d + "\n\\ No newline at end of file\n" for d in diff)
-        out.write(text)
+        # the diff quotes the settings file and the command as given: terminal-safe
+        out.write(safe_text(text))
         return True, None
     _dest, backup = write_settings(path, new_text, old_text)
     return True, backup
@@ -227,12 +229,15 @@ def cmd_install(ns: argparse.Namespace, action: str) -> int:
     where = str(path)
     if path.is_symlink():
         where = f"{path} (a symlink: written to {os.path.realpath(path)})"
+    # the lines quote the command and paths as given: terminal-safe, as every line the CLI prints
     if ns.dry_run:
-        print(f"dry run: {where} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
+        print(
+            safe_text(f"dry run: {where} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
+        )
     elif changed:
-        print(f"{verb} {what} in {where}" + (f" (backup: {backup})" if backup else ""))
+        print(safe_text(f"{verb} {what} in {where}" + (f" (backup: {backup})" if backup else "")))
     else:
-        print(f"{same}; unchanged")
+        print(safe_text(f"{same}; unchanged"))
     if scope in ("project", "shared"):
         # Claude Code runs the hooks of both project files: one of ours in the other is run twice
         other = settings_path("shared" if scope == "project" else "project", path.parent.parent)

@@ -12,8 +12,13 @@ an excerpt cut it).
 
 Cost: the rules are read from detect-secrets once per process on first use (~80 ms to import
 it), or installed from plain data a caller cached (:func:`rules_spec`, :func:`use_rules`: ~10
-ms to compile). A text costs one search per detector, ~0.1 ms for a short text: cheap for a
-view or an export, too dear for every ledger event of the fold.
+ms to compile). A text is first searched once for the detectors' literals (:data:`GATE_WORDS`,
+~1 µs for an excerpt): one it does not hit is returned at once; one it hits costs a search per
+detector (~55 µs for a short text). The session store masks its excerpts and saved state so.
+
+A secret cut short (an excerpt, a view's line ending in ``…``) no longer matches its detector:
+a token that starts like a known secret and runs into the cut is masked as ``KIND (cut)``
+(:data:`CUT`).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["redact", "mask", "summary", "EXTRA", "KEYWORD", "rules_spec", "use_rules", "rules_loaded", "set_source"]
+__all__ = ["redact", "may_hold_secret", "mask", "summary", "EXTRA", "KEYWORD", "rules_spec", "use_rules", "rules_loaded", "set_source"]
 
 #: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
 #: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
@@ -68,6 +73,82 @@ class _Rule:
 _RULES: list[_Rule] | None = None
 #: the keyword plugin's key words (its ``DENYLIST``), a cheap gate before its patterns
 _KEYWORDS: re.Pattern[str] | None = None
+#: detectors of a kind neither gate knows: run on every text
+_UNGATED: list[_Rule] = []
+#: the detectors of a secret cut by a truncation marker (:data:`CUT`)
+_CUT_RULES: list[_Rule] = []
+
+#: the words (lower case) one of which every finding of a kind holds, by kind: a text whose
+#: lower-cased form holds none of them (one search of one regex of literals, ~1-2 µs for an
+#: excerpt), and no shape of :data:`GATE_SHAPES`, holds no secret and skips the detectors. A
+#: kind in neither (a detector a newer detect-secrets adds) is searched in every text.
+GATE_WORDS: dict[str, tuple[str, ...]] = {
+    "anthropic api key": ("sk-ant-",),
+    "openai api key": ("sk-",),
+    "openai token": ("t3blbkfj",),
+    "google api key": ("aiza",),
+    "github token": ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "bearer token": ("bearer",),
+    "aws access key": ("a3t", "abia", "acca", "akia", "asia", "aws"),
+    "azure storage account access key": ("accountkey=",),
+    "basic auth credentials": ("://",),
+    "cloudant credentials": ("key", "pw", "pass", "token"),
+    "ibm cos hmac credentials": ("key",),
+    "ibm cloud iam key": ("key", "pwd", "pass", "token"),
+    "softlayer credentials": ("key", "pwd", "pass", "token", "softlayer"),
+    "gitlab token": ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "gr1348941"),
+    "json web token": ("eyj",),
+    "mailchimp access key": ("-us",),
+    "npm tokens": ("_authtoken=",),
+    "private key": ("begin", "putty-user-key-file"),
+    "pypi token": ("pypi-",),
+    "sendgrid api key": ("sg.",),
+    "slack token": ("xox", "hooks.slack.com"),
+    "square oauth secret": ("sq0csp-",),
+    "stripe access key": ("k_live_",),
+    # the keyword detectors' words (``api_key``, ``db_pass``, ``passwd``...) and ``token`` (a
+    # cut ``token=…``, :data:`CUT`)
+    KEYWORD: ("key", "pass", "pwd", "secret", "contrase", "token"),
+}
+#: the kinds without a telling word: a shape (case-sensitive, starting with a literal, so the
+#: search skips ahead fast) each finding holds, searched in the text as it is
+GATE_SHAPES: dict[str, str] = {
+    "artifactory credentials": r"AKC|AP[\dA-F]",
+    "discord bot token": r"\.[\w-]{6}\.",
+    "telegram bot token": r":[\w-]{35}",
+    "twilio api key": r"(?:AC|SK)[a-z0-9]{32}",
+}
+
+#: the gates compiled: every word of :data:`GATE_WORDS` (longest first), every shape
+_GATE: re.Pattern[str] = re.compile(
+    "|".join(re.escape(w) for w in sorted({w for ws in GATE_WORDS.values() for w in ws}, key=lambda w: (-len(w), w)))
+)
+_GATE_SHAPE: re.Pattern[str] = re.compile("|".join(f"(?:{p})" for _, p in sorted(GATE_SHAPES.items())))
+
+
+def _gated(text: str) -> bool:
+    """``text`` holds a word or a shape of the gates (no detector needed to say so)."""
+    return _GATE.search(text.lower()) is not None or _GATE_SHAPE.search(text) is not None
+
+
+#: the marker a cut text ends with (the views', the fold's excerpts')
+CUT_MARK = "\u2026"
+#: a secret cut short by a truncation marker, which its full detector no longer matches: a
+#: token that starts like a known secret and runs into the marker, by kind (``(kind, pattern,
+#: group)``, the marker (or the text's end, for a text said cut) right after the match)
+CUT: tuple[tuple[str, str, int], ...] = (
+    ("github token", r"\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*", 0),
+    ("aws access key", r"\b(?:AKIA|ASIA|A3T[A-Z0-9]|ABIA|ACCA)[0-9A-Z]{1,15}", 0),
+    ("anthropic api key", r"\bsk-ant-[A-Za-z0-9_-]*", 0),
+    ("openai api key", r"\bsk-[A-Za-z0-9_-]*", 0),
+    ("stripe access key", r"\b[sr]k_live_[0-9a-zA-Z]*", 0),
+    ("slack token", r"\bxox[abposr]-[A-Za-z0-9-]*", 0),
+    ("google api key", r"\bAIza[0-9A-Za-z_-]*", 0),
+    ("gitlab token", r"\bgl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_-]*", 0),
+    ("json web token", r"\beyJ[A-Za-z0-9_\-=.+/]*", 0),
+    ("private key", r"-----BEGIN[A-Z0-9 ]*", 0),
+    ("basic auth credentials", r"://[^:/?#\[\]@\s]+:([^/?#\[\]@\s\u2026]+)", 1),
+)
 
 
 def mask(kind: str) -> str:
@@ -108,8 +189,15 @@ def use_rules(spec: dict[str, object]) -> None:
     rows = spec["rules"]
     kw = spec["keywords"]
     assert isinstance(rows, list) and isinstance(kw, list)
+    global _UNGATED, _CUT_RULES
     rules = [_Rule(str(k), re.compile(str(p), int(f)), int(g), bool(b)) for k, p, f, g, b in rows]  # type: ignore[call-overload]
     _KEYWORDS = re.compile(str(kw[0]), int(kw[1]))
+    _UNGATED = [r for r in rules if r.kind not in GATE_WORDS and r.kind not in GATE_SHAPES]
+    end = f"(?={CUT_MARK}|\\Z)"
+    # a keyword's value (``password=…``, ``"token": "…``) that runs into the cut
+    keyword = rf"(?i:{kw[0]}|\w*token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>)\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
+    cut = [*CUT, (KEYWORD, keyword, re.compile(str(kw[0])).groups + 1)]
+    _CUT_RULES = [_Rule(f"{k} (cut)", re.compile(p + end), g) for k, p, g in cut]
     _RULES = rules
 
 
@@ -175,30 +263,41 @@ def _finding(text: str, m: re.Match[str], rule: _Rule) -> tuple[int, int, str] |
     return start, end, rule.kind
 
 
-def redact(text: str) -> tuple[str, tuple[str, ...]]:
+def may_hold_secret(text: str) -> bool:
+    """``text`` may hold a secret :func:`redact` masks: the one search of the detectors' gates
+    (:data:`GATE_WORDS`, :data:`GATE_SHAPES`: ~1-3 µs for an excerpt), exact: ``False`` only when :func:`redact` would
+    return ``text`` as it is (the text read as Latin-1 bytes is searched alike, but for a
+    keyword spelled with non-ASCII letters)."""
+    return bool(_UNGATED) or _gated(text)
+
+
+def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     """``(text with every secret masked by :func:`mask`, the kind of each secret masked)``.
 
-    Overlapping findings are masked once, as the first detector found them. ``text`` is returned
-    as it is (the same object) when it holds no secret. Never raises."""
+    A token that starts like a known secret and runs into a truncation marker (:data:`CUT_MARK`,
+    or the text's end when ``cut`` says the text was cut there) is masked too, as ``KIND (cut)``:
+    a secret cut short no longer matches its detector, and its head is most of it. Overlapping
+    findings are masked once, as the first detector found them. ``text`` is returned as it is
+    (the same object) when it holds no secret. Never raises."""
     if not text:
         return text, ()
-    rules, keywords = _rules()
-    has_keyword = keywords.search(text) is not None
     spans: list[tuple[int, int, str]] = []
-    for rule in rules:
-        if rule.kind == KEYWORD and not has_keyword:
-            continue
-        pos = 0
-        while pos <= len(text):
-            m = rule.regex.search(text, pos)
-            if m is None:
-                break
-            span = _finding(text, m, rule)
-            # a keyword's config pattern runs to the end of the line: search again after the
-            # value it was cut to, so a second ``password=`` on the line is found too
-            pos = max(m.start() + 1, span[1] if span else m.start() + 1)
-            if span is not None:
-                spans.append(span)
+    if not _gated(text):
+        # a text the gates stop is returned before the detectors are even loaded
+        # (every detector's kind has a gate: tests check it); of detectors loaded, only one the
+        # gates do not know can find anything (every cut detector's head is a word too)
+        if not _UNGATED:
+            return text, ()
+        _search(text, _UNGATED, False, spans)
+    else:
+        rules, keywords = _rules()
+        _search(text, rules, keywords.search(text) is not None, spans)
+        if cut or CUT_MARK in text:
+            for rule in _CUT_RULES:
+                for m in rule.regex.finditer(text):
+                    g = rule.group
+                    if (m.end() < len(text) or cut) and m.end(g) > m.start(g) and text[m.start(g)] not in "${<%(":
+                        spans.append((m.start(g), m.end(g), rule.kind))
     if not spans:
         return text, ()
     # the longest finding first at a place; of equal ones, a named kind before a generic one
@@ -215,6 +314,24 @@ def redact(text: str) -> tuple[str, tuple[str, ...]]:
         pos = end
     out.append(text[pos:])
     return "".join(out), tuple(kinds)
+
+
+def _search(text: str, rules: list[_Rule], has_keyword: bool, spans: list[tuple[int, int, str]]) -> None:
+    """Add to ``spans`` the findings ``(start, end, kind)`` of ``rules`` in ``text``."""
+    for rule in rules:
+        if rule.kind == KEYWORD and not has_keyword:
+            continue
+        pos = 0
+        while pos <= len(text):
+            m = rule.regex.search(text, pos)
+            if m is None:
+                break
+            span = _finding(text, m, rule)
+            # a keyword's config pattern runs to the end of the line: search again after the
+            # value it was cut to, so a second ``password=`` on the line is found too
+            pos = max(m.start() + 1, span[1] if span else m.start() + 1)
+            if span is not None:
+                spans.append(span)
 
 
 def summary(kinds: tuple[str, ...] | list[str]) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONTROL_MAP", "safe_text", "has_controls", "redacted", "export_text", "redact_json"]
+__all__ = ["CONTROL_MAP", "safe_text", "has_controls", "redacted", "cut_redacted", "masks_in", "export_text", "redact_json"]
 
 #: str.translate table: control code point → visible stand-in
 CONTROL_MAP: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x0A, 0x09)}
@@ -47,28 +47,53 @@ def redacted(text: str) -> tuple[str, tuple[str, ...]]:
     return redact(text)
 
 
+#: a secret's mask (:func:`tracetui.ingest.secrets.mask`), its kind in group 1
+_MASK = re.compile("\u00abredacted: ([^\u00ab\u00bb\n]+)\u00bb")
+
+
+def masks_in(text: str) -> list[str]:
+    """The kind of every secret mask ``text`` holds (``«redacted: KIND»``), in order: secrets
+    masked before the text reached an export (a view's line cut after masking, an excerpt the
+    session store kept masked) are counted with the ones the export masks."""
+    return _MASK.findall(text) if "\u00abredacted: " in text else []
+
+
+def cut_redacted(text: str, limit: int, mark: str = "\u2026") -> str:
+    """``text`` cut to ``limit`` characters ending in ``mark`` when longer, its secrets masked
+    first (:func:`redacted`), so a cut never leaves the head of a secret that its detector no
+    longer matches; ``text`` as it is when it fits. ``limit`` <= 0 gives ``""``."""
+    if limit <= 0:
+        return ""
+    if len(text) <= limit:
+        return text
+    text = redacted(text)[0]
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + mark
+
+
 def export_text(text: str, redact: bool = True) -> str:
     """``text`` as every view and export gives it out: with ``redact``, secrets masked in place
-    and counted on a last line (``[2 secrets redacted (…) by tracetui]``), then made
-    terminal-safe by :func:`safe_text`."""
+    and counted on a last line (``[2 secrets redacted (…) by tracetui]``: the masks the text
+    already held counted too, :func:`masks_in`), then made terminal-safe by :func:`safe_text`."""
     from tracetui.ingest.secrets import summary
 
-    kinds: tuple[str, ...] = ()
+    kinds: tuple[str, ...] | list[str] = ()
     if redact:
-        text, kinds = redacted(text)
+        text, _ = redacted(text)
+        kinds = masks_in(text)
     note = summary(kinds)
     return safe_text(text + (f"\n[{note} by tracetui]" if note else ""))
 
 
 def redact_json(obj: object) -> tuple[object, list[str]]:
     """A JSON value (dicts, lists, strings, numbers) with every string's secrets masked
-    (keys included), and the kinds masked; a value without a secret is returned as it is."""
+    (keys included), and the kinds of the masks it holds (:func:`masks_in`); a value without a
+    secret is returned as it is."""
     kinds: list[str] = []
 
     def walk(v: object) -> object:
         if isinstance(v, str):
-            out, k = redacted(v)
-            kinds.extend(k)
+            out, _ = redacted(v)
+            kinds.extend(masks_in(out))
             return out
         if isinstance(v, dict):
             return {walk(k): walk(x) for k, x in v.items()}

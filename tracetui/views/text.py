@@ -6,6 +6,7 @@ here, lives in :mod:`tracetui.views.as_of`).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -44,22 +45,27 @@ __all__ = [
 TOKEN_BYTES = 3.5
 
 
-from tracetui.views.safe import safe_text  # noqa: E402
+from tracetui.views.safe import cut_redacted, safe_text  # noqa: E402
+
+#: a secret's mask, kept whole by :func:`quote`
+_MASK = re.compile("(\u00abredacted: [^\u00ab\u00bb\n]+\u00bb)")
 
 
 def one_line(text: str, limit: int) -> str:
-    """``text`` with runs of whitespace folded to one space, cut to ``limit`` characters with ``…``."""
-    text = " ".join(safe_text(str(text)).split())
-    if limit <= 0:
-        return ""
-    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+    """``text`` with runs of whitespace folded to one space, cut to ``limit`` characters with
+    ``…``; a text that is cut has its secrets masked first (:func:`~tracetui.views.safe.cut_redacted`)."""
+    return cut_redacted(" ".join(safe_text(str(text)).split()), limit)
 
 
 def quote(text: str, limit: int = 120) -> str:
     """Text taken from tool output (or the user's words) as a quoted datum: ``«…»`` on one line,
-    guillemets inside replaced, at most ``limit`` characters inside the quotes."""
-    t = one_line(str(text).replace("«", '"').replace("»", '"'), limit)
-    return f"«{t}»"
+    guillemets inside replaced (a secret's mask ``«redacted: …»`` kept), at most ``limit``
+    characters inside the quotes."""
+    text = str(text)
+    if "«" in text or "»" in text:
+        parts = _MASK.split(text)
+        text = "".join(p if i % 2 else p.replace("«", '"').replace("»", '"') for i, p in enumerate(parts))
+    return f"«{one_line(text, limit)}»"
 
 
 def fmt_n(n: int | float) -> str:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derived refers to
+from tracetui.ingest.secrets import redact
 from tracetui.model.state import AgentState, Anchor, Event, ToolCall
 from tracetui.session.store import history as hist_codec
 from tracetui.session.store.calls import find_call
@@ -73,8 +74,13 @@ def _unpack_uuid(v: str | bytes | None) -> str | None:
 
 def event_row(src: int, ev: Event) -> tuple:
     """The ``events`` row of ``ev`` of source ``src``: the one place an event, its excerpt
-    included, is turned into what is stored."""
+    included, is turned into what is stored. The excerpt is stored with its secrets masked
+    (:func:`tracetui.ingest.secrets.redact`, a cut one too: an excerpt ends where it was cut),
+    so the store never keeps a secret the transcript held; no figure depends on its text."""
     a = ev.anchor
+    excerpt = ev.excerpt
+    if excerpt:
+        excerpt = redact(excerpt, cut=excerpt.endswith("\u2026"))[0]
     u = ev.usage
     return (
         src << SRC_SHIFT | ev.seq,
@@ -86,7 +92,7 @@ def event_row(src: int, ev: Event) -> tuple:
         ev.tool_use_id,
         ev.message_id,
         ev.sha256,
-        ev.excerpt,
+        excerpt,
         ev.status,
         ev.name,
         _pack_uuid(ev.parent_uuid),
