@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ns = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT / "tests"))
     sys.path.insert(0, str(ROOT / "bench"))
-    from test_tui_support import small_session
+    from tui_support import small_session
 
     with tempfile.TemporaryDirectory(prefix="tracetui-idle-") as tmp:
         cfg = Path(tmp) / "claude"

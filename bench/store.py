@@ -175,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--source", choices=["corpus", "gen", "dense"], default="corpus")
     ap.add_argument("--tmp", default=None, help="folder for the generated files (default: a new one under the system's)")
     args = ap.parse_args(argv)
+    if args.tmp:
+        Path(args.tmp).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=args.tmp, prefix="tracetui-bench-store-") as d:
         for i, mb in enumerate(args.mb):
             r = measure(mb, args.source, Path(d), full=i == 0)
