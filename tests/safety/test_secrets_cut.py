@@ -151,6 +151,7 @@ def _figures(v: object) -> object:
 
 def test_the_session_store_keeps_no_secret_and_the_same_figures(tmp_path: Path) -> None:
     import sqlite3
+    import zlib
 
     from tracetui.session.reader import SessionReader
     from tracetui.session.store import cache_path, open_cached
@@ -167,6 +168,10 @@ def test_the_session_store_keeps_no_secret_and_the_same_figures(tmp_path: Path) 
         c = sqlite3.connect(db)
         excerpts = [e for (e,) in c.execute("SELECT excerpt FROM events") if e]
         raws = [bytes(raw).decode("latin-1") for (raw,) in c.execute("SELECT raw FROM fold")]
+        # history snapshots and episode versions are compressed: read them as the store does
+        raws += [zlib.decompress(b).decode("latin-1") for (b,) in c.execute("SELECT state FROM history")]
+        raws += [zlib.decompress(b).decode("latin-1") for (b,) in c.execute("SELECT episode FROM episodes")]
+        raws += [bytes(h).decode("latin-1") for (h,) in c.execute("SELECT head FROM sources") if h]
         c.close()
         masked += sum("«redacted: " in e for e in excerpts)
         for text in excerpts + raws:

@@ -7,6 +7,7 @@ reads in chunks of :data:`CHUNK_BYTES`, so memory grows with the longest line, n
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -32,6 +33,19 @@ class TailReset:
     detail: str
 
 
+def head_key(head: bytes) -> bytes:
+    """A file's first bytes as the tailer keeps them: their length (4 bytes, big-endian) and
+    their SHA-256 (32 bytes); ``b""`` for none. Two heads match exactly when their keys do."""
+    if not head:
+        return b""
+    return len(head).to_bytes(4, "big") + hashlib.sha256(head).digest()
+
+
+def head_length(key: bytes) -> int:
+    """The number of bytes :func:`head_key` ``key`` stands for."""
+    return int.from_bytes(key[:4], "big") if key else 0
+
+
 class Tailer:
     """Incremental reader of one append-only JSONL file.
 
@@ -52,6 +66,8 @@ class Tailer:
         #: bytes read past ``offset``: the start of a line whose newline has not arrived
         self.held = b""
         self.inode: int | None = None
+        #: the file's first bytes as :func:`head_key` gives them (their length and SHA-256, not
+        #: the bytes: the store keeps this, and a transcript's first line may hold a secret)
         self.head = b""
         #: file size at the last check, in bytes
         self.size = 0
@@ -92,10 +108,10 @@ class Tailer:
             reset = TailReset("replaced", f"inode {self.inode} -> {st.st_ino}")
         elif st.st_size < self.offset + len(self.held):
             reset = TailReset("truncated", f"size {st.st_size} < offset {self.offset + len(self.held)}")
-        elif self.head and len(self.head) > 0:
+        elif self.head:
             with open_regular(self.path) as f:
-                now = f.read(len(self.head))
-            if now != self.head:
+                now = f.read(head_length(self.head))
+            if head_key(now) != self.head:
                 reset = TailReset("truncated", "the first bytes changed (rewritten)")
         if reset is not None:
             self.reset()
@@ -150,9 +166,9 @@ class Tailer:
                 if start < len(data):
                     pieces.append(data[start:])
             self.held = b"".join(pieces)
-        if len(self.head) < HEAD_BYTES:
+        if head_length(self.head) < HEAD_BYTES:
             with open_regular(self.path) as f:
-                self.head = f.read(min(HEAD_BYTES, self.offset + len(self.held)))
+                self.head = head_key(f.read(min(HEAD_BYTES, self.offset + len(self.held))))
 
     def consume_held(self, n: int | None = None) -> None:
         """Consume the first ``n`` held bytes (all by default) without a newline: the caller

@@ -18,9 +18,9 @@ from typing import Any, Union
 
 import msgspec
 
-from tracetui.ingest.secrets import may_hold_secret, redact
 from tracetui.model.fold import FileFold
 from tracetui.model.session_fold import SessionFold
+from tracetui.session.store.masking import masked
 
 __all__ = [
     "CacheEncodeError",
@@ -184,56 +184,6 @@ def encode_value(v: Any, where: str = "value", _stack: tuple[int, ...] = ()) -> 
     return _desc_str(d), raw
 
 
-def _mask_str(v: str) -> str:
-    return redact(v, cut=v.endswith("\u2026"))[0] if may_hold_secret(v) else v
-
-
-def _mask_strings(v: Any) -> bool:
-    """Mask, in place, the secrets of every string inside ``v`` (a list or dict of a generic
-    msgpack value, keys included); ``True`` when one changed."""
-    changed = False
-    if type(v) is list:
-        for i, x in enumerate(v):
-            t = type(x)
-            if t is str:
-                y = _mask_str(x)
-                if y is not x:
-                    v[i], changed = y, True
-            elif t is list or t is dict:
-                changed = _mask_strings(x) or changed
-    elif type(v) is dict:
-        for k, x in v.items():
-            t = type(x)
-            if t is str:
-                y = _mask_str(x)
-                if y is not x:
-                    v[k], changed = y, True
-            elif t is list or t is dict:
-                changed = _mask_strings(x) or changed
-        keys = {k: _mask_str(k) for k in v if type(k) is str}
-        if any(m is not k for k, m in keys.items()):
-            items = [(keys.get(k, k), x) for k, x in v.items()]
-            v.clear()
-            v.update(items)
-            changed = True
-    return changed
-
-
-def _masked(raw: bytes) -> bytes:
-    """msgpack ``raw`` with the secrets of its strings masked (the fold's texts: the frontier,
-    prompts, the goal, todos, call briefs, excerpts...), so the saved state keeps no secret the
-    transcript held. Only bytes the detectors' gate hits (read as Latin-1, one search) are
-    decoded, masked and encoded again; the rest are returned as they are. The same value
-    decodes back: a string changes, not the shape (no figure depends on a text's secret)."""
-    if not may_hold_secret(raw.decode("latin-1")):
-        return raw
-    value = msgspec.msgpack.decode(raw)
-    if type(value) is str:
-        masked = _mask_str(value)
-        return raw if masked is value else _enc.encode(masked)
-    return _enc.encode(value) if _mask_strings(value) else raw
-
-
 def _encode_value(v: Any, where: str, _stack: tuple[int, ...]) -> tuple[tuple, bytes]:
     try:
         desc = _infer(v)
@@ -246,7 +196,7 @@ def _encode_value(v: Any, where: str, _stack: tuple[int, ...]) -> tuple[tuple, b
             desc = None
     if desc is not None:
         try:
-            return desc, _masked(_enc.encode(v))
+            return desc, masked(_enc.encode(v))
         except TypeError as exc:
             raise CacheEncodeError(f"{where}: {exc}") from None
     t = type(v)

@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 
 from tracetui.model.episodes import Episode
+from tracetui.session.store.masking import masked
 
 __all__ = ["episode_rows", "without_versions", "restore_versions"]
 
@@ -40,11 +41,11 @@ def episode_rows(folds: list[Any]) -> Iterator[tuple]:
             continue
         versions = book.versions
         for pos, ep in enumerate(versions):
-            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, zlib.compress(_enc.encode(ep), 1))
+            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, zlib.compress(masked(_enc.encode(ep)), 1))
         d = f.snapshot().derived
         eps = d.episodes if d is not None else ()
         for ep in eps[len(versions) :]:  # the open episode, frozen
-            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, None, zlib.compress(_enc.encode(ep), 1))
+            yield (f.src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, None, zlib.compress(masked(_enc.encode(ep)), 1))
 
 
 @contextmanager

@@ -19,6 +19,7 @@ import msgspec
 
 import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derived refers to
 from tracetui.model.state import AgentState
+from tracetui.session.store.masking import masked
 
 __all__ = ["KEYFRAME", "encode", "decode"]
 
@@ -103,7 +104,7 @@ def encode(prev: AgentState | None, cur: AgentState, idx: int) -> bytes:
         body = _enc.encode([0, cur])
     else:
         body = _enc.encode([1, _delta(prev, cur)])
-    return zlib.compress(body, 1)
+    return zlib.compress(masked(body), 1)
 
 
 def decode(rows: list[bytes], prev: AgentState | None = None) -> AgentState:
