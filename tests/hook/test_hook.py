@@ -804,3 +804,27 @@ def test_hook_max_chars_below_the_minimum_is_one_line_and_exit_0(
     t = _project(tmp_path) / f"{SID}.jsonl"
     code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t), "--max-chars", value)
     assert (code, out) == (0, "") and err.count("\n") == 1 and "--max-chars" in err
+
+
+def test_a_warm_call_saves_only_a_gap_worth_saving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a warm resume, a small gap is folded again by the next call rather than saved
+    (a save of a large session's state costs seconds Claude Code waits for); a gap of at least
+    SAVE_GAP_BYTES is saved, and so is a cold fold."""
+    from tracetui.session.store import open_cached
+
+    t = _session(_project(tmp_path))
+    data = _input("session_start_resume.json", t)
+
+    def saved_offset() -> int:
+        r = open_cached([t], subagents=True, price=False)
+        return sum(tl.offset for tl in r.tailers) if r.cache_status == "warm" else -1
+
+    assert hook.run_hook(data, always=True)
+    first = saved_offset()
+    assert first == t.stat().st_size  # the cold fold was saved
+    append(t, jsonl([prompt("one more turn")]))
+    assert hook.run_hook(data, always=True)
+    assert saved_offset() == first  # a few bytes: not saved, folded again next time
+    monkeypatch.setattr(hook, "SAVE_GAP_BYTES", 1)
+    assert hook.run_hook(data, always=True)
+    assert saved_offset() == t.stat().st_size

@@ -138,6 +138,12 @@ def _save_hook_state(session_id: str, state: dict[str, Any]) -> None:
     write_private(_hook_state_path(session_id), orjson.dumps(state))
 
 
+#: bytes folded past a warm store's resume point below which the hook does not save: the next
+#: call folds them again in milliseconds, while a save of a large session's fold state costs
+#: seconds (bench/hook.py: 3.2 s after one turn of a 500 MB session), which Claude Code waits for
+SAVE_GAP_BYTES = 8 << 20
+
+
 def _fold(path: Path, use_cache: bool):
     """``RunState`` of the session whose main transcript is ``path`` (with its subagents).
 
@@ -162,10 +168,13 @@ def _fold(path: Path, use_cache: bool):
                 )
     else:
         reader = SessionReader([path], subagents=True, price=False)
+    resumed_at = sum(t.offset for t in reader.tailers)
     reader.poll()
     reader.check_transcript()
     state = reader.snapshot()
-    if hasattr(reader, "save_cache"):
+    warm = getattr(reader, "cache_status", "") == "warm"
+    gap = sum(t.offset for t in reader.tailers) - resumed_at
+    if hasattr(reader, "save_cache") and (not warm or gap >= SAVE_GAP_BYTES):
         _PENDING_SAVES.append(reader)
     return state
 
