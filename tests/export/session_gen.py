@@ -15,10 +15,14 @@ AGENT = "a1b2c3d4e5"
 SECRET = "sk-ant-api03-" + "Zx9_kLm2-Qw8" * 7 + "AA"
 
 
-def build(dest: Path, second_prompt: bool = True) -> tuple[Path, TranscriptBuilder]:
+START = "2026-03-02T09:00:00.000Z"
+
+
+def build(dest: Path, second_prompt: bool = True, start: str = START) -> tuple[Path, TranscriptBuilder]:
     """Write the session under ``dest`` (main file and subagent); returns the main path and
-    the builder (for its ids)."""
-    b = TranscriptBuilder(session_id=SESSION, start="2026-03-02T09:00:00.000Z")
+    the builder (for its ids). The same arguments give the same bytes; without
+    ``second_prompt`` the file is the first part of the one with it."""
+    b = TranscriptBuilder(session_id=SESSION, start=start)
     b.prompt(f"fix the failing test; the key is {SECRET}")
     b.tick(2).text("Looking at the code first.")
     tid = b.tool_use("Task", {"description": "Find the test", "prompt": "find the failing test", "subagent_type": "Explore"})

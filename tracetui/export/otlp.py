@@ -124,29 +124,33 @@ def make_exporter(endpoint: str | None = None, headers: dict[str, str] | None = 
 
 
 class _Keep(logging.Handler):
-    """Keeps the last record of the SDK's loggers instead of printing it."""
+    """Keeps the records of the SDK's loggers (of one send) instead of printing them."""
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
-        self.last: logging.LogRecord | None = None
+        self.records: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.last = record
+        if len(self.records) < 64:
+            self.records.append(record)
 
 
-def _reason(record: logging.LogRecord | None) -> str:
-    """A short reason from the SDK's last log record: the error's class and first line."""
-    if record is None:
+def _reason(records: list[logging.LogRecord]) -> str:
+    """A short reason from the SDK's log records of a failed send: the newest error it names
+    (``connection refused``, ``timed out``, the error's class and first line), else the newest
+    record's first line."""
+    for record in reversed(records):
+        for a in record.args if isinstance(record.args, tuple) else ():
+            if isinstance(a, BaseException):
+                text = str(a).split("\n")[0]
+                if "refused" in text.lower():
+                    return "connection refused"
+                if "timed out" in text.lower() or "timeout" in text.lower():
+                    return "timed out"
+                return f"{type(a).__name__}: {text[:160]}"
+    if not records:
         return "no answer"
-    for a in record.args if isinstance(record.args, tuple) else ():
-        if isinstance(a, BaseException):
-            text = str(a).split("\n")[0]
-            if "Connection refused" in text or "NewConnectionError" in text:
-                return "connection refused"
-            if "timed out" in text.lower():
-                return "timed out"
-            return f"{type(a).__name__}: {text[:160]}"
-    return record.getMessage().split("\n")[0][:200]
+    return records[-1].getMessage().split("\n")[0][:200].rstrip(".")
 
 
 class Sender:
@@ -171,14 +175,14 @@ class Sender:
         endpoint acknowledged them. Never raises for a network error."""
         from opentelemetry.sdk.trace.export import SpanExportResult
 
-        self._keep.last = None
+        self._keep.records = []
         try:
             ok = self.exporter.export(list(spans)) == SpanExportResult.SUCCESS
         except Exception as exc:  # an exporter must not raise; one that does is a failed batch
             self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
             return False
         if not ok:
-            self.last_error = _reason(self._keep.last)
+            self.last_error = _reason(self._keep.records)
         return ok
 
     def close(self) -> None:

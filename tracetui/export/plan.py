@@ -34,7 +34,7 @@ from collections.abc import Callable, Collection
 import msgspec
 
 from tracetui.model.anomalies import timeless_anomalies
-from tracetui.model.state import Anchor, AgentState, Event, RunState
+from tracetui.model.state import AgentState, Anchor, Event, RunState
 from tracetui.model.types import Anomaly, Episode
 from tracetui.views.safe import export_text
 
@@ -143,6 +143,8 @@ class _Planner:
             self.settled = not lasts or now * 1e9 - self.last_ns >= settle * 1e9
         self.out: list[SpanSpec] = []
         self.held = 0
+        #: the sources of the subagents whose call returned: their last records are final
+        self.agents_done: set[int] = set()
         self.base: dict[str, AttrValue] = {"gen_ai.provider.name": self.provider, "gen_ai.conversation.id": self.sid}
         eps = [e for e in state.episodes if e.lifecycle != "superseded"]
         self.episodes: list[Episode] = sorted(eps, key=lambda e: e.ledger_start)
@@ -273,7 +275,10 @@ class _Planner:
             spec = SpanSpec(key, parent, f"invoke_agent {name}", "internal", start, self._ns(st.last_timestamp, start), attrs)
             if ln is not None and ln.status == "error":
                 spec.status = "error"
-            self._emit(spec, ln is not None and ln.status in ("completed", "error"))
+            done = ln is not None and ln.status in ("completed", "error")
+            if done:
+                self.agents_done.add(st.src)
+            self._emit(spec, done)
         return keys
 
     def _episodes(self) -> None:
@@ -327,8 +332,12 @@ class _Planner:
         if m.error:
             spec.status, spec.status_message = "error", self._text(m.excerpt)
             attrs["error.type"] = "api_error"
-        ep = self._episode_of(m.first) if st.src == self.state.main.src else None
-        self._emit(spec, m.last < length - 1 or (ep is not None and ep.status != "in_progress"))
+        if st.src == self.state.main.src:
+            ep = self._episode_of(m.first)
+            over = ep is not None and ep.status != "in_progress"
+        else:
+            over = st.src in self.agents_done
+        self._emit(spec, m.last < length - 1 or over)
 
     def _tool(self, tid: str, c: _Call, st: AgentState, agent_keys: dict[int, str]) -> None:
         ev, res = c.ev, c.result
