@@ -175,3 +175,28 @@ def test_usage_attributes_follow_the_anthropic_rule():
     assert a["gen_ai.usage.cache_creation.input_tokens"] == 200
     assert a["gen_ai.usage.output_tokens"] == 50
     assert usage_attributes((3, 50, 200, 1000), provider="openai")["gen_ai.usage.input_tokens"] == 3
+
+
+def test_a_message_with_parallel_calls_waits_for_its_last_record(tmp_path):
+    # one API message whose second tool_use comes after the first call's result (§7): the
+    # result must not close the message, or its output tokens would go out short
+    from tracetui.demo.transcript import TranscriptBuilder
+
+    b = TranscriptBuilder(session_id=SESSION)
+    b.prompt("read both")
+    with b.message():
+        t1 = b.tool_use("Read", {"file_path": "a.py"})
+        b.tick(0.1).tool_result(t1, "a")
+        partial = b.data()
+        t2 = b.tool_use("Read", {"file_path": "b.py"})
+    b.tick(0.1).tool_result(t2, "b")
+    b.tick(1).text("Both read.")
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_bytes(partial)
+    state = load_state([path], True, False)[1]
+    assert not [s for s in plan_spans(state, settle=1e9, now=0).spans if s.key.startswith("chat:")]
+    b.write(path)
+    state = load_state([path], True, False)[1]
+    chats = [s for s in plan_spans(state, settle=1e9, now=0).spans if s.key.startswith("chat:")]
+    assert len(chats) == 1  # the two-call message; the answer is the last record, still open
+    assert chats[0].attributes["gen_ai.usage.output_tokens"] == 160  # both blocks' 80 tokens

@@ -18,8 +18,8 @@
 
 Every span carries ``tracetui.anchor`` (``file:line`` of its source record); start and end
 times are the records' timestamps. A span is planned once it is complete, so that what is sent
-never needs sending again: a call when its result is in, a message when a later record follows
-it, an episode when the next prompt closed it, a subagent when its call returned, the session
+never needs sending again: a call when its result is in, a message when another message or a
+prompt follows it in its file, an episode when the next prompt closed it, a subagent when its call returned, the session
 never by itself. Once the session is *settled* (no record for ``settle`` seconds before ``now``)
 everything still open is complete as it stands. ``sent`` holds the keys already exported; they
 are left out. Pure: no clock (``now`` is an argument), no I/O but ``model_of``.
@@ -48,6 +48,8 @@ __all__ = ["Plan", "plan_spans", "DEFAULT_SETTLE", "usage_attributes"]
 DEFAULT_SETTLE = 300.0
 
 _MSG_KINDS = frozenset(("assistant_text", "thinking", "tool_use", "api_error"))
+#: events after which no record of an earlier API message of the file comes
+_CLOSING_KINDS = frozenset(("prompt", "interrupt", "compaction", "compact_summary"))
 
 
 class Plan(msgspec.Struct):
@@ -59,7 +61,7 @@ class Plan(msgspec.Struct):
 
 
 class _Msg:
-    __slots__ = ("src", "mid", "first", "last", "anchor", "start", "end", "usage", "error", "excerpt")
+    __slots__ = ("src", "mid", "first", "last", "anchor", "start", "end", "usage", "error", "excerpt", "closed")
 
     def __init__(self, src: int, mid: str, i: int, ev: Event, prev_ts: str | None) -> None:
         self.src, self.mid, self.first, self.last, self.anchor = src, mid, i, i, ev.anchor
@@ -69,6 +71,9 @@ class _Msg:
         self.usage: tuple[int, ...] | None = None
         self.error = False
         self.excerpt = ""
+        #: another message or a prompt followed it in its file: no record of it comes later
+        #: (a tool result does not close it: the next parallel call of the message may follow)
+        self.closed = False
 
 
 class _Call:
@@ -187,14 +192,14 @@ class _Planner:
         state = self.state
         msgs: dict[str, _Msg] = {}
         calls: dict[str, _Call] = {}
-        lengths: dict[int, int] = {}
         anomalies = self._anomalies()
         want = {(a.began.src, a.began.line) for _, a in anomalies if a.began is not None}
         seen_ts: dict[tuple[int, int], str] = {}
         for st in self.files:
             events = state.events(st.src)
-            lengths[st.src] = len(events)
             prev_ts: str | None = None
+            #: the file's messages not yet followed by another message or a prompt
+            open_msgs: list[_Msg] = []
             for i, ev in enumerate(events):
                 k = ev.kind
                 mid = ev.message_id
@@ -203,12 +208,22 @@ class _Planner:
                     if m is None:
                         m = msgs[mid] = _Msg(st.src, mid, i, ev, prev_ts)
                     if m.src == st.src:  # a message copied into another file counts once
+                        if open_msgs and open_msgs[-1] is not m:
+                            for o in open_msgs:
+                                o.closed = True
+                            open_msgs.clear()
+                        if not open_msgs:
+                            open_msgs.append(m)
                         m.last = i
                         m.end = ev.timestamp or m.end
                         if ev.usage is not None:
                             m.usage = _max_usage(m.usage, ev.usage)
                         if k == "api_error":
                             m.error, m.excerpt = True, ev.excerpt
+                elif k in _CLOSING_KINDS:
+                    for o in open_msgs:
+                        o.closed = True
+                    open_msgs.clear()
                 if k == "tool_use" and ev.tool_use_id and ev.tool_use_id not in calls:
                     calls[ev.tool_use_id] = _Call(st.src, i, ev)
                 elif k == "tool_result" and ev.tool_use_id:
@@ -224,7 +239,7 @@ class _Planner:
         self._episodes()
         by_src = {st.src: st for st in self.files}
         for m in msgs.values():
-            self._chat(m, by_src[m.src], lengths[m.src], agent_keys)
+            self._chat(m, by_src[m.src], agent_keys)
         for tid, c in calls.items():
             self._tool(tid, c, by_src[c.src], agent_keys)
         self._place_anomalies(anomalies, agent_keys, seen_ts)
@@ -310,7 +325,7 @@ class _Planner:
                 spec.status, spec.status_message = "error", "the episode ended on an error or without an answer"
             self._emit(spec, ep.status != "in_progress")
 
-    def _chat(self, m: _Msg, st: AgentState, length: int, agent_keys: dict[int, str]) -> None:
+    def _chat(self, m: _Msg, st: AgentState, agent_keys: dict[int, str]) -> None:
         model = st.models[0] if len(st.models) == 1 else None
         if model is None and self.model_of is not None:
             model = self.model_of(m.src, m.anchor)
@@ -337,7 +352,7 @@ class _Planner:
             over = ep is not None and ep.status != "in_progress"
         else:
             over = st.src in self.agents_done
-        self._emit(spec, m.last < length - 1 or over)
+        self._emit(spec, m.closed or over)
 
     def _tool(self, tid: str, c: _Call, st: AgentState, agent_keys: dict[int, str]) -> None:
         ev, res = c.ev, c.result
