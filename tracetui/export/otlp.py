@@ -165,8 +165,10 @@ class Sender:
         self.endpoint: str = getattr(exporter, "_endpoint", "") or "?"
         self.last_error = ""
         self._keep = _Keep()
+        self._propagate: dict[str, bool] = {}
         for name in _LOGGERS:
             lg = logging.getLogger(name)
+            self._propagate[name] = lg.propagate
             lg.addHandler(self._keep)
             lg.propagate = False
 
@@ -190,5 +192,7 @@ class Sender:
             self.exporter.shutdown()
         except Exception:
             pass
-        for name in _LOGGERS:
-            logging.getLogger(name).removeHandler(self._keep)
+        for name, was in self._propagate.items():
+            lg = logging.getLogger(name)
+            lg.removeHandler(self._keep)
+            lg.propagate = was

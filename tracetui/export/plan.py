@@ -33,14 +33,14 @@ from collections.abc import Callable, Collection
 
 import msgspec
 
-from tracetui.model.anomalies import timeless_anomalies
 from tracetui.model.state import AgentState, Anchor, Event, RunState
-from tracetui.model.types import Anomaly, Episode
+from tracetui.model.types import Episode
 from tracetui.views.safe import export_text
 
-from .spans import AGENT_NAMES, PROVIDERS, AttrValue, SpanEventSpec, SpanSpec, ts_ns
+from .anomaly_events import anomalies_of, place_anomalies
+from .spans import AGENT_NAMES, PROVIDERS, AttrValue, SpanSpec, ts_ns, usage_attributes
 
-__all__ = ["Plan", "plan_spans", "DEFAULT_SETTLE", "usage_attributes"]
+__all__ = ["Plan", "plan_spans", "DEFAULT_SETTLE", "usage_attributes"]  # usage_attributes: from spans
 
 #: seconds without a record after which a session counts as over and its open spans are sent
 #: as they stand: longer than the tests and builds a call usually waits for (the stall
@@ -82,25 +82,6 @@ class _Call:
     def __init__(self, src: int, i: int, ev: Event) -> None:
         self.src, self.i, self.ev = src, i, ev
         self.result: Event | None = None
-
-
-def usage_attributes(u: tuple[int, ...], provider: str = "anthropic") -> dict[str, AttrValue]:
-    """The ``gen_ai.usage.*`` attributes of a usage ``(input, output, cache_creation,
-    cache_read[, cache_write_1h])`` in tokens. For Anthropic ``input_tokens`` is input + cache
-    read + cache creation (the GenAI conventions' rule); the uncached part is
-    ``tracetui.usage.uncached_input_tokens``."""
-    inp, out, cc, cr = u[0], u[1], u[2], u[3]
-    total_in = inp + cc + cr if provider == "anthropic" else inp
-    attrs: dict[str, AttrValue] = {
-        "gen_ai.usage.input_tokens": total_in,
-        "gen_ai.usage.output_tokens": out,
-        "gen_ai.usage.cache_read.input_tokens": cr,
-        "gen_ai.usage.cache_creation.input_tokens": cc,
-        "tracetui.usage.uncached_input_tokens": inp,
-    }
-    if len(u) > 4:
-        attrs["tracetui.usage.cache_creation_1h.input_tokens"] = u[4]
-    return attrs
 
 
 def _max_usage(a: tuple[int, ...] | None, b: tuple[int, ...]) -> tuple[int, ...]:
@@ -192,7 +173,7 @@ class _Planner:
         state = self.state
         msgs: dict[str, _Msg] = {}
         calls: dict[str, _Call] = {}
-        anomalies = self._anomalies()
+        anomalies = anomalies_of(self)
         want = {(a.began.src, a.began.line) for _, a in anomalies if a.began is not None}
         seen_ts: dict[tuple[int, int], str] = {}
         for st in self.files:
@@ -242,7 +223,7 @@ class _Planner:
             self._chat(m, by_src[m.src], agent_keys)
         for tid, c in calls.items():
             self._tool(tid, c, by_src[c.src], agent_keys)
-        self._place_anomalies(anomalies, agent_keys, seen_ts)
+        place_anomalies(self, anomalies, agent_keys, seen_ts)
         return Plan(self.out, self.held)
 
     def _session(self) -> None:
@@ -382,63 +363,3 @@ class _Planner:
                 spec.status_message = self._text(res.excerpt) if self.content else "tool error"
                 attrs["error.type"] = "tool_error"
         self._emit(spec, res is not None)
-
-    # -- anomalies ---------------------------------------------------------------------------
-    def _anomalies(self) -> list[tuple[int | None, Anomaly]]:
-        """Every anomaly that needs no clock, with the source it was detected in (``None``:
-        the session's: cost spikes, ingest honesty)."""
-        head, tail = timeless_anomalies(self.state)
-        out: list[tuple[int | None, Anomaly]] = []
-        mine = {id(a) for a in head}
-        for st in self.files:
-            d = st.derived
-            for a in d.anomalies if d is not None else ():
-                out.append((st.src, a))
-                mine.discard(id(a))
-        out.extend((None, a) for a in head if id(a) in mine)
-        out.extend((None, a) for a in tail)
-        return out
-
-    def _place_anomalies(self, anomalies: list[tuple[int | None, Anomaly]], agent_keys: dict[int, str], seen_ts: dict) -> None:
-        planned = {s.key: s for s in self.out}
-        for src, a in anomalies:
-            where = self._anchor(a.began)
-            key = f"anomaly:{a.key}@{where}"
-            if key in self.sent:
-                continue
-            carrier = self._carrier(src, a, agent_keys)
-            attrs: dict[str, AttrValue] = {
-                "tracetui.anomaly.kind": a.kind,
-                "tracetui.anomaly.severity": a.severity,
-                "tracetui.anomaly.open": a.open,
-                "tracetui.anchor": where,
-                "tracetui.anomaly.evidence_count": a.evidence_count,
-            }
-            if a.cleared is not None:
-                attrs["tracetui.anomaly.cleared_anchor"] = self._anchor(a.cleared)
-            if self.content:
-                attrs["tracetui.anomaly.message"] = self._text(a.message)
-            host = planned.get(carrier)
-            t = ts_ns(seen_ts.get((a.began.src, a.began.line))) if a.began is not None else None
-            if host is not None:
-                ev = SpanEventSpec("tracetui.anomaly", host.start_ns if t is None else t, attrs, key)
-                host.events = (*host.events, ev)
-            elif carrier in self.sent:
-                # its span went out before the anomaly was seen: a span of its own carries it
-                at = self.last_ns if t is None else t
-                ev = SpanEventSpec("tracetui.anomaly", at, attrs, key)
-                spec = SpanSpec(key, carrier, f"anomaly {a.kind}", "internal", at, at, {**self.base, **attrs}, events=(ev,))
-                self.out.append(spec)
-            else:
-                self.held += 1
-
-    def _carrier(self, src: int | None, a: Anomaly, agent_keys: dict[int, str]) -> str:
-        if src is not None and src != self.state.main.src:
-            return agent_keys.get(src, "session")
-        b = a.began
-        if b is None or b.src != self.state.main.src:
-            return "session"
-        for ep in self.episodes:
-            if ep.first is not None and ep.last is not None and ep.first.line <= b.line <= ep.last.line:
-                return f"episode:{ep.index}"
-        return "session"

@@ -29,6 +29,7 @@ __all__ = [
     "SCHEMA_URL",
     "AGENT_NAMES",
     "PROVIDERS",
+    "usage_attributes",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -100,3 +101,22 @@ def ts_ns(ts: str | None) -> int | None:
     if dt.tzinfo is None:  # a timestamp without zone is taken as UTC, as the fold's days are
         dt = dt.replace(tzinfo=UTC)
     return (dt - _EPOCH) // _US * 1000
+
+
+def usage_attributes(u: tuple[int, ...], provider: str = "anthropic") -> dict[str, AttrValue]:
+    """The ``gen_ai.usage.*`` attributes of a usage ``(input, output, cache_creation,
+    cache_read[, cache_write_1h])`` in tokens. For Anthropic ``input_tokens`` is input + cache
+    read + cache creation (the GenAI conventions' rule); the uncached part is
+    ``tracetui.usage.uncached_input_tokens``."""
+    inp, out, cc, cr = u[0], u[1], u[2], u[3]
+    total_in = inp + cc + cr if provider == "anthropic" else inp
+    attrs: dict[str, AttrValue] = {
+        "gen_ai.usage.input_tokens": total_in,
+        "gen_ai.usage.output_tokens": out,
+        "gen_ai.usage.cache_read.input_tokens": cr,
+        "gen_ai.usage.cache_creation.input_tokens": cc,
+        "tracetui.usage.uncached_input_tokens": inp,
+    }
+    if len(u) > 4:
+        attrs["tracetui.usage.cache_creation_1h.input_tokens"] = u[4]
+    return attrs
