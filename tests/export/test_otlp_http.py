@@ -158,7 +158,9 @@ def test_follow_sends_as_the_session_grows_and_resumes_after_an_outage(tmp_path,
         sender = Sender(make_exporter(traces_endpoint(rx.url), timeout=0.5))
         ledger = SentLedger(sender.endpoint)
         stop = threading.Event()
-        t = threading.Thread(target=command.follow, args=([path], sender, ledger, ns, stop), kwargs={"backoff": 0.05, "poll": 0.02})
+        t = threading.Thread(
+            target=command.follow, args=([path], sender, ledger, ns, stop), kwargs={"backoff": 0.05, "poll": 0.02, "plan_gap": 0}
+        )
         t.start()
         try:
             assert rx.wait_requests(1)

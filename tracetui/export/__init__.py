@@ -49,7 +49,7 @@ def register_export(sub) -> None:
         ),
     )
     add_source_args(o)
-    o.add_argument("--all", action="store_true", help="every session under the projects folder")
+    o.add_argument("--all", action="store_true", help="every session under the projects folder (with --follow: those there when it starts)")
     o.add_argument("--follow", action="store_true", help="keep running: fold what the sessions append and send it, until Ctrl-C")
     o.add_argument(
         "--endpoint",

@@ -23,7 +23,17 @@ from typing import Any
 
 from tracetui.model.state import Anchor, RunState
 
-__all__ = ["run_export", "export_session", "record_model", "ExportFailed", "follow", "BACKOFF_MAX", "POLL_SECONDS", "RECHECK_SECONDS"]
+__all__ = [
+    "run_export",
+    "export_session",
+    "record_model",
+    "ExportFailed",
+    "follow",
+    "BACKOFF_MAX",
+    "POLL_SECONDS",
+    "RECHECK_SECONDS",
+    "PLAN_GAP_SECONDS",
+]
 
 #: the longest pause between two tries of an endpoint that does not answer, in seconds
 BACKOFF_MAX = 60.0
@@ -32,6 +42,10 @@ POLL_SECONDS = 1.0
 #: seconds between two plans of a followed session that holds open spans and did not change
 #: (it may have settled meanwhile)
 RECHECK_SECONDS = 15.0
+#: the shortest pause, in seconds, between two plans of a followed session that keeps growing:
+#: a plan of a 50 MB session took about a second (most of it pricing its episodes for the
+#: cost-spike anomaly), which a live session must not cost every poll
+PLAN_GAP_SECONDS = 5.0
 #: bytes of a record read back to find its model
 _READ_MAX = 1 << 20
 
@@ -156,6 +170,9 @@ def run_export(ns: argparse.Namespace) -> int:
             follow(paths, sender, ledger, ns, threading.Event())
             return 0
         return _once(paths, sender, ledger, ns)
+    except sqlite3.Error as exc:  # the record of what was sent could not be read or written
+        _err(f"{ledger.path}: {exc}")
+        return 1
     finally:
         ledger.close()
         sender.close()
@@ -188,10 +205,11 @@ def _summary(sid: str, sent: int, held: int) -> str:
 class _Followed:
     """One followed session: its reader, its last state, and when to plan it again."""
 
-    __slots__ = ("path", "reader", "state", "due")
+    __slots__ = ("path", "reader", "state", "due", "planned")
 
     def __init__(self, path: Path, reader: Any, state: RunState) -> None:
         self.path, self.reader, self.state, self.due = path, reader, state, 0.0
+        self.planned = float("-inf")
 
 
 def follow(
@@ -202,10 +220,12 @@ def follow(
     stop: threading.Event,
     backoff: float = 1.0,
     poll: float = POLL_SECONDS,
+    plan_gap: float = PLAN_GAP_SECONDS,
 ) -> None:
     """Poll the sessions of ``paths`` until ``stop`` is set (or Ctrl-C) and send what becomes
-    complete. A session is planned again when its files grew, and while it holds open spans
-    every :data:`RECHECK_SECONDS` (it may have settled). An endpoint that fails is said once on
+    complete. A session is planned again when its files grew (``plan_gap`` seconds after its
+    last plan at the soonest: a plan reads the whole ledger and prices every episode), and while
+    it holds open spans every :data:`RECHECK_SECONDS` (it may have settled). An endpoint that fails is said once on
     stderr; sending is tried again after ``backoff`` seconds, doubling up to
     :data:`BACKOFF_MAX`, while the fold goes on."""
     from tracetui.session.open import load_state, save_store
@@ -220,7 +240,7 @@ def follow(
             now = time.time()
             for s in sessions:
                 if s.reader.poll():
-                    s.state, s.due = s.reader.snapshot(), now
+                    s.state, s.due = s.reader.snapshot(), min(s.due, max(now, s.planned + plan_gap))
             if now >= retry_at:
                 try:
                     for s in sessions:
@@ -230,7 +250,7 @@ def follow(
                         sent, held = export_session(s.state, sid, sender, ledger, content=ns.content, settle=ns.settle, now=now)
                         if sent:
                             print(_summary(sid, sent, held), flush=True)
-                        s.due = now + RECHECK_SECONDS if held else float("inf")
+                        s.planned, s.due = now, now + RECHECK_SECONDS if held else float("inf")
                 except ExportFailed as exc:
                     if not down:
                         _err(f"cannot send to {sender.endpoint}: {exc.reason}; folding on, sending again with backoff (Ctrl-C to stop)")
