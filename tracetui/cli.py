@@ -60,14 +60,14 @@ def _cmd_state(ns: argparse.Namespace) -> int:
         # state line says what is wrong with a source (``sources[].error``) meanwhile
         from tracetui.session.reader import SessionReader
 
-        paths = resolve_paths(ns.paths, check=False)
+        paths = resolve_paths(ns.paths, check=False, agent=ns.agent)
         if any(p.is_dir() for p in paths):
             raise TranscriptError(f"{next(p for p in paths if p.is_dir())}: is a directory, not a transcript file")
         reader = SessionReader(paths, subagents=not ns.no_subagents)
         reader.poll()
         state = reader.snapshot()
     else:
-        paths = resolve_paths(ns.paths)
+        paths = resolve_paths(ns.paths, agent=ns.agent)
         reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
     redact = not getattr(ns, "no_redact", False)
 

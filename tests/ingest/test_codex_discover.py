@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
+from codex_home import day as _day
+from codex_home import rollout as _rollout
 from fixtures import prompt, write
 
 from tracetui.ingest import codex_discover
@@ -32,40 +34,6 @@ GRANDCHILD = "0199bbbb-1111-7000-8000-000000000003"
 FORK = "0199cccc-0000-7000-8000-000000000004"
 OLD = "0199dddd-0000-7000-8000-000000000005"
 CLAUDE_SID = "eeeeeeee-1111-4000-8000-000000000006"
-
-
-def _rollout(
-    path: Path,
-    thread: str,
-    *,
-    cwd: str = "/home/dev/app",
-    parent: str | None = None,
-    fork_of: str | None = None,
-    mtime: float | None = None,
-) -> Path:
-    """A small rollout: session_meta, turn_context, a user_message (private to these tests)."""
-    t = "2026-03-02T09:00:00.000Z"
-    source: object = "cli"
-    if parent:
-        source = {"subagent": {"thread_spawn": {"parent_thread_id": parent, "depth": 1, "agent_nickname": "Euler"}}}
-    meta = {"id": thread, "timestamp": t, "cwd": cwd, "originator": "codex_cli_rs", "cli_version": "0.125.0", "source": source}
-    if fork_of:
-        meta["forked_from_id"] = fork_of
-    lines = [
-        {"timestamp": t, "type": "session_meta", "payload": meta},
-        {"timestamp": t, "type": "turn_context", "payload": {"turn_id": "t1", "cwd": cwd, "model": "gpt-5-codex"}},
-        {"timestamp": t, "type": "event_msg", "payload": {"type": "user_message", "message": "Fix the failing test"}},
-    ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    if mtime is not None:
-        os.utime(path, (mtime, mtime))
-    return path
-
-
-def _day(home: Path, date: str) -> Path:
-    y, m, d = date.split("-")
-    return home / "sessions" / y / m / d
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""Notice new Claude Code sessions: the projects folder and each project folder (one level
-each, so the watch count stays the number of projects) watched by the app's one
-:class:`~tracetui.session.follow.Follow`, with a slow poll besides. Posts :class:`SessionsFound`."""
+"""Notice new sessions: Claude Code's projects folder and each project folder (one level each,
+so the watch count stays the number of projects) watched by the app's one
+:class:`~tracetui.session.follow.Follow`, with a slow poll besides, which also finds new Codex CLI
+rollouts (their date folders change every day). Posts :class:`SessionsFound`."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ KEY = "\0sessions"
 
 class SessionsWatch:
     """Posts sessions under ``root`` that are not in ``known`` (paths) and were modified in the
-    last ``hours`` hours (``None``: any age, but only sessions that appear after the start).
+    last ``hours`` hours (``None``: any age, but only sessions that appear after the start), of
+    ``agent`` only when given (``"claude"`` | ``"codex"``), Codex rollouts under ``$CODEX_HOME``.
     :meth:`attach` hands it to a :class:`~tracetui.session.follow.Follow`, whose workers run
     :meth:`step` when the folders change."""
 
@@ -33,12 +35,14 @@ class SessionsWatch:
         root: Path | None = None,
         hours: float | None = None,
         clock: Callable[[], float] = time.time,
+        agent: str | None = None,
     ) -> None:
         self.post = post
         self.known = set(known)
         self.root = root or projects_dir()
         self.hours = hours
         self.clock = clock
+        self.agent = agent
         self.follow: Any = None
         self._first = True
         self._projects: frozenset[Path] | None = None
@@ -65,7 +69,7 @@ class SessionsWatch:
     def scan(self, first: bool = False) -> list[SessionInfo]:
         """New sessions now (and, on the first scan, only remember what exists when ``hours``
         is ``None``)."""
-        found = list_sessions(self.root)
+        found = list_sessions(self.root, self.agent)
         try:
             self._register(frozenset(d for d in self.root.iterdir() if d.is_dir()))
         except OSError:
