@@ -197,3 +197,25 @@ def test_the_first_line_is_read_once_per_file(homes: tuple[Path, Path], monkeypa
     assert [s.session_id for s in list_sessions(agent="codex")] == [PARENT, OLD]
     subagent_files(main)
     assert reads == []
+
+
+def test_a_claude_transcripts_first_line_is_read_once_while_it_grows(homes: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    _, claude = homes
+    main = claude / "projects" / "-home-dev-web" / f"{CLAUDE_SID}.jsonl"
+    assert subagent_files(main) == []
+    reads: list[Path] = []
+    real = codex_discover.open_regular
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        reads.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(codex_discover, "open_regular", counting)
+    with main.open("a") as f:
+        f.write(json.dumps(prompt("more work", session=CLAUDE_SID)) + "\n")
+    assert file_agent(main) == "claude" and subagent_files(main) == []
+    assert reads == []
+    # cut shorter than its first line (rewritten in place): read again
+    main.write_text("")
+    assert file_agent(main) == "claude"
+    assert reads == [main]

@@ -110,11 +110,13 @@ def parse_first_line(line: bytes) -> RolloutMeta | None:
     return RolloutMeta(p.id, p.cwd or "", parent, p.timestamp or "")
 
 
-#: path -> (stamp, meta): a rollout's first line is read once. A parsed first line cannot
-#: change while the file grows, so its stamp is the file's identity (device, inode); a file
-#: without one yet (empty, torn or still being written) is read again when its size or
-#: modification time changes.
-_CACHE: dict[Path, tuple[tuple[int, ...], RolloutMeta | None]] = {}
+#: path -> (stamp, length, meta): a file's first line is read once. A first line that is whole
+#: (it ends in a newline, parses, or passed :data:`FIRST_LINE_MAX`) cannot change while the file
+#: grows, so its stamp is the file's identity (device, inode) and it holds while the file is at
+#: least ``length`` bytes long (a Claude Code transcript's first line is read once too, not on
+#: every poll); a first line still being written (or none yet) is read again when the file's
+#: size or modification time changes.
+_CACHE: dict[Path, tuple[tuple[int, ...], int, RolloutMeta | None]] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -123,18 +125,19 @@ def _meta_for(p: Path, st: os.stat_result) -> RolloutMeta | None:
     full = (*ident, st.st_size, st.st_mtime_ns)
     with _CACHE_LOCK:
         hit = _CACHE.get(p)
-    if hit is not None and hit[0] in (ident, full):
-        return hit[1]
+    if hit is not None and (hit[0] == full or (hit[0] == ident and st.st_size >= hit[1])):
+        return hit[2]
     try:
         with open_regular(p) as f:
             line = f.readline(FIRST_LINE_MAX)
     except OSError:
         return None
     meta = parse_first_line(line)
+    whole = meta is not None or line.endswith(b"\n") or len(line) >= FIRST_LINE_MAX
     with _CACHE_LOCK:
         if len(_CACHE) > 100_000:  # a bound for a very long-running monitor; refilled on demand
             _CACHE.clear()
-        _CACHE[p] = (ident if meta is not None else full, meta)
+        _CACHE[p] = (ident if whole else full, len(line), meta)
     return meta
 
 
