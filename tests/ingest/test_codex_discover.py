@@ -219,3 +219,28 @@ def test_a_claude_transcripts_first_line_is_read_once_while_it_grows(homes: tupl
     main.write_text("")
     assert file_agent(main) == "claude"
     assert reads == [main]
+
+
+def test_an_unchanged_folder_is_not_listed_again_and_a_new_child_is_found(
+    homes: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, _ = homes
+    an_hour_ago = 1_700_000_000
+    for d in [home, *(p for p in home.rglob("*") if p.is_dir())]:
+        os.utime(d, (an_hour_ago, an_hour_ago))
+    main = find_session(PARENT).path
+    assert len(subagent_files(main)) == 3
+    listed: list[str] = []
+    real = os.scandir
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        listed.append(os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(codex_discover.os, "scandir", counting)
+    assert len(subagent_files(main)) == 3
+    assert listed == []
+    # a new child makes its folder's time now: that folder (only) is listed again
+    late = _rollout(_day(home, "2026-03-04") / "rollout-late.jsonl", "0199abcd-0000-7000-8000-00000000000c", parent=PARENT)
+    assert late in [s.path for s in subagent_files(main)]
+    assert listed == [str(_day(home, "2026-03-04"))]

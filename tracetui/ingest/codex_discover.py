@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,11 +117,11 @@ def parse_first_line(line: bytes) -> RolloutMeta | None:
 #: least ``length`` bytes long (a Claude Code transcript's first line is read once too, not on
 #: every poll); a first line still being written (or none yet) is read again when the file's
 #: size or modification time changes.
-_CACHE: dict[Path, tuple[tuple[int, ...], int, RolloutMeta | None]] = {}
+_CACHE: dict[str, tuple[tuple[int, ...], int, RolloutMeta | None]] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def _meta_for(p: Path, st: os.stat_result) -> RolloutMeta | None:
+def _meta_for(p: str, st: os.stat_result) -> RolloutMeta | None:
     ident = (st.st_dev, st.st_ino)
     full = (*ident, st.st_size, st.st_mtime_ns)
     with _CACHE_LOCK:
@@ -151,7 +152,7 @@ def rollout_meta(path: Path) -> RolloutMeta | None:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    return _meta_for(Path(path), st)
+    return _meta_for(os.fspath(path), st)
 
 
 def is_rollout(path: Path) -> bool:
@@ -159,43 +160,98 @@ def is_rollout(path: Path) -> bool:
     return rollout_meta(path) is not None
 
 
-def _walk(top: Path, since: tuple[str, ...] = ()) -> Iterator[tuple[Path, os.stat_result]]:
-    """Every regular ``*.jsonl`` under ``top`` with its stat; with ``since`` (the date folders
-    of a rollout, ``("2026", "03", "02")``), folders named before it are skipped."""
-    stack: list[tuple[Path, tuple[str, ...]]] = [(top, ())]
+#: folder -> (modification time in ns, its subfolders, its ``*.jsonl`` names): a folder's
+#: entries change only with its modification time, so an unchanged folder is not listed again
+_DIRS: dict[str, tuple[int, tuple[str, ...], tuple[str, ...]]] = {}
+#: a folder modified this recently (ns) is listed again anyway: on a file system with a coarse
+#: clock a file created in the same tick as the last listing leaves the time unchanged
+RACY_NS = 2_000_000_000
+
+
+def _listing(d: str) -> tuple[tuple[str, ...], tuple[str, ...], bool] | None:
+    """``(subfolders, *.jsonl names, listed_now)`` of folder ``d``, ``None`` when it cannot be
+    read; ``listed_now`` is false when the cached listing still holds."""
+    try:
+        m = os.stat(d).st_mtime_ns
+    except OSError:
+        return None
+    with _CACHE_LOCK:
+        hit = _DIRS.get(d)
+    if hit is not None and hit[0] == m and time.time_ns() - m > RACY_NS:
+        return hit[1], hit[2], False
+    subs: list[str] = []
+    files: list[str] = []
+    try:
+        with os.scandir(d) as it:
+            for e in it:
+                try:
+                    if e.is_dir():
+                        subs.append(e.name)
+                    elif e.name.endswith(".jsonl"):
+                        files.append(e.name)
+                except OSError:
+                    continue
+    except OSError:
+        return None
+    with _CACHE_LOCK:
+        if len(_DIRS) > 100_000:
+            _DIRS.clear()
+        _DIRS[d] = (m, tuple(subs), tuple(files))
+    return tuple(subs), tuple(files), True
+
+
+def _walk(top: Path, since: tuple[str, ...] = ()) -> Iterator[tuple[str, bool]]:
+    """Every ``*.jsonl`` name under ``top`` (not yet stat'ed), with whether its folder was
+    listed again now (:func:`_listing`); with ``since`` (the date folders of a rollout,
+    ``("2026", "03", "02")``), folders named before it are skipped."""
+    # paths are strings here: pathlib's joins and hashes were most of a listing's time
+    stack: list[tuple[str, tuple[str, ...]]] = [(os.fspath(top), ())]
     while stack:
         d, rel = stack.pop()
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
+        got = _listing(d)
+        if got is None:
             continue
-        for e in entries:
-            try:
-                if e.is_dir():
-                    sub = (*rel, e.name)
-                    if since and sub < since[: len(sub)]:
-                        continue
-                    stack.append((Path(e.path), sub))
-                elif e.name.endswith(".jsonl"):
-                    st = e.stat()
-                    if stat.S_ISREG(st.st_mode):
-                        yield Path(e.path), st
-            except OSError:
-                continue
+        subs, files, fresh = got
+        for name in subs:
+            sub = (*rel, name)
+            if not (since and sub < since[: len(sub)]):
+                stack.append((os.path.join(d, name), sub))
+        for name in files:
+            yield os.path.join(d, name), fresh
+
+
+def _stat_meta(p: str) -> tuple[os.stat_result, RolloutMeta | None] | None:
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return st, _meta_for(p, st)
 
 
 def rollouts(home: Path | None = None) -> list[tuple[Path, os.stat_result, RolloutMeta]]:
     """Every rollout under ``<home>/sessions`` and ``<home>/archived_sessions`` (``home``:
     :func:`codex_dir`), child rollouts included, in no particular order, as ``(path, stat,
     meta)``. Missing folders give an empty list; files whose first record is no
-    ``session_meta`` (a torn or other first line) are left out."""
+    ``session_meta`` (a torn or other first line), and special files, are left out."""
     out = []
     for top in codex_trees(home):
-        for p, st in _walk(top):
-            meta = _meta_for(p, st)
-            if meta is not None:
-                out.append((p, st, meta))
+        for p, _fresh in _walk(top):
+            got = _stat_meta(p)
+            if got is not None and got[1] is not None:
+                out.append((Path(p), got[0], got[1]))
     return out
+
+
+def _settled(p: str) -> tuple[bool, RolloutMeta | None]:
+    """``(True, meta)`` when ``p``'s first line was read whole (its cache entry holds while the
+    file is not replaced), else ``(False, None)``."""
+    with _CACHE_LOCK:
+        hit = _CACHE.get(p)
+    if hit is not None and len(hit[0]) == 2:
+        return True, hit[2]
+    return False, None
 
 
 def _home_of(main: Path) -> Path:
@@ -225,19 +281,24 @@ def child_rollouts(main: Path) -> list[tuple[Path, RolloutMeta]]:
     if meta is None:
         return []
     sessions, archived = codex_trees(_home_of(main))
-    by_parent: dict[str, list[tuple[Path, RolloutMeta]]] = {}
+    by_parent: dict[str, list[tuple[str, RolloutMeta]]] = {}
     for top, since in ((sessions, _date_of(main, sessions)), (archived, ())):
-        for p, st in _walk(top, since):
-            m = _meta_for(p, st)
+        for p, fresh in _walk(top, since):
+            # a file of a folder whose entries did not change, its first line read whole: the
+            # same file as last time (a replacement renames into the folder, which changes it)
+            known, m = _settled(p) if not fresh else (False, None)
+            if not known:
+                got = _stat_meta(p)
+                m = got[1] if got is not None else None
             if m is not None and m.parent_id:
                 by_parent.setdefault(m.parent_id, []).append((p, m))
-    me = Path(main).absolute()
+    me = os.path.abspath(main)
     found: dict[Path, tuple[Path, RolloutMeta]] = {}
     todo, seen = [meta.thread_id], {meta.thread_id}
     while todo:
         for p, m in by_parent.get(todo.pop(), ()):
-            if p.absolute() != me and p not in found:
-                found[p] = (p, m)
+            if os.path.abspath(p) != me and Path(p) not in found:
+                found[Path(p)] = (Path(p), m)
                 if m.thread_id not in seen:
                     seen.add(m.thread_id)
                     todo.append(m.thread_id)
