@@ -83,3 +83,27 @@ async def test_agent_narrows_the_switcher(sessions: tuple[Path, Path], tmp_path:
         await wait_for_state(pilot)
         screen = await open_sessions(pilot, app)
         assert [(s.agent, s.session_id) for s in screen.sessions] == [("codex", THREAD)]
+
+
+def test_the_session_watch_watches_the_newest_codex_date_folders(sessions: tuple[Path, Path], tmp_path: Path) -> None:
+    from tracetui.tui.sessions_watch import SessionsWatch
+
+    claude, codex = sessions
+    home = codex.parents[4]
+    for date in ("2026-02-27", "2026-02-28", "2026-03-01"):
+        rollout(day(home, date) / "rollout-old.jsonl", f"0199{date}", mtime=FROZEN_NOW - 86400)
+    watched: list[list[tuple[Path, str]]] = []
+
+    class Follow:
+        def watch(self, key, step, globs, period=None):  # type: ignore[no-untyped-def]
+            watched.append(globs)
+
+    posted: list = []
+    w = SessionsWatch(posted.append, set(), tmp_path / "projects", None, lambda: FROZEN_NOW)
+    w.attach(Follow())
+    w.scan(first=True)
+    folders = {d for d, g in watched[-1] if g == "*.jsonl"}
+    # the Claude project folder, and the three newest Codex date folders (02 holds the newest rollout)
+    assert folders == {claude.parent, day(home, "2026-03-02"), day(home, "2026-03-01"), day(home, "2026-02-28")}
+    rollout(day(home, "2026-03-02") / "rollout-new.jsonl", "0199ffff-new", mtime=FROZEN_NOW)
+    assert [s.session_id for s in w.scan()] == ["0199ffff-new"]

@@ -1,7 +1,8 @@
 """Notice new sessions: Claude Code's projects folder and each project folder (one level each,
 so the watch count stays the number of projects) watched by the app's one
 :class:`~tracetui.session.follow.Follow`, with a slow poll besides, which also finds new Codex CLI
-rollouts (their date folders change every day). Posts :class:`SessionsFound`."""
+rollouts; the date folders of the newest Codex rollouts are watched too (a new day's folder is
+found by the poll). Posts :class:`SessionsFound`."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from typing import Any
 from tracetui.ingest.discover import SessionInfo, list_sessions, projects_dir
 from tracetui.tui.messages import SessionsFound
 
-__all__ = ["SessionsWatch", "POLL_SECONDS", "KEY"]
+__all__ = ["SessionsWatch", "POLL_SECONDS", "KEY", "CODEX_FOLDERS"]
 
 #: seconds between two listings when no file event arrives
 POLL_SECONDS = 5.0
+#: how many of the newest Codex date folders are watched for new rollouts
+CODEX_FOLDERS = 3
 #: the watcher key of the listing (no session's key: those are paths)
 KEY = "\0sessions"
 
@@ -70,10 +73,15 @@ class SessionsWatch:
         """New sessions now (and, on the first scan, only remember what exists when ``hours``
         is ``None``)."""
         found = list_sessions(self.root, self.agent)
+        # the date folders of the newest Codex rollouts: where the next one likely appears (a
+        # new day's folder is found by the poll)
+        codex = dict.fromkeys(s.path.parent for s in found if s.agent == "codex")  # newest first
+        codex_days = frozenset(list(codex)[:CODEX_FOLDERS])
         try:
-            self._register(frozenset(d for d in self.root.iterdir() if d.is_dir()))
+            claude = frozenset(d for d in self.root.iterdir() if d.is_dir()) if self.agent != "codex" else frozenset()
         except OSError:
-            pass
+            claude = frozenset()
+        self._register(claude | codex_days)
         cutoff = None if self.hours is None else self.clock() - self.hours * 3600
         new = []
         for s in found:
