@@ -315,6 +315,7 @@ class RunState(msgspec.Struct):
     #: the session's tokens per (model, UTC day, tier band), deduplicated like ``tokens``:
     #: ``cost_usd`` is their sum, each priced at its own day (model/pricing.py)
     usage_buckets: tuple[UsageBucket, ...] = ()
+    agent: str = "claude"
 
     @property
     def goal(self) -> PromptInfo | None:
