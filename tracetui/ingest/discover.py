@@ -232,9 +232,7 @@ def all_transcripts(root: Path | None = None) -> list[TranscriptFile]:
                 if e.is_dir(follow_symlinks=False):
                     sub = Path(e.path) / "subagents"
                     if sub.is_dir():
-                        out.extend(
-                            TranscriptFile(p, proj.name, name, "subagent") for p in sub.rglob("agent-*.jsonl") if is_regular(p)
-                        )
+                        out.extend(TranscriptFile(p, proj.name, name, "subagent") for p in sub.rglob("agent-*.jsonl") if is_regular(p))
                     continue
                 if not name.endswith(".jsonl") or not stat.S_ISREG(e.stat().st_mode):
                     continue

@@ -30,10 +30,13 @@ from pathlib import Path
 
 from tracetui.session.store.db import cache_dir, connect
 
-__all__ = ["INDEX_SCHEMA", "index_path", "open_db", "create_schema", "drop_all", "has_fts5"]
+__all__ = ["BUSY_MS", "INDEX_SCHEMA", "index_path", "open_db", "create_schema", "drop_all", "has_fts5"]
 
 #: version of the tables below; bump it when they change
 INDEX_SCHEMA = 1
+#: milliseconds a write waits for another process's write transaction before the index is
+#: given up for this run (a private temporary index is built instead)
+BUSY_MS = 2000
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID",
@@ -67,10 +70,11 @@ def index_path() -> Path:
     return cache_dir() / "index" / "sessions.sqlite"
 
 
-def open_db(path: Path | str, busy_ms: int = 2000) -> sqlite3.Connection:
+def open_db(path: Path | str, busy_ms: int | None = None) -> sqlite3.Connection:
     """A connection to the index at ``path`` (``""``: a private temporary one), created 0600 in
-    a 0700 folder. Raises ``sqlite3.Error`` or ``OSError``."""
-    return connect(path, busy_ms)
+    a 0700 folder, waiting ``busy_ms`` (default :data:`BUSY_MS`) for a lock. Raises
+    ``sqlite3.Error`` or ``OSError``."""
+    return connect(path, BUSY_MS if busy_ms is None else busy_ms)
 
 
 def create_schema(conn: sqlite3.Connection, fts: bool) -> None:

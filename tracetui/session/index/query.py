@@ -33,8 +33,7 @@ KINDS = ("daily", "weekly", "monthly", "project", "session")
 MAX_COSTS = 20_000
 
 _ROWS = (
-    "SELECT m.msg, m.day, m.model, m.input, m.output, m.cache_creation, m.cache_read, m.cache_write_1h, m.file"
-    " FROM msgs m ORDER BY m.msg"
+    "SELECT m.msg, m.day, m.model, m.input, m.output, m.cache_creation, m.cache_read, m.cache_write_1h, m.file FROM msgs m ORDER BY m.msg"
 )
 _FILES = "SELECT id, path, project, session, agent, cwd, first_ts, last_ts FROM files"
 
@@ -101,7 +100,9 @@ class _Acc:
         self.info: tuple | None = None
 
 
-def _cost(conn: sqlite3.Connection, book: UsageBook, fallback_ts: str | None, memo: dict[bytes, tuple[float | None, str]]) -> tuple[float | None, str]:
+def _cost(
+    conn: sqlite3.Connection, book: UsageBook, fallback_ts: str | None, memo: dict[bytes, tuple[float | None, str]]
+) -> tuple[float | None, str]:
     from tracetui.model.pricing import estimate_cost
 
     buckets = book.usage_buckets()
@@ -125,7 +126,9 @@ def _prices_version() -> str:
         return "?"
 
 
-def build_report(conn: sqlite3.Connection, kind: str, since: str | None = None, until: str | None = None, project: str | None = None) -> Report:
+def build_report(
+    conn: sqlite3.Connection, kind: str, since: str | None = None, until: str | None = None, project: str | None = None
+) -> Report:
     """The report of ``kind`` (one of :data:`KINDS`) over the index ``conn``: messages whose
     day is within ``since``..``until`` (UTC days, both included; a message without a day is
     left out when either is given), of files whose project folder or working directory

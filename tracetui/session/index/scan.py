@@ -148,8 +148,8 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     t = reader.tailers[0]
     if resume is not None:
         t.restore(resume.offset, resume.line, resume.inode, resume.head)
-        for msg, day, model, *u in resume.msgs:
-            f.usage.add(msg, model, tuple(u), day)  # type: ignore[arg-type]
+        for msg, day, model, i, o, cc, cr, c1h in resume.msgs:
+            f.usage.add(msg, model, (i, o, cc, cr, c1h), day)
         f.sidechain_file = resume.sidechain
     reader.poll(final=True)
     st = reader.fold.sources[0]
@@ -166,8 +166,8 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     for key in touched:
         m = book.message(key)
         if m is not None:
-            u, model, day = m
-            out.msgs.append((key, day, model, *u))
+            usage, model, day = m
+            out.msgs.append((key, day, model, *usage))
     out.docs = docs.items
     out.session_id, out.cwd = f.session_id, f.cwd
     out.first_ts, out.last_ts = f.first_timestamp, f.last_timestamp

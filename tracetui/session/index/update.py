@@ -151,7 +151,18 @@ def _delete_file_rows(conn: sqlite3.Connection, fid: int, fts: bool) -> None:
     conn.execute("DELETE FROM msgs WHERE file = ?", (fid,))
 
 
-def _write(conn: sqlite3.Connection, fts: bool, fid: int | None, path: str, tf_project: str, tf_session: str | None, role: str, r: Folded, base: tuple | None, redo: bool) -> None:
+def _write(
+    conn: sqlite3.Connection,
+    fts: bool,
+    fid: int | None,
+    path: str,
+    tf_project: str,
+    tf_session: str | None,
+    role: str,
+    r: Folded,
+    base: tuple | None,
+    redo: bool,
+) -> None:
     """Write one file's read (inside a transaction): its files row, messages and documents."""
     if fid is not None:
         now = conn.execute("SELECT offset, size, mtime_ns, inode FROM files WHERE id = ?", (fid,)).fetchone()
@@ -252,7 +263,8 @@ def update(index: Index, root: Path | None = None, progress: Callable[[int, int]
                 continue
             base = (row[5], row[3], row[4], row[2]) if row is not None else None
             _write(conn, fts, row[0] if row else None, path, tf.project, tf.session_id, tf.role, r, base, kind == "redo")
-            setattr(stats, kind, getattr(stats, kind) + 1)
+            name = {"new": "new", "grow": "grown", "redo": "redone"}[kind]
+            setattr(stats, name, getattr(stats, name) + 1)
             pending += 1
             if pending >= COMMIT_FILES:
                 conn.execute("COMMIT")
