@@ -52,10 +52,10 @@ def test_fts_query_takes_operators_literally() -> None:
 
 def test_search_without_fts5_falls_back_to_like(folder: Folder, tmp_path: Path, monkeypatch) -> None:
     from tracetui.session.index import refresh, search
-    from tracetui.session.index import update as index_update
+    from tracetui.session.index import sync as index_sync
     from tracetui.views.report import render_hits
 
-    monkeypatch.setattr(index_update, "has_fts5", lambda conn: False)
+    monkeypatch.setattr(index_sync, "has_fts5", lambda conn: False)
     index, _ = refresh(folder.root, tmp_path / "nofts.sqlite")
     assert not index.fts
     assert index.conn.execute("SELECT name FROM sqlite_master WHERE name = 'docs_fts'").fetchall() == []

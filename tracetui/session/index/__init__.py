@@ -2,7 +2,7 @@
 folder, kept up to date incrementally, for the questions no single session answers (what did
 last week cost, where did I ask for X).
 
-``refresh(root)`` opens and updates it (session/index/update.py), ``build_report`` groups its
+``refresh(root)`` opens and updates it (session/index/sync.py), ``build_report`` groups its
 tokens and costs (session/index/query.py), ``search`` finds prompts and tool calls
 (session/index/search.py); session/index/db.py has the schema.
 """
@@ -10,7 +10,7 @@ tokens and costs (session/index/query.py), ``search`` finds prompts and tool cal
 from tracetui.session.index.db import index_path
 from tracetui.session.index.query import KINDS, Group, Report, build_report
 from tracetui.session.index.search import Hit, search
-from tracetui.session.index.update import AGENT, Index, UpdateStats, open_index, refresh, update
+from tracetui.session.index.sync import AGENT, Index, UpdateStats, open_index, refresh, update
 
 __all__ = [
     "AGENT",
