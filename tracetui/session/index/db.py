@@ -8,7 +8,7 @@ corrupt one is deleted and built again.
 
 Tables:
 
-* ``meta(key, value)``: ``schema``, ``version``, ``code`` (the fold code's fingerprint);
+* ``meta(key, value)``: ``schema``, ``version``, ``code`` (:func:`index_code`);
 * ``files``: one row per transcript file: path, inode, size, modification time (ns), resume
   offset and line, the head key (ingest/tail.py) and fingerprint (store/db.py) that tell a
   grown file from a rewritten one, its project folder, session id, agent (``"claude"``; the
@@ -25,12 +25,14 @@ Tables:
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
+from functools import lru_cache
 from pathlib import Path
 
-from tracetui.session.store.db import cache_dir, connect
+from tracetui.session.store.db import cache_dir, code_fingerprint, connect
 
-__all__ = ["BUSY_MS", "INDEX_SCHEMA", "index_path", "open_db", "create_schema", "drop_all", "has_fts5"]
+__all__ = ["BUSY_MS", "INDEX_SCHEMA", "index_code", "index_path", "open_db", "create_schema", "drop_all", "has_fts5"]
 
 #: version of the tables below; bump it when they change
 INDEX_SCHEMA = 1
@@ -52,6 +54,21 @@ _TABLES = (
 )
 _FTS = "CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(text, name, content='docs', content_rowid='id')"
 TABLES = ("meta", "files", "msgs", "docs", "costs", "docs_fts")
+
+
+@lru_cache(maxsize=1)
+def index_code() -> str:
+    """The fingerprint of the code whose output the index holds: the fold's
+    (store/db.py :func:`~tracetui.session.store.db.code_fingerprint`) and this package's
+    sources; an index written by other code is built again."""
+    h = hashlib.sha256(code_fingerprint().encode())
+    try:
+        for f in sorted(Path(__file__).resolve().parent.glob("*.py")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    except OSError:
+        pass
+    return h.hexdigest()[:32]
 
 
 def has_fts5(conn: sqlite3.Connection) -> bool:

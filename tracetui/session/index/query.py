@@ -29,6 +29,8 @@ __all__ = ["KINDS", "Group", "Report", "build_report", "period_of"]
 #: the groupings of ``tracetui report``
 KINDS = ("daily", "weekly", "monthly", "project", "session")
 
+#: milliseconds the cost memo's save waits for another writer (it is skipped after)
+MEMO_BUSY_MS = 50
 #: memoised estimates kept at most (each costs a few hundred bytes)
 MAX_COSTS = 20_000
 
@@ -201,6 +203,8 @@ def _save_costs(conn: sqlite3.Connection, memo: dict[bytes, tuple[float | None, 
     """Keep the estimates for the next report (best effort: a locked index skips it)."""
     if not memo:
         return
+    busy = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute(f"PRAGMA busy_timeout={MEMO_BUSY_MS}")
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -213,3 +217,5 @@ def _save_costs(conn: sqlite3.Connection, memo: dict[bytes, tuple[float | None, 
             raise
     except sqlite3.Error:
         pass
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={int(busy)}")

@@ -23,22 +23,24 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracetui import __version__
 from tracetui.ingest.discover import all_transcripts
-from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_path, open_db
+from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_code, index_path, open_db
 from tracetui.session.index.scan import Folded, Resume, fold_file
-from tracetui.session.store.db import code_fingerprint, fingerprint
+from tracetui.session.store.db import fingerprint
 
 __all__ = ["Index", "UpdateStats", "open_index", "update", "AGENT"]
 
 #: the agent a Claude Code transcript's rows are filed under (a Codex reader files its own)
 AGENT = "claude"
-#: files written per transaction at most (a cold build commits as it goes)
+#: files, and rows, written per transaction at most (a cold build commits as it goes)
 COMMIT_FILES = 200
+COMMIT_ROWS = 50_000
 
 _FILES = "SELECT id, path, inode, size, mtime_ns, offset, line, head, fingerprint, sidechain FROM files"
 
@@ -71,7 +73,7 @@ def _meta_ok(conn: sqlite3.Connection) -> bool:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     except sqlite3.OperationalError:
         return False
-    return meta.get("schema") == str(INDEX_SCHEMA) and meta.get("version") == __version__ and meta.get("code") == code_fingerprint()
+    return meta.get("schema") == str(INDEX_SCHEMA) and meta.get("version") == __version__ and meta.get("code") == index_code()
 
 
 def _prepare(conn: sqlite3.Connection) -> bool:
@@ -87,7 +89,7 @@ def _prepare(conn: sqlite3.Connection) -> bool:
             create_schema(conn, fts)
             conn.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                [("schema", str(INDEX_SCHEMA)), ("version", __version__), ("code", code_fingerprint())],
+                [("schema", str(INDEX_SCHEMA)), ("version", __version__), ("code", index_code())],
             )
         conn.execute("COMMIT")
     except BaseException:
@@ -229,7 +231,6 @@ def update(index: Index, root: Path | None = None, progress: Callable[[int, int]
     saved = {r[1]: r for r in conn.execute(_FILES)}
     stats = UpdateStats(files=len(files))
     seen: set[str] = set()
-    pending = 0
     todo = []
     for tf in files:
         path = str(tf.path)
@@ -243,40 +244,59 @@ def update(index: Index, root: Path | None = None, progress: Callable[[int, int]
         if kind != "same":
             todo.append((tf, path, kind, resume))
     gone = [r[0] for p, r in saved.items() if p not in seen]
+    if gone:
+        with _writing(conn):
+            for fid in gone:
+                _delete_file_rows(conn, fid, fts)
+                conn.execute("DELETE FROM files WHERE id = ?", (fid,))
+        stats.dropped = len(gone)
+    # files are read outside any transaction and written in short ones: another process's
+    # report waits for a batch's inserts at most, never for the reading
+    batch: list[tuple] = []
+    rows = 0
+    for n, (tf, path, kind, resume) in enumerate(todo, 1):
+        row = saved.get(path)
+        if resume is not None and row is not None:
+            resume.msgs = conn.execute(
+                "SELECT msg, day, model, input, output, cache_creation, cache_read, cache_write_1h FROM msgs WHERE file = ?", (row[0],)
+            ).fetchall()
+        r = fold_file(path, resume)
+        if r.reset and resume is not None:  # changed under the read: from the start
+            kind, r = "redo", fold_file(path, None)
+        if r.error or r.reset:
+            stats.errors.append(r.error or f"{path}: changed while read")
+            continue
+        batch.append((tf, path, kind, row, r))
+        rows += len(r.msgs) + len(r.docs)
+        name = {"new": "new", "grow": "grown", "redo": "redone"}[kind]
+        setattr(stats, name, getattr(stats, name) + 1)
+        if len(batch) >= COMMIT_FILES or rows >= COMMIT_ROWS:
+            _flush(conn, fts, batch)
+            batch, rows = [], 0
+        if progress is not None:
+            progress(n, len(todo))
+    if batch:
+        _flush(conn, fts, batch)
+    return stats
+
+
+@contextmanager
+def _writing(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction (``BEGIN IMMEDIATE``), rolled back on any error."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for fid in gone:
-            _delete_file_rows(conn, fid, fts)
-            conn.execute("DELETE FROM files WHERE id = ?", (fid,))
-        stats.dropped = len(gone)
-        for n, (tf, path, kind, resume) in enumerate(todo, 1):
-            row = saved.get(path)
-            if resume is not None and row is not None:
-                resume.msgs = conn.execute(
-                    "SELECT msg, day, model, input, output, cache_creation, cache_read, cache_write_1h FROM msgs WHERE file = ?", (row[0],)
-                ).fetchall()
-            r = fold_file(path, resume)
-            if r.reset and resume is not None:  # changed under the read: from the start
-                kind, r = "redo", fold_file(path, None)
-            if r.error or r.reset:
-                stats.errors.append(r.error or f"{path}: changed while read")
-                continue
-            base = (row[5], row[3], row[4], row[2]) if row is not None else None
-            _write(conn, fts, row[0] if row else None, path, tf.project, tf.session_id, tf.role, r, base, kind == "redo")
-            name = {"new": "new", "grow": "grown", "redo": "redone"}[kind]
-            setattr(stats, name, getattr(stats, name) + 1)
-            pending += 1
-            if pending >= COMMIT_FILES:
-                conn.execute("COMMIT")
-                conn.execute("BEGIN IMMEDIATE")
-                pending = 0
-            if progress is not None:
-                progress(n, len(todo))
-        conn.execute("COMMIT")
+        yield
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    return stats
+    conn.execute("COMMIT")
+
+
+def _flush(conn: sqlite3.Connection, fts: bool, batch: list[tuple]) -> None:
+    with _writing(conn):
+        for tf, path, kind, row, r in batch:
+            base = (row[5], row[3], row[4], row[2]) if row is not None else None
+            _write(conn, fts, row[0] if row else None, path, tf.project, tf.session_id, tf.role, r, base, kind == "redo")
 
 
 def refresh(root: Path | None = None, path: Path | None = None) -> tuple[Index, UpdateStats]:
