@@ -43,6 +43,20 @@ def _check(root: Path, conn: sqlite3.Connection, kind: str, **kw) -> None:
             assert g["usd"] == pytest.approx(w["usd"], abs=1e-5), k
 
 
+def _same_as_fresh(conn: sqlite3.Connection, root: Path, db: Path) -> None:
+    """The index's rows are those of an index built from the files as they are now, at once."""
+    fresh = open_index(db)
+    update(fresh, root)
+    for q in (
+        "SELECT f.path, m.msg, m.day, m.model, m.input, m.output, m.cache_creation, m.cache_read FROM msgs m JOIN files f ON f.id = m.file ORDER BY 1, 2",
+        "SELECT f.path, m.msg, m.day, m.model, m.band, m.input, m.output, m.cache_creation, m.cache_read FROM messages m JOIN files f ON f.id = m.file ORDER BY 2",
+        "SELECT f.path, d.line, d.kind, d.name, d.text FROM docs d JOIN files f ON f.id = d.file ORDER BY 1, 2, 3",
+        "SELECT path, session, first_ts, last_ts, malformed, sidechain FROM files ORDER BY path",
+    ):
+        assert conn.execute(q).fetchall() == fresh.conn.execute(q).fetchall(), q
+    fresh.conn.close()
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_report_matches_recount(folder: Folder, kind: str) -> None:
     index, stats = refresh(folder.root)
@@ -98,30 +112,26 @@ def test_grown_file_is_folded_from_its_resume_point(folder: Folder, tmp_path: Pa
     assert (stats.grown, stats.redone, stats.new) == (1, 0, 0)
     for kind in ("daily", "session"):
         _check(folder.root, index.conn, kind)
-    # the same rows as an index built from the grown files at once
-    fresh = open_index(tmp_path / "fresh.sqlite")
-    update(fresh, folder.root)
-    q = "SELECT f.path, m.msg, m.day, m.model, m.input, m.output, m.cache_creation, m.cache_read FROM msgs m JOIN files f ON f.id = m.file ORDER BY 1, 2"
-    assert index.conn.execute(q).fetchall() == fresh.conn.execute(q).fetchall()
-    d = "SELECT f.path, d.line, d.kind, d.name, d.text FROM docs d JOIN files f ON f.id = d.file ORDER BY 1, 2, 3"
-    assert index.conn.execute(d).fetchall() == fresh.conn.execute(d).fetchall()
-    f = "SELECT path, session, first_ts, last_ts, malformed, sidechain FROM files ORDER BY path"
-    assert index.conn.execute(f).fetchall() == fresh.conn.execute(f).fetchall()
+    _same_as_fresh(index.conn, folder.root, tmp_path / "fresh.sqlite")
 
 
-def test_truncated_and_deleted_files_are_redone(folder: Folder) -> None:
+def test_truncated_and_deleted_files_are_redone(folder: Folder, tmp_path: Path) -> None:
     refresh(folder.root)
     folder.truncate()
     index, stats = refresh(folder.root)
     assert stats.redone == 1
     _check(folder.root, index.conn, "daily")
-    (folder.root / "-work-alpha" / "a2.jsonl").unlink()
+    _same_as_fresh(index.conn, folder.root, tmp_path / "fresh1.sqlite")
+    # a1 goes: its messages, repeated in a2, are a2's now
+    (folder.root / "-work-alpha" / "a1.jsonl").unlink()
     index, stats = refresh(folder.root)
     assert stats.dropped == 1
     _check(folder.root, index.conn, "session")
+    assert {g.key: g.messages for g in build_report(index.conn, "session").rows}["a2"] == 3
+    _same_as_fresh(index.conn, folder.root, tmp_path / "fresh2.sqlite")
 
 
-def test_replaced_file_is_redone(folder: Folder) -> None:
+def test_replaced_file_is_redone(folder: Folder, tmp_path: Path) -> None:
     refresh(folder.root)
     data = folder.b2.read_bytes()
     tmp = folder.b2.with_name("new.tmp")
@@ -130,6 +140,7 @@ def test_replaced_file_is_redone(folder: Folder) -> None:
     index, stats = refresh(folder.root)
     assert stats.redone == 1
     _check(folder.root, index.conn, "daily")
+    _same_as_fresh(index.conn, folder.root, tmp_path / "fresh.sqlite")
 
 
 def test_corrupt_index_is_rebuilt(folder: Folder, tmp_path: Path) -> None:

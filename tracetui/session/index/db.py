@@ -16,7 +16,9 @@ Tables:
   whether its records are sidechain records, and its malformed lines;
 * ``msgs``: per file and API message id, the message's UTC day, model and tokens as the fold's
   :class:`~tracetui.model.usage.UsageBook` of that file holds them (the max of each field over
-  its records; deduplication across files is the query's, session/index/query.py);
+  its records);
+* ``messages``: every API message once across every file, as session/index/messages.py
+  computes it from ``msgs`` (the file it is filed under, its day, model, price band, tokens);
 * ``docs`` and ``docs_fts`` (FTS5, external content): the prompts and tool calls of each file,
   their text masked (ingest/secrets.py) before it is written;
 * ``costs``: the cost estimates already computed, keyed by the priced buckets (a warm report
@@ -35,7 +37,7 @@ from tracetui.session.store.db import cache_dir, code_fingerprint, connect
 __all__ = ["BUSY_MS", "INDEX_SCHEMA", "index_code", "index_path", "open_db", "create_schema", "drop_all", "has_fts5"]
 
 #: version of the tables below; bump it when they change
-INDEX_SCHEMA = 1
+INDEX_SCHEMA = 2
 #: milliseconds a write waits for another process's write transaction before the index is
 #: given up for this run (a private temporary index is built instead)
 BUSY_MS = 2000
@@ -47,13 +49,16 @@ _TABLES = (
     " first_ts TEXT, last_ts TEXT, sidechain INTEGER, malformed INTEGER)",
     "CREATE TABLE IF NOT EXISTS msgs(file INTEGER, msg TEXT, day TEXT, model TEXT, input INTEGER, output INTEGER,"
     " cache_creation INTEGER, cache_read INTEGER, cache_write_1h INTEGER, PRIMARY KEY(file, msg)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS msgs_msg ON msgs(msg)",
+    "CREATE TABLE IF NOT EXISTS messages(msg TEXT PRIMARY KEY, file INTEGER, day TEXT, model TEXT, band INTEGER, input INTEGER,"
+    " output INTEGER, cache_creation INTEGER, cache_read INTEGER, cache_write_1h INTEGER) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, file INTEGER, line INTEGER, block INTEGER, kind TEXT, name TEXT,"
     " timestamp TEXT, text TEXT)",
     "CREATE INDEX IF NOT EXISTS docs_file ON docs(file)",
     "CREATE TABLE IF NOT EXISTS costs(key BLOB PRIMARY KEY, usd REAL, note TEXT) WITHOUT ROWID",
 )
 _FTS = "CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(text, name, content='docs', content_rowid='id')"
-TABLES = ("meta", "files", "msgs", "docs", "costs", "docs_fts")
+TABLES = ("meta", "files", "msgs", "messages", "docs", "costs", "docs_fts")
 
 
 @lru_cache(maxsize=1)

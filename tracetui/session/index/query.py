@@ -2,11 +2,12 @@
 day, ISO week, month, project or session, every API message counted once across every file.
 
 A message id found in several files (a resumed session copies earlier records; a subagent's
-records may be repeated) is one message: its tokens are those a single
-:class:`~tracetui.model.usage.UsageBook` fed with all its files' entries holds (the max of
-each field, the earliest day, the first model), and it is filed under the file that has it
-earliest (its day, then the file's first timestamp, then its path): that file's project and
-session, that day. Costs are :func:`~tracetui.model.pricing.estimate_cost` of each group's
+records may be repeated) is one message (the ``messages`` table, session/index/messages.py):
+its tokens are those a single :class:`~tracetui.model.usage.UsageBook` fed with all its files'
+entries holds (the max of each field, the earliest day, the first model), and it is filed under
+the file that has it earliest: that file's project and session, that day. A report is then a
+``GROUP BY`` of those rows by the group's key and the price bucket (model, day, tier band), the
+buckets a UsageBook keeps. Costs are :func:`~tracetui.model.pricing.estimate_cost` of each group's
 buckets (every message priced at its own day and tier band; a model without a price makes
 the group's cost unknown, never zero), memoised in the index's ``costs`` table.
 """
@@ -17,12 +18,12 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
-from itertools import groupby
+from pathlib import Path
 
 import msgspec
 
-from tracetui.model.state import Tokens
-from tracetui.model.usage import UsageBook
+from tracetui.model.pricing import PLAIN_COST_NOTE
+from tracetui.model.state import Tokens, UsageBucket
 
 __all__ = ["KINDS", "Group", "Report", "build_report", "period_of"]
 
@@ -34,10 +35,15 @@ MEMO_BUSY_MS = 50
 #: memoised estimates kept at most (each costs a few hundred bytes)
 MAX_COSTS = 20_000
 
-_ROWS = (
-    "SELECT m.msg, m.day, m.model, m.input, m.output, m.cache_creation, m.cache_read, m.cache_write_1h, m.file FROM msgs m ORDER BY m.msg"
-)
-_FILES = "SELECT id, path, project, session, agent, cwd, first_ts, last_ts FROM files"
+#: the group key of a message row ``m`` of file ``f``, per report kind
+_KEYS = {
+    "daily": "CASE WHEN m.day = '' THEN 'unknown' ELSE m.day END",
+    "weekly": "iso_week(m.day)",
+    "monthly": "CASE WHEN m.day = '' THEN 'unknown' ELSE substr(m.day, 1, 7) END",
+    "project": "f.project",
+    "session": "f.project || char(0) || f.session",
+}
+_FROM = " FROM messages m JOIN files f ON f.id = m.file"
 
 
 @dataclass
@@ -90,24 +96,12 @@ def period_of(kind: str, day: str) -> str:
     return day
 
 
-class _Acc:
-    __slots__ = ("book", "sessions", "files", "last_ts", "first_ts", "info")
-
-    def __init__(self) -> None:
-        self.book = UsageBook()
-        self.sessions: set[tuple[str, str]] = set()
-        self.files: set[int] = set()
-        self.first_ts: str | None = None
-        self.last_ts: str | None = None
-        self.info: tuple | None = None
-
-
 def _cost(
-    conn: sqlite3.Connection, book: UsageBook, fallback_ts: str | None, memo: dict[bytes, tuple[float | None, str]]
+    conn: sqlite3.Connection, buckets: tuple[UsageBucket, ...], fallback_ts: str | None, memo: dict[bytes, tuple[float | None, str]]
 ) -> tuple[float | None, str]:
+    """:func:`~tracetui.model.pricing.estimate_cost` of ``buckets``, from the memo when known."""
     from tracetui.model.pricing import estimate_cost
 
-    buckets = book.usage_buckets()
     key = msgspec.msgpack.encode([_prices_version(), buckets, fallback_ts])
     hit = memo.get(key)
     if hit is None:
@@ -119,13 +113,20 @@ def _cost(
 
 @lru_cache(maxsize=1)
 def _prices_version() -> str:
-    """The genai-prices release whose bundled table priced a memoised cost."""
-    from importlib.metadata import PackageNotFoundError, version
+    """What identifies the price table a memoised cost came from: the path, size and
+    modification time of genai-prices' bundled data (found without importing the package, which
+    takes ~0.35 s; ``importlib.metadata`` alone ~30 ms)."""
+    import importlib.util
 
-    try:
-        return version("genai-prices")
-    except PackageNotFoundError:  # pragma: no cover - a declared dependency
+    spec = importlib.util.find_spec("genai_prices")
+    if spec is None or spec.origin is None:  # pragma: no cover - a declared dependency
         return "?"
+    data = Path(spec.origin).with_name("data.py")
+    try:
+        st = data.stat()
+    except OSError:  # pragma: no cover
+        return spec.origin
+    return f"{data}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def build_report(
@@ -133,70 +134,64 @@ def build_report(
 ) -> Report:
     """The report of ``kind`` (one of :data:`KINDS`) over the index ``conn``: messages whose
     day is within ``since``..``until`` (UTC days, both included; a message without a day is
-    left out when either is given), of files whose project folder or working directory
-    contains ``project``. Raises ``ValueError`` for an unknown kind, ``sqlite3.Error``."""
+    left out when either is given), filed under files whose project folder or working
+    directory contains ``project``. Raises ``ValueError`` for an unknown kind, ``sqlite3.Error``."""
     if kind not in KINDS:
         raise ValueError(f"unknown report {kind!r}; one of {', '.join(KINDS)}")
-    files = {r[0]: r for r in conn.execute(_FILES)}
-    accs: dict[str, _Acc] = {}
-    total = _Acc()
-    dated = since is not None or until is not None
-
-    def wanted(fid: int) -> bool:
-        f = files[fid]
-        return project is None or project in (f[2] or "") or project in (f[5] or "")
-
-    for msg, recs_it in groupby(conn.execute(_ROWS), key=lambda r: r[0]):
-        recs = list(recs_it)
-        if len(recs) > 1:
-            # filed under the file that has it earliest; the rest only raise its figures
-            recs.sort(key=lambda r: (r[1] or "\uffff", files[r[8]][6] or "\uffff", files[r[8]][1]))
-        owner = recs[0]
-        day, fid = owner[1], owner[8]
-        if dated and (not day or (since is not None and day < since) or (until is not None and day > until)):
-            continue
-        if not wanted(fid):
-            continue
-        f = files[fid]
-        if kind == "project":
-            key = f[2]
-        elif kind == "session":
-            key = f"{f[2]}\0{f[3]}"
-        else:
-            key = period_of(kind, day)
-        acc = accs.get(key)
-        if acc is None:
-            acc = accs[key] = _Acc()
-            acc.info = (f[2], f[5], f[4], f[3])
-        for a in (acc, total):
-            for r in recs:
-                a.book.add(msg, r[2], (r[3], r[4], r[5], r[6], r[7]), r[1])
-            a.sessions.add((f[2], f[3]))
-            a.files.add(fid)
-    # first and last timestamps of a group: those of its files' records
-    for a in (*accs.values(), total):
-        firsts = [files[i][6] for i in a.files if files[i][6]]
-        lasts = [files[i][7] for i in a.files if files[i][7]]
-        a.first_ts = min(firsts, default=None)
-        a.last_ts = max(lasts, default=None)
+    conn.create_function("iso_week", 1, lambda d: period_of("weekly", d or ""), deterministic=True)
+    where, args = [], []
+    if since is not None or until is not None:
+        where.append("m.day != ''")
+    if since is not None:
+        where.append("m.day >= ?")
+        args.append(since)
+    if until is not None:
+        where.append("m.day <= ?")
+        args.append(until)
+    if project is not None:
+        where.append("(instr(f.project, ?) > 0 OR instr(COALESCE(f.cwd, ''), ?) > 0)")
+        args += [project, project]
+    cond = (" WHERE " + " AND ".join(where)) if where else ""
     memo: dict[bytes, tuple[float | None, str]] = {}
-    rows = [_group(conn, k, a, kind, memo) for k, a in sorted(accs.items())]
+    rows = _groups(conn, _KEYS[kind], cond, args, kind, memo)
+    (total,) = _groups(conn, "'total'", cond, args, "", memo) or [Group("total", cost_usd=0.0, cost_note=PLAIN_COST_NOTE)]
+    _save_costs(conn, memo)
     if kind == "session":  # the most recently active last, as the periods are
         rows.sort(key=lambda g: (g.last_ts or "", g.project or "", g.key))
-    tot = _group(conn, "total", total, "", memo)
-    _save_costs(conn, memo)
-    return Report(kind, since, until, project, rows, tot, len(files))
+    n_files = conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    return Report(kind, since, until, project, rows, total, n_files)
 
 
-def _group(conn: sqlite3.Connection, key: str, a: _Acc, kind: str, memo: dict) -> Group:
-    cost, note = _cost(conn, a.book, a.last_ts, memo)
-    g = Group(key, len(a.sessions), len(a.book), a.book.tokens(), cost, note, tuple(sorted(a.book.by_model)))
-    g.first_ts, g.last_ts = a.first_ts, a.last_ts
-    if kind in ("project", "session") and a.info is not None:
-        g.project, g.cwd, g.agent = a.info[0], a.info[1], a.info[2]
-        if kind == "session":
-            g.key = a.info[3]
-    return g
+def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str, memo: dict) -> list[Group]:
+    """The groups of messages by ``key`` (an SQL expression), in key order: their buckets
+    (model, day, price band) priced, their sessions and files' timestamps."""
+    buckets: dict[str, list[UsageBucket]] = {}
+    sql = (
+        f"SELECT {key} AS k, m.model, m.day, m.band, COUNT(*), SUM(m.input), SUM(m.output), SUM(m.cache_creation),"
+        f" SUM(m.cache_read), SUM(m.cache_write_1h){_FROM}{cond} GROUP BY k, m.model, m.day, m.band"
+    )
+    for k, model, day, band, n, i, o, cc, cr, c1h in conn.execute(sql, args):
+        buckets.setdefault(k, []).append(UsageBucket(model, day, band, n, Tokens(i, o, cc, cr), c1h))
+    sql = (
+        f"SELECT {key} AS k, COUNT(DISTINCT f.project || char(0) || f.session), MIN(f.first_ts), MAX(f.last_ts),"
+        f" MIN(f.project), MIN(f.cwd), MIN(f.agent), MIN(f.session){_FROM}{cond} GROUP BY k"
+    )
+    out = []
+    for k, sessions, first_ts, last_ts, proj, cwd, agent, session in conn.execute(sql, args):
+        bs = sorted(buckets.get(k, ()), key=lambda b: (b.model, b.day, b.band))
+        tokens = Tokens()
+        for b in bs:
+            tokens = tokens.add(b.tokens)
+        cost, note = _cost(conn, tuple(bs), last_ts, memo)
+        g = Group(k, sessions, sum(b.messages for b in bs), tokens, cost, note, tuple(sorted({b.model for b in bs})))
+        g.first_ts, g.last_ts = first_ts, last_ts
+        if kind in ("project", "session"):
+            g.project, g.cwd, g.agent = proj, cwd, agent
+            if kind == "session":
+                g.key = session
+        out.append(g)
+    out.sort(key=lambda g: g.key if kind != "session" else "")
+    return out
 
 
 def _save_costs(conn: sqlite3.Connection, memo: dict[bytes, tuple[float | None, str]]) -> None:

@@ -27,12 +27,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tracetui import __version__
 from tracetui.ingest.discover import all_transcripts
 from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_code, index_path, open_db
-from tracetui.session.index.scan import Folded, Resume, fold_file
+from tracetui.session.index.messages import settle
 from tracetui.session.store.db import fingerprint
+
+if TYPE_CHECKING:
+    from tracetui.session.index.scan import Folded, Resume
 
 __all__ = ["Index", "UpdateStats", "open_index", "update", "AGENT"]
 
@@ -143,7 +147,9 @@ def open_index(path: Path | None = None) -> Index:
     return _private(f"{db}: not a database")  # pragma: no cover - the loop returns
 
 
-def _delete_file_rows(conn: sqlite3.Connection, fid: int, fts: bool) -> None:
+def _delete_file_rows(conn: sqlite3.Connection, fid: int, fts: bool) -> list[str]:
+    """Delete a file's messages and documents; returns the message ids it had."""
+    had = [r[0] for r in conn.execute("SELECT msg FROM msgs WHERE file = ?", (fid,))]
     if fts:
         conn.execute(
             "INSERT INTO docs_fts(docs_fts, rowid, text, name) SELECT 'delete', id, text, name FROM docs WHERE file = ?",
@@ -151,6 +157,7 @@ def _delete_file_rows(conn: sqlite3.Connection, fid: int, fts: bool) -> None:
         )
     conn.execute("DELETE FROM docs WHERE file = ?", (fid,))
     conn.execute("DELETE FROM msgs WHERE file = ?", (fid,))
+    return had
 
 
 def _write(
@@ -164,14 +171,16 @@ def _write(
     r: Folded,
     base: tuple | None,
     redo: bool,
+    touched: set[str],
 ) -> None:
-    """Write one file's read (inside a transaction): its files row, messages and documents."""
+    """Write one file's read (inside a transaction): its files row, messages and documents;
+    the message ids whose rows changed are added to ``touched``."""
     if fid is not None:
         now = conn.execute("SELECT offset, size, mtime_ns, inode FROM files WHERE id = ?", (fid,)).fetchone()
         if now != base:
             return  # indexed by another process since this one read the row
         if redo:
-            _delete_file_rows(conn, fid, fts)
+            touched.update(_delete_file_rows(conn, fid, fts))
     elif conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None:
         return  # indexed by another process meanwhile
     fp = fingerprint(path, r.offset)
@@ -196,6 +205,7 @@ def _write(
         )  # fmt: skip
     if r.msgs:
         conn.executemany("INSERT OR REPLACE INTO msgs VALUES (?,?,?,?,?,?,?,?,?)", [(fid, *m) for m in r.msgs])
+        touched.update(m[0] for m in r.msgs)
     if r.docs:
         start = conn.execute("SELECT COALESCE(MAX(id), 0) FROM docs").fetchone()[0] + 1
         rows = [(start + i, fid, *d) for i, d in enumerate(r.docs)]
@@ -218,6 +228,8 @@ def _plan(row: tuple | None, st: os.stat_result, path: str) -> tuple[str, Resume
             return "redo", None
     except OSError:
         return "redo", None
+    from tracetui.session.index.scan import Resume
+
     return "grow", Resume(offset, line, inode, head, None if sidechain is None else bool(sidechain))
 
 
@@ -246,10 +258,14 @@ def update(index: Index, root: Path | None = None, progress: Callable[[int, int]
     gone = [r[0] for p, r in saved.items() if p not in seen]
     if gone:
         with _writing(conn):
+            touched: set[str] = set()
             for fid in gone:
-                _delete_file_rows(conn, fid, fts)
+                touched.update(_delete_file_rows(conn, fid, fts))
                 conn.execute("DELETE FROM files WHERE id = ?", (fid,))
+            settle(conn, touched)
         stats.dropped = len(gone)
+    if todo:  # the fold's modules, only when a file is to be read (a warm report reads none)
+        from tracetui.session.index.scan import fold_file
     # files are read outside any transaction and written in short ones: another process's
     # report waits for a batch's inserts at most, never for the reading
     batch: list[tuple] = []
@@ -294,9 +310,11 @@ def _writing(conn: sqlite3.Connection) -> Iterator[None]:
 
 def _flush(conn: sqlite3.Connection, fts: bool, batch: list[tuple]) -> None:
     with _writing(conn):
+        touched: set[str] = set()
         for tf, path, kind, row, r in batch:
             base = (row[5], row[3], row[4], row[2]) if row is not None else None
-            _write(conn, fts, row[0] if row else None, path, tf.project, tf.session_id, tf.role, r, base, kind == "redo")
+            _write(conn, fts, row[0] if row else None, path, tf.project, tf.session_id, tf.role, r, base, kind == "redo", touched)
+        settle(conn, touched)
 
 
 def refresh(root: Path | None = None, path: Path | None = None) -> tuple[Index, UpdateStats]:
