@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -62,6 +63,23 @@ def _index_notes(index: Any, stats: Any) -> list[str]:
     return notes
 
 
+#: files to read above which a run on a terminal says it is indexing (a first run, say)
+SAY_INDEXING = 50
+
+
+def _progress() -> Callable[[int, int], None]:
+    """A progress callback saying once, on a terminal's stderr, that many files are being read."""
+    said = False
+
+    def progress(done: int, total: int) -> None:
+        nonlocal said
+        if not said and total >= SAY_INDEXING and sys.stderr.isatty():
+            said = True
+            print(f"tracetui: indexing {total:,} transcript files (done once; later runs read only what changed)", file=sys.stderr)
+
+    return progress
+
+
 def _cmd_report(ns: argparse.Namespace) -> int:
     from tracetui.session.index import build_report, refresh
     from tracetui.views.report import render_report, report_json
@@ -70,7 +88,7 @@ def _cmd_report(ns: argparse.Namespace) -> int:
     if ns.since and ns.until and ns.since > ns.until:
         print(f"tracetui report: --since {ns.since} is after --until {ns.until}", file=sys.stderr)
         return 2
-    index, stats = refresh()
+    index, stats = refresh(progress=_progress())
     rep = build_report(index.conn, ns.kind, ns.since, ns.until, ns.project)
     rep.notes += _index_notes(index, stats)
     if ns.json:
@@ -89,7 +107,7 @@ def _cmd_search(ns: argparse.Namespace) -> int:
     if not text.split():
         print("tracetui search: TEXT is empty; give a word to look for", file=sys.stderr)
         return 2
-    index, stats = refresh()
+    index, stats = refresh(progress=_progress())
     for note in _index_notes(index, stats):
         print(f"tracetui search: {note}", file=sys.stderr)
     hits = search(index.conn, text, index.fts, ns.limit)

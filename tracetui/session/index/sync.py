@@ -317,14 +317,16 @@ def _flush(conn: sqlite3.Connection, fts: bool, batch: list[tuple]) -> None:
         settle(conn, touched)
 
 
-def refresh(root: Path | None = None, path: Path | None = None) -> tuple[Index, UpdateStats]:
+def refresh(
+    root: Path | None = None, path: Path | None = None, progress: Callable[[int, int], None] | None = None
+) -> tuple[Index, UpdateStats]:
     """Open the index (``path``, default the cache folder's) and update it from ``root``; when
     the shared index is locked by another process past the busy timeout, or damaged beyond
-    rebuilding, a private temporary index is built instead (``Index.note`` says why). Never
-    raises for the database; ``OSError`` only as a file's read error in the stats."""
+    rebuilding, a private temporary index is built instead (``Index.note`` says why).
+    ``progress`` as for :func:`update`. Never raises for the database; ``OSError`` only as a file's read error in the stats."""
     index = open_index(path)
     try:
-        return index, update(index, root)
+        return index, update(index, root, progress)
     except sqlite3.OperationalError as exc:
         why = f"{path or index_path()}: {exc}"
     except sqlite3.DatabaseError as exc:
@@ -333,9 +335,9 @@ def refresh(root: Path | None = None, path: Path | None = None) -> tuple[Index, 
         _remove(path or index_path())
         index = open_index(path)
         try:
-            return index, update(index, root)
+            return index, update(index, root, progress)
         except sqlite3.DatabaseError:
             pass
     index.conn.close()
     private = _private(why)
-    return private, update(private, root)
+    return private, update(private, root, progress)
