@@ -50,6 +50,8 @@ def _same_as_fresh(conn: sqlite3.Connection, root: Path, db: Path) -> None:
     for q in (
         "SELECT f.path, m.msg, m.day, m.model, m.input, m.output, m.cache_creation, m.cache_read FROM msgs m JOIN files f ON f.id = m.file ORDER BY 1, 2",
         "SELECT f.path, m.msg, m.day, m.model, m.band, m.input, m.output, m.cache_creation, m.cache_read FROM messages m JOIN files f ON f.id = m.file ORDER BY 2",
+        "SELECT f.path, b.day, b.model, b.band, b.messages, b.input, b.output, b.cache_creation, b.cache_read, b.cache_write_1h"
+        " FROM buckets b JOIN files f ON f.id = b.file ORDER BY 1, 2, 3, 4",
         "SELECT f.path, d.line, d.kind, d.name, d.text FROM docs d JOIN files f ON f.id = d.file ORDER BY 1, 2, 3",
         "SELECT path, session, first_ts, last_ts, malformed, sidechain FROM files ORDER BY path",
     ):
@@ -186,3 +188,20 @@ def test_index_file_is_private(folder: Folder) -> None:
     assert p.exists()
     assert p.stat().st_mode & 0o777 == 0o600
     assert p.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_costs_are_memoised_in_the_index(folder: Folder, monkeypatch: pytest.MonkeyPatch) -> None:
+    index, _ = refresh(folder.root)
+    first = {k: build_report(index.conn, k) for k in KINDS}
+    import tracetui.model.pricing as pricing
+
+    def no_pricing(*_a, **_k):
+        raise AssertionError("priced again")
+
+    monkeypatch.setattr(pricing, "estimate_cost", no_pricing)
+    index.conn.close()
+    index, _ = refresh(folder.root)
+    for k in KINDS:
+        again = build_report(index.conn, k)
+        assert [(g.key, g.cost_usd, g.cost_note) for g in again.rows] == [(g.key, g.cost_usd, g.cost_note) for g in first[k].rows]
+        assert (again.total.cost_usd, again.total.cost_note) == (first[k].total.cost_usd, first[k].total.cost_note)

@@ -19,6 +19,8 @@ Tables:
   its records);
 * ``messages``: every API message once across every file, as session/index/messages.py
   computes it from ``msgs`` (the file it is filed under, its day, model, price band, tokens);
+* ``buckets``: the ``messages`` summed per file, day, model and price band (message count and
+  tokens), what a report groups (a few rows a file instead of one a message);
 * ``docs`` and ``docs_fts`` (FTS5, external content): the prompts and tool calls of each file,
   their text masked (ingest/secrets.py) before it is written;
 * ``costs``: the cost estimates already computed, keyed by the priced buckets (a warm report
@@ -37,7 +39,7 @@ from tracetui.session.store.db import cache_dir, code_fingerprint, connect
 __all__ = ["BUSY_MS", "INDEX_SCHEMA", "index_code", "index_path", "open_db", "create_schema", "drop_all", "has_fts5"]
 
 #: version of the tables below; bump it when they change
-INDEX_SCHEMA = 2
+INDEX_SCHEMA = 3
 #: milliseconds a write waits for another process's write transaction before the index is
 #: given up for this run (a private temporary index is built instead)
 BUSY_MS = 2000
@@ -52,13 +54,16 @@ _TABLES = (
     "CREATE INDEX IF NOT EXISTS msgs_msg ON msgs(msg)",
     "CREATE TABLE IF NOT EXISTS messages(msg TEXT PRIMARY KEY, file INTEGER, day TEXT, model TEXT, band INTEGER, input INTEGER,"
     " output INTEGER, cache_creation INTEGER, cache_read INTEGER, cache_write_1h INTEGER) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS buckets(file INTEGER, day TEXT, model TEXT, band INTEGER, messages INTEGER, input INTEGER,"
+    " output INTEGER, cache_creation INTEGER, cache_read INTEGER, cache_write_1h INTEGER, PRIMARY KEY(file, day, model, band))"
+    " WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, file INTEGER, line INTEGER, block INTEGER, kind TEXT, name TEXT,"
     " timestamp TEXT, text TEXT)",
     "CREATE INDEX IF NOT EXISTS docs_file ON docs(file)",
     "CREATE TABLE IF NOT EXISTS costs(key BLOB PRIMARY KEY, usd REAL, note TEXT) WITHOUT ROWID",
 )
 _FTS = "CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(text, name, content='docs', content_rowid='id')"
-TABLES = ("meta", "files", "msgs", "messages", "docs", "costs", "docs_fts")
+TABLES = ("meta", "files", "msgs", "messages", "buckets", "docs", "costs", "docs_fts")
 
 
 @lru_cache(maxsize=1)

@@ -5,9 +5,11 @@ UsageBook` entry); ``messages`` holds the message as one book fed with every fil
 it: the max of each token field, the earliest day, the model first named, and the file it is
 filed under, the one that has it earliest (its day, then the file's first timestamp, then its
 path; the day ``""``, unknown, comes after any day). Its price band (model/pricing.py
-``price_band``) is kept with it, so a report is a ``GROUP BY`` (session/index/query.py).
+``price_band``) is kept with it, and the ``buckets`` table sums them per file, day, model and
+band, which is what a report groups (session/index/query.py).
 
-:func:`settle` recomputes the rows of the messages a write touched, in the write's transaction.
+:func:`settle` recomputes the rows of the messages a write touched, and their buckets, in the
+write's transaction.
 """
 
 from __future__ import annotations
@@ -28,6 +30,17 @@ _ROWS = (
 )
 
 
+#: the touched messages' rows taken out of (``-``) or put into (``+``) the per-file buckets
+_BUCKETS = (
+    "INSERT INTO buckets SELECT m.file, m.day, m.model, m.band, {sign}COUNT(*), {sign}SUM(m.input), {sign}SUM(m.output),"
+    " {sign}SUM(m.cache_creation), {sign}SUM(m.cache_read), {sign}SUM(m.cache_write_1h)"
+    " FROM temp.touched t JOIN messages m ON m.msg = t.msg WHERE true GROUP BY m.file, m.day, m.model, m.band"
+    " ON CONFLICT(file, day, model, band) DO UPDATE SET messages = messages + excluded.messages, input = input + excluded.input,"
+    " output = output + excluded.output, cache_creation = cache_creation + excluded.cache_creation,"
+    " cache_read = cache_read + excluded.cache_read, cache_write_1h = cache_write_1h + excluded.cache_write_1h"
+)
+
+
 def _owner_order(r: tuple) -> tuple[str, str, str]:
     return (r[2] or "\uffff", r[9] or "\uffff", r[10])
 
@@ -39,6 +52,7 @@ def settle(conn: sqlite3.Connection, msgs: Iterable[str]) -> None:
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS touched(msg TEXT PRIMARY KEY) WITHOUT ROWID")
     conn.execute("DELETE FROM temp.touched")
     conn.executemany("INSERT OR IGNORE INTO temp.touched VALUES (?)", ((m,) for m in msgs))
+    conn.execute(_BUCKETS.format(sign="-"))
     conn.execute("DELETE FROM messages WHERE msg IN (SELECT msg FROM temp.touched)")
     book = UsageBook()
     out = []
@@ -57,4 +71,6 @@ def settle(conn: sqlite3.Connection, msgs: Iterable[str]) -> None:
             fid = recs[0][1]
         out.append((msg, fid, day, model, price_band(u[0], u[2], u[3]), *u))
     conn.executemany("INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?)", out)
+    conn.execute(_BUCKETS.format(sign="+"))
+    conn.execute("DELETE FROM buckets WHERE messages = 0")
     conn.execute("DELETE FROM temp.touched")

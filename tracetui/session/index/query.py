@@ -43,7 +43,8 @@ _KEYS = {
     "project": "f.project",
     "session": "f.project || char(0) || f.session",
 }
-_FROM = " FROM messages m JOIN files f ON f.id = m.file"
+#: what a report reads: the per-file buckets of the messages (session/index/messages.py)
+_FROM = " FROM buckets m JOIN files f ON f.id = m.file"
 
 
 @dataclass
@@ -96,19 +97,37 @@ def period_of(kind: str, day: str) -> str:
     return day
 
 
-def _cost(
-    conn: sqlite3.Connection, buckets: tuple[UsageBucket, ...], fallback_ts: str | None, memo: dict[bytes, tuple[float | None, str]]
-) -> tuple[float | None, str]:
-    """:func:`~tracetui.model.pricing.estimate_cost` of ``buckets``, from the memo when known."""
-    from tracetui.model.pricing import estimate_cost
+class _Costs:
+    """The cost estimates of one report: from the index's ``costs`` table when known there,
+    else :func:`~tracetui.model.pricing.estimate_cost` (then kept for the next report by
+    :meth:`save`)."""
 
-    key = msgspec.msgpack.encode([_prices_version(), buckets, fallback_ts])
-    hit = memo.get(key)
-    if hit is None:
-        row = conn.execute("SELECT usd, note FROM costs WHERE key = ?", (key,)).fetchone()
-        hit = (row[0], row[1]) if row is not None else estimate_cost(buckets, fallback_ts)
-        memo[key] = hit
-    return hit
+    def __init__(self, conn: sqlite3.Connection, preload: bool) -> None:
+        self.conn = conn
+        self.known: dict[bytes, tuple[float | None, str]] = {}
+        self.new: dict[bytes, tuple[float | None, str]] = {}
+        self.preloaded = preload
+        if preload:  # a group each: one read of the table, not one a group
+            self.known.update((k, (usd, note)) for k, usd, note in conn.execute("SELECT key, usd, note FROM costs"))
+
+    def get(self, buckets: tuple[UsageBucket, ...], fallback_ts: str | None) -> tuple[float | None, str]:
+        """``(usd, note)`` of ``buckets`` (undated ones priced at ``fallback_ts``'s day)."""
+        key = msgspec.msgpack.encode([_prices_version(), buckets, fallback_ts])
+        hit = self.known.get(key) or self.new.get(key)
+        if hit is None and not self.preloaded:
+            row = self.conn.execute("SELECT usd, note FROM costs WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                hit = self.known[key] = (row[0], row[1])
+        if hit is None:
+            from tracetui.model.pricing import estimate_cost
+
+            hit = self.new[key] = estimate_cost(buckets, fallback_ts)
+        return hit
+
+    def save(self) -> None:
+        """Keep the new estimates (best effort: a locked index skips it)."""
+        if self.new:
+            _save_costs(self.conn, self.new)
 
 
 @lru_cache(maxsize=1)
@@ -152,29 +171,33 @@ def build_report(
         where.append("(instr(f.project, ?) > 0 OR instr(COALESCE(f.cwd, ''), ?) > 0)")
         args += [project, project]
     cond = (" WHERE " + " AND ".join(where)) if where else ""
-    memo: dict[bytes, tuple[float | None, str]] = {}
+    memo = _Costs(conn, preload=kind in ("project", "session"))
     rows = _groups(conn, _KEYS[kind], cond, args, kind, memo)
     (total,) = _groups(conn, "'total'", cond, args, "", memo) or [Group("total", cost_usd=0.0, cost_note=PLAIN_COST_NOTE)]
-    _save_costs(conn, memo)
+    memo.save()
     if kind == "session":  # the most recently active last, as the periods are
         rows.sort(key=lambda g: (g.last_ts or "", g.project or "", g.key))
     n_files = conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     return Report(kind, since, until, project, rows, total, n_files)
 
 
-def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str, memo: dict) -> list[Group]:
+def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str, memo: _Costs) -> list[Group]:
     """The groups of messages by ``key`` (an SQL expression), in key order: their buckets
     (model, day, price band) priced, their sessions and files' timestamps."""
     buckets: dict[str, list[UsageBucket]] = {}
+    # the files table only where the key or a filter needs it (a day's key does not)
+    src = _FROM if "f." in key or "f." in cond else " FROM buckets m"
     sql = (
-        f"SELECT {key} AS k, m.model, m.day, m.band, COUNT(*), SUM(m.input), SUM(m.output), SUM(m.cache_creation),"
-        f" SUM(m.cache_read), SUM(m.cache_write_1h){_FROM}{cond} GROUP BY k, m.model, m.day, m.band"
+        f"SELECT {key} AS k, m.model, m.day, m.band, SUM(m.messages), SUM(m.input), SUM(m.output), SUM(m.cache_creation),"
+        f" SUM(m.cache_read), SUM(m.cache_write_1h){src}{cond} GROUP BY k, m.model, m.day, m.band"
     )
     for k, model, day, band, n, i, o, cc, cr, c1h in conn.execute(sql, args):
         buckets.setdefault(k, []).append(UsageBucket(model, day, band, n, Tokens(i, o, cc, cr), c1h))
+    # sessions and timestamps of each group's files: the (group, file) pairs first, then the files
     sql = (
-        f"SELECT {key} AS k, COUNT(DISTINCT f.project || char(0) || f.session), MIN(f.first_ts), MAX(f.last_ts),"
-        f" MIN(f.project), MIN(f.cwd), MIN(f.agent), MIN(f.session){_FROM}{cond} GROUP BY k"
+        "SELECT g.k, COUNT(DISTINCT f.project || char(0) || f.session), MIN(f.first_ts), MAX(f.last_ts), MIN(f.project),"
+        f" MIN(f.cwd), MIN(f.agent), MIN(f.session) FROM (SELECT DISTINCT {key} AS k, m.file AS file{src}{cond}) g"
+        " JOIN files f ON f.id = g.file GROUP BY g.k"
     )
     out = []
     for k, sessions, first_ts, last_ts, proj, cwd, agent, session in conn.execute(sql, args):
@@ -182,7 +205,7 @@ def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str
         tokens = Tokens()
         for b in bs:
             tokens = tokens.add(b.tokens)
-        cost, note = _cost(conn, tuple(bs), last_ts, memo)
+        cost, note = memo.get(tuple(bs), last_ts)
         g = Group(k, sessions, sum(b.messages for b in bs), tokens, cost, note, tuple(sorted({b.model for b in bs})))
         g.first_ts, g.last_ts = first_ts, last_ts
         if kind in ("project", "session"):
