@@ -42,12 +42,15 @@ def _day_arg(text: str) -> str:
     return parse_day(text, datetime.now(UTC).date())
 
 
-def _emit_json(obj: Any) -> None:
+def _emit_json(obj: Any, redact: bool = True) -> None:
+    """``obj`` as indented JSON on stdout, terminal-safe; with ``redact`` every string's secrets
+    masked (without: the view masked its transcript strings already)."""
     import orjson
 
     from tracetui.views.safe import json_safe, redact_json
 
-    obj, _ = redact_json(obj)
+    if redact:
+        obj, _ = redact_json(obj)
     sys.stdout.write(json_safe(orjson.dumps(obj, option=orjson.OPT_INDENT_2)) + "\n")
 
 
@@ -83,7 +86,7 @@ def _progress() -> Callable[[int, int], None]:
 def _cmd_report(ns: argparse.Namespace) -> int:
     from tracetui.session.index import build_report, refresh
     from tracetui.views.report import render_report, report_json
-    from tracetui.views.safe import export_text
+    from tracetui.views.safe import safe_text
 
     if ns.since and ns.until and ns.since > ns.until:
         print(f"tracetui report: --since {ns.since} is after --until {ns.until}", file=sys.stderr)
@@ -91,10 +94,11 @@ def _cmd_report(ns: argparse.Namespace) -> int:
     index, stats = refresh(progress=_progress())
     rep = build_report(index.conn, ns.kind, ns.since, ns.until, ns.project)
     rep.notes += _index_notes(index, stats)
+    # the views mask the transcript's strings of a report (a session id, a folder) themselves
     if ns.json:
-        _emit_json(report_json(rep))
+        _emit_json(report_json(rep), redact=False)
     else:
-        sys.stdout.write(export_text(render_report(rep)) + "\n")
+        sys.stdout.write(safe_text(render_report(rep)) + "\n")
     return 0
 
 

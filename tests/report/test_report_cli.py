@@ -150,3 +150,18 @@ def test_report_until_today_relative(folder: Folder, capsys: pytest.CaptureFixtu
     obj = json.loads(out)
     assert obj["until"] == (today - timedelta(days=1)).isoformat()
     assert obj["total"]["messages"] == sum(w["messages"] for w in recount(folder.root, "daily").values())
+
+
+def test_report_masks_secrets_and_controls_in_names(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    cwd = f"/work/\x1b]0;pwned\x07/{SECRET}"
+    b = TranscriptBuilder(session_id="named", cwd=cwd, start="2026-03-12T09:00:00.000Z")
+    b.prompt("hello")
+    b.text("hi")
+    b.write_session(folder.root / f"-work-\x1b[31m-{SECRET[:40]}")
+    for kind in ("project", "session"):
+        for argv in (("report", kind), ("report", kind, "--json")):
+            rc, out, _ = _run(capsys, *argv)
+            assert rc == 0
+            assert kind == "project" or "named" in out
+            assert "\x1b" not in out and "\x07" not in out
+            assert SECRET[:20] not in out

@@ -4,7 +4,11 @@ answers (session/index), no I/O.
 The report is an aligned table, one row per day, ISO week, month, project or session, then the
 total; tokens are exact counts per kind, the cost is an estimate (genai-prices) and says so,
 and a row whose models include one without a known price shows ``unknown``, never ``$0.00``.
-The caller makes the text terminal-safe (views/safe.py ``export_text``) and the JSON too.
+Every string taken from a transcript or a path (a session id, a project folder, a working
+directory) is given with its secrets masked (views/safe.py ``redacted``); the caller makes the
+text terminal-safe (views/safe.py ``safe_text``) and the JSON too (``json_safe``). The report's
+own words are not masked again: they hold no secret, and a label that hits the detectors' gates
+("token") would load them for nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 from tracetui.session.index.query import Group, Report
 from tracetui.session.index.search import Hit
 from tracetui.views.format import fmt_count, fmt_usd
+from tracetui.views.safe import redacted
 
 __all__ = ["render_report", "report_json", "render_hits", "hits_json", "COST_LABEL"]
 
@@ -25,7 +30,13 @@ CELL_CHARS = 40
 _HEADS = {"daily": "DAY", "weekly": "WEEK", "monthly": "MONTH", "project": "PROJECT", "session": "SESSION"}
 
 
-def _cut_left(text: str, n: int = CELL_CHARS) -> str:
+def _clean(text: str | None) -> str | None:
+    """A transcript's string with its secrets masked (``None`` stays ``None``)."""
+    return redacted(text)[0] if text else text
+
+
+def _cut_left(text: str | None, n: int = CELL_CHARS) -> str:
+    text = _clean(text) or ""
     return text if len(text) <= n else "\u2026" + text[-(n - 1) :]
 
 
@@ -91,7 +102,7 @@ def render_report(rep: Report) -> str:
     for note in _unpriced([*rep.rows, rep.total]):
         out.append(f"unknown: {note} (its tokens are counted above, not priced).")
     out.append("Tokens are exact, each API message counted once across every file (a resumed session's copies too).")
-    out += rep.notes
+    out += [_clean(n) or '' for n in rep.notes]
     return "\n".join(out)
 
 
@@ -107,7 +118,7 @@ def _scope(rep: Report) -> str:
 def _group_json(g: Group) -> dict[str, Any]:
     t = g.tokens
     d: dict[str, Any] = {
-        "key": g.key,
+        "key": _clean(g.key),
         "sessions": g.sessions,
         "messages": g.messages,
         "tokens": {
@@ -124,7 +135,7 @@ def _group_json(g: Group) -> dict[str, Any]:
         "last_timestamp": g.last_ts,
     }
     if g.project is not None:
-        d.update(project=g.project, cwd=g.cwd, agent=g.agent)
+        d.update(project=_clean(g.project), cwd=_clean(g.cwd), agent=g.agent)
     return d
 
 
@@ -137,12 +148,12 @@ def report_json(rep: Report) -> dict[str, Any]:
         "report": rep.kind,
         "since": rep.since,
         "until": rep.until,
-        "project": rep.project,
+        "project": _clean(rep.project),
         "cost_label": COST_LABEL,
         "rows": [_group_json(g) for g in rep.rows],
         "total": _group_json(rep.total),
         "files_indexed": rep.files,
-        "notes": list(rep.notes),
+        "notes": [_clean(n) for n in rep.notes],
     }
 
 
