@@ -102,7 +102,7 @@ def render_report(rep: Report) -> str:
     for note in _unpriced([*rep.rows, rep.total]):
         out.append(f"unknown: {note} (its tokens are counted above, not priced).")
     out.append("Tokens are exact, each API message counted once across every file (a resumed session's copies too).")
-    out += [_clean(n) or '' for n in rep.notes]
+    out += [_clean(n) or "" for n in rep.notes]
     return "\n".join(out)
 
 
