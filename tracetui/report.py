@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sqlite3
 import sys
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
@@ -66,6 +67,13 @@ def _index_notes(index: Any, stats: Any) -> list[str]:
     return notes
 
 
+def _index_error(cmd: str, exc: Exception) -> int:
+    from tracetui.session.index import index_path
+
+    print(f"tracetui {cmd}: the index {index_path()} could not be read ({exc}); delete it to have it built again", file=sys.stderr)
+    return 1
+
+
 #: files to read above which a run on a terminal says it is indexing (a first run, say)
 SAY_INDEXING = 50
 
@@ -92,7 +100,10 @@ def _cmd_report(ns: argparse.Namespace) -> int:
         print(f"tracetui report: --since {ns.since} is after --until {ns.until}", file=sys.stderr)
         return 2
     index, stats = refresh(progress=_progress())
-    rep = build_report(index.conn, ns.kind, ns.since, ns.until, ns.project)
+    try:
+        rep = build_report(index.conn, ns.kind, ns.since, ns.until, ns.project)
+    except sqlite3.Error as exc:
+        return _index_error("report", exc)
     rep.notes += _index_notes(index, stats)
     # the views mask the transcript's strings of a report (a session id, a folder) themselves
     if ns.json:
@@ -114,7 +125,10 @@ def _cmd_search(ns: argparse.Namespace) -> int:
     index, stats = refresh(progress=_progress())
     for note in _index_notes(index, stats):
         print(f"tracetui search: {note}", file=sys.stderr)
-    hits = search(index.conn, text, index.fts, ns.limit)
+    try:
+        hits = search(index.conn, text, index.fts, ns.limit)
+    except sqlite3.Error as exc:
+        return _index_error("search", exc)
     if ns.json:
         _emit_json(hits_json(text, hits, index.fts))
     else:

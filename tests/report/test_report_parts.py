@@ -63,3 +63,72 @@ def test_search_without_fts5_falls_back_to_like(folder: Folder, tmp_path: Path, 
     assert [(h.kind, h.name, h.line) for h in hits] == [("tool_use", "Bash", folder.b1_bash_line)]
     assert search(index.conn, "50%_", index.fts) == []  # LIKE's wildcards are taken literally
     assert "no FTS5" in render_hits("kubectl", hits, index.fts)
+
+
+def test_index_built_without_fts5_is_rebuilt_with_it(folder: Folder, tmp_path: Path, monkeypatch) -> None:
+    from tracetui.session.index import refresh, search
+    from tracetui.session.index import sync as index_sync
+
+    db = tmp_path / "idx.sqlite"
+    with monkeypatch.context() as m:
+        m.setattr(index_sync, "has_fts5", lambda conn: False)
+        index, _ = refresh(folder.root, db)
+        assert not index.fts
+        index.conn.close()
+    index, stats = refresh(folder.root, db)
+    assert index.fts and stats.new == 6
+    assert [h.name for h in search(index.conn, "kubectl", index.fts)] == ["Bash"]
+
+
+def test_a_file_indexed_by_another_process_meanwhile_is_written_once(folder: Folder, tmp_path: Path, monkeypatch) -> None:
+    """Two processes updating one index: the one that read a file's row before the other wrote
+    it does not write its own read over it (no document or message twice)."""
+    from tracetui.session.index import open_index, refresh, update
+    from tracetui.session.index import scan as index_scan
+
+    db = tmp_path / "idx.sqlite"
+    refresh(folder.root, db)
+    folder.grow()
+    real = index_scan.fold_file
+    other = open_index(db)
+
+    inside = []
+
+    def fold_then_other_writes(path, resume=None):
+        r = real(path, resume)
+        if not inside:
+            inside.append(path)
+            update(other, folder.root)  # the other process reads and writes the grown file first
+        return r
+
+    monkeypatch.setattr(index_scan, "fold_file", fold_then_other_writes)
+    mine = open_index(db)
+    stats = update(mine, folder.root)
+    assert stats.grown == 1
+    docs = mine.conn.execute("SELECT file, line, block, kind, COUNT(*) FROM docs GROUP BY 1, 2, 3, 4 HAVING COUNT(*) > 1").fetchall()
+    assert docs == []
+    monkeypatch.setattr(index_scan, "fold_file", real)
+    fresh = open_index(tmp_path / "fresh.sqlite")
+    update(fresh, folder.root)
+    q = "SELECT f.path, m.msg, m.day, m.band, m.input, m.output FROM messages m JOIN files f ON f.id = m.file ORDER BY 2"
+    assert mine.conn.execute(q).fetchall() == fresh.conn.execute(q).fetchall()
+    q = "SELECT f.path, d.line, d.kind, d.text FROM docs d JOIN files f ON f.id = d.file ORDER BY 1, 2, 3"
+    assert mine.conn.execute(q).fetchall() == fresh.conn.execute(q).fetchall()
+
+
+def test_a_file_gone_while_indexed_is_one_error(folder: Folder, tmp_path: Path, monkeypatch) -> None:
+    from tracetui.session.index import open_index, update
+    from tracetui.session.index import scan as index_scan
+
+    real = index_scan.fold_file
+
+    def fold_then_gone(path, resume=None):
+        r = real(path, resume)
+        if path.endswith("b2.jsonl"):
+            Path(path).unlink()
+        return r
+
+    monkeypatch.setattr(index_scan, "fold_file", fold_then_gone)
+    stats = update(open_index(tmp_path / "idx.sqlite"), folder.root)
+    assert len(stats.errors) == 1 and "b2.jsonl" in stats.errors[0]
+    assert stats.new == 5

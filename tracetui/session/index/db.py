@@ -8,7 +8,8 @@ corrupt one is deleted and built again.
 
 Tables:
 
-* ``meta(key, value)``: ``schema``, ``version``, ``code`` (:func:`index_code`);
+* ``meta(key, value)``: ``schema``, ``version``, ``code`` (:func:`index_code`), ``fts`` (whether
+  the FTS5 table is there);
 * ``files``: one row per transcript file: path, inode, size, modification time (ns), resume
   offset and line, the head key (ingest/tail.py) and fingerprint (store/db.py) that tell a
   grown file from a rewritten one, its project folder, session id, agent (``"claude"``; the

@@ -73,6 +73,8 @@ class Folded:
     malformed: int = 0
     error: str | None = None
     reset: bool = False
+    #: the file's fingerprint at the resume point (store/db.py ``fingerprint``; set by the caller)
+    fingerprint: bytes = b""
 
 
 def _masked(text: str, limit: int) -> str:

@@ -72,28 +72,35 @@ class UpdateStats:
     errors: list[str] = field(default_factory=list)
 
 
-def _meta_ok(conn: sqlite3.Connection) -> bool:
+def _meta_ok(conn: sqlite3.Connection, fts: bool) -> bool:
+    """Whether the tables were written by this schema, version and code, with (or without) the
+    FTS5 table as this SQLite can have it."""
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     except sqlite3.OperationalError:
         return False
-    return meta.get("schema") == str(INDEX_SCHEMA) and meta.get("version") == __version__ and meta.get("code") == index_code()
+    return (
+        meta.get("schema") == str(INDEX_SCHEMA)
+        and meta.get("version") == __version__
+        and meta.get("code") == index_code()
+        and meta.get("fts") == str(int(fts))
+    )
 
 
 def _prepare(conn: sqlite3.Connection) -> bool:
     """Make the tables ready (emptied when written by another schema or code); returns whether
     FTS5 is there. Raises ``sqlite3.Error``."""
     fts = has_fts5(conn)
-    if _meta_ok(conn):
+    if _meta_ok(conn, fts):
         return fts
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if not _meta_ok(conn):
+        if not _meta_ok(conn, fts):
             drop_all(conn)
             create_schema(conn, fts)
             conn.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                [("schema", str(INDEX_SCHEMA)), ("version", __version__), ("code", index_code())],
+                [("schema", str(INDEX_SCHEMA)), ("version", __version__), ("code", index_code()), ("fts", str(int(fts)))],
             )
         conn.execute("COMMIT")
     except BaseException:
@@ -183,7 +190,7 @@ def _write(
             touched.update(_delete_file_rows(conn, fid, fts))
     elif conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None:
         return  # indexed by another process meanwhile
-    fp = fingerprint(path, r.offset)
+    fp = r.fingerprint
     session = tf_session or r.session_id or Path(path).stem
     if fid is None:
         cur = conn.execute(
@@ -279,6 +286,11 @@ def update(index: Index, root: Path | None = None, progress: Callable[[int, int]
         r = fold_file(path, resume)
         if r.reset and resume is not None:  # changed under the read: from the start
             kind, r = "redo", fold_file(path, None)
+        if not r.error and not r.reset:
+            try:
+                r.fingerprint = fingerprint(path, r.offset)
+            except OSError as exc:
+                r.error = f"{path}: {exc.strerror or exc}"
         if r.error or r.reset:
             stats.errors.append(r.error or f"{path}: changed while read")
             continue
