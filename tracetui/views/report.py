@@ -85,7 +85,9 @@ def render_report(rep: Report) -> str:
     heads += ["SESSIONS", "MESSAGES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL TOKENS", "COST"]
     scope = _scope(rep)
     if not rep.rows:
-        return f"no API messages {scope}({fmt_count(rep.files)} transcript files indexed)"
+        return "\n".join(
+            [f"no API messages {scope}({fmt_count(rep.files)} transcript files indexed)", *(_clean(n) or "" for n in rep.notes)]
+        )
     table = [heads, *(_cells(rep.kind, g) for g in rep.rows), _cells(rep.kind, rep.total, total=True)]
     widths = [max(len(r[i]) for r in table) for i in range(len(heads))]
 

@@ -9,9 +9,11 @@
 * any other changed file (truncated, replaced, rewritten in place) is read again from the
   start, its old rows deleted; a file gone from the folder has its rows deleted.
 
-Every file's rows are written in the transaction that moves its resume point, and only when
-the saved row is still the one the read started from (another process may have indexed the
-file meanwhile: its rows are the same, and are not written twice).
+Files are read outside any transaction, then written in short batches: a file's rows in the
+transaction that moves its resume point, and only when its saved row is still the one the read
+started from (another process may have indexed the file meanwhile: its rows are the same, and
+are not written twice). The ``messages`` and ``buckets`` rows of the message ids a batch
+touched are recomputed in the same transaction (session/index/messages.py).
 
 A database that is corrupt is deleted and built again; one of another schema, tracetui version
 or fold code is emptied and built again; one another process keeps locked longer than the busy
@@ -38,7 +40,7 @@ from tracetui.session.store.db import fingerprint
 if TYPE_CHECKING:
     from tracetui.session.index.scan import Folded, Resume
 
-__all__ = ["Index", "UpdateStats", "open_index", "update", "AGENT"]
+__all__ = ["Index", "UpdateStats", "open_index", "update", "refresh", "AGENT"]
 
 #: the agent a Claude Code transcript's rows are filed under (a Codex reader files its own)
 AGENT = "claude"
