@@ -132,3 +132,32 @@ def test_a_file_gone_while_indexed_is_one_error(folder: Folder, tmp_path: Path, 
     stats = update(open_index(tmp_path / "idx.sqlite"), folder.root)
     assert len(stats.errors) == 1 and "b2.jsonl" in stats.errors[0]
     assert stats.new == 5
+
+
+def test_messages_without_any_id_are_not_merged_across_files(tmp_path: Path) -> None:
+    import json
+
+    from tracetui.session.index import build_report, open_index, update
+
+    def rec(sid: str, out: int) -> bytes:
+        usage = {"input_tokens": 3, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        r = {
+            "type": "assistant",
+            "timestamp": "2026-03-02T10:00:00.000Z",
+            "sessionId": sid,
+            "message": {"model": "claude-opus-4-6", "role": "assistant", "content": [{"type": "text", "text": "x"}], "usage": usage},
+        }
+        return json.dumps(r).encode() + b"\n"
+
+    root = tmp_path / "projects"
+    (root / "-p").mkdir(parents=True)
+    a, b = root / "-p" / "a.jsonl", root / "-p" / "b.jsonl"
+    a.write_bytes(rec("a", 10))
+    b.write_bytes(rec("b", 20))  # the same offset, no message id, request id or uuid
+    index = open_index(tmp_path / "idx.sqlite")
+    update(index, root)
+    with a.open("ab") as f:
+        f.write(rec("a", 40))  # grown: a second message without an id, at another offset
+    update(index, root)
+    rep = build_report(index.conn, "session")
+    assert {g.key: (g.messages, g.tokens.output) for g in rep.rows} == {"a": (2, 50), "b": (1, 20)}

@@ -18,6 +18,7 @@ is a prompt). Only the messages the new bytes changed are returned.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +76,23 @@ class Folded:
     reset: bool = False
     #: the file's fingerprint at the resume point (store/db.py ``fingerprint``; set by the caller)
     fingerprint: bytes = b""
+
+
+#: the key the fold gives an API message with no message id, request id or uuid: its source
+#: and byte offset (fold_messages.py), which names it in its file only
+_ANCHOR_KEY = re.compile(r"\d+:\d+")
+
+
+def _global(key: str, path: str) -> str:
+    """A message key as the index keeps it: an anchor key made unique across files (prefixed
+    with the file's path); any other key (a message id, a request id, a uuid) as it is, so the
+    same message in two files is one."""
+    return f"{path}#{key}" if _ANCHOR_KEY.fullmatch(key) else key
+
+
+def _local(key: str, path: str) -> str:
+    """The fold's key of an index key (the inverse of :func:`_global`)."""
+    return key[len(path) + 1 :] if key.startswith(path + "#") else key
 
 
 def _masked(text: str, limit: int) -> str:
@@ -151,7 +169,7 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     if resume is not None:
         t.restore(resume.offset, resume.line, resume.inode, resume.head)
         for msg, day, model, i, o, cc, cr, c1h in resume.msgs:
-            f.usage.add(msg, model, (i, o, cc, cr, c1h), day)
+            f.usage.add(_local(msg, str(path)), model, (i, o, cc, cr, c1h), day)
         f.sidechain_file = resume.sidechain
     reader.poll(final=True)
     st = reader.fold.sources[0]
@@ -169,7 +187,7 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
         m = book.message(key)
         if m is not None:
             usage, model, day = m
-            out.msgs.append((key, day, model, *usage))
+            out.msgs.append((_global(key, str(path)), day, model, *usage))
     out.docs = docs.items
     out.session_id, out.cwd = f.session_id, f.cwd
     out.first_ts, out.last_ts = f.first_timestamp, f.last_timestamp
