@@ -18,7 +18,7 @@ from tracetui.session.open import load_state, resolve_paths, save_store
 
 __all__ = ["main", "SubcommandParser"]
 
-SUBCOMMANDS = ("state", "view", "card", "hook", "export")
+SUBCOMMANDS = ("state", "view", "card", "hook", "export", "report", "search")
 
 
 class _SafeStream:
@@ -110,14 +110,11 @@ def _cmd_state(ns: argparse.Namespace) -> int:
     return 0
 
 
-#: DEL and the C1 controls, which JSON allows raw in strings, written as ``\\u`` escapes instead
-#: (the same JSON value; a terminal never sees them raw)
-_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
-
-
 def _json_safe(data: bytes) -> str:
     """orjson output with DEL and C1 controls escaped (orjson escapes only C0)."""
-    return data.decode().translate(_JSON_CONTROLS)
+    from tracetui.views.safe import json_safe
+
+    return json_safe(data)
 
 
 class SubcommandParser(OneLineParser):
@@ -181,6 +178,8 @@ def _build_parser() -> argparse.ArgumentParser:
         ("card", "tracetui.commands"),
         ("hook", "tracetui.hook"),
         ("export", "tracetui.export"),
+        ("report", "tracetui.report"),
+        ("search", "tracetui.report"),
     ):
         _register_optional(sub, name, mod)
     return p

@@ -32,6 +32,8 @@ __all__ = [
     "subagent_files",
     "subagent_places",
     "resolve_target",
+    "TranscriptFile",
+    "all_transcripts",
 ]
 
 
@@ -240,3 +242,53 @@ def resolve_target(arg: str, root: Path | None = None, agent: str | None = None)
     if p.exists() or os.sep in arg or arg.endswith(".jsonl"):
         return p
     return find_session(arg, root, agent).path
+
+
+@dataclass(frozen=True)
+class TranscriptFile:
+    """One transcript file under the projects folder: its path, project folder name, the
+    session it belongs to (``None`` for a 2.0.x ``agent-*.jsonl`` sibling: its first record
+    says), and its role (``"main"`` or ``"subagent"``)."""
+
+    path: Path
+    project: str
+    session_id: str | None
+    role: str
+
+
+def all_transcripts(root: Path | None = None) -> list[TranscriptFile]:
+    """Every transcript file under ``root`` (default :func:`projects_dir`), main and subagent,
+    sorted by path: the layouts of :func:`list_sessions` and :func:`subagent_files` in one walk
+    (one listing per project folder, a tree walk only under a ``<session-id>/`` folder), for
+    readers of every session at once. Missing or unreadable folders are left out, never an
+    error; so is a ``*.jsonl`` that is not a regular file."""
+    root = root or projects_dir()
+    out: list[TranscriptFile] = []
+    try:
+        projects = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return []
+    for proj in projects:
+        try:
+            entries = list(os.scandir(proj))
+        except OSError:
+            continue
+        for e in entries:
+            name = e.name
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    sub = Path(e.path) / "subagents"
+                    if sub.is_dir():
+                        out.extend(TranscriptFile(p, proj.name, name, "subagent") for p in sub.rglob("agent-*.jsonl") if is_regular(p))
+                    continue
+                if not name.endswith(".jsonl") or not stat.S_ISREG(e.stat().st_mode):
+                    continue
+            except OSError:
+                continue
+            p = Path(e.path)
+            if _is_agent_file(p):
+                out.append(TranscriptFile(p, proj.name, None, "subagent"))
+            else:
+                out.append(TranscriptFile(p, proj.name, p.stem, "main"))
+    out.sort(key=lambda t: str(t.path))
+    return out
