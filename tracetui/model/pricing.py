@@ -48,6 +48,7 @@ __all__ = [
     "cost_note_extra",
     "estimate_cost",
     "model_price",
+    "provider_of",
     "price_band",
     "utc_day",
     "bucket_key",
@@ -137,12 +138,22 @@ def model_price(
         res = calc_price(
             Usage(**fields),
             model_ref=model,
-            provider_id="anthropic",
+            provider_id=provider_of(model),
             genai_request_timestamp=when,
         )
     except Exception:  # LookupError for unknown models; anything else is equally "no price"
         return None
     return float(res.total_price * n)
+
+
+#: model name prefixes of OpenAI's models (the Codex CLI's); every other model is priced as Anthropic's
+OPENAI_PREFIXES = ("gpt-", "o1", "o3", "o4", "codex-")
+
+
+def provider_of(model: str) -> str:
+    """The genai-prices provider id a model is priced under: ``openai`` for the models a Codex
+    rollout names (:data:`OPENAI_PREFIXES`), ``anthropic`` otherwise."""
+    return "openai" if model.startswith(OPENAI_PREFIXES) else "anthropic"
 
 
 def cost_note_extra(note: str) -> str:
