@@ -87,16 +87,21 @@ _meta_head = msgspec.json.Decoder(_MetaHead)
 
 
 def is_codex_first_line(buf: bytes | memoryview) -> bool:
-    """Whether a file's first line (byte order mark removed) opens a Codex rollout: a
-    ``session_meta`` record whose ``payload`` is an object with a string ``id`` (the thread).
-    What a file is is decided by its records, never by its path."""
-    if b"session_meta" not in bytes(buf[:200]):
+    """Whether a file's first line (byte order mark removed) opens a Codex rollout: its first
+    JSON object is a ``session_meta`` record whose ``payload`` is an object with a string ``id``
+    (the thread). Only the first object counts (what follows it on the line, the fold reads as
+    usual), so a line read in pieces decides as the whole line does. What a file is is decided
+    by its records, never by its path."""
+    if b"session_meta" not in bytes(buf[:256]):
+        return False
+    first = next((payload for _rel, item, payload in decode_line(buf) if not isinstance(item, Quarantined)), None)
+    if first is None:
         return False
     try:
-        head = _sniff.decode(bytes(buf).strip())
+        head = _sniff.decode(first)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return False
-    if head.type != "session_meta" or not isinstance(head.payload, msgspec.Raw) or not bytes(head.payload).startswith(b"{"):
+    if head.type != "session_meta" or not bytes(head.payload).startswith(b"{"):
         return False
     try:
         meta = _meta_head.decode(head.payload)
