@@ -234,3 +234,23 @@ def test_named_child_rollouts_are_accepted_and_a_second_main_rollout_is_refused(
     r.poll()
     with pytest.raises(TranscriptError, match="a main rollout, not a subagent rollout"):
         r.check_transcript()
+
+
+def test_through_the_store_a_long_rollout_folds_as_in_memory_and_reopens_the_same(tmp_path: Path) -> None:
+    from tracetui.session.open import load_state, save_store
+
+    b = RolloutBuilder()
+    for i in range(3):
+        b.turn(f"round {i}")
+        for j in range(450):  # past CALLS_TRIM calls: closed calls leave the fold, the ledger finds them
+            b.exec(f"echo {i}.{j}", "x", exit_code=1 if j % 97 == 0 else 0, end_first=j % 2 == 0)
+        b.tokens(100, 10, 5, repeat=True)
+    p = b.write(tmp_path / "rollout.jsonl")
+    _, mem = load_state([p], use_cache=False)
+    reader, stored = load_state([p], use_cache=True)
+    save_store(reader)
+    _, again = load_state([p], use_cache=True)
+    want = state_to_json(mem)
+    assert state_to_json(stored) == want and state_to_json(again) == want
+    assert again.agent == "codex" and mem.counters.tool_calls == 1350 and mem.counters.tool_errors == 15
+    assert [e.tool_errors for e in again.episodes] == [e.tool_errors for e in mem.episodes]

@@ -27,6 +27,7 @@ from tracetui.ingest.codex_schema import Payload
 from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import excerpt_of
 from tracetui.model.fold_messages import EXCERPT_CHARS, _intern
+from tracetui.model.fold_tools import CALLS_TRIM
 from tracetui.model.pricing import utc_day
 from tracetui.model.state import Anchor, Frontier, RateLimit, SubagentLink, Todo, ToolCall
 
@@ -71,6 +72,8 @@ class CodexCalls:
         if cid and (cid in self.calls or self._find_call(cid, self._seq) is not None):
             return  # the same call read twice is one call
         self.counters.tool_calls += 1
+        if self.counters.tool_calls % CALLS_TRIM == 0:
+            self._trim_calls()  # closed calls leave ``calls`` when the ledger can find them again
         self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
         for op in ops:
             self._touch(op, anchor)
