@@ -254,3 +254,19 @@ def test_through_the_store_a_long_rollout_folds_as_in_memory_and_reopens_the_sam
     assert state_to_json(stored) == want and state_to_json(again) == want
     assert again.agent == "codex" and mem.counters.tool_calls == 1350 and mem.counters.tool_errors == 15
     assert [e.tool_errors for e in again.episodes] == [e.tool_errors for e in mem.episodes]
+
+
+def test_a_completed_turn_is_a_closed_episode() -> None:
+    b = RolloutBuilder()
+    b.turn("Explain the parser")
+    b.exec("cat parser.py", "def parse(): ...")
+    b.say("It splits on commas.").done("It splits on commas.")
+    st = fold_bytes(b.data())
+    assert [(e.index, e.version, e.status) for e in st.episodes] == [(1, 1, "ok")]
+    b.turn("Now fix it")
+    b.exec("pytest", "1 failed", exit_code=1)
+    st = fold_bytes(b.data())
+    assert [(e.index, e.status) for e in st.episodes] == [(1, "ok"), (2, "in_progress")]
+    b.say("Fixed the comma case.").done()
+    st = fold_bytes(b.data())
+    assert [(e.index, e.status, e.tool_errors) for e in st.episodes] == [(1, "ok", 0), (2, "errors", 1)]

@@ -67,6 +67,8 @@ class CodexFold(CodexCalls, FileFold):
         self.rate_limits: dict[str, RateLimit] = {}
         #: call ids whose exec_command_end / patch_apply_end failed before their call was read
         self._failed_early: set[str] = set()
+        #: the last turn ended (``task_complete``): its episode is closed, not in progress
+        self._turn_done = False
 
     # -- input ------------------------------------------------------------------------------
     def feed_line(self, line_no: int, offset: int, buf: bytes | memoryview) -> None:
@@ -228,6 +230,9 @@ class CodexFold(CodexCalls, FileFold):
                 text = self.title = p.thread_name
             elif pt == "task_started":
                 self.turn_id = p.turn_id or self.turn_id
+                self._turn_done = False
+            elif pt == "task_complete":
+                self._turn_done = True
             elif pt == "turn_aborted":
                 text = str(p.reason)
             self._event("metadata", anchor, st, 0, payload, excerpt_of(f"{pt}: {text}" if text else pt, EXCERPT_CHARS), name=pt)  # type: ignore[arg-type]
@@ -241,6 +246,7 @@ class CodexFold(CodexCalls, FileFold):
             self.history.append(msgspec.structs.replace(snap, counters=c))
         self.counters.user_prompts += 1
         self.prompts += 1
+        self._turn_done = False
         self._event("prompt", anchor, st, 0, payload, excerpt_of(text, EXCERPT_CHARS), name="text")  # type: ignore[arg-type]
         info = PromptInfo(text, anchor, "text", None, st.timestamp, self._seq)
         if self.goal is None:
@@ -250,11 +256,20 @@ class CodexFold(CodexCalls, FileFold):
 
     # -- output -----------------------------------------------------------------------------
     def snapshot(self, history: bool = False) -> AgentState:
-        """:meth:`FileFold.snapshot`, naming the agent and its rate-limit windows."""
+        """:meth:`FileFold.snapshot`, naming the agent and its rate-limit windows. A turn is an
+        episode: once its ``task_complete`` is read, the open episode has the status the next
+        prompt will close it with (``ok``, ``errors``, ...), not ``in_progress``."""
         last = self._last_snapshot
         snap = super().snapshot(history)
         limits = tuple(self.rate_limits.values())
         if last is not None and last.rate_limits == limits:
             limits = last.rate_limits
-        snap = self._last_snapshot = msgspec.structs.replace(snap, agent=AGENT, rate_limits=limits)
+        derived = snap.derived
+        if self._turn_done and derived is not None and derived.episodes and self.derive is not None:
+            b = self.derive.book.open
+            ep = derived.episodes[-1]
+            if b is not None and ep.status == "in_progress" and ep.index == b.index and ep.version == 1:
+                ep = msgspec.structs.replace(ep, status=b.closing_status(len(ep.dangling)))
+                derived = msgspec.structs.replace(derived, episodes=(*derived.episodes[:-1], ep))
+        snap = self._last_snapshot = msgspec.structs.replace(snap, agent=AGENT, rate_limits=limits, derived=derived)
         return snap
