@@ -162,6 +162,8 @@ def test_corpus_rollout_figures_agree_with_a_recount(path: Path) -> None:
     }
     assert got == want
     assert c.unknown_records == 0, st.main.unknown[:3]
+    # every error is some episode's (a failure read after the call's output too)
+    assert sum(e.tool_errors for e in st.episodes if e.lifecycle != "superseded") == c.tool_errors
     # every model of the corpus has a price: the estimate is a figure, never a made-up zero
     assert st.cost_usd is not None and (st.cost_usd > 0) == (st.tokens.total > 0), st.cost_note
     assert len(st.episodes) >= 1

@@ -154,6 +154,13 @@ def test_tool_errors_patches_and_plans() -> None:
     assert files == {"docs/new.md": (1, 0), "src/app.py": (0, 2), "src/old.py": (0, 1), "src/new.py": (1, 0), "junk.txt": (1, 0)}
     assert [(t.content, t.status) for t in st.todos] == [("Read the code", "completed"), ("Fix the bug", "in_progress")]
     assert st.frontier is not None and st.frontier.kind == "tool_error"  # the last call failed
+    # the failure read after its call's output counts in the episode as the others do
+    assert [e.tool_errors for e in st.episodes] == [3]
+    assert [n.text for n in st.main.derived.ruled_out] == [
+        "exec_command(pytest) failed",
+        "exec_command(make lint) failed",
+        "apply_patch(src/app.py) failed",
+    ]
 
 
 def test_unknown_record_and_payload_types_are_kept_and_counted() -> None:

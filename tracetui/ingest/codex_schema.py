@@ -117,6 +117,7 @@ class Payload(msgspec.Struct):
     message: msgspec.Raw = _RAW
     reason: Any = None
     exit_code: Any = None
+    aggregated_output: msgspec.Raw = _RAW
     success: Any = None
     info: msgspec.Raw = _RAW
     rate_limits: msgspec.Raw = _RAW

@@ -112,7 +112,10 @@ class CodexCalls:
             self.calls[cid] = msgspec.structs.replace(call, is_error=True)
 
     def _call_end(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
-        """``exec_command_end`` / ``patch_apply_end``: whether the call failed."""
+        """``exec_command_end`` / ``patch_apply_end``: whether the call failed. A failure read
+        after the call's output (a command that outlived its first output) is the call's result
+        from then on: a ``tool_result`` event (the episode and the anomalies count the error),
+        else the end event is the call's ``progress``."""
         cid = p.call_id or ""
         if p.type == "exec_command_end":
             code = p.exit_code
@@ -122,14 +125,37 @@ class CodexCalls:
             failed = p.success is False
             text = "patch applied" if p.success is True else ("patch failed" if failed else "patch_apply_end")
         call = self.calls.get(cid) if cid else None
+        if call is None and cid and failed:
+            call = self._find_call(cid, self._seq)
         if call is not None:
             cid = call.id
-        self._event("progress", anchor, st, 0, payload, text, name=_intern(p.type or ""), tool_use_id=cid or None, is_error=failed)
-        if failed and cid:
-            if call is not None or self._find_call(cid, self._seq) is not None:
-                self._fail(cid)
-            else:
-                self._failed_early.add(cid)
+        late = failed and call is not None and cid not in self.pending and cid not in self._tool_error_ids
+        if late:
+            self._event("tool_result", anchor, st, 0, payload, text, name=call.name, tool_use_id=cid, is_error=True)
+        else:
+            self._event("progress", anchor, st, 0, payload, text, name=_intern(p.type or ""), tool_use_id=cid or None, is_error=failed)
+        if not failed or not cid:
+            return
+        if call is None:
+            self._failed_early.add(cid)
+            return
+        self._fail(cid)
+        if late:
+            call = msgspec.structs.replace(call, is_error=True, result_anchor=anchor, result_excerpt=text)
+            if cid in self.calls:
+                self.calls[cid] = call
+            la = self.last_action
+            if la is not None and la.kind == "tool_use" and la.tool_use_id == cid:
+                self.last_action = Frontier(
+                    "tool_error",
+                    f"{call.name}({call.brief}) failed: «{text}»",
+                    anchor,
+                    tool=call.name,
+                    tool_use_id=cid,
+                    timestamp=st.timestamp,
+                )
+            if self.derive is not None:
+                self.derive.on_result(self, call, text_of(p.aggregated_output) or text, None)
 
     def _output(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
         """A ``*_output`` answering call ``call_id``: the call leaves ``pending``."""
