@@ -130,7 +130,7 @@ class CodexCalls:
         if call is not None:
             cid = call.id
         late = failed and call is not None and cid not in self.pending and cid not in self._tool_error_ids
-        if late:
+        if late and call is not None:
             self._event("tool_result", anchor, st, 0, payload, text, name=call.name, tool_use_id=cid, is_error=True)
         else:
             self._event("progress", anchor, st, 0, payload, text, name=_intern(p.type or ""), tool_use_id=cid or None, is_error=failed)
