@@ -70,3 +70,20 @@ async def test_the_monitor_shows_a_codex_rollout(tmp_path: Path) -> None:
         assert view.state.agent == "codex"
         assert view.state.counters.user_prompts == 1
         assert "not a transcript" not in view.notice_text and "rollout;" not in view.notice_text
+
+
+def test_a_rollout_without_a_thread_id_is_named_and_not_folded(tmp_path: Path, capsys) -> None:
+    p = tmp_path / "broken.jsonl"
+    t = "2026-03-02T09:00:00.000Z"
+    p.write_text(
+        json.dumps({"timestamp": t, "type": "session_meta", "payload": {"cwd": "/x"}})
+        + "\n"
+        + json.dumps({"timestamp": t, "type": "event_msg", "payload": {"type": "user_message", "message": "hi"}})
+        + "\n"
+    )
+    assert main(["state", "--no-cache", str(p)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"tracetui: {p}: an OpenAI Codex CLI rollout without a thread id in its first line (a session_meta payload with an id); not folded\n"
+    )
