@@ -79,6 +79,7 @@ def recount(data: bytes) -> dict:
     fig = dict.fromkeys(("prompts", "interrupts", "compactions", "tool_calls"), 0)
     files: dict[str, list[int]] = {}
     segments: list[list[dict]] = [[base]]
+    windows: dict[str, tuple] = {}
     for r in own:
         t, p = r.get("type"), r.get("payload") or {}
         pt = p.get("type")
@@ -105,7 +106,12 @@ def recount(data: bytes) -> dict:
             failed.add(p.get("call_id"))
         elif t == "event_msg" and pt == "patch_apply_end" and p.get("success") is False:
             failed.add(p.get("call_id"))
-        elif t == "event_msg" and pt == "token_count" and (p.get("info") or {}).get("total_token_usage"):
+        if t == "event_msg" and pt == "token_count" and isinstance(p.get("rate_limits"), dict):
+            for name in ("primary", "secondary"):
+                w = p["rate_limits"].get(name)
+                if isinstance(w, dict):
+                    windows[name] = (w.get("used_percent"), w.get("window_minutes"), w.get("resets_at"))
+        if t == "event_msg" and pt == "token_count" and (p.get("info") or {}).get("total_token_usage"):
             tot = p["info"]["total_token_usage"]
             last = segments[-1][-1]
             if any(tot.get(k, 0) < last.get(k, 0) for k in base):
@@ -130,6 +136,7 @@ def recount(data: bytes) -> dict:
         pending=len(set(calls) - answered),
         tokens=tokens,
         files={k: tuple(v) for k, v in files.items()},
+        rate_limits=windows,
     )
     return fig
 
@@ -159,6 +166,7 @@ def test_corpus_rollout_figures_agree_with_a_recount(path: Path) -> None:
             "cache_read": st.tokens.cache_read,
         },
         "files": {f.path: (f.writes, f.edits) for f in st.files},
+        "rate_limits": {w.name: (w.used_percent, w.window_minutes, w.resets_at) for w in st.main.rate_limits},
     }
     assert got == want
     assert c.unknown_records == 0, st.main.unknown[:3]

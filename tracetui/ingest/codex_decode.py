@@ -6,7 +6,7 @@ rollout; tool arguments (a JSON string), the files an ``apply_patch`` touches, t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
@@ -205,22 +205,39 @@ def token_totals(raw: msgspec.Raw) -> TokenTotals | None:
 _window = msgspec.json.Decoder(RateWindow)
 
 
+class _Windows(msgspec.Struct):
+    primary: Union[RateWindow, None] = None
+    secondary: Union[RateWindow, None] = None
+
+
+_windows = msgspec.json.Decoder(_Windows)
+
+
 def rate_windows(raw: msgspec.Raw) -> dict[str, RateWindow]:
     """The rate-limit windows of ``token_count.rate_limits`` by name (``primary``,
     ``secondary``), each only when it is an object of the expected shape."""
     if not raw or bytes(raw) == b"null":
         return {}
-    v = decode_any(raw)
-    out: dict[str, RateWindow] = {}
-    if not isinstance(v, dict):
+    try:
+        w = _windows.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        w = None
+    if w is not None:
+        out = {}
+        if w.primary is not None:
+            out["primary"] = w.primary
+        if w.secondary is not None:
+            out["secondary"] = w.secondary
         return out
-    for name in ("primary", "secondary"):
-        w = v.get(name)
-        if isinstance(w, dict):
-            try:
-                out[name] = _window.decode(msgspec.json.encode(w))
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                continue
+    v = decode_any(raw)  # one window of another shape: the other is still kept
+    out = {}
+    if isinstance(v, dict):
+        for name in ("primary", "secondary"):
+            if isinstance(v.get(name), dict):
+                try:
+                    out[name] = _window.decode(msgspec.json.encode(v[name]))
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    continue
     return out
 
 
