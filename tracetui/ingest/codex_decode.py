@@ -255,10 +255,24 @@ def parent_of(source: msgspec.Raw, forked_from_id: str | None) -> tuple[str | No
     return forked_from_id, None, None
 
 
+class _Part(msgspec.Struct):
+    text: Any = None
+
+
+_parts = msgspec.json.Decoder(Union[str, list[_Part], None])
+
+
 def text_of(raw: msgspec.Raw) -> str:
     """The text of a string field, or of a message's ``content[]`` (its ``input_text`` /
     ``output_text`` parts joined by newlines); ``""`` for anything else."""
-    v = decode_any(raw) if raw else None
+    if not raw:
+        return ""
+    try:
+        v: Any = _parts.decode(raw)  # the common shapes in one typed pass, other fields skipped
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        v = decode_any(raw)
+    if isinstance(v, list) and v and isinstance(v[0], _Part):
+        return "\n".join(p.text for p in v if isinstance(p.text, str))
     if isinstance(v, str):
         return v
     if isinstance(v, list):

@@ -41,6 +41,8 @@ _BLANK = frozenset(b" \t\r\n\x0b\x0c")
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 #: replay states: the first record not read yet, the second expected, inside the copy, past it
 _FIRST, _SECOND, _COPY, _DONE = 0, 1, 2, 3
+#: the excerpt of a replayed record's event, by record type
+_REPLAYED = {t: f"replayed: {t}" for t in CODEX_RECORD_TYPES}
 
 
 class CodexFold(CodexCalls, FileFold):
@@ -165,7 +167,8 @@ class CodexFold(CodexCalls, FileFold):
             base = self._totals(p)
             if base is not None:
                 self._tok_base = base
-        self._event("metadata", anchor, st, 0, payload, excerpt_of(f"replayed: {rec.type}"), name="replayed")  # type: ignore[arg-type]
+        exc = _REPLAYED.get(rec.type) or excerpt_of(f"replayed: {rec.type}")  # type: ignore[arg-type]
+        self._event("metadata", anchor, st, 0, payload, exc, name="replayed")  # type: ignore[arg-type]
         return True
 
     # -- records ----------------------------------------------------------------------------
@@ -235,7 +238,7 @@ class CodexFold(CodexCalls, FileFold):
                 self._turn_done = True
             elif pt == "turn_aborted":
                 text = str(p.reason)
-            self._event("metadata", anchor, st, 0, payload, excerpt_of(f"{pt}: {text}" if text else pt, EXCERPT_CHARS), name=pt)  # type: ignore[arg-type]
+            self._event("metadata", anchor, st, 0, payload, excerpt_of(f"{pt}: {text}", EXCERPT_CHARS) if text else pt, name=pt)  # type: ignore[arg-type]
 
     def _prompt(self, text: str, st: Stamp, anchor: Anchor, payload: Any) -> None:
         """A human prompt (``user_message``): the goal when first, the latest ask always; the
