@@ -277,3 +277,13 @@ def test_a_completed_turn_is_a_closed_episode() -> None:
     b.say("Fixed the comma case.").done()
     st = fold_bytes(b.data())
     assert [(e.index, e.status, e.tool_errors) for e in st.episodes] == [(1, "ok", 0), (2, "errors", 1)]
+
+
+def test_a_spawn_without_a_thread_failed() -> None:
+    b = RolloutBuilder()
+    b.turn("Review everything")
+    cid = b.call("spawn_agent", {"agent_type": "explorer", "message": "Review the docs"}, output=None)
+    b.event("collab_agent_spawn_end", call_id=cid, new_thread_id=None, prompt="Review the docs", status="pending_init")
+    b.item("function_call_output", call_id=cid, output="collab spawn failed: agent thread limit reached (max 6)")
+    (link,) = fold_bytes(b.data()).main.subagents
+    assert (link.status, link.agent_id) == ("error", None)

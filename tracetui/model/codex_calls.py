@@ -202,6 +202,8 @@ class CodexCalls:
             if link is not None and isinstance(child, str):
                 desc = f"{p.new_agent_nickname}: {link.description}" if p.new_agent_nickname else link.description
                 self.subagents[cid] = msgspec.structs.replace(link, agent_id=child, description=desc)
+            elif link is not None and link.status == "running":  # no thread: the spawn failed (a thread limit)
+                self.subagents[cid] = msgspec.structs.replace(link, status="error", result_anchor=anchor)
         else:
             done = _statuses(p)
             for tid, link in list(self.subagents.items()):
