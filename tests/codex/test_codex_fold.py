@@ -287,3 +287,14 @@ def test_a_spawn_without_a_thread_failed() -> None:
     b.item("function_call_output", call_id=cid, output="collab spawn failed: agent thread limit reached (max 6)")
     (link,) = fold_bytes(b.data()).main.subagents
     assert (link.status, link.agent_id) == ("error", None)
+
+
+def test_polls_of_a_running_command_are_no_tool_loop_but_repeated_commands_are() -> None:
+    b = RolloutBuilder()
+    b.turn("Run the build")
+    for _ in range(4):
+        b.call("write_stdin", {"session_id": 7, "chars": "", "yield_time_ms": 1000}, "still running")
+    assert [a.kind for a in fold_bytes(b.data()).main.derived.anomalies] == []
+    for _ in range(3):
+        b.call("write_stdin", {"session_id": 7, "chars": "y\n"}, "ok")
+    assert [a.kind for a in fold_bytes(b.data()).main.derived.anomalies] == ["tool_loop"]

@@ -23,6 +23,7 @@ __all__ = [
     "patch_files",
     "plan_todos",
     "call_brief",
+    "is_poll",
     "token_totals",
     "rate_windows",
     "parent_of",
@@ -157,6 +158,13 @@ def plan_todos(args: Any) -> list[tuple[str, str]] | None:
         if isinstance(item, dict):
             out.append((str(item.get("step", "")), str(item.get("status", "pending"))))
     return out
+
+
+def is_poll(name: str, args: Any) -> bool:
+    """Whether a call only waits on a running command: a ``write_stdin`` that writes nothing
+    (``chars`` empty or absent), which Codex repeats while a command runs. Not a repeated
+    action: the tool-loop detector must not count it as one."""
+    return name == "write_stdin" and isinstance(args, dict) and not args.get("chars")
 
 
 def call_brief(name: str, args: Any) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.codex_decode import call_arguments, call_brief, patch_files, plan_todos, rate_windows, text_of, token_totals
+from tracetui.ingest.codex_decode import call_arguments, call_brief, is_poll, patch_files, plan_todos, rate_windows, text_of, token_totals
 from tracetui.ingest.codex_schema import Payload
 from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import excerpt_of
@@ -86,7 +86,9 @@ class CodexCalls:
         self.calls[cid] = call
         self.pending[cid] = call
         if self.derive is not None:
-            self.derive.on_call(self, call, args, ops[0] if ops else None)
+            # a poll of a running command is no repeated action: its input is made its own
+            seen = {"poll": cid, **args} if is_poll(name, args) else args
+            self.derive.on_call(self, call, seen, ops[0] if ops else None)
         if name == PLAN_TOOL:
             todos = plan_todos(args)
             if todos is not None:
