@@ -298,3 +298,11 @@ def test_polls_of_a_running_command_are_no_tool_loop_but_repeated_commands_are()
     for _ in range(3):
         b.call("write_stdin", {"session_id": 7, "chars": "y\n"}, "ok")
     assert [a.kind for a in fold_bytes(b.data()).main.derived.anomalies] == ["tool_loop"]
+
+
+def test_shell_output_gives_facts_as_for_claude_code() -> None:
+    b = RolloutBuilder()
+    b.turn("Run the tests")
+    b.exec("go test ./...", "ok  \tgithub.com/x/a\t0.12s\nFAIL\tgithub.com/x/b\t0.30s\nFAIL\n", exit_code=1)
+    aggs = fold_bytes(b.data()).main.derived.aggregates
+    assert (aggs["tests.go.passed"].last, aggs["tests.go.failed"].last) == (1, 1)
