@@ -306,3 +306,31 @@ def test_shell_output_gives_facts_as_for_claude_code() -> None:
     b.exec("go test ./...", "ok  \tgithub.com/x/a\t0.12s\nFAIL\tgithub.com/x/b\t0.30s\nFAIL\n", exit_code=1)
     aggs = fold_bytes(b.data()).main.derived.aggregates
     assert (aggs["tests.go.passed"].last, aggs["tests.go.failed"].last) == (1, 1)
+
+
+def test_tier_bounds_cover_every_openai_threshold_in_the_table() -> None:
+    import genai_prices.data as data
+    from genai_prices.types import TieredPrices
+
+    from tracetui.model.pricing import TIER_BOUNDS
+
+    starts: set[int] = set()
+    prov = next(p for p in data.providers if p.id == "openai")
+    for m in prov.models:
+        for p in m.prices if isinstance(m.prices, list) else [m.prices]:
+            for v in vars(getattr(p, "prices", p)).values():
+                if isinstance(v, TieredPrices):
+                    starts.update(t.start for t in v.tiers)
+    assert starts and starts <= set(TIER_BOUNDS)
+
+
+def test_a_long_context_response_is_priced_at_its_tier() -> None:
+    from tracetui.model.pricing import model_price
+
+    short, long_ = RolloutBuilder(), RolloutBuilder()
+    short.turn("go").tokens(250_000, 0, 0).tokens(250_000, 0, 0)
+    long_.turn("go").tokens(210_000, 0, 0).tokens(290_000, 0, 0)  # the same tokens, one response past 272k
+    a, b = fold_bytes(short.data(), price=True).cost_usd, fold_bytes(long_.data(), price=True).cost_usd
+    assert a is not None and b is not None and b > a
+    day = "2026-03-02"
+    assert b == pytest.approx(model_price("gpt-5.4", 210_000, 0, 0, 0, day) + model_price("gpt-5.4", 290_000, 0, 0, 0, day))

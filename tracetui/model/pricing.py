@@ -59,9 +59,10 @@ __all__ = [
 
 #: input-token thresholds of per-request tiered prices in genai-prices' table for provider
 #: ``anthropic`` (``Tier(start=200000)``: the long-context price of e.g. sonnet-4-5 and
-#: opus-4-6 before 2026-03-13; ``Tier(start=100000)``: claude-haiku-5-5); tests/model/test_pricing.py
-#: fails when the bundled table uses a threshold missing here
-TIER_BOUNDS = (100_000, 200_000)
+#: opus-4-6 before 2026-03-13; ``Tier(start=100000)``: claude-haiku-5-5) and ``openai``
+#: (``Tier(start=272000)``: gpt-5.4 and gpt-5.5, the Codex CLI's); tests/model/test_pricing.py and
+#: tests/codex/test_codex_fold.py fail when the bundled table uses a threshold missing here
+TIER_BOUNDS = (100_000, 200_000, 272_000)
 #: the day a bucket without a dated record is priced at when no fallback timestamp is known
 DEFAULT_DAY = "2026-01-01"
 
