@@ -67,6 +67,8 @@ def state_to_json(state: RunState) -> dict[str, Any]:
     fr = state.frontier
     return {
         "session_id": state.main.session_id,
+        # which agent wrote the session: claude | codex (every other key is the same for both)
+        "agent": state.agent,
         "cwd": state.main.cwd,
         "version": state.main.version,
         "title": state.main.title,
