@@ -337,7 +337,7 @@ class RunState(msgspec.Struct):
     #: the session's tokens per (model, UTC day, tier band), deduplicated like ``tokens``:
     #: ``cost_usd`` is their sum, each priced at its own day (model/pricing.py)
     usage_buckets: tuple[UsageBucket, ...] = ()
-    #: which agent wrote the session (``claude`` | ``codex``): its main file's
+    #: which agent wrote the session (``claude`` | ``codex``), decided by its main file's first record
     agent: str = "claude"
 
     @property
