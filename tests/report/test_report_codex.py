@@ -97,6 +97,8 @@ def test_search_finds_codex_prompts_and_calls_with_their_anchors(folder: Folder,
     assert [h["name"] for h in json.loads(out)["results"]] == ["apply_patch"]
     rc, out, _ = _run(capsys, "search", "migrate", "--agent", "claude", "--json")
     assert json.loads(out)["results"] == []
+    rc, out, _ = _run(capsys, "search", "migrate", "schema")
+    assert f"{folder.codex_main}:{folder.codex_prompt_line}  prompt  session {CODEX_MAIN} (Codex CLI)  2026-03-05" in out
 
 
 def test_codex_transcripts_are_list_sessions_and_their_children(folder: Folder) -> None:

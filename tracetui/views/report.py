@@ -175,15 +175,16 @@ def report_json(rep: Report) -> dict[str, Any]:
 
 
 def render_hits(query: str, hits: list[Hit], fts: bool) -> str:
-    """Search results, one block per hit: ``path:line  kind[ tool]  session  timestamp`` then
-    the indexed text (one line, indented); one line when nothing matched."""
+    """Search results, one block per hit: ``path:line  kind[ tool]  session <id>[ (Codex CLI)]
+    timestamp`` then the indexed text (one line, indented); one line when nothing matched."""
     how = "" if fts else " (substring search: this SQLite has no FTS5)"
     if not hits:
         return f"no prompt or tool call matches {query!r}{how}"
     out = [f"{len(hits)} match{'es' if len(hits) != 1 else ''} for {query!r}{how}", ""]
     for h in hits:
         what = h.kind if h.kind != "tool_use" else f"tool {h.name or '?'}"
-        out.append(f"{h.anchor}  {what}  session {h.session}  {(h.timestamp or '')[:19].replace('T', ' ')}".rstrip())
+        who = f" ({agent_name(h.agent)})" if h.agent != "claude" else ""  # a Claude Code hit's line as it was
+        out.append(f"{h.anchor}  {what}  session {h.session}{who}  {(h.timestamp or '')[:19].replace('T', ' ')}".rstrip())
         out.append("    " + " ".join(h.text.split()))
     return "\n".join(out)
 
