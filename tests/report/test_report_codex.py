@@ -121,7 +121,7 @@ def test_child_of_a_parent_not_on_disk_is_its_parents_session(folder: Folder) ->
     assert set(rows) == set(recount(folder.root, "session", agent="codex"))
 
 
-def test_grown_rollout_is_read_again(folder: Folder, tmp_path: Path) -> None:
+def test_grown_rollout_goes_on_from_its_resume_point(folder: Folder, tmp_path: Path) -> None:
     refresh(folder.root)
     b = RolloutBuilder(CODEX_OLD, start="2026-03-12T11:00:00.000Z", cwd="/work/omega")
     b.lines.clear()
@@ -131,7 +131,7 @@ def test_grown_rollout_is_read_again(folder: Folder, tmp_path: Path) -> None:
     with folder.codex_old.open("ab") as f:
         f.write(b.data())
     index, stats = refresh(folder.root)
-    assert (stats.redone, stats.grown, stats.new) == (1, 0, 0)
+    assert (stats.redone, stats.grown, stats.new) == (0, 1, 0)
     for kind in ("daily", "session"):
         assert _figures([_row(g) for g in build_report(index.conn, kind).rows]) == _want(recount(folder.root, kind))
     g = next(g for g in build_report(index.conn, "session").rows if g.key == CODEX_OLD)
@@ -166,3 +166,33 @@ def test_rollouts_without_a_thread_id_are_not_merged(tmp_path: Path) -> None:
     rep = build_report(index.conn, "daily")
     assert rep.total.messages == 2 and rep.total.tokens.input == 2_000
     assert [g.messages for g in rep.rows] == [1, 1]
+
+
+_ROWS = (
+    "SELECT f.path, m.msg, m.day, m.model, m.input, m.output, m.cache_creation, m.cache_read FROM msgs m JOIN files f ON f.id = m.file ORDER BY 1, 2",
+    "SELECT f.path, d.line, d.block, d.kind, d.name, d.timestamp, d.text FROM docs d JOIN files f ON f.id = d.file ORDER BY 1, 2, 3, 4",
+    "SELECT path, project, session, agent, role, cwd, first_ts, last_ts, sidechain, malformed, resume FROM files ORDER BY path",
+)
+
+
+@pytest.mark.parametrize("which", ["codex_main", "codex_child"])
+def test_a_rollout_read_in_two_parts_is_indexed_as_at_once(folder: Folder, tmp_path: Path, which: str) -> None:
+    """Every split of a rollout (between lines, and inside one: a torn last line held) read as
+    two updates gives the rows of one read; the child's splits fall inside its replayed copy too."""
+    path: Path = getattr(folder, which)
+    data = path.read_bytes()
+    fresh = open_index(tmp_path / "fresh.sqlite")
+    update(fresh, folder.root)
+    want = [fresh.conn.execute(q).fetchall() for q in _ROWS]
+    index = open_index(tmp_path / "idx.sqlite")
+    ends = [i + 1 for i, c in enumerate(data) if c == 0x0A][:-1]
+    cuts = sorted({*ends, *(e + 7 for e in ends[::5])})
+    for cut in cuts:
+        with path.open("r+b") as f:
+            f.truncate(cut)
+        update(index, folder.root)
+        with path.open("ab") as f:
+            f.write(data[cut:])
+        stats = update(index, folder.root)
+        assert (stats.grown, stats.redone) == (1, 0), cut
+        assert [index.conn.execute(q).fetchall() for q in _ROWS] == want, cut

@@ -13,8 +13,8 @@ kept (the index needs only the prompts and tool calls) and nothing is derived (e
 anomalies), which is why this is cheaper than the session store's reader for a file the
 index has not seen: it writes no ledger rows.
 
-A grown Claude Code file resumes at the saved offset and line (a grown rollout is read again
-from the start by the caller: its fold's token base and replay state are not saved): the book is filled again with the file's
+A grown file resumes at the saved offset and line (a rollout with the Codex fold's resume
+state saved with it: model/codex_fold.py ``resume_state``): the book is filled again with the file's
 saved messages first, so a message whose records span the resume point keeps its max and its
 day, and the fold learns whether the file's records are sidechain records (which decides what
 is a prompt). Only the messages the new bytes changed are returned.
@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from tracetui.ingest.secrets import redact
 from tracetui.model.codex_fold import AGENT, CodexFold
@@ -45,7 +47,7 @@ class Resume:
     """Where a file's saved index stops: resume offset and line (bytes, lines), inode, head key
     (ingest/tail.py), whether its records are sidechain records (``None``: not known yet), and
     its saved messages ``(msg, day, model, input, output, cache_creation, cache_read,
-    cache_write_1h)``."""
+    cache_write_1h)`` (a rollout: the Codex fold's resume state instead)."""
 
     offset: int
     line: int
@@ -53,6 +55,8 @@ class Resume:
     head: bytes
     sidechain: bool | None
     msgs: Iterable[tuple[Any, ...]] = ()
+    #: a rollout's Codex fold resume state (JSON of ``CodexFold.resume_state``), else ``None``
+    codex: bytes | None = None
 
 
 @dataclass
@@ -83,6 +87,8 @@ class Folded:
     fingerprint: bytes = b""
     #: the agent whose fold read it, as its first record decided (``"claude"`` | ``"codex"``)
     agent: str = "claude"
+    #: a rollout's Codex fold resume state after the read (JSON), for the next read
+    resume: bytes | None = None
 
 
 #: the keys that name a message in its file only: the key the fold gives an API message with
@@ -166,6 +172,12 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     Never raises for the file: an I/O error is ``Folded.error`` (one line naming the file)."""
     docs, hist = _Docs(), _Count()
     reader = SessionReader([Path(path)], subagents=False, price=False, sinks=lambda _src: (docs, hist))
+    if resume is not None and resume.codex is not None:
+        try:
+            reader.fold.folds[0] = CodexFold.resumed(msgspec.json.decode(resume.codex), 0, None, docs, hist)
+        except (msgspec.DecodeError, ValueError):
+            out = Folded(reset=True)  # a state of other code: the caller reads the file from the start
+            return out
     f = reader.fold.folds[0]
     # episodes and anomalies are not the index's (a Codex fold decided on the first record
     # keeps this and the usage callback: SessionFold._decide)
@@ -180,9 +192,10 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     t = reader.tailers[0]
     if resume is not None:
         t.restore(resume.offset, resume.line, resume.inode, resume.head)
-        for msg, day, model, i, o, cc, cr, c1h in resume.msgs:
-            f.usage.add(_local(msg, str(path)), model, (i, o, cc, cr, c1h), day)
-        f.sidechain_file = resume.sidechain
+        if resume.codex is None:  # a rollout's responses are one entry each: none spans the resume point
+            for msg, day, model, i, o, cc, cr, c1h in resume.msgs:
+                f.usage.add(_local(msg, str(path)), model, (i, o, cc, cr, c1h), day)
+            f.sidechain_file = resume.sidechain
     reader.poll(final=True)
     st = reader.fold.sources[0]
     out = Folded(offset=t.offset, line=t.line_no, inode=t.inode, head=t.head, size=t.size, mtime_ns=t.mtime_ns or 0)
@@ -205,5 +218,7 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     out.first_ts, out.last_ts = f.first_timestamp, f.last_timestamp
     out.sidechain = f.sidechain_file
     out.malformed = f.malformed
-    out.agent = AGENT if isinstance(f, CodexFold) else "claude"
+    if isinstance(f, CodexFold):
+        out.agent = AGENT
+        out.resume = msgspec.json.encode(f.resume_state())
     return out

@@ -7,8 +7,8 @@ filed under their parent's session: ingest/discover.py ``codex_transcripts``).
 * a file whose inode, size and modification time are the saved ones is not opened;
 * a file that grew (same inode, at least the saved resume offset, the same fingerprint of its
   first bytes and of those before the resume offset: store/db.py ``fingerprint``) is read from
-  its resume point (session/index/scan.py); a grown Codex rollout is read again from the start
-  (its fold's cumulative token base and replay state are not kept in the index);
+  its resume point (session/index/scan.py; a rollout's with the Codex fold's resume state the
+  index saved: its cumulative token base and replay state);
 * any other changed file (truncated, replaced, rewritten in place) is read again from the
   start, its old rows deleted; a file gone from the folder has its rows deleted.
 
@@ -52,7 +52,7 @@ AGENT = "claude"
 COMMIT_FILES = 200
 COMMIT_ROWS = 50_000
 
-_FILES = "SELECT id, path, inode, size, mtime_ns, offset, line, head, fingerprint, sidechain, agent FROM files"
+_FILES = "SELECT id, path, inode, size, mtime_ns, offset, line, head, fingerprint, sidechain, agent, resume FROM files"
 
 
 @dataclass
@@ -201,19 +201,19 @@ def _write(
     if fid is None:
         cur = conn.execute(
             "INSERT INTO files(path, inode, size, mtime_ns, offset, line, head, fingerprint, project, session, agent, role, cwd,"
-            " first_ts, last_ts, sidechain, malformed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " first_ts, last_ts, sidechain, malformed, resume) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (path, r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, role, r.cwd,
-             r.first_ts, r.last_ts, r.sidechain, r.malformed),
+             r.first_ts, r.last_ts, r.sidechain, r.malformed, r.resume),
         )  # fmt: skip
         fid = int(cur.lastrowid or 0)
     else:
         # a grown file keeps what its earlier part said (first timestamp, session, cwd when none since)
         conn.execute(
-            "UPDATE files SET inode=?, size=?, mtime_ns=?, offset=?, line=?, head=?, fingerprint=?, project=?, session=?, agent=?, role=?,"
+            "UPDATE files SET inode=?, size=?, mtime_ns=?, offset=?, line=?, head=?, fingerprint=?, project=?, session=?, agent=?, resume=?, role=?,"
             " cwd=COALESCE(?, CASE WHEN ? THEN NULL ELSE cwd END), first_ts=CASE WHEN ? THEN ? ELSE COALESCE(first_ts, ?) END,"
             " last_ts=COALESCE(?, CASE WHEN ? THEN NULL ELSE last_ts END), sidechain=?, malformed=CASE WHEN ? THEN ? ELSE malformed + ? END"
             " WHERE id=?",
-            (r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, role, r.cwd, redo, redo,
+            (r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, r.resume, role, r.cwd, redo, redo,
              r.first_ts, r.first_ts, r.last_ts, redo, r.sidechain, redo, r.malformed, r.malformed, fid),
         )  # fmt: skip
     if r.msgs:
@@ -231,11 +231,13 @@ def _plan(row: tuple | None, st: os.stat_result, path: str) -> tuple[str, Resume
     """``("same" | "grow" | "redo" | "new", resume)`` for a file and its saved row."""
     if row is None:
         return "new", None
-    _id, _p, inode, size, mtime_ns, offset, line, head, fp, sidechain, agent = row
+    _id, _p, inode, size, mtime_ns, offset, line, head, fp, sidechain, agent, state = row
     if (inode, size, mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns):
         return "same", None
-    if agent != AGENT or inode != st.st_ino or st.st_size < offset or (st.st_size == size and st.st_mtime_ns != mtime_ns):
-        return "redo", None  # a rollout is read from the start (the module docstring)
+    if inode != st.st_ino or st.st_size < offset or (st.st_size == size and st.st_mtime_ns != mtime_ns):
+        return "redo", None
+    if agent != AGENT and state is None:
+        return "redo", None  # a rollout whose fold state was not saved goes on from nothing
     try:
         if fingerprint(path, offset) != fp:
             return "redo", None
@@ -243,7 +245,7 @@ def _plan(row: tuple | None, st: os.stat_result, path: str) -> tuple[str, Resume
         return "redo", None
     from tracetui.session.index.scan import Resume
 
-    return "grow", Resume(offset, line, inode, head, None if sidechain is None else bool(sidechain))
+    return "grow", Resume(offset, line, inode, head, None if sidechain is None else bool(sidechain), codex=state)
 
 
 def _all_files(root: Path | None, codex_home: Path | None) -> list[TranscriptFile]:
@@ -297,12 +299,12 @@ def update(
     rows = 0
     for n, (tf, path, kind, resume) in enumerate(todo, 1):
         row = saved.get(path)
-        if resume is not None and row is not None:
+        if resume is not None and row is not None and resume.codex is None:
             resume.msgs = conn.execute(
                 "SELECT msg, day, model, input, output, cache_creation, cache_read, cache_write_1h FROM msgs WHERE file = ?", (row[0],)
             ).fetchall()
         r = fold_file(path, resume)
-        if r.reset and resume is not None:  # changed under the read: from the start
+        if r.reset and resume is not None:  # changed under the read, or a resume state of other code: from the start
             kind, r = "redo", fold_file(path, None)
         if not r.error and not r.reset:
             try:
