@@ -193,10 +193,10 @@ def _lines(p: Path) -> list[dict]:
 
 def _codex_parent(meta: dict) -> str | None:
     src = meta.get("source")
-    if isinstance(src, dict):
-        spawn = (src.get("subagent") or {}).get("thread_spawn") or {}
-        if spawn.get("parent_thread_id"):
-            return spawn["parent_thread_id"]
+    sub = src.get("subagent") if isinstance(src, dict) else None  # a dict, or a word ("review")
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    if isinstance(spawn, dict) and spawn.get("parent_thread_id"):
+        return spawn["parent_thread_id"]
     return meta.get("forked_from_id") or None
 
 
@@ -219,8 +219,9 @@ def _codex_messages(home: Path):
     a child rollout's replayed copy of its parent (its second line the parent's
     ``session_meta``, then every line stamped in the same second as its first) is no response
     of its own, its last total the child's starting point. The model is the latest
-    ``turn_context``'s (outside the copy)."""
-    files = sorted((home / "sessions").rglob("*.jsonl")) + sorted((home / "archived_sessions").glob("*.jsonl"))
+    ``turn_context``'s (outside the copy). The key is the thread and the response's number in
+    it: two copies of one rollout (one a snapshot of the other) have the same responses."""
+    files = sorted((home / "sessions").rglob("*.jsonl")) + sorted((home / "archived_sessions").rglob("*.jsonl"))
     threads: dict[str, tuple[str | None, str]] = {}
     parsed = []
     for p in files:
@@ -258,7 +259,7 @@ def _codex_messages(home: Path):
             else:
                 d = tuple(c - q for c, q in zip(cur, prev))
             prev = cur
-            yield f"{p}#{n}", [max(d[0] - d[1], 0), d[2], d[3], d[1]], rec["timestamp"][:10], str(p), project, session, model
+            yield f"{thread}#{n}", [max(d[0] - d[1], 0), d[2], d[3], d[1]], rec["timestamp"][:10], str(p), project, session, model
             n += 1
 
 
@@ -271,7 +272,9 @@ def recount(root: Path, kind: str, since: str | None = None, until: str | None =
     first_ts: dict[str, str] = {}
     if agent != "claude":
         for key, u, day, path, project, session, model in _codex_messages(codex_home_of(root)):
-            msgs[key] = {"u": u, "where": [(day, path, project, session, model)]}
+            cur = msgs.setdefault(key, {"u": [0, 0, 0, 0], "where": []})
+            cur["u"] = [max(a, b) for a, b in zip(cur["u"], u)]
+            cur["where"].append((day, path, project, session, model))
             first_ts[path] = ""
     for path, project, session, rec in _records(root) if agent != "codex" else ():
         ts = rec.get("timestamp")

@@ -48,6 +48,21 @@ def test_codex_session_tokens_by_hand(folder: Folder) -> None:
     assert rows[CODEX_OLD].cost_usd is None  # a model without a price: unknown, never zero
 
 
+def test_a_snapshot_copy_of_a_rollout_counts_once(folder: Folder) -> None:
+    """A copy of a rollout taken earlier (a prefix of it, as backups and syncing tools leave
+    them) holds the same responses of the same thread: counted once, as a Claude Code message
+    id repeated across files is."""
+    lines = folder.codex_main.read_bytes().split(b"\n")
+    copy = folder.codex / "archived_sessions" / f"rollout-copy-{CODEX_MAIN}.jsonl"
+    copy.write_bytes(b"\n".join(lines[: len(lines) // 2]) + b"\n")
+    index, stats = refresh(folder.root)
+    assert stats.errors == []
+    g = next(g for g in build_report(index.conn, "session").rows if g.key == CODEX_MAIN)
+    assert (g.messages, g.tokens.input, g.tokens.cache_read, g.tokens.output, g.sessions) == (5, 12_500, 28_500, 1_900, 1)
+    for kind in ("daily", "session"):
+        assert _figures([_row(g) for g in build_report(index.conn, kind).rows]) == _want(recount(folder.root, kind))
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("agent", ["claude", "codex"])
 def test_agent_narrows_the_report(folder: Folder, capsys: pytest.CaptureFixture[str], kind: str, agent: str) -> None:
