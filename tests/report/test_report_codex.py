@@ -211,3 +211,16 @@ def test_a_rollout_read_in_two_parts_is_indexed_as_at_once(folder: Folder, tmp_p
         stats = update(index, folder.root)
         assert (stats.grown, stats.redone) == (1, 0), cut
         assert [index.conn.execute(q).fetchall() for q in _ROWS] == want, cut
+
+
+def test_a_resume_state_of_other_code_reads_the_rollout_again(folder: Folder, tmp_path: Path) -> None:
+    index = open_index(tmp_path / "idx.sqlite")
+    update(index, folder.root)
+    index.conn.execute("UPDATE files SET resume = ? WHERE path = ?", (b'["not", "a", "state"]', str(folder.codex_old)))
+    with folder.codex_old.open("ab") as f:
+        f.write(b'{"timestamp":"2026-03-12T11:00:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"more"}}\n')
+    stats = update(index, folder.root)
+    assert (stats.redone, stats.grown, stats.errors) == (1, 0, [])
+    fresh = open_index(tmp_path / "fresh.sqlite")
+    update(fresh, folder.root)
+    assert [index.conn.execute(q).fetchall() for q in _ROWS] == [fresh.conn.execute(q).fetchall() for q in _ROWS]
