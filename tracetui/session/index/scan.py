@@ -13,11 +13,13 @@ kept (the index needs only the prompts and tool calls) and nothing is derived (e
 anomalies), which is why this is cheaper than the session store's reader for a file the
 index has not seen: it writes no ledger rows.
 
-A grown file resumes at the saved offset and line (a rollout with the Codex fold's resume
-state saved with it: model/codex_fold.py ``resume_state``): the book is filled again with the file's
-saved messages first, so a message whose records span the resume point keeps its max and its
-day, and the fold learns whether the file's records are sidechain records (which decides what
-is a prompt). Only the messages the new bytes changed are returned.
+A grown file resumes at the saved offset and line. A Claude Code file's book is filled again
+with the file's saved messages first, so a message whose records span the resume point keeps
+its max and its day, and the fold learns whether the file's records are sidechain records
+(which decides what is a prompt). A rollout's Codex fold goes on from the resume state saved
+with it (model/codex_fold.py ``resume_state``: the thread, model, cumulative token base and
+count, replay state; each response is one entry, so none spans the resume point). Only the
+messages the new bytes changed are returned.
 """
 
 from __future__ import annotations
@@ -176,8 +178,7 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
         try:
             reader.fold.folds[0] = CodexFold.resumed(msgspec.json.decode(resume.codex), 0, None, docs, hist)
         except (msgspec.DecodeError, ValueError):
-            out = Folded(reset=True)  # a state of other code: the caller reads the file from the start
-            return out
+            return Folded(reset=True)  # a state of other code: the caller reads the file from the start
     f = reader.fold.folds[0]
     # episodes and anomalies are not the index's (a Codex fold decided on the first record
     # keeps this and the usage callback: SessionFold._decide)
