@@ -1,19 +1,23 @@
 """Time ``tracetui report daily`` over 1,000 sessions with a warm cross-session index.
 
-Usage: ``python bench/report.py [--sessions 1000] [--out DIR] [--runs 5]``
+Usage: ``python bench/report.py [--sessions 1000] [--codex 200] [--out DIR] [--runs 5]``
 
 Generates ``--sessions`` small sessions with tracetui/demo/transcript.py's builder in
 ``--out`` (default: a fresh folder under the system temp dir) as ``<out>/claude/projects``: 20
 projects, 30 days, three models, a few prompts and tool calls each, a subagent file in one
 session of ten, and one session of twenty a resumed one whose file starts with a copy of
-another's records (message ids repeated across files). Then:
+another's records (message ids repeated across files). And ``--codex`` Codex CLI sessions
+(tracetui/demo/codex_records.py's builder) in ``<out>/codex`` (``$CODEX_HOME``): dated
+``sessions/YYYY/MM/DD/`` rollouts and a few ``archived_sessions/``, each with a first line as
+long as a real one (its ``base_instructions``, ~20 KB), a few turns, token totals (some written
+twice), and one session of five a child rollout with the replayed copy of its parent. Then:
 
 * cold: ``tracetui report daily`` with an empty index (builds it), in a fresh process;
 * warm: the same again, nothing changed (median of ``--runs``), in a fresh process: the figure
   the target is about (it includes Python's start-up and tracetui's imports);
 * warm in-process: :func:`refresh` + :func:`build_report` + the table, in this process;
 * after an append: one session grown by a turn, then a report (one file read from its resume
-  point).
+  point); and one rollout grown by a turn (read from its resume point too).
 
 Target (issue 12): a warm report over 1,000 sessions within 1 s. Prints the figures and
 whether the target is met.
@@ -33,6 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tracetui.demo.codex_records import RolloutBuilder  # noqa: E402
 from tracetui.demo.transcript import TranscriptBuilder  # noqa: E402
 
 MODELS = ("claude-opus-4-6", "claude-sonnet-4-5", "claude-haiku-4-5")
@@ -84,6 +89,51 @@ def generate(root: Path, n: int) -> int:
     return total
 
 
+#: what makes a rollout's first line as long as a real one (Codex CLI 0.118-0.139: ~20-30 KB)
+BASE_INSTRUCTIONS = "You are Codex, a coding agent. " * 650
+
+
+def _rollout(i: int) -> tuple[RolloutBuilder, RolloutBuilder | None]:
+    """Codex session ``i``: its main rollout and, one in five, a child rollout."""
+    day = 1 + i % 30
+    b = RolloutBuilder(
+        f"0199c0de-{i:04x}-7000-8000-{i:012x}", start=f"2026-10-{day:02d}T{8 + i % 12:02d}:30:00.000Z", cwd=f"/work/project-{i % 20}"
+    )
+    b.meta["base_instructions"] = {"text": BASE_INSTRUCTIONS}
+    child = None
+    for k in range(3):
+        b.turn(f"task {k} of codex session {i}: make the build pass in module_{i % 50}")
+        b.exec(f"pytest tests/test_module_{i % 50}.py -q", "1 failed", exit_code=1)
+        b.tokens(20_000 + 1_000 * k, 15_000, 600, reasoning=200, repeat=k == 1)
+        b.patch(f"*** Update File: src/module_{i % 50}.py\n@@\n-a\n+b\n")
+        b.tokens(8_000, 7_000, 300)
+        b.say("Fixed.").done()
+        b.tick(30)
+        if k == 1 and i % 5 == 0:
+            child = b.child(f"0199c0de-{i:04x}-7000-9000-{i:012x}")
+            b.spawn(child.thread_id, f"review codex session {i}")
+            child.tick(5).turn(f"review codex session {i}")
+            child.call("exec_command", {"cmd": "git diff --stat"}, "1 file changed")
+            child.tokens(5_000, 1_000, 200).done("Looks good.")
+    return b, child
+
+
+def generate_codex(home: Path, n: int) -> int:
+    """Write ``n`` Codex sessions under ``home`` (a ``$CODEX_HOME``), one in ten archived;
+    returns the bytes written."""
+    total = 0
+    for i in range(n):
+        b, child = _rollout(i)
+        for r in (b, child):
+            if r is None:
+                continue
+            stamp = r.lines[0]["timestamp"]  # type: ignore[index]
+            name = f"rollout-{stamp[:19].replace(':', '-')}-{r.thread_id}.jsonl"
+            folder = home / "archived_sessions" if i % 10 == 9 else home / "sessions" / stamp[:4] / stamp[5:7] / stamp[8:10]
+            total += r.write(folder / name).stat().st_size
+    return total
+
+
 def _cli(env: dict[str, str]) -> float:
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "tracetui.cli", "report", "daily"], env=env, check=True, stdout=subprocess.DEVNULL)
@@ -93,20 +143,33 @@ def _cli(env: dict[str, str]) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sessions", type=int, default=1000)
+    ap.add_argument("--codex", type=int, default=200, help="Codex CLI sessions besides (default 200)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--runs", type=int, default=5)
     ns = ap.parse_args()
     out = ns.out or Path(tempfile.mkdtemp(prefix="tracetui-bench-report-"))
-    claude, cache = out / "claude", out / "cache"
-    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(claude), "TRACETUI_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    claude, cache, codex = out / "claude", out / "cache", out / "codex"
+    env = {
+        **os.environ,
+        "CLAUDE_CONFIG_DIR": str(claude),
+        "TRACETUI_CACHE_DIR": str(cache),
+        "CODEX_HOME": str(codex),
+        "PYTHONPATH": str(ROOT),
+    }
     # an installed tracetui runs from compiled bytecode (pip compiles it): so do the timed runs,
     # even where the environment says not to write it (the first run writes __pycache__)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ.update(CLAUDE_CONFIG_DIR=str(claude), TRACETUI_CACHE_DIR=str(cache))
+    os.environ.update(CLAUDE_CONFIG_DIR=str(claude), TRACETUI_CACHE_DIR=str(cache), CODEX_HOME=str(codex))
     t = time.perf_counter()
     size = generate(claude / "projects", ns.sessions)
     files = sum(1 for _ in (claude / "projects").rglob("*.jsonl"))
     print(f"generated {ns.sessions:,} sessions ({files:,} files, {size / 1e6:.1f} MB) in {time.perf_counter() - t:.1f} s under {claude}")
+    t = time.perf_counter()
+    size = generate_codex(codex, ns.codex)
+    files = sum(1 for _ in codex.rglob("*.jsonl"))
+    print(
+        f"generated {ns.codex:,} Codex sessions ({files:,} rollouts, {size / 1e6:.1f} MB) in {time.perf_counter() - t:.1f} s under {codex}"
+    )
 
     floor = []
     for _ in range(ns.runs):
@@ -150,9 +213,20 @@ def main() -> int:
         f.write(b.data())
     after = _cli(env)
     print(f"report daily after one session grew by a turn: {after:.3f} s")
+    rollout = max(codex.rglob("*.jsonl"), key=lambda p: p.stat().st_size, default=None)
+    if rollout is not None:
+        r = RolloutBuilder("0199c0de-ffff-7000-8000-000000000000", start="2026-10-31T11:00:00.000Z")
+        r.lines.clear()
+        r.turn("one more codex turn")
+        r.tokens(1_000, 0, 10).done()
+        with rollout.open("ab") as f:
+            f.write(r.data())
+        after = _cli(env)
+        print(f"report daily after one rollout grew by a turn ({rollout.stat().st_size / 1e3:.0f} KB): {after:.3f} s")
 
     med = statistics.median(warm)
-    print(f"target: warm report over {ns.sessions:,} sessions <= {TARGET_S:.1f} s: {'met' if med <= TARGET_S else 'NOT met'} ({med:.3f} s)")
+    n = f"{ns.sessions:,} sessions" + (f" and {ns.codex:,} Codex sessions" if ns.codex else "")
+    print(f"target: warm report over {n} <= {TARGET_S:.1f} s: {'met' if med <= TARGET_S else 'NOT met'} ({med:.3f} s)")
     return 0
 
 

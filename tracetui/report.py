@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from tracetui.args import int_at_least
+from tracetui.args import add_agent_arg, int_at_least
 
 __all__ = ["register_report", "register_search", "parse_day"]
 
@@ -101,7 +101,7 @@ def _cmd_report(ns: argparse.Namespace) -> int:
         return 2
     index, stats = refresh(progress=_progress())
     try:
-        rep = build_report(index.conn, ns.kind, ns.since, ns.until, ns.project)
+        rep = build_report(index.conn, ns.kind, ns.since, ns.until, ns.project, ns.agent)
     except sqlite3.Error as exc:
         return _index_error("report", exc)
     rep.notes += _index_notes(index, stats)
@@ -126,7 +126,7 @@ def _cmd_search(ns: argparse.Namespace) -> int:
     for note in _index_notes(index, stats):
         print(f"tracetui search: {note}", file=sys.stderr)
     try:
-        hits = search(index.conn, text, index.fts, ns.limit)
+        hits = search(index.conn, text, index.fts, ns.limit, ns.agent)
     except sqlite3.Error as exc:
         return _index_error("search", exc)
     if ns.json:
@@ -146,7 +146,9 @@ def register_report(sub: Any) -> None:
         description=(
             "Exact tokens per kind (input, output, cache read, cache write) and the estimated cost (genai-prices, each API "
             "message priced at its own day and tier; a model without a known price shows 'unknown', never $0.00) over every "
-            "session under <claude dir>/projects, each API message counted once across every file. Answered from the "
+            "Claude Code session under <claude dir>/projects, each API message counted once across every file, and every "
+            "OpenAI Codex CLI session under $CODEX_HOME (~/.codex) sessions/ and archived_sessions/ (each response counted once "
+            "from its cumulative token totals, a child rollout's replayed copy of its parent's history not counted). Answered from the "
             "cross-session index in the cache folder ($TRACETUI_CACHE_DIR or the user cache folder), which each run brings up "
             "to date by reading only what changed. Weeks are ISO weeks (2026-W45); days are UTC."
         ),
@@ -155,6 +157,7 @@ def register_report(sub: Any) -> None:
     p.add_argument("--since", type=_day_arg, metavar="D", help="from this UTC day on: YYYY-MM-DD, or Nd for N days ago (7d; 0d is today)")
     p.add_argument("--until", type=_day_arg, metavar="D", help="up to this UTC day, included: YYYY-MM-DD or Nd")
     p.add_argument("--project", metavar="P", help="only sessions whose project folder or working directory contains P")
+    add_agent_arg(p)
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.set_defaults(func=_cmd_report)
 
@@ -166,12 +169,14 @@ def register_search(sub: Any) -> None:
         help="find prompts and tool calls across every session, with their file:line",
         description=(
             "Find the prompts and the tool calls (name and input excerpt) holding every word of TEXT, across every session "
-            "under <claude dir>/projects, each with the file:line it comes from. Whole words, with SQLite FTS5 (where this "
+            "under <claude dir>/projects and every Codex CLI rollout under $CODEX_HOME (~/.codex), each with the file:line it "
+            "comes from. Whole words, with SQLite FTS5 (where this "
             "Python's SQLite lacks FTS5, substrings with LIKE instead, and the output says so). Secrets are masked before "
             "anything is indexed, so none can be found or printed."
         ),
     )
     p.add_argument("text", nargs="+", metavar="TEXT", help="the words to look for (all of them must match)")
+    add_agent_arg(p)
     p.add_argument("--json", action="store_true", help="print the matches as one JSON object")
     p.add_argument("--limit", type=int_at_least(1), default=20, metavar="N", help="at most N matches, best first (default 20)")
     p.set_defaults(func=_cmd_search)

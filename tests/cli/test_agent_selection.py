@@ -125,3 +125,12 @@ def test_no_session_of_the_agent_says_where_it_looked(
     assert capsys.readouterr().err == f"tracetui: no sessions under {tmp_path / 'nocodex'}; name a transcript file\n"
     s = build_settings([])
     assert s.demo and str(tmp_path / "nocodex") in s.demo_reason and str(tmp_path / "noclaude" / "projects") in s.demo_reason
+
+
+def test_state_names_the_agent_of_a_codex_session(both: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["state", "--no-cache"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == f"session  {THREAD}  (Codex CLI, {both['codex'].name}, 1 subagent file(s))"
+    assert main(["state", "--agent", "claude", "--no-cache"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith(f"  ({SID}.jsonl, 0 subagent file(s))")  # Claude Code's line as it was

@@ -1,4 +1,4 @@
-"""The ``folder`` fixture: the generated projects folder of report_folder.py."""
+"""The ``folder`` fixture: the generated projects folder and Codex home of report_folder.py."""
 
 from __future__ import annotations
 
@@ -12,4 +12,6 @@ from report_folder import Folder
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Folder:
     claude = tmp_path / "claude"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
-    return Folder(claude / "projects")
+    folder = Folder(claude / "projects")
+    monkeypatch.setenv("CODEX_HOME", str(folder.codex))
+    return folder

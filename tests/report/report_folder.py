@@ -11,9 +11,20 @@ The folder (``folder`` fixture, under ``$CLAUDE_CONFIG_DIR/projects``):
   message whose records span the split);
 * ``-work-gamma``: session ``c1`` (2026-03-20, two days), :meth:`Folder.truncate` cuts it.
 
+And a Codex CLI home beside it (``<tmp>/codex``, ``$CODEX_HOME``; tracetui/demo/codex_records.py):
+
+* ``sessions/2026/03/05/``: thread :data:`CODEX_MAIN` (cwd ``/work/delta``, gpt-5.4, into
+  2026-03-06): a prompt, an ``exec_command``, a token total written twice, an ``apply_patch``,
+  a ``spawn_agent``, then a total below the one before (a new count); and its child rollout
+  :data:`CODEX_CHILD`, which starts with the replayed copy of the parent's history (its token
+  totals included) and then does its own work;
+* ``archived_sessions/``: thread :data:`CODEX_OLD` (cwd ``/work/omega``, 2026-03-12), one
+  response of a model genai-prices does not know (:data:`CODEX_UNPRICED`).
+
 The recount (:func:`recount`) reads the files as plain JSON lines, sharing no code with the
 fold: per message id over every file, the max of each token field, the earliest UTC day, and
-the file that has it earliest; then groups them.
+the file that has it earliest; for a rollout, one message per change of the cumulative
+``total_token_usage`` (:func:`_codex_messages`); then groups them.
 """
 
 from __future__ import annotations
@@ -23,10 +34,22 @@ from collections import defaultdict
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from tracetui.demo.codex_records import RolloutBuilder
 from tracetui.demo.transcript import TranscriptBuilder
 
 SECRET = "sk-ant-api03-" + "Q7x" * 30 + "AA"
 UNPRICED = "mystery-model-9"
+CODEX_MAIN = "0199c0de-0000-7000-8000-00000000d001"
+CODEX_CHILD = "0199c0de-0000-7000-8000-00000000d002"
+CODEX_OLD = "0199c0de-0000-7000-8000-00000000e001"
+CODEX_UNPRICED = "gpt-mystery-9"
+#: the Claude Code files and the Codex rollouts the folder holds
+CLAUDE_FILES, CODEX_FILES = 6, 3
+
+
+def codex_home_of(root: Path) -> Path:
+    """The Codex home beside the projects folder ``root`` (``<tmp>/claude/projects`` → ``<tmp>/codex``)."""
+    return root.parent.parent / "codex"
 
 
 def _a1() -> TranscriptBuilder:
@@ -46,6 +69,8 @@ class Folder:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.codex = codex_home_of(root)
+        self._codex()
         alpha, beta, gamma = root / "-work-alpha", root / "-work-beta", root / "-work-gamma"
         a1 = _a1()
         a1.write_session(alpha)
@@ -96,6 +121,35 @@ class Folder:
             c1.tick(86400 / 2)
         self.c1 = c1.write_session(gamma)
 
+    def _codex(self) -> None:
+        m = RolloutBuilder(CODEX_MAIN, start="2026-03-05T09:00:00.000Z", cwd="/work/delta")
+        m.turn("migrate the schema to version two")
+        self.codex_prompt_line = len(m.lines)
+        m.exec("pytest -q tests/db", "3 passed")
+        m.tokens(12_000, 8_000, 900, reasoning=300, repeat=True)  # the same total twice: one response
+        m.patch("*** Update File: db/schema.sql\n+version 2\n")
+        m.tokens(15_000, 12_000, 400)
+        m.tick(2)
+        child = m.child(CODEX_CHILD)  # the copy of m's history so far, its totals included
+        m.spawn(CODEX_CHILD, "check the migration logs")
+        child.tick(5).turn("check the migration logs")
+        self.codex_child_call_line = len(child.lines) + 1
+        child.call("exec_command", {"cmd": "grep FAILED migrate.log"}, "no match")
+        child.tokens(3_000, 1_000, 200).done("nothing failed")
+        m.tokens(9_000, 7_500, 300).say("Migrated.").done()
+        m.tick(86_400)  # the next UTC day: a new count (the total below the one before)
+        m.totals = dict.fromkeys(m.totals, 0)
+        m.turn("now drop the old table")
+        m.tokens(2_000, 0, 100).done()
+        day = self.codex / "sessions" / "2026" / "03" / "05"
+        self.codex_main = m.write(day / f"rollout-2026-03-05T09-00-00-{CODEX_MAIN}.jsonl")
+        self.codex_child = child.write(day / f"rollout-2026-03-05T09-00-20-{CODEX_CHILD}.jsonl")
+
+        old = RolloutBuilder(CODEX_OLD, start="2026-03-12T10:00:00.000Z", cwd="/work/omega", model=CODEX_UNPRICED)
+        old.turn("summarise the incident")
+        old.tokens(1_000, 0, 10).say("Done.").done()
+        self.codex_old = old.write(self.codex / "archived_sessions" / f"rollout-2026-03-12T10-00-00-{CODEX_OLD}.jsonl")
+
     def grow(self) -> None:
         """Append the rest of ``b2`` (same inode)."""
         with self.b2.open("ab") as f:
@@ -125,12 +179,104 @@ def _records(root: Path):
                 yield str(p), project, session, rec
 
 
-def recount(root: Path, kind: str, since: str | None = None, until: str | None = None) -> dict[str, dict]:
+def _lines(p: Path) -> list[dict]:
+    out = []
+    for raw in p.read_bytes().split(b"\n"):
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(rec, dict):
+            out.append(rec)
+    return out
+
+
+def _codex_parent(meta: dict) -> str | None:
+    src = meta.get("source")
+    sub = src.get("subagent") if isinstance(src, dict) else None  # a dict, or a word ("review")
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    if isinstance(spawn, dict) and spawn.get("parent_thread_id"):
+        return spawn["parent_thread_id"]
+    return meta.get("forked_from_id") or None
+
+
+def _codex_totals(rec: dict) -> tuple[int, int, int, int] | None:
+    p = rec.get("payload") or {}
+    if rec.get("type") != "event_msg" or p.get("type") != "token_count" or not p.get("info"):
+        return None
+    t = p["info"].get("total_token_usage")
+    if not t:
+        return None
+    return (t["input_tokens"], t["cached_input_tokens"], t["output_tokens"], t.get("cache_write_input_tokens", 0))
+
+
+def _codex_messages(home: Path):
+    """``(key, [input, output, cache_creation, cache_read], day, path, project, session,
+    model)`` of every response of every rollout under ``home``, by Codex's token rules: one per
+    change of the cumulative ``total_token_usage`` (a repeated total adds nothing; a total with
+    a field below the one before starts a new count, taken whole), input = ``input_tokens`` -
+    ``cached_input_tokens``, cache read = ``cached_input_tokens``, output = ``output_tokens``;
+    a child rollout's replayed copy of its parent (its second line the parent's
+    ``session_meta``, then every line stamped in the same second as its first) is no response
+    of its own, its last total the child's starting point. The model is the latest
+    ``turn_context``'s (outside the copy). The key is the thread and the response's number in
+    it: two copies of one rollout (one a snapshot of the other) have the same responses."""
+    files = sorted((home / "sessions").rglob("*.jsonl")) + sorted((home / "archived_sessions").rglob("*.jsonl"))
+    threads: dict[str, tuple[str | None, str]] = {}
+    parsed = []
+    for p in files:
+        recs = _lines(p)
+        if not recs or recs[0].get("type") != "session_meta" or not (recs[0].get("payload") or {}).get("id"):
+            continue
+        meta = recs[0]["payload"]
+        parent = _codex_parent(meta)
+        threads[meta["id"]] = (parent, meta.get("cwd") or "?")
+        parsed.append((p, meta["id"], parent, recs))
+    for p, thread, parent, recs in parsed:
+        top = thread
+        while threads[top][0] in threads:
+            top = threads[top][0]
+        session = threads[top][0] or top
+        project = threads[top][1]
+        prev = None
+        own = recs[1:]
+        if parent and len(recs) > 1 and recs[1].get("type") == "session_meta" and recs[1]["payload"].get("id") == parent:
+            stamp = recs[0]["timestamp"][:19]
+            i = 1
+            while i < len(recs) and (i == 1 or recs[i].get("timestamp", "")[:19] == stamp):
+                prev = _codex_totals(recs[i]) or prev
+                i += 1
+            own = recs[i:]
+        model, n = "unknown", 0
+        for rec in own:
+            if rec.get("type") == "turn_context" and rec["payload"].get("model"):
+                model = rec["payload"]["model"]
+            cur = _codex_totals(rec)
+            if cur is None or cur == prev:
+                continue
+            if prev is None or any(c < q for c, q in zip(cur, prev)):
+                d = cur
+            else:
+                d = tuple(c - q for c, q in zip(cur, prev))
+            prev = cur
+            yield f"{thread}#{n}", [max(d[0] - d[1], 0), d[2], d[3], d[1]], rec["timestamp"][:10], str(p), project, session, model
+            n += 1
+
+
+def recount(root: Path, kind: str, since: str | None = None, until: str | None = None, agent: str | None = None) -> dict[str, dict]:
     """Group key → ``{messages, input, output, cache_creation, cache_read, models: set,
-    usd (None when a model has no price)}``, recounted from the files' plain JSON."""
+    usd (None when a model has no price)}``, recounted from the files' plain JSON: the Claude
+    Code files under ``root`` and the rollouts of :func:`codex_home_of` ``(root)``; ``agent``
+    (``"claude"`` | ``"codex"``) keeps one agent's."""
     msgs: dict[str, dict] = {}
     first_ts: dict[str, str] = {}
-    for path, project, session, rec in _records(root):
+    if agent != "claude":
+        for key, u, day, path, project, session, model in _codex_messages(codex_home_of(root)):
+            cur = msgs.setdefault(key, {"u": [0, 0, 0, 0], "where": []})
+            cur["u"] = [max(a, b) for a, b in zip(cur["u"], u)]
+            cur["where"].append((day, path, project, session, model))
+            first_ts[path] = ""
+    for path, project, session, rec in _records(root) if agent != "codex" else ():
         ts = rec.get("timestamp")
         if ts and path not in first_ts:
             first_ts[path] = ts
@@ -180,7 +326,7 @@ def _price(model: str, u: list[int], day: str) -> float | None:
         res = calc_price(
             Usage(input_tokens=inp + cw + cr, output_tokens=out, cache_write_tokens=cw, cache_read_tokens=cr),
             model_ref=model,
-            provider_id="anthropic",
+            provider_id="openai" if model.startswith("gpt-") else "anthropic",
             genai_request_timestamp=when,
         )
     except LookupError:

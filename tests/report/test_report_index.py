@@ -8,8 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from report_folder import UNPRICED, Folder, recount
+from report_folder import CLAUDE_FILES, CODEX_FILES, CODEX_UNPRICED, UNPRICED, Folder, recount
 
+from tracetui.demo.codex_records import CODEX_MODEL
 from tracetui.session.index import KINDS, build_report, open_index, refresh, update
 from tracetui.session.index import db as index_db
 
@@ -83,8 +84,11 @@ def test_unpriced_model_is_unknown_never_zero(folder: Folder) -> None:
     day = next(g for g in rep.rows if UNPRICED in g.models)
     assert day.cost_usd is None and UNPRICED in day.cost_note
     assert rep.total.cost_usd is None
-    priced = [g for g in rep.rows if UNPRICED not in g.models]
+    codex_day = next(g for g in rep.rows if CODEX_UNPRICED in g.models)
+    assert codex_day.cost_usd is None and CODEX_UNPRICED in codex_day.cost_note
+    priced = [g for g in rep.rows if not {UNPRICED, CODEX_UNPRICED} & set(g.models)]
     assert priced and all(g.cost_usd is not None and g.cost_usd > 0 for g in priced)
+    assert any(CODEX_MODEL in g.models for g in priced)  # OpenAI's price of the Codex model
 
 
 def test_since_until_and_project_filters(folder: Folder) -> None:
@@ -103,7 +107,7 @@ def test_warm_update_reads_nothing(folder: Folder) -> None:
     refresh(folder.root)
     index, stats = refresh(folder.root)
     assert (stats.new, stats.grown, stats.redone, stats.dropped) == (0, 0, 0, 0)
-    assert stats.files == 6  # five main files and one subagent file
+    assert stats.files == CLAUDE_FILES + CODEX_FILES  # Claude: five main files and one subagent file
     _check(folder.root, index.conn, "daily")
 
 
@@ -152,7 +156,7 @@ def test_corrupt_index_is_rebuilt(folder: Folder, tmp_path: Path) -> None:
     for suffix in ("-wal", "-shm"):
         db.with_name(db.name + suffix).unlink(missing_ok=True)
     index, stats = refresh(folder.root, db)
-    assert index.note == "" and stats.new == 6
+    assert index.note == "" and stats.new == CLAUDE_FILES + CODEX_FILES
     _check(folder.root, index.conn, "project")
 
 
@@ -162,7 +166,7 @@ def test_index_of_another_schema_is_emptied(folder: Folder, tmp_path: Path) -> N
     index.conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
     index.conn.close()
     index, stats = refresh(folder.root, db)
-    assert stats.new == 6
+    assert stats.new == CLAUDE_FILES + CODEX_FILES
     _check(folder.root, index.conn, "daily")
 
 

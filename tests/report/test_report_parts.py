@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from report_folder import Folder
+from report_folder import CLAUDE_FILES, CODEX_FILES, Folder
 
 from tracetui.demo.transcript import TranscriptBuilder
 from tracetui.ingest.discover import all_transcripts, list_sessions, subagent_files
@@ -24,7 +24,7 @@ def test_all_transcripts_is_list_sessions_and_subagent_files(folder: Folder, tmp
     (folder.root / "-work-old" / "notes.txt").write_text("not a transcript")
     found = {(str(t.path), t.project, t.session_id, t.role) for t in all_transcripts(folder.root)}
     want = set()
-    for s in list_sessions(folder.root):
+    for s in list_sessions(folder.root, agent="claude"):
         want.add((str(s.path), s.project, s.session_id, "main"))
         for sf in subagent_files(s.path):
             nested = sf.path.parent.name == "subagents"
@@ -76,7 +76,7 @@ def test_index_built_without_fts5_is_rebuilt_with_it(folder: Folder, tmp_path: P
         assert not index.fts
         index.conn.close()
     index, stats = refresh(folder.root, db)
-    assert index.fts and stats.new == 6
+    assert index.fts and stats.new == CLAUDE_FILES + CODEX_FILES
     assert [h.name for h in search(index.conn, "kubectl", index.fts)] == ["Bash"]
 
 
@@ -131,7 +131,7 @@ def test_a_file_gone_while_indexed_is_one_error(folder: Folder, tmp_path: Path, 
     monkeypatch.setattr(index_scan, "fold_file", fold_then_gone)
     stats = update(open_index(tmp_path / "idx.sqlite"), folder.root)
     assert len(stats.errors) == 1 and "b2.jsonl" in stats.errors[0]
-    assert stats.new == 5
+    assert stats.new == CLAUDE_FILES + CODEX_FILES - 1
 
 
 def test_messages_without_any_id_are_not_merged_across_files(tmp_path: Path) -> None:

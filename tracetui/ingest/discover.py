@@ -34,6 +34,7 @@ __all__ = [
     "resolve_target",
     "TranscriptFile",
     "all_transcripts",
+    "codex_transcripts",
 ]
 
 
@@ -246,14 +247,16 @@ def resolve_target(arg: str, root: Path | None = None, agent: str | None = None)
 
 @dataclass(frozen=True)
 class TranscriptFile:
-    """One transcript file under the projects folder: its path, project folder name, the
-    session it belongs to (``None`` for a 2.0.x ``agent-*.jsonl`` sibling: its first record
-    says), and its role (``"main"`` or ``"subagent"``)."""
+    """One transcript file of every session: its path, project (a Claude Code project folder
+    name; a Codex rollout's working folder), the session it belongs to (``None`` for a 2.0.x
+    ``agent-*.jsonl`` sibling: its first record says), its role (``"main"`` or ``"subagent"``)
+    and the agent whose layout it was found in (``"claude"`` | ``"codex"``)."""
 
     path: Path
     project: str
     session_id: str | None
     role: str
+    agent: str = "claude"
 
 
 def all_transcripts(root: Path | None = None) -> list[TranscriptFile]:
@@ -290,5 +293,34 @@ def all_transcripts(root: Path | None = None) -> list[TranscriptFile]:
                 out.append(TranscriptFile(p, proj.name, None, "subagent"))
             else:
                 out.append(TranscriptFile(p, proj.name, p.stem, "main"))
+    out.sort(key=lambda t: str(t.path))
+    return out
+
+
+def codex_transcripts(home: Path | None = None) -> list[TranscriptFile]:
+    """Every Codex CLI rollout under ``<home>/sessions`` and ``<home>/archived_sessions``
+    (``home``: :func:`codex_dir`), sorted by path, as :class:`TranscriptFile` of agent
+    ``"codex"``. A top-level rollout is a ``"main"`` file of its own thread; a child rollout
+    (subagent or fork) a ``"subagent"`` file of the session at the top of its parent chain:
+    the thread of the topmost ancestor found on disk, or the parent thread that ancestor
+    names when that one is not on disk. The project is that top rollout's working folder
+    (``session_meta.cwd``; ``"?"`` when it has none), so a session's files share one project.
+    Missing folders give an empty list, never an error."""
+    found = codex_discover.rollouts(home)
+    by_thread = {meta.thread_id: meta for _p, _st, meta in found if meta.parent_id is None}
+    for _p, _st, meta in found:
+        by_thread.setdefault(meta.thread_id, meta)
+    out = []
+    for p, _st, meta in found:
+        top, seen = meta, {meta.thread_id}
+        while top.parent_id is not None and top.parent_id in by_thread and top.parent_id not in seen:
+            seen.add(top.parent_id)
+            top = by_thread[top.parent_id]
+        if top.parent_id is not None and top.parent_id not in by_thread:
+            session, cwd = top.parent_id, top.cwd
+        else:
+            session, cwd = top.thread_id, top.cwd
+        role = "main" if meta.parent_id is None else "subagent"
+        out.append(TranscriptFile(p, cwd or "?", session, role, "codex"))
     out.sort(key=lambda t: str(t.path))
     return out

@@ -257,6 +257,46 @@ class CodexFold(CodexCalls, FileFold):
         self.latest_ask = info
         self.last_action = Frontier("prompt", excerpt_of(text, FRONTIER_CHARS), anchor, timestamp=st.timestamp)
 
+    # -- resuming ---------------------------------------------------------------------------
+    #: what a reader that keeps no fold (the cross-session index) saves to go on folding a
+    #: rollout after its last line with the same token counts and replay: the thread, the
+    #: model, the cumulative token base and count, the replay state, and what the file said of
+    #: itself (session, working folder, sidechain). :meth:`resume_state`, :meth:`resumed`
+    RESUME_ATTRS = (
+        "thread_id",
+        "parent_id",
+        "nickname",
+        "model",
+        "_tok_base",
+        "_tok_n",
+        "_replay",
+        "_first_second",
+        "replayed",
+        "session_id",
+        "cwd",
+        "sidechain_file",
+    )
+
+    def resume_state(self) -> list[Any]:
+        """The values of :data:`RESUME_ATTRS` (strings, ints, ``None``, a tuple of ints), for
+        :meth:`resumed`."""
+        return [getattr(self, a) for a in self.RESUME_ATTRS]
+
+    @classmethod
+    def resumed(cls, state: list[Any], src: int = 0, on_usage: Any = None, events: Any = None, history: Any = None) -> CodexFold:
+        """A fold that goes on from :meth:`resume_state` ``state``: the lines after the ones
+        that state was taken after give the same token entries (keys, tokens, models) and
+        prompts and calls as one fold of the whole file would. Everything else (calls, files,
+        counters) starts empty. Raises ``ValueError`` for a state of another shape."""
+        if not isinstance(state, list) or len(state) != len(cls.RESUME_ATTRS):
+            raise ValueError("not a Codex fold's resume state")
+        f = cls(src, None, on_usage, events, history)
+        for a, v in zip(cls.RESUME_ATTRS, state):
+            setattr(f, a, tuple(v) if a == "_tok_base" and v is not None else v)
+        if f.model is not None:
+            f.model = _intern(f.model)
+        return f
+
     # -- output -----------------------------------------------------------------------------
     def snapshot(self, history: bool = False) -> AgentState:
         """:meth:`FileFold.snapshot`, naming the agent and its rate-limit windows. A turn is an

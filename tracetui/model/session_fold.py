@@ -73,12 +73,15 @@ class SessionFold:
     def _decide(self, src: int, offset: int, buf: bytes | memoryview) -> FileFold:
         """The fold for source ``src`` given the line about to be its first record: a
         :class:`CodexFold` when it opens a Codex rollout (the Claude Code fold otherwise). What
-        the old fold kept (malformed lines before it) moves over; its sinks are reused."""
+        the old fold kept (malformed lines before it) moves over; its sinks and usage callback
+        are reused, and a deriver its owner turned off (``derive = None``) stays off."""
         old = self.folds[src]
         b = buf[bom_length(offset, buf) :]
         if not is_codex_first_line(b):
             return old
-        f = CodexFold(src, old.agent_id, self.usage.add, old.events, old.history)
+        f = CodexFold(src, old.agent_id, old.on_usage, old.events, old.history)
+        if old.derive is None:
+            f.derive = None
         f.counters.malformed = old.counters.malformed
         f.malformed, f.quarantine, f.last_anchor = old.malformed, old.quarantine, old.last_anchor
         self.folds[src] = f

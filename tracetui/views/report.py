@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracetui.ingest.agents import agent_name
 from tracetui.session.index.query import Group, Report
 from tracetui.session.index.search import Hit
 from tracetui.views.format import fmt_count, fmt_usd
@@ -40,6 +41,11 @@ def _cut_left(text: str | None, n: int = CELL_CHARS) -> str:
     return text if len(text) <= n else "\u2026" + text[-(n - 1) :]
 
 
+def _agent_cell(agent: str | None) -> str:
+    """The agents of a row as the table shows them: ``claude``, ``codex``, ``claude+codex``."""
+    return (agent or "claude").replace(",", "+")
+
+
 def _cost_cell(g: Group) -> str:
     return "unknown" if g.cost_usd is None else fmt_usd(g.cost_usd)
 
@@ -48,9 +54,13 @@ def _cells(kind: str, g: Group, total: bool = False) -> list[str]:
     t = g.tokens
     head = ["total"] if total else [_cut_left(g.key)]
     if kind == "session":
-        head += ["" if total else _cut_left(g.cwd or g.project or ""), "" if total else (g.last_ts or "")[:16].replace("T", " ")]
+        head += [
+            "" if total else _agent_cell(g.agent),
+            "" if total else _cut_left(g.cwd or g.project or ""),
+            "" if total else (g.last_ts or "")[:16].replace("T", " "),
+        ]
     elif kind == "project":
-        head += ["" if total else _cut_left(g.cwd or "")]
+        head += ["" if total else _agent_cell(g.agent), "" if total else _cut_left(g.cwd or "")]
     return [
         *head,
         fmt_count(g.sessions),
@@ -78,9 +88,9 @@ def render_report(rep: Report) -> str:
     message says so in one line."""
     heads = [_HEADS[rep.kind]]
     if rep.kind == "session":
-        heads += ["PROJECT", "LAST (UTC)"]
+        heads += ["AGENT", "PROJECT", "LAST (UTC)"]
     elif rep.kind == "project":
-        heads += ["FOLDER"]
+        heads += ["AGENT", "FOLDER"]
     n_text = len(heads)
     heads += ["SESSIONS", "MESSAGES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL TOKENS", "COST"]
     scope = _scope(rep)
@@ -114,6 +124,8 @@ def _scope(rep: Report) -> str:
         parts.append(f"from {rep.since or 'the start'} to {rep.until or 'today'} (UTC days)")
     if rep.project:
         parts.append(f"for projects matching {rep.project!r}")
+    if rep.agent:
+        parts.append(f"of {agent_name(rep.agent)} sessions only")
     return " ".join(parts) + (" " if parts else "")
 
 
@@ -142,15 +154,18 @@ def _group_json(g: Group) -> dict[str, Any]:
 
 
 def report_json(rep: Report) -> dict[str, Any]:
-    """The report as one JSON object: ``{report, since, until, project, cost_label, rows: [...],
+    """The report as one JSON object: ``{report, since, until, project, agent (null: both),
+    cost_label, rows: [...],
     total, files_indexed, notes}``; each row ``{key, sessions, messages, tokens: {input, output,
     cache_read, cache_creation, total}, cost_usd (null: unknown), cost_note, models,
-    first_timestamp, last_timestamp}`` (a project or session row adds ``project, cwd, agent``)."""
+    first_timestamp, last_timestamp}`` (a project or session row adds ``project, cwd, agent``:
+    ``claude``, ``codex`` or ``claude,codex``)."""
     return {
         "report": rep.kind,
         "since": rep.since,
         "until": rep.until,
         "project": _clean(rep.project),
+        "agent": rep.agent,
         "cost_label": COST_LABEL,
         "rows": [_group_json(g) for g in rep.rows],
         "total": _group_json(rep.total),
@@ -160,15 +175,16 @@ def report_json(rep: Report) -> dict[str, Any]:
 
 
 def render_hits(query: str, hits: list[Hit], fts: bool) -> str:
-    """Search results, one block per hit: ``path:line  kind[ tool]  session  timestamp`` then
-    the indexed text (one line, indented); one line when nothing matched."""
+    """Search results, one block per hit: ``path:line  kind[ tool]  session <id>[ (Codex CLI)]
+    timestamp`` then the indexed text (one line, indented); one line when nothing matched."""
     how = "" if fts else " (substring search: this SQLite has no FTS5)"
     if not hits:
         return f"no prompt or tool call matches {query!r}{how}"
     out = [f"{len(hits)} match{'es' if len(hits) != 1 else ''} for {query!r}{how}", ""]
     for h in hits:
         what = h.kind if h.kind != "tool_use" else f"tool {h.name or '?'}"
-        out.append(f"{h.anchor}  {what}  session {h.session}  {(h.timestamp or '')[:19].replace('T', ' ')}".rstrip())
+        who = f" ({agent_name(h.agent)})" if h.agent != "claude" else ""  # a Claude Code hit's line as it was
+        out.append(f"{h.anchor}  {what}  session {h.session}{who}  {(h.timestamp or '')[:19].replace('T', ' ')}".rstrip())
         out.append("    " + " ".join(h.text.split()))
     return "\n".join(out)
 

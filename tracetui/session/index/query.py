@@ -53,7 +53,8 @@ class Group:
     folder name, a session id; ``"unknown"`` for messages without a day), the sessions and API
     messages in it, tokens per kind, the estimated cost in USD (``None``: unknown, the note
     says which models have no price), the models, and for a session or project its project
-    folder, working directory, agent and first and last timestamps (ISO-8601)."""
+    folder, working directory, agent (``"claude"``, ``"codex"``; ``"claude,codex"`` for a
+    project both worked in) and first and last timestamps (ISO-8601)."""
 
     key: str
     sessions: int = 0
@@ -71,8 +72,8 @@ class Group:
 
 @dataclass
 class Report:
-    """A report: its kind, the filters (``since``/``until`` as UTC days, ``project``), its rows
-    in key order, the total over them, and how many files and sessions the index holds."""
+    """A report: its kind, the filters (``since``/``until`` as UTC days, ``project``, ``agent``),
+    its rows in key order, the total over them, and how many files and sessions the index holds."""
 
     kind: str
     since: str | None
@@ -82,6 +83,8 @@ class Report:
     total: Group
     files: int
     notes: list[str] = field(default_factory=list)
+    #: the agent the report is narrowed to (``"claude"`` | ``"codex"``; ``None``: both)
+    agent: str | None = None
 
 
 def period_of(kind: str, day: str) -> str:
@@ -149,12 +152,18 @@ def _prices_version() -> str:
 
 
 def build_report(
-    conn: sqlite3.Connection, kind: str, since: str | None = None, until: str | None = None, project: str | None = None
+    conn: sqlite3.Connection,
+    kind: str,
+    since: str | None = None,
+    until: str | None = None,
+    project: str | None = None,
+    agent: str | None = None,
 ) -> Report:
     """The report of ``kind`` (one of :data:`KINDS`) over the index ``conn``: messages whose
     day is within ``since``..``until`` (UTC days, both included; a message without a day is
     left out when either is given), filed under files whose project folder or working
-    directory contains ``project``. Raises ``ValueError`` for an unknown kind, ``sqlite3.Error``."""
+    directory contains ``project`` and that ``agent`` wrote (``"claude"`` | ``"codex"``;
+    ``None``: both). Raises ``ValueError`` for an unknown kind, ``sqlite3.Error``."""
     if kind not in KINDS:
         raise ValueError(f"unknown report {kind!r}; one of {', '.join(KINDS)}")
     conn.create_function("iso_week", 1, lambda d: period_of("weekly", d or ""), deterministic=True)
@@ -170,6 +179,9 @@ def build_report(
     if project is not None:
         where.append("(instr(f.project, ?) > 0 OR instr(COALESCE(f.cwd, ''), ?) > 0)")
         args += [project, project]
+    if agent is not None:
+        where.append("f.agent = ?")
+        args.append(agent)
     cond = (" WHERE " + " AND ".join(where)) if where else ""
     memo = _Costs(conn, preload=kind in ("project", "session"))
     rows = _groups(conn, _KEYS[kind], cond, args, kind, memo)
@@ -177,8 +189,8 @@ def build_report(
     memo.save()
     if kind == "session":  # the most recently active last, as the periods are
         rows.sort(key=lambda g: (g.last_ts or "", g.project or "", g.key))
-    n_files = conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
-    return Report(kind, since, until, project, rows, total, n_files)
+    n_files = conn.execute("SELECT COUNT(*) FROM files" + (" WHERE agent = ?" if agent else ""), (agent,) if agent else ()).fetchone()[0]
+    return Report(kind, since, until, project, rows, total, n_files, agent=agent)
 
 
 def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str, memo: _Costs) -> list[Group]:
@@ -196,7 +208,7 @@ def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str
     # sessions and timestamps of each group's files: the (group, file) pairs first, then the files
     sql = (
         "SELECT g.k, COUNT(DISTINCT f.project || char(0) || f.session), MIN(f.first_ts), MAX(f.last_ts), MIN(f.project),"
-        f" MIN(f.cwd), MIN(f.agent), MIN(f.session) FROM (SELECT DISTINCT {key} AS k, m.file AS file{src}{cond}) g"
+        f" MIN(f.cwd), GROUP_CONCAT(DISTINCT f.agent), MIN(f.session) FROM (SELECT DISTINCT {key} AS k, m.file AS file{src}{cond}) g"
         " JOIN files f ON f.id = g.file GROUP BY g.k"
     )
     out = []
@@ -209,7 +221,7 @@ def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str
         g = Group(k, sessions, sum(b.messages for b in bs), tokens, cost, note, tuple(sorted({b.model for b in bs})))
         g.first_ts, g.last_ts = first_ts, last_ts
         if kind in ("project", "session"):
-            g.project, g.cwd, g.agent = proj, cwd, agent
+            g.project, g.cwd, g.agent = proj, cwd, ",".join(sorted(set(agent.split(",")))) if agent else agent
             if kind == "session":
                 g.key = session
         out.append(g)

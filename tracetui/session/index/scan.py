@@ -3,17 +3,23 @@ tool calls, from the start or from the point the index stopped at.
 
 The file is read by a :class:`~tracetui.session.reader.SessionReader` of that one file (the
 tailer's rules: whole lines, a complete JSON object at end of file counts, a torn line is held)
-into the model's :class:`~tracetui.model.fold.FileFold`, so tokens follow the fold's rules: one
-entry per API message id in the file's :class:`~tracetui.model.usage.UsageBook` (the max of
-each field over the message's records, the day of its first record with usage). No ledger is
+into the model's :class:`~tracetui.model.fold.FileFold`, or the
+:class:`~tracetui.model.codex_fold.CodexFold` when its first record opens a Codex rollout, so
+tokens follow that agent's fold: one entry per API message id in the file's
+:class:`~tracetui.model.usage.UsageBook` (Claude Code: the max of each field over the message's
+records, the day of its first record with usage; Codex: one per change of the cumulative
+totals, a replayed copy of the parent's history not counted). No ledger is
 kept (the index needs only the prompts and tool calls) and nothing is derived (episodes,
 anomalies), which is why this is cheaper than the session store's reader for a file the
 index has not seen: it writes no ledger rows.
 
-A grown file resumes at the saved offset and line: the book is filled again with the file's
-saved messages first, so a message whose records span the resume point keeps its max and its
-day, and the fold learns whether the file's records are sidechain records (which decides what
-is a prompt). Only the messages the new bytes changed are returned.
+A grown file resumes at the saved offset and line. A Claude Code file's book is filled again
+with the file's saved messages first, so a message whose records span the resume point keeps
+its max and its day, and the fold learns whether the file's records are sidechain records
+(which decides what is a prompt). A rollout's Codex fold goes on from the resume state saved
+with it (model/codex_fold.py ``resume_state``: the thread, model, cumulative token base and
+count, replay state; each response is one entry, so none spans the resume point). Only the
+messages the new bytes changed are returned.
 """
 
 from __future__ import annotations
@@ -24,7 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tracetui.ingest.secrets import redact
+from tracetui.model.codex_fold import AGENT, CodexFold
 from tracetui.model.state import Event
 from tracetui.session.reader import SessionReader
 
@@ -40,7 +49,7 @@ class Resume:
     """Where a file's saved index stops: resume offset and line (bytes, lines), inode, head key
     (ingest/tail.py), whether its records are sidechain records (``None``: not known yet), and
     its saved messages ``(msg, day, model, input, output, cache_creation, cache_read,
-    cache_write_1h)``."""
+    cache_write_1h)`` (a rollout: the Codex fold's resume state instead)."""
 
     offset: int
     line: int
@@ -48,6 +57,8 @@ class Resume:
     head: bytes
     sidechain: bool | None
     msgs: Iterable[tuple[Any, ...]] = ()
+    #: a rollout's Codex fold resume state (JSON of ``CodexFold.resume_state``), else ``None``
+    codex: bytes | None = None
 
 
 @dataclass
@@ -76,11 +87,17 @@ class Folded:
     reset: bool = False
     #: the file's fingerprint at the resume point (store/db.py ``fingerprint``; set by the caller)
     fingerprint: bytes = b""
+    #: the agent whose fold read it, as its first record decided (``"claude"`` | ``"codex"``)
+    agent: str = "claude"
+    #: a rollout's Codex fold resume state after the read (JSON), for the next read
+    resume: bytes | None = None
 
 
-#: the key the fold gives an API message with no message id, request id or uuid: its source
-#: and byte offset (fold_messages.py), which names it in its file only
-_ANCHOR_KEY = re.compile(r"\d+:\d+")
+#: the keys that name a message in its file only: the key the fold gives an API message with
+#: no message id, request id or uuid (its source and byte offset, fold_messages.py), and a Codex
+#: response's of a rollout whose thread id is unknown (its source and count, codex_calls.py;
+#: with the thread id, ``<thread>#<n>``, the same thread's rollout copied is one)
+_ANCHOR_KEY = re.compile(r"\d+[:#]\d+")
 
 
 def _global(key: str, path: str) -> str:
@@ -112,6 +129,7 @@ class _Docs:
     def __init__(self) -> None:
         self.n = 0
         self.items: list[tuple[Any, ...]] = []
+        #: the session fold whose source 0 is the file (its fold is decided by the first record)
         self.fold: Any = None
         self._prompt: Event | None = None
 
@@ -130,7 +148,7 @@ class _Docs:
         ev, self._prompt = self._prompt, None
         if ev is None:
             return
-        ask = self.fold.latest_ask if self.fold is not None else None
+        ask = self.fold.folds[0].latest_ask if self.fold is not None else None
         text = ask.text if ask is not None and ask.anchor == ev.anchor else ev.excerpt
         self.items.append((ev.anchor.line, ev.block, "prompt", ev.name, ev.timestamp, _masked(text, DOC_CHARS)))
 
@@ -156,9 +174,16 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     Never raises for the file: an I/O error is ``Folded.error`` (one line naming the file)."""
     docs, hist = _Docs(), _Count()
     reader = SessionReader([Path(path)], subagents=False, price=False, sinks=lambda _src: (docs, hist))
+    if resume is not None and resume.codex is not None:
+        try:
+            reader.fold.folds[0] = CodexFold.resumed(msgspec.json.decode(resume.codex), 0, None, docs, hist)
+        except (msgspec.DecodeError, ValueError):
+            return Folded(reset=True)  # a state of other code: the caller reads the file from the start
     f = reader.fold.folds[0]
-    f.derive = None  # episodes and anomalies are not the index's
-    docs.fold = f
+    # episodes and anomalies are not the index's (a Codex fold decided on the first record
+    # keeps this and the usage callback: SessionFold._decide)
+    f.derive = None
+    docs.fold = reader.fold
     touched: dict[str, None] = {}
 
     def on_usage(key: str, _model: str, _u: tuple[int, int, int, int, int], _day: str) -> None:
@@ -168,9 +193,10 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     t = reader.tailers[0]
     if resume is not None:
         t.restore(resume.offset, resume.line, resume.inode, resume.head)
-        for msg, day, model, i, o, cc, cr, c1h in resume.msgs:
-            f.usage.add(_local(msg, str(path)), model, (i, o, cc, cr, c1h), day)
-        f.sidechain_file = resume.sidechain
+        if resume.codex is None:  # a rollout's responses are one entry each: none spans the resume point
+            for msg, day, model, i, o, cc, cr, c1h in resume.msgs:
+                f.usage.add(_local(msg, str(path)), model, (i, o, cc, cr, c1h), day)
+            f.sidechain_file = resume.sidechain
     reader.poll(final=True)
     st = reader.fold.sources[0]
     out = Folded(offset=t.offset, line=t.line_no, inode=t.inode, head=t.head, size=t.size, mtime_ns=t.mtime_ns or 0)
@@ -193,4 +219,7 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     out.first_ts, out.last_ts = f.first_timestamp, f.last_timestamp
     out.sidechain = f.sidechain_file
     out.malformed = f.malformed
+    if isinstance(f, CodexFold):
+        out.agent = AGENT
+        out.resume = msgspec.json.encode(f.resume_state())
     return out

@@ -1,7 +1,8 @@
 """Search the prompts and tool calls of every indexed session (SQLite FTS5, else ``LIKE``).
 
-The text searched is what the index keeps: each prompt's text and each tool call's name and
-input excerpt, masked before they were written (session/index/scan.py), so a secret the
+The text searched is what the index keeps: each prompt's text (Claude Code's human prompts,
+Codex's ``event_msg user_message``) and each tool call's name and input excerpt (a Codex
+``function_call``, ``custom_tool_call`` or ``local_shell_call`` too), masked before they were written (session/index/scan.py), so a secret the
 transcript held can neither be found nor given out.
 """
 
@@ -17,7 +18,8 @@ __all__ = ["Hit", "search", "fts_query"]
 class Hit:
     """One match: the transcript file and 1-based line it comes from, the kind (``prompt`` or
     ``tool_use``), the tool's name (a prompt's form: ``text``, ``slash``, ``bash``), the
-    record's timestamp, the session, project folder and agent, and the indexed text."""
+    record's timestamp, the session, project (a Claude Code project folder, a rollout's working
+    folder) and agent (``claude`` | ``codex``), and the indexed text."""
 
     path: str
     line: int
@@ -44,19 +46,22 @@ def fts_query(text: str) -> str:
 _COLS = "d.text, d.kind, d.name, d.timestamp, d.line, f.path, f.session, f.project, f.agent"
 
 
-def search(conn: sqlite3.Connection, text: str, fts: bool, limit: int = 20) -> list[Hit]:
+def search(conn: sqlite3.Connection, text: str, fts: bool, limit: int = 20, agent: str | None = None) -> list[Hit]:
     """The prompts and tool calls holding every word of ``text`` (FTS5: whole words, prefix
     with ``word*`` not offered; ``LIKE``: substrings, case-insensitive for ASCII), best first
-    (FTS5's bm25 rank, then the newest), at most ``limit``. Raises ``sqlite3.Error``."""
+    (FTS5's bm25 rank, then the newest), at most ``limit``; with ``agent`` (``"claude"`` |
+    ``"codex"``), only that agent's files. Raises ``sqlite3.Error``."""
     q = fts_query(text)
     if not q:
         return []
+    only = " AND f.agent = ?" if agent else ""
+    narrow: tuple[object, ...] = (agent,) if agent else ()
     if fts:
         sql = (
             f"SELECT {_COLS} FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid JOIN files f ON f.id = d.file"
-            " WHERE docs_fts MATCH ? ORDER BY bm25(docs_fts), d.timestamp DESC, f.path, d.line LIMIT ?"
+            f" WHERE docs_fts MATCH ?{only} ORDER BY bm25(docs_fts), d.timestamp DESC, f.path, d.line LIMIT ?"
         )
-        rows = conn.execute(sql, (q, limit)).fetchall()
+        rows = conn.execute(sql, (q, *narrow, limit)).fetchall()
     else:
         words = text.split()
         cond = " AND ".join("(d.text LIKE ? ESCAPE '\\' OR d.name LIKE ? ESCAPE '\\')" for _ in words)
@@ -64,6 +69,8 @@ def search(conn: sqlite3.Connection, text: str, fts: bool, limit: int = 20) -> l
         for w in words:
             pat = "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             args += [pat, pat]
-        sql = f"SELECT {_COLS} FROM docs d JOIN files f ON f.id = d.file WHERE {cond} ORDER BY d.timestamp DESC, f.path, d.line LIMIT ?"
-        rows = conn.execute(sql, (*args, limit)).fetchall()
+        sql = (
+            f"SELECT {_COLS} FROM docs d JOIN files f ON f.id = d.file WHERE {cond}{only} ORDER BY d.timestamp DESC, f.path, d.line LIMIT ?"
+        )
+        rows = conn.execute(sql, (*args, *narrow, limit)).fetchall()
     return [Hit(r[5], r[4], r[1], r[2], r[3], r[6], r[7], r[8], r[0]) for r in rows]

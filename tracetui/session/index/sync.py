@@ -1,11 +1,14 @@
-"""Bring the cross-session index up to date with the transcripts under the projects folder.
+"""Bring the cross-session index up to date with the transcripts under the projects folder and
+the Codex CLI's rollouts (``$CODEX_HOME`` ``sessions/`` and ``archived_sessions/``, child rollouts
+filed under their parent's session: ingest/discover.py ``codex_transcripts``).
 
 :func:`open_index` opens (or builds) the index and :func:`update` reads what changed:
 
 * a file whose inode, size and modification time are the saved ones is not opened;
 * a file that grew (same inode, at least the saved resume offset, the same fingerprint of its
   first bytes and of those before the resume offset: store/db.py ``fingerprint``) is read from
-  its resume point (session/index/scan.py);
+  its resume point (session/index/scan.py; a rollout's with the Codex fold's resume state the
+  index saved: its cumulative token base and replay state);
 * any other changed file (truncated, replaced, rewritten in place) is read again from the
   start, its old rows deleted; a file gone from the folder has its rows deleted.
 
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracetui import __version__
-from tracetui.ingest.discover import all_transcripts
+from tracetui.ingest.discover import TranscriptFile, all_transcripts, codex_transcripts
 from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_code, index_path, open_db
 from tracetui.session.index.messages import settle
 from tracetui.session.store.db import fingerprint
@@ -42,13 +45,14 @@ if TYPE_CHECKING:
 
 __all__ = ["Index", "UpdateStats", "open_index", "update", "refresh", "AGENT"]
 
-#: the agent a Claude Code transcript's rows are filed under (a Codex reader files its own)
+#: the agent a Claude Code transcript's rows are filed under (a rollout's are filed under
+#: ``"codex"``: the agent is the one whose fold its first record chose, session/index/scan.py)
 AGENT = "claude"
 #: files, and rows, written per transaction at most (a cold build commits as it goes)
 COMMIT_FILES = 200
 COMMIT_ROWS = 50_000
 
-_FILES = "SELECT id, path, inode, size, mtime_ns, offset, line, head, fingerprint, sidechain FROM files"
+_FILES = "SELECT id, path, inode, size, mtime_ns, offset, line, head, fingerprint, sidechain, agent, resume FROM files"
 
 
 @dataclass
@@ -197,19 +201,19 @@ def _write(
     if fid is None:
         cur = conn.execute(
             "INSERT INTO files(path, inode, size, mtime_ns, offset, line, head, fingerprint, project, session, agent, role, cwd,"
-            " first_ts, last_ts, sidechain, malformed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (path, r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, AGENT, role, r.cwd,
-             r.first_ts, r.last_ts, r.sidechain, r.malformed),
+            " first_ts, last_ts, sidechain, malformed, resume) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (path, r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, role, r.cwd,
+             r.first_ts, r.last_ts, r.sidechain, r.malformed, r.resume),
         )  # fmt: skip
         fid = int(cur.lastrowid or 0)
     else:
         # a grown file keeps what its earlier part said (first timestamp, session, cwd when none since)
         conn.execute(
-            "UPDATE files SET inode=?, size=?, mtime_ns=?, offset=?, line=?, head=?, fingerprint=?, project=?, session=?, role=?,"
+            "UPDATE files SET inode=?, size=?, mtime_ns=?, offset=?, line=?, head=?, fingerprint=?, project=?, session=?, agent=?, resume=?, role=?,"
             " cwd=COALESCE(?, CASE WHEN ? THEN NULL ELSE cwd END), first_ts=CASE WHEN ? THEN ? ELSE COALESCE(first_ts, ?) END,"
             " last_ts=COALESCE(?, CASE WHEN ? THEN NULL ELSE last_ts END), sidechain=?, malformed=CASE WHEN ? THEN ? ELSE malformed + ? END"
             " WHERE id=?",
-            (r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, role, r.cwd, redo, redo,
+            (r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, r.resume, role, r.cwd, redo, redo,
              r.first_ts, r.first_ts, r.last_ts, redo, r.sidechain, redo, r.malformed, r.malformed, fid),
         )  # fmt: skip
     if r.msgs:
@@ -227,11 +231,13 @@ def _plan(row: tuple | None, st: os.stat_result, path: str) -> tuple[str, Resume
     """``("same" | "grow" | "redo" | "new", resume)`` for a file and its saved row."""
     if row is None:
         return "new", None
-    _id, _p, inode, size, mtime_ns, offset, line, head, fp, sidechain = row
+    _id, _p, inode, size, mtime_ns, offset, line, head, fp, sidechain, agent, state = row
     if (inode, size, mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns):
         return "same", None
     if inode != st.st_ino or st.st_size < offset or (st.st_size == size and st.st_mtime_ns != mtime_ns):
         return "redo", None
+    if agent != AGENT and state is None:
+        return "redo", None  # a rollout whose fold state was not saved goes on from nothing
     try:
         if fingerprint(path, offset) != fp:
             return "redo", None
@@ -239,16 +245,28 @@ def _plan(row: tuple | None, st: os.stat_result, path: str) -> tuple[str, Resume
         return "redo", None
     from tracetui.session.index.scan import Resume
 
-    return "grow", Resume(offset, line, inode, head, None if sidechain is None else bool(sidechain))
+    return "grow", Resume(offset, line, inode, head, None if sidechain is None else bool(sidechain), codex=state)
 
 
-def update(index: Index, root: Path | None = None, progress: Callable[[int, int], None] | None = None) -> UpdateStats:
-    """Read into ``index`` what changed under ``root`` (default: the projects folder) since the
-    last update (see the module docstring). ``progress(done, total)`` is called per file read.
-    Raises ``sqlite3.OperationalError`` when the database stays locked past its busy timeout
+def _all_files(root: Path | None, codex_home: Path | None) -> list[TranscriptFile]:
+    """The Claude Code transcripts under ``root`` and the rollouts under ``codex_home``, each
+    path once (a file found in both layouts is filed as the projects folder has it)."""
+    files = all_transcripts(root)
+    have = {tf.path for tf in files}
+    files += [tf for tf in codex_transcripts(codex_home) if tf.path not in have]
+    return files
+
+
+def update(
+    index: Index, root: Path | None = None, progress: Callable[[int, int], None] | None = None, codex_home: Path | None = None
+) -> UpdateStats:
+    """Read into ``index`` what changed under ``root`` (default: the projects folder) and
+    ``codex_home`` (default: ``$CODEX_HOME`` or ``~/.codex``) since the last update (see the
+    module docstring). ``progress(done, total)`` is called per file read. Raises
+    ``sqlite3.OperationalError`` when the database stays locked past its busy timeout
     (:func:`refresh` turns that into a private index)."""
     conn, fts = index.conn, index.fts
-    files = all_transcripts(root)
+    files = _all_files(root, codex_home)
     saved = {r[1]: r for r in conn.execute(_FILES)}
     stats = UpdateStats(files=len(files))
     seen: set[str] = set()
@@ -281,12 +299,12 @@ def update(index: Index, root: Path | None = None, progress: Callable[[int, int]
     rows = 0
     for n, (tf, path, kind, resume) in enumerate(todo, 1):
         row = saved.get(path)
-        if resume is not None and row is not None:
+        if resume is not None and row is not None and resume.codex is None:
             resume.msgs = conn.execute(
                 "SELECT msg, day, model, input, output, cache_creation, cache_read, cache_write_1h FROM msgs WHERE file = ?", (row[0],)
             ).fetchall()
         r = fold_file(path, resume)
-        if r.reset and resume is not None:  # changed under the read: from the start
+        if r.reset and resume is not None:  # changed under the read, or a resume state of other code: from the start
             kind, r = "redo", fold_file(path, None)
         if not r.error and not r.reset:
             try:
@@ -332,15 +350,19 @@ def _flush(conn: sqlite3.Connection, fts: bool, batch: list[tuple]) -> None:
 
 
 def refresh(
-    root: Path | None = None, path: Path | None = None, progress: Callable[[int, int], None] | None = None
+    root: Path | None = None,
+    path: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    codex_home: Path | None = None,
 ) -> tuple[Index, UpdateStats]:
-    """Open the index (``path``, default the cache folder's) and update it from ``root``; when
+    """Open the index (``path``, default the cache folder's) and update it from ``root`` and
+    ``codex_home`` (as for :func:`update`); when
     the shared index is locked by another process past the busy timeout, or damaged beyond
     rebuilding, a private temporary index is built instead (``Index.note`` says why).
     ``progress`` as for :func:`update`. Never raises for the database; ``OSError`` only as a file's read error in the stats."""
     index = open_index(path)
     try:
-        return index, update(index, root, progress)
+        return index, update(index, root, progress, codex_home)
     except sqlite3.OperationalError as exc:
         why = f"{path or index_path()}: {exc}"
     except sqlite3.DatabaseError as exc:
@@ -349,9 +371,9 @@ def refresh(
         _remove(path or index_path())
         index = open_index(path)
         try:
-            return index, update(index, root, progress)
+            return index, update(index, root, progress, codex_home)
         except sqlite3.DatabaseError:
             pass
     index.conn.close()
     private = _private(why)
-    return private, update(private, root, progress)
+    return private, update(private, root, progress, codex_home)
