@@ -136,7 +136,7 @@ class MonitorScreen(Screen):
 
 
 class TraceApp(App[int]):
-    """The observer view of one or more Claude Code sessions."""
+    """The observer view of one or more sessions (Claude Code transcripts, Codex CLI rollouts)."""
 
     CSS_PATH = "tracetui.tcss"
     TITLE = "tracetui"
