@@ -49,6 +49,8 @@ class RolloutBuilder:
         self.cwd = cwd
         self.parent = parent
         self.lines: list[dict[str, Any] | bytes] = []
+        #: the ``model_context_window`` each ``token_count`` declares (``None``: left out)
+        self.window: int | None = 258400
         self.totals = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0, "reasoning_output_tokens": 0, "total_tokens": 0}
         self._n = 0
         self._turn = 0
@@ -133,10 +135,13 @@ class RolloutBuilder:
             "reasoning_output_tokens": reasoning,
             "total_tokens": inp + out,
         }
+        info: dict[str, Any] = {"total_token_usage": dict(t), "last_token_usage": last}
+        if self.window is not None:
+            info["model_context_window"] = self.window
         for _ in range(2 if repeat else 1):
             self.tick(0.1).event(
                 "token_count",
-                info={"total_token_usage": dict(t), "last_token_usage": last, "model_context_window": 258400},
+                info=dict(info),
                 rate_limits={"primary": {"used_percent": 12.5, "window_minutes": 300, "resets_at": 1772445600}, "secondary": None},
             )
         return self

@@ -13,6 +13,7 @@ import msgspec
 from tracetui.ingest.codex_schema import CodexEnvelope, CodexRecord, RateWindow, TokenInfo, TokenTotals
 from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import Quarantined, decode_line, excerpt_of
+from tracetui.ingest.schema import MAX_TOKENS
 
 __all__ = [
     "CodexDecoded",
@@ -25,6 +26,8 @@ __all__ = [
     "call_brief",
     "is_poll",
     "token_totals",
+    "token_info",
+    "context_window_of",
     "rate_windows",
     "parent_of",
     "text_of",
@@ -199,15 +202,28 @@ def call_brief(name: str, args: Any) -> str:
 _info = msgspec.json.Decoder(TokenInfo)
 
 
-def token_totals(raw: msgspec.Raw) -> TokenTotals | None:
-    """``token_count.info.total_token_usage``, or ``None`` (no info, no totals, or a count of
-    another type or outside ``0..MAX_TOKENS``)."""
+def token_info(raw: msgspec.Raw) -> TokenInfo | None:
+    """``token_count.info`` decoded once, or ``None`` (``null``, absent, or of another shape:
+    a count of another type or outside ``0..MAX_TOKENS``)."""
     if not raw or bytes(raw) == b"null":
         return None
     try:
-        return _info.decode(raw).total_token_usage
+        return _info.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+
+
+def token_totals(raw: msgspec.Raw) -> TokenTotals | None:
+    """``token_count.info.total_token_usage``, or ``None`` (see :func:`token_info`)."""
+    info = token_info(raw)
+    return info.total_token_usage if info is not None else None
+
+
+def context_window_of(info: TokenInfo | None) -> int:
+    """``info.model_context_window``: the context window (tokens) Codex declares for the model,
+    or 0 when it declares none, or a window that is not a whole number in ``1..MAX_TOKENS``."""
+    w = info.model_context_window if info is not None else None
+    return w if isinstance(w, int) and not isinstance(w, bool) and 0 < w <= MAX_TOKENS else 0
 
 
 _window = msgspec.json.Decoder(RateWindow)

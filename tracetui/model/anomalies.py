@@ -117,8 +117,12 @@ def _long_context(model: str | None) -> bool:
     return "1m" in (model or "").lower()
 
 
-def context_window(model: str | None, used: int = 0) -> int:
-    """The context window (tokens) assumed for ``model``; see :data:`LONG_CONTEXT_WINDOW_TOKENS`."""
+def context_window(model: str | None, used: int = 0, declared: int = 0) -> int:
+    """The context window (tokens) of ``model``: the one the agent ``declared`` when it declared
+    one (Codex ``token_count.info.model_context_window``), else the one assumed for a Claude model
+    (see :data:`LONG_CONTEXT_WINDOW_TOKENS`)."""
+    if declared > 0:
+        return declared
     if used > CONTEXT_WINDOW_TOKENS or _long_context(model):
         return LONG_CONTEXT_WINDOW_TOKENS
     return CONTEXT_WINDOW_TOKENS
@@ -137,6 +141,8 @@ class AnomalyTracker(msgspec.Struct):
     reads: dict[str, list[Anchor]] = msgspec.field(default_factory=dict)
     subagents: int = 0
     dangling_ids: dict[str, str] = msgspec.field(default_factory=dict)  # tool_use id -> anomaly key
+    #: the context window (tokens) the agent declared, 0 when none (see :func:`context_window`)
+    window: int = 0
 
     # -- plumbing ----------------------------------------------------------------------------
     def _open(self, kind: str, severity: str, key: str, began: Anchor, message: str, clears: str, evidence: list[Anchor]) -> Anomaly:
@@ -303,7 +309,7 @@ class AnomalyTracker(msgspec.Struct):
         if u is None:
             return
         used = u[0] + u[2] + u[3]
-        window = context_window(model, used)
+        window = context_window(model, used, self.window)
         if used >= CONTEXT_PRESSURE_RATIO * window:
             an = self.open.get("context_pressure")
             if an is None:

@@ -22,7 +22,17 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.codex_decode import call_arguments, call_brief, is_poll, patch_files, plan_todos, rate_windows, text_of, token_totals
+from tracetui.ingest.codex_decode import (
+    call_arguments,
+    call_brief,
+    context_window_of,
+    is_poll,
+    patch_files,
+    plan_todos,
+    rate_windows,
+    text_of,
+    token_info,
+)
 from tracetui.ingest.codex_schema import Payload
 from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import excerpt_of
@@ -214,9 +224,17 @@ class CodexCalls:
         self._event("metadata", anchor, st, 0, payload, pt, name=pt, tool_use_id=cid or None)
 
     # -- tokens -----------------------------------------------------------------------------
-    @staticmethod
-    def _totals(p: Payload) -> tuple[int, int, int, int] | None:
-        t = token_totals(p.info)
+    def _totals(self: Any, p: Payload) -> tuple[int, int, int, int] | None:
+        """The cumulative totals ``(input, cached input, output, cache write)`` of a
+        ``token_count``, or ``None``; keeps the context window it declares (``context_window``,
+        and the anomaly tracker's, which the ``context_pressure`` rule reads)."""
+        info = token_info(p.info)
+        window = context_window_of(info)
+        if window and window != self.context_window:
+            self.context_window = window
+            if self.derive is not None:
+                self.derive.anomalies.window = window
+        t = info.total_token_usage if info is not None else None
         if t is None:
             return None
         return (t.input_tokens, t.cached_input_tokens, t.output_tokens, t.cache_write_input_tokens)
@@ -244,9 +262,12 @@ class CodexCalls:
             self.counters.api_messages = len(self.usage)
             if self.on_usage is not None:
                 self.on_usage(key, model, u, self.usage.day_of(key))
-        self._event("metadata", anchor, st, 0, payload, "token_count", name="token_count", message_id=key, usage=u)
+        ev = self._event("metadata", anchor, st, 0, payload, "token_count", name="token_count", message_id=key, usage=u)
         if key is not None and self.derive is not None:
             self.derive.book.on_model(key, self.model or "unknown")  # the episode's tokens by model
+            # a response's tokens: what a Claude assistant event with usage tells the anomaly
+            # trackers (an API error streak ends, the context_pressure rule)
+            self.derive.anomalies.on_usage(ev, self.model)
 
 
 def _statuses(p: Payload) -> dict[str, str]:

@@ -67,6 +67,8 @@ class CodexFold(CodexCalls, FileFold):
         self._tok_base: tuple[int, int, int, int] | None = None
         self._tok_n = 0
         self.rate_limits: dict[str, RateLimit] = {}
+        #: the context window (tokens) the latest ``token_count`` declared, 0 before one did
+        self.context_window = 0
         #: call ids whose exec_command_end / patch_apply_end failed before their call was read
         self._failed_early: set[str] = set()
         #: the last turn ended (``task_complete``): its episode is closed, not in progress
@@ -314,5 +316,7 @@ class CodexFold(CodexCalls, FileFold):
             if b is not None and ep.status == "in_progress" and ep.index == b.index and ep.version == 1:
                 ep = msgspec.structs.replace(ep, status=b.closing_status(len(ep.dangling)))
                 derived = msgspec.structs.replace(derived, episodes=(*derived.episodes[:-1], ep))
-        snap = self._last_snapshot = msgspec.structs.replace(snap, agent=AGENT, rate_limits=limits, derived=derived)
+        snap = self._last_snapshot = msgspec.structs.replace(
+            snap, agent=AGENT, rate_limits=limits, derived=derived, context_window=self.context_window
+        )
         return snap

@@ -297,6 +297,9 @@ class AgentState(msgspec.Struct):
     agent: str = "claude"
     #: the rate-limit windows the agent last reported (Codex only), by name
     rate_limits: tuple[RateLimit, ...] = ()
+    #: the context window (tokens) the agent declared for its model (Codex
+    #: ``token_count.info.model_context_window``); 0: none declared, the model's rule applies
+    context_window: int = 0
 
 
 class RunState(msgspec.Struct):
