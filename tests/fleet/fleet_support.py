@@ -1,0 +1,105 @@
+"""Generated sessions in each fleet state, with their last record's time, for the fleet tests.
+
+Each builder writes a session under ``root`` (``projects/<project>/<id>.jsonl``) and sets its
+file time (``os.utime``) to its last record's, so the test chooses ``now`` and with it the state.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tracetui.demo.transcript import TranscriptBuilder
+from tracetui.session.reader import SessionReader
+
+#: the first record of every generated session
+START = "2026-03-02T09:00:00.000Z"
+T0 = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC).timestamp()
+
+
+def state_of(path: Path):
+    r = SessionReader(path)
+    r.poll()
+    return r.snapshot()
+
+
+def last_time(b: TranscriptBuilder) -> float:
+    """The builder's clock (its last record's time), epoch seconds."""
+    return b.t.timestamp()
+
+
+def write(b: TranscriptBuilder, root: Path, project: str, sid: str) -> Path:
+    """Write ``b`` as ``root/projects/<project>/<sid>.jsonl`` with its mtime at its clock."""
+    p = b.write(root / "projects" / project / f"{sid}.jsonl")
+    t = last_time(b)
+    os.utime(p, (t, t))
+    return p
+
+
+def builder(sid: str, start: str = START, cwd: str = "/home/dev/shop-api") -> TranscriptBuilder:
+    return TranscriptBuilder(session_id=sid, start=start, cwd=cwd)
+
+
+def working(sid: str = "11111111-0000-4000-8000-000000000001") -> TranscriptBuilder:
+    """A prompt and a read answered, assistant text last (records just written)."""
+    b = builder(sid)
+    b.prompt("Add a health endpoint")
+    b.tick(2).tool("Read", {"file_path": "/home/dev/shop-api/app.py"}, "app = Flask()", took=0.5)
+    b.tick(1).thinking()
+    return b
+
+
+def permission(sid: str = "22222222-0000-4000-8000-000000000002") -> TranscriptBuilder:
+    """A Bash call with no result: a permission prompt once the file is quiet."""
+    b = builder(sid)
+    b.prompt("Deploy the staging build")
+    b.tick(2).tool_use("Bash", {"command": "./deploy.sh staging"})
+    return b
+
+
+def turn_ended(sid: str = "33333333-0000-4000-8000-000000000003", marker: bool = True) -> TranscriptBuilder:
+    """An answer, then (``marker``) the ``system/turn_duration`` record of the turn's end."""
+    b = builder(sid)
+    b.prompt("What does the cache layer do?")
+    b.tick(3).text("It keeps rendered pages for five minutes.")
+    if marker:
+        b.tick(0.2).system("turn_duration", durationMs=3200)
+    return b
+
+
+def failing(sid: str = "44444444-0000-4000-8000-000000000004") -> TranscriptBuilder:
+    """Three failing tool results in a row (an error streak), then a Read in flight."""
+    b = builder(sid)
+    b.prompt("Make the tests pass")
+    for i in range(3):
+        b.tick(1).tool("Bash", {"command": f"pytest -q tests/test_{i}.py"}, "Exit code 1\n2 failed", is_error=True, took=2)
+    b.tick(1).tool_use("Read", {"file_path": "/home/dev/shop-api/tests/test_app.py"})
+    return b
+
+
+def stalled(sid: str = "55555555-0000-4000-8000-000000000005") -> TranscriptBuilder:
+    """A Read in flight (a tool that never asks): quiet means stalled, not a prompt."""
+    b = builder(sid)
+    b.prompt("Summarise the log")
+    b.tick(1).tool_use("Read", {"file_path": "/var/log/big.log"})
+    return b
+
+
+def interrupted(sid: str = "66666666-0000-4000-8000-000000000006") -> TranscriptBuilder:
+    """A Bash call interrupted by the user: it dangles, but nothing is in flight."""
+    b = builder(sid)
+    b.prompt("Run the migrations")
+    b.tick(1).tool_use("Bash", {"command": "alembic upgrade head"})
+    b.tick(3).interrupt()
+    return b
+
+
+def busy(sid: str, minutes: int, per_minute: int = 2, start: str = START) -> TranscriptBuilder:
+    """``minutes`` minutes of work, ``per_minute`` answered calls a minute (usage each)."""
+    b = builder(sid, start=start)
+    b.prompt("Refactor the billing module")
+    for _ in range(minutes):
+        for _ in range(per_minute):
+            b.tick(60 / per_minute / 2).tool("Grep", {"pattern": "invoice"}, "billing.py:3", took=60 / per_minute / 2)
+    return b
