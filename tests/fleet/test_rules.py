@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
-from fleet_support import busy, failing, interrupted, last_time, permission, state_of, stalled, turn_ended, working, write
+from fleet_support import busy, failing, interrupted, last_time, permission, stalled, state_of, turn_ended, working, write
 
 from tracetui.views.fleet import ATTENTION, STATES, FleetRules, Status, attention_key, classify, rules_help, session_facts
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from tracetui.model.episodes import parse_ts
-from tracetui.model.state import RunState
+from tracetui.model.state import AgentState, RunState
 from tracetui.model.types import Anomaly
 
 __all__ = [
@@ -75,7 +75,7 @@ class BudgetStatus(msgspec.Struct, frozen=True):
     text: str
 
 
-def _file_model(st) -> str | None:  # type: ignore[no-untyped-def]
+def _file_model(st: AgentState) -> str | None:
     by = st.tokens_by_model
     return max(by, key=lambda m: (by[m].total, m)) if by else None
 

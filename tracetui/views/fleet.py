@@ -222,12 +222,12 @@ def session_facts(state: RunState, key: str = "", project: str = "", agent: str 
     calls.sort(key=lambda c: (not c.main, -(c.started or 0.0)))
     last = None
     for st in (main, *state.agents):
-        t = parse_ts(st.last_timestamp)
-        if t is not None and (last is None or t > last):
-            last = t
+        lt = parse_ts(st.last_timestamp)
+        if lt is not None and (last is None or lt > last):
+            last = lt
     head, tail = timeless_anomalies(state, state.episodes or None)
     counts = [0, 0, 0]
-    failing = []
+    failing: list[tuple[bool, str]] = []
     for a in head + tail:
         if not a.open:
             continue
