@@ -18,7 +18,7 @@ from tracetui.session.open import load_state, resolve_paths, save_store
 
 __all__ = ["main", "SubcommandParser"]
 
-SUBCOMMANDS = ("state", "view", "card", "hook")
+SUBCOMMANDS = ("state", "view", "card", "hook", "sessions")
 
 
 class _SafeStream:
@@ -175,7 +175,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="with --json: keep secrets (API keys, tokens, passwords) as the transcript holds them; by default they are masked in place",
     )
     ps.set_defaults(func=_cmd_state)
-    for name, mod in (("view", "tracetui.commands"), ("card", "tracetui.commands"), ("hook", "tracetui.hook")):
+    for name, mod in (
+        ("view", "tracetui.commands"),
+        ("card", "tracetui.commands"),
+        ("hook", "tracetui.hook"),
+        ("sessions", "tracetui.sessions"),
+    ):
         _register_optional(sub, name, mod)
     return p
 

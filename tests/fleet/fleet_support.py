@@ -37,30 +37,39 @@ def write(b: TranscriptBuilder, root: Path, project: str, sid: str) -> Path:
     return p
 
 
+def iso(t: float) -> str:
+    """Epoch seconds as a transcript timestamp."""
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(t * 1000) % 1000:03d}Z"
+
+
+#: every state's builder, by the state it is in shortly after its last record (see each)
+ALL = ("working", "permission", "turn_ended", "failing", "stalled", "interrupted")
+
+
 def builder(sid: str, start: str = START, cwd: str = "/home/dev/shop-api") -> TranscriptBuilder:
     return TranscriptBuilder(session_id=sid, start=start, cwd=cwd)
 
 
-def working(sid: str = "11111111-0000-4000-8000-000000000001") -> TranscriptBuilder:
+def working(sid: str = "11111111-0000-4000-8000-000000000001", start: str = START) -> TranscriptBuilder:
     """A prompt and a read answered, assistant text last (records just written)."""
-    b = builder(sid)
+    b = builder(sid, start=start)
     b.prompt("Add a health endpoint")
     b.tick(2).tool("Read", {"file_path": "/home/dev/shop-api/app.py"}, "app = Flask()", took=0.5)
     b.tick(1).thinking()
     return b
 
 
-def permission(sid: str = "22222222-0000-4000-8000-000000000002") -> TranscriptBuilder:
+def permission(sid: str = "22222222-0000-4000-8000-000000000002", start: str = START) -> TranscriptBuilder:
     """A Bash call with no result: a permission prompt once the file is quiet."""
-    b = builder(sid)
+    b = builder(sid, start=start)
     b.prompt("Deploy the staging build")
     b.tick(2).tool_use("Bash", {"command": "./deploy.sh staging"})
     return b
 
 
-def turn_ended(sid: str = "33333333-0000-4000-8000-000000000003", marker: bool = True) -> TranscriptBuilder:
+def turn_ended(sid: str = "33333333-0000-4000-8000-000000000003", marker: bool = True, start: str = START) -> TranscriptBuilder:
     """An answer, then (``marker``) the ``system/turn_duration`` record of the turn's end."""
-    b = builder(sid)
+    b = builder(sid, start=start)
     b.prompt("What does the cache layer do?")
     b.tick(3).text("It keeps rendered pages for five minutes.")
     if marker:
@@ -68,9 +77,9 @@ def turn_ended(sid: str = "33333333-0000-4000-8000-000000000003", marker: bool =
     return b
 
 
-def failing(sid: str = "44444444-0000-4000-8000-000000000004") -> TranscriptBuilder:
+def failing(sid: str = "44444444-0000-4000-8000-000000000004", start: str = START) -> TranscriptBuilder:
     """Three failing tool results in a row (an error streak), then a Read in flight."""
-    b = builder(sid)
+    b = builder(sid, start=start)
     b.prompt("Make the tests pass")
     for i in range(3):
         b.tick(1).tool("Bash", {"command": f"pytest -q tests/test_{i}.py"}, "Exit code 1\n2 failed", is_error=True, took=2)
@@ -78,17 +87,17 @@ def failing(sid: str = "44444444-0000-4000-8000-000000000004") -> TranscriptBuil
     return b
 
 
-def stalled(sid: str = "55555555-0000-4000-8000-000000000005") -> TranscriptBuilder:
+def stalled(sid: str = "55555555-0000-4000-8000-000000000005", start: str = START) -> TranscriptBuilder:
     """A Read in flight (a tool that never asks): quiet means stalled, not a prompt."""
-    b = builder(sid)
+    b = builder(sid, start=start)
     b.prompt("Summarise the log")
     b.tick(1).tool_use("Read", {"file_path": "/var/log/big.log"})
     return b
 
 
-def interrupted(sid: str = "66666666-0000-4000-8000-000000000006") -> TranscriptBuilder:
+def interrupted(sid: str = "66666666-0000-4000-8000-000000000006", start: str = START) -> TranscriptBuilder:
     """A Bash call interrupted by the user: it dangles, but nothing is in flight."""
-    b = builder(sid)
+    b = builder(sid, start=start)
     b.prompt("Run the migrations")
     b.tick(1).tool_use("Bash", {"command": "alembic upgrade head"})
     b.tick(3).interrupt()

@@ -203,8 +203,9 @@ def _day_usd(state: RunState) -> tuple[tuple[str, float], ...]:
 def session_facts(state: RunState, key: str = "", project: str = "", agent: str = "claude") -> SessionFacts:
     """The facts of ``state`` for the rules and the fleet's columns (pure; reads the last
     :data:`TAIL_SCAN` main-thread events and the last hour of usage events of each file).
-    ``key`` names the session (its main path), ``project`` its project folder, ``agent`` the
-    agent that wrote it (``claude``, ``codex``)."""
+    ``key`` names the session (its main path), ``project`` its project folder (shown when the
+    state names no working folder; else that folder's last part), ``agent`` the agent that
+    wrote it (``claude``, ``codex``)."""
     main = state.main
     kind, turn_seq, turn_ts = _tail(state)
     turn_t = parse_ts(turn_ts)
@@ -239,7 +240,7 @@ def session_facts(state: RunState, key: str = "", project: str = "", agent: str 
     return SessionFacts(
         key=key,
         session_id=main.session_id or "",
-        project=project,
+        project=main.cwd.rstrip("/").rsplit("/", 1)[-1] if main.cwd else project,
         agent=agent,
         title=main.title or (main.goal.text if main.goal is not None else ""),
         last_record=last.timestamp() if last is not None else None,

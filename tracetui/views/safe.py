@@ -102,3 +102,13 @@ def redact_json(obj: object) -> tuple[object, list[str]]:
         return v
 
     return walk(obj), kinds
+
+
+#: DEL and the C1 controls, which JSON allows raw in strings, as ``\u`` escapes (the same value)
+_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
+
+
+def json_safe(text: str) -> str:
+    """JSON text (orjson's, which escapes only C0 controls) with DEL and the C1 controls written
+    as ``\\u`` escapes: the same JSON value, and a terminal never sees them raw."""
+    return text.translate(_JSON_CONTROLS)
