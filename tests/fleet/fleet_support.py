@@ -112,3 +112,48 @@ def busy(sid: str, minutes: int, per_minute: int = 2, start: str = START) -> Tra
         for _ in range(per_minute):
             b.tick(60 / per_minute / 2).tool("Grep", {"pattern": "invoice"}, "billing.py:3", took=60 / per_minute / 2)
     return b
+
+
+def ended(sid: str = "77777777-0000-4000-8000-000000000007", start: str = START) -> TranscriptBuilder:
+    """A finished turn long ago (ended by the time the test looks)."""
+    b = builder(sid, start=start, cwd="/home/dev/old-tool")
+    b.prompt("Tidy the README")
+    b.tick(2).tool("Edit", {"file_path": "/home/dev/old-tool/README.md", "old_string": "a", "new_string": "b"}, "ok", took=0.5)
+    b.tick(1).text("Done.")
+    return b
+
+
+#: the fleet of :func:`write_fleet`: builder, seconds from its last record to ``now``, its
+#: working folder, and the state it is in at ``now``
+FLEET = (
+    ("permission", 60, "/home/dev/deploy", "waiting on you"),
+    ("turn_ended", 120, "/home/dev/cache-docs", "waiting on you"),
+    ("failing", 2, "/home/dev/shop-api", "failing"),
+    ("stalled", 400, "/home/dev/logs", "stalled"),
+    ("working", 3, "/home/dev/health", "working"),
+    ("interrupted", 100, "/home/dev/migrate", "idle"),
+    ("ended", 4 * 3600, "/home/dev/old-tool", "ended"),
+)
+
+
+def at(name: str, after: float, now: float, sid: str, cwd: str) -> TranscriptBuilder:
+    """Builder ``name`` made again so that its last record is ``after`` seconds before ``now``."""
+    fn = globals()[name]
+    probe = fn(sid=sid)
+    span = last_time(probe) - probe.t0.timestamp()
+    b = fn(sid=sid, start=iso(now - after - span))
+    if cwd:
+        for rec in b.records:
+            if "cwd" in rec:
+                rec["cwd"] = cwd
+    return b
+
+
+def write_fleet(root: Path, now: float) -> list[Path]:
+    """One session per row of :data:`FLEET` under ``root/projects``, file times at their last record."""
+    out = []
+    for i, (name, after, cwd, _state) in enumerate(FLEET):
+        sid = f"{i:x}{i:x}{i:x}{i:x}f1ee-0000-4000-8000-00000000000{i:x}"
+        b = at(name, after, now, sid, cwd)
+        out.append(write(b, root, "-home-dev-" + cwd.rsplit("/", 1)[-1], sid))
+    return out

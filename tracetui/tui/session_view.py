@@ -47,9 +47,13 @@ class _ViewSink:
     def __init__(self, view: SessionView) -> None:
         self.view = view
         self.key = view.spec.key
+        #: the app's fleet (tracetui/tui/fleet_feed.py), which takes every snapshot too
+        self.fleet = getattr(view.app, "fleet_feed", None)
 
     def snapshot(self, state: RunState, written: float | None) -> None:
         self.view.post_message(SnapshotReady(self.key, state, written))
+        if self.fleet is not None:  # on this worker thread: the fleet's facts of the state
+            self.fleet.snapshot(self.key, state, written, "", getattr(self.view.spec, "agent", "claude"))
 
     def progress(self, done: int, total: int) -> None:
         self.view.post_message(IngestProgress(self.key, done, total))
