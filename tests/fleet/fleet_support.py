@@ -126,8 +126,8 @@ def ended(sid: str = "77777777-0000-4000-8000-000000000007", start: str = START)
 #: the fleet of :func:`write_fleet`: builder, seconds from its last record to ``now``, its
 #: working folder, and the state it is in at ``now``
 FLEET = (
-    ("permission", 60, "/home/dev/deploy", "waiting on you"),
     ("turn_ended", 120, "/home/dev/cache-docs", "waiting on you"),
+    ("permission", 60, "/home/dev/deploy", "waiting on you"),
     ("failing", 2, "/home/dev/shop-api", "failing"),
     ("stalled", 400, "/home/dev/logs", "stalled"),
     ("working", 3, "/home/dev/health", "working"),

@@ -42,12 +42,14 @@ async def test_first_screen_lists_every_session_in_attention_order(tmp_path: Pat
         assert states == [st for *_, st in fs.FLEET]
         projects = [r.facts.project for r in screen.rows]
         assert projects == [cwd.rsplit("/", 1)[-1] for _, _, cwd, _ in fs.FLEET]
-        from textual.widgets import DataTable
+        from tracetui.tui.widgets.fleet_rows import FleetRows
 
-        table = screen.query_one(DataTable)
-        assert table.row_count == len(fs.FLEET)
-        first = [str(c) for c in table.get_row_at(0)]
-        assert first[0] == "waiting on you" and "Bash(./deploy.sh staging) 1m00s" in first
+        table = screen.query_one(FleetRows)
+        assert len(table.keys) == len(fs.FLEET)
+        # within a state: the longest waiting first
+        first, second = (table.row_text(i) for i in (0, 1))
+        assert first[0] == second[0] == "waiting on you"
+        assert "What does the cache layer do?" in first and "Bash(./deploy.sh staging) 1m" in second
         summary = str(screen.query_one("#fleet-summary").render())
         assert "2 waiting on you, 1 failing, 1 stalled, 1 working, 1 idle, 1 ended" in summary
 
@@ -109,7 +111,7 @@ async def test_rows_follow_the_clock_and_the_bell_rings_on_a_turn(tmp_path: Path
         assert rang == []  # nothing turned waiting or failing
         by = {r.facts.key: r.status.state for r in screen.rows}
         assert by[working.facts.key] == "idle"
-        assert by[str(paths[0])] == "stalled"
+        assert by[str(paths[1])] == "stalled"  # the Bash call
         # a Write call appended, then 20 s of quiet: a permission prompt
         b = fs.at("working", 0, NOW + 400, "4444f1ee-0000-4000-8000-000000000004", "/home/dev/health")
         b.tick(1).tool_use("Write", {"file_path": "/home/dev/health/app.py", "content": "x"})

@@ -91,7 +91,7 @@ def test_table(projects: dict[str, str], capsys) -> None:
     assert lines[0].split()[:3] == ["State", "Project", "Title"]
     assert lines[1].startswith("waiting on you")
     assert "Deploy the staging build" in out and "Bash(./deploy.sh staging)" in out
-    assert "today $" in lines[-1] and "15m $" in lines[-1]
+    assert any(x.startswith("burn 5m $") and "15m $" in x for x in lines) and "today $" in lines[-1]
 
 
 def test_transcript_text_is_made_safe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:

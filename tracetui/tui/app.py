@@ -120,15 +120,19 @@ class MonitorScreen(Screen):
         app = self.app
         compact = app.size.width < COMPACT_BELOW
         items = []
+        # the fleet key is in the footer with several sessions (it works with one too)
+        single = len(getattr(app, "views", ())) <= 1
         for key, active in bindings.items():
             b = active.binding
+            if single and b.id == "fleet":
+                continue
             if key == app.COMMAND_PALETTE_BINDING:
                 items.append(FooterItem(PALETTE, palette_cells(app.get_key_display(b), b.description, compact)))
             elif b.show:
                 items.append(FooterItem(b.id or b.action, key_cells(app.get_key_display(b), b.description, compact)))
         drop = left_out(items, app.size.width)
-        if len(getattr(app, "views", ())) <= 1:
-            drop.add("fleet")  # in the footer with several sessions; the key works always
+        if single:
+            drop.add("fleet")
         if not drop:
             return bindings
         return {

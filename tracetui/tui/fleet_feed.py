@@ -70,6 +70,7 @@ class FleetFeed:
         self.followed: set[str] = set()
         self.discovered = False
         self.rows: list[FleetRow] = []
+        self._rates: dict = {}  # fleet_rows' cache of burn rates
 
     @property
     def budgets(self) -> Budgets:
@@ -113,7 +114,7 @@ class FleetFeed:
         turned waiting on you or failing since the previous tick (a session seen for the first
         time turns nothing)."""
         s = self.settings
-        rows = fleet_rows(self.pairs(), now, s.fleet_rules, self.budgets)
+        rows = fleet_rows(self.pairs(), now, s.fleet_rules, self.budgets, self._rates)
         turned = []
         for r in rows:
             k = r.facts.key

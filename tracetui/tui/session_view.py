@@ -39,6 +39,9 @@ __all__ = ["SessionView", "FREEZE_EVENTS"]
 
 #: ledger events of a first snapshot above which the heap is frozen (``gc.freeze``)
 FREEZE_EVENTS = 20_000
+#: open sessions from which every first snapshot freezes the heap (200 sessions' states made a
+#: full collection take 100-150 ms, an update of the fleet screen three times its budget)
+FREEZE_SESSIONS = 20
 
 
 class _ViewSink:
@@ -172,7 +175,10 @@ class SessionView(Vertical):
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         message.stop()
-        if self.latest is None and len(message.state.ledgers[0] if message.state.ledgers else ()) >= FREEZE_EVENTS:
+        if self.latest is None and (
+            len(message.state.ledgers[0] if message.state.ledgers else ()) >= FREEZE_EVENTS
+            or len(getattr(self.app, "views", ())) >= FREEZE_SESSIONS
+        ):
             # a big first fold leaves a large heap that lives as long as the app; moving it out
             # of the collector's reach keeps full collections (100+ ms pauses) off later updates
             gc.freeze()

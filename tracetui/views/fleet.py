@@ -298,9 +298,15 @@ def classify(facts: SessionFacts, written: float | None, now: float, rules: Flee
 
 
 def attention_key(status: Status, facts: SessionFacts) -> tuple[int, float, str]:
-    """The sort key of a row: attention order of its state, then the most recent first, then
-    the key (a stable order)."""
-    return (ATTENTION.get(status.state, len(STATES)), status.quiet, facts.key)
+    """The sort key of a row: the attention order of its state; within *waiting on you* and
+    *stalled* the longest quiet first, within *idle* and *ended* the most recent first (those
+    write nothing, so their order holds from second to second); *working* and *failing* ones by
+    key (they write all the time: by quiet they would swap places on every record); then the
+    key (a stable order)."""
+    state = status.state
+    q = status.quiet if math.isfinite(status.quiet) else 1e18
+    second = -q if state in ("waiting on you", "stalled") else q if state in ("idle", "ended") else 0.0
+    return (ATTENTION.get(state, len(STATES)), second, facts.key)
 
 
 def rules_help(rules: FleetRules = FleetRules()) -> tuple[tuple[str, str], ...]:

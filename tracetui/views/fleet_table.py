@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -33,10 +34,13 @@ __all__ = [
     "FleetRow",
     "fleet_rows",
     "row_cells",
+    "row_detail",
     "row_json",
     "fleet_json",
     "fleet_summary",
     "one_line",
+    "coarse_age",
+    "flight_age",
     "utc_day_of",
 ]
 
@@ -77,6 +81,7 @@ class FleetRow(msgspec.Struct, frozen=True):
     budget: Any = None  # a BudgetStatus when a session budget is set
 
 
+@lru_cache(maxsize=8192)
 def one_line(text: str, limit: int) -> str:
     """``text`` on one line (whitespace runs as one space), its secrets masked, cut to ``limit``
     characters, with no terminal control character (transcript text is data)."""
@@ -89,14 +94,27 @@ def utc_day_of(now: float) -> str:
 
 
 def fleet_rows(
-    sessions: Sequence[tuple[SessionFacts, float | None]], now: float, rules: FleetRules = FleetRules(), budgets: Budgets = Budgets()
+    sessions: Sequence[tuple[SessionFacts, float | None]],
+    now: float,
+    rules: FleetRules = FleetRules(),
+    budgets: Budgets = Budgets(),
+    cache: dict | None = None,
 ) -> list[FleetRow]:
     """Rows of ``(facts, written)`` pairs at ``now``, sorted by attention
-    (:func:`tracetui.views.fleet.attention_key`)."""
+    (:func:`tracetui.views.fleet.attention_key`). ``cache``: a dict kept between calls, where
+    each session's burn rates are kept for the minute of ``now`` (they change only with the
+    minute or the facts)."""
     rows = []
+    minute = int(now) // 60
     for facts, written in sessions:
         status = classify(facts, written, now, rules)
-        rates = burn_rates(facts.minutes, now)
+        got = cache.get(facts.key) if cache is not None else None
+        if got is not None and got[0] is facts and got[1] == minute:
+            rates = got[2]
+        else:
+            rates = burn_rates(facts.minutes, now)
+            if cache is not None:
+                cache[facts.key] = (facts, minute, rates)
         budget = None
         if budgets.session is not None and facts.cost_usd is not None:
             budget = budget_status(budgets.session, facts.cost_usd, rates[1].usd_per_hour, "the session budget")
@@ -118,12 +136,31 @@ def _anomaly_counts(row: FleetRow) -> tuple[int, int, int]:
     return info, warn, error
 
 
+def coarse_age(seconds: float) -> str:
+    """An age as the fleet's rows show it, to the second under a minute, then to the minute
+    (``42s``, ``7m``, ``2h05m``, ``3d04h``): a row then changes once a minute, not every second."""
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    return fmt_span(s)
+
+
+def flight_age(row: FleetRow, now: float) -> str:
+    """The age of ``row``'s first call in flight (:func:`coarse_age`), ``""`` when none or unknown."""
+    f = row.facts.in_flight
+    if not f or f[0].started is None:
+        return ""
+    return coarse_age(max(0.0, now - f[0].started))
+
+
 def _flight(row: FleetRow, now: float) -> str:
     f = row.facts.in_flight
     if not f:
         return ""
     c = f[0]
-    age = f" {fmt_span(max(0.0, now - c.started))}" if c.started is not None else ""
+    age = f" {flight_age(row, now)}" if c.started is not None else ""
     more = f" +{len(f) - 1}" if len(f) > 1 else ""
     return one_line(f"{c.tool}({c.brief})", FLIGHT_CHARS) + age + more
 
@@ -132,8 +169,9 @@ def _hour(row: FleetRow) -> Rate:
     return row.rates[-1]
 
 
-def row_cells(row: FleetRow, now: float) -> dict[str, str]:
-    """The text of each column (:data:`COLUMNS`) of ``row`` at ``now``; safe to draw."""
+def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS) -> dict[str, str]:
+    """The text of each column (:data:`COLUMNS`) of ``row`` at ``now``, the title cut to
+    ``title_chars`` characters; safe to draw."""
     f = row.facts
     info, warn, error = _anomaly_counts(row)
     anomalies = " ".join(f"{n}{s}" for n, s in ((error, "E"), (warn, "W"), (info, "I")) if n)
@@ -142,7 +180,7 @@ def row_cells(row: FleetRow, now: float) -> dict[str, str]:
     return {
         "state": row.status.state,
         "project": one_line(f.project, 24),
-        "title": one_line(f.title, TITLE_CHARS) or one_line(f.session_id[:8], 8),
+        "title": one_line(f.title, title_chars) or one_line(f.session_id[:8], 8),
         "agent": one_line(f.agent, 8),
         "flight": _flight(row, now),
         "anomalies": anomalies,
@@ -152,6 +190,14 @@ def row_cells(row: FleetRow, now: float) -> dict[str, str]:
         "hour_cost": fmt_usd(hour.usd_per_hour),
         "context": fill,
     }
+
+
+def row_detail(row: FleetRow) -> str:
+    """One line about ``row``: its state and why, the budget when one is set (safe to draw)."""
+    out = f"{row.status.state}: {one_line(row.status.reason, 200)}"
+    if row.budget is not None:
+        out += f" · {row.budget.text}"
+    return out
 
 
 def _num(x: float | None) -> float | None:
@@ -195,7 +241,21 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
     }
 
 
+#: the last :func:`_fleet` answer and what it was for (the fleet's facts, the minute, the
+#: budgets): the monitor asks every second, and it changes only with those
+_FLEET_MEMO: list = [None, None]
+
+
 def _fleet(rows: Sequence[FleetRow], now: float, budgets: Budgets) -> tuple[tuple[Rate, ...], Any, float, str]:
+    key = (tuple(r.facts for r in rows), int(now) // 60, budgets)
+    if _FLEET_MEMO[0] is not None and _FLEET_MEMO[0] == key:
+        return _FLEET_MEMO[1]
+    out = _fleet_now(rows, now, budgets)
+    _FLEET_MEMO[0], _FLEET_MEMO[1] = key, out
+    return out
+
+
+def _fleet_now(rows: Sequence[FleetRow], now: float, budgets: Budgets) -> tuple[tuple[Rate, ...], Any, float, str]:
     series = merge_series(r.facts.minutes for r in rows)
     rates = burn_rates(series, now)
     day = utc_day_of(now)
@@ -223,9 +283,9 @@ def fleet_json(rows: Sequence[FleetRow], now: float, budgets: Budgets = Budgets(
 
 
 def fleet_summary(rows: Sequence[FleetRow], now: float, budgets: Budgets = Budgets()) -> str:
-    """One line: sessions per state (attention first), the fleet's rates over 5/15/60 min, a
-    30-column sparkline of the last hour (tokens, two minutes a column), today's spend and the
-    daily budget."""
+    """Lines about the whole fleet: sessions per state (attention first); the burn rates over
+    5/15/60 min in USD and tokens per hour; a 30-column sparkline of the last hour (tokens, two
+    minutes a column) and today's spend (UTC day); the daily budget when one is set."""
     from tracetui.views.fleet import STATES
 
     rates, budget, today, spark = _fleet(rows, now, budgets)
@@ -233,8 +293,9 @@ def fleet_summary(rows: Sequence[FleetRow], now: float, budgets: Budgets = Budge
     for r in rows:
         counts[r.status.state] = counts.get(r.status.state, 0) + 1
     head = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no session"
-    burn = " ".join(f"{r.minutes}m {fmt_usd(r.usd_per_hour)}/h {fmt_short(r.tokens_per_hour)} tok/h" for r in rates)
-    out = f"{head} · {burn} · 1h ▕{spark}▏ · today {fmt_usd(today)}"
+    usd = " · ".join(f"{r.minutes}m {fmt_usd(r.usd_per_hour)}/h" for r in rates)
+    tok = " ".join(fmt_short(r.tokens_per_hour) for r in rates)
+    lines = [head, f"burn {usd} ({tok} tok/h)", f"last hour ▕{spark}▏ today {fmt_usd(today)}"]
     if budget is not None:
-        out += f" · {budget.text}"
-    return out
+        lines.append(budget.text)
+    return "\n".join(lines)

@@ -17,13 +17,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from tracetui.tui.fleet_feed import FleetChanged, FleetFeed
 from tracetui.tui.settings import SessionSpec
-from tracetui.views.fleet_table import COLUMNS, FleetRow, fleet_summary, row_cells
+from tracetui.tui.widgets.fleet_rows import FleetRows
+from tracetui.views.fleet_table import COLUMNS, FleetRow, fleet_summary, flight_age, row_cells, row_detail
 
-__all__ = ["FleetScreen", "STATE_STYLE"]
+__all__ = ["FleetScreen", "STATE_STYLE", "title_chars"]
 
 #: how each state is drawn (its word is always there: colour is never the only sign)
 STATE_STYLE = {
@@ -34,6 +35,22 @@ STATE_STYLE = {
     "idle": "dim",
     "ended": "dim italic",
 }
+
+
+def title_chars(width: int) -> int:
+    """Characters of the title column at a terminal ``width`` (the other columns keep theirs)."""
+    return 24 if width < 100 else 36 if width < 150 else 60
+
+
+def _style_of(col: str, text: str) -> str:
+    """The style of a cell: the state's colour, errors among the anomalies in red."""
+    if col == "state":
+        return STATE_STYLE.get(text, "")
+    if col == "anomalies" and "E" in text:
+        return "bold red"
+    return ""
+
+
 #: columns drawn right-aligned
 _RIGHT = frozenset({"tokens", "cost", "hour_tokens", "hour_cost", "context"})
 
@@ -42,7 +59,7 @@ class FleetScreen(Screen[None]):
     """The fleet. ``feed``: the app's :class:`FleetFeed`."""
 
     CSS_PATH = "fleet.tcss"
-    AUTO_FOCUS = "#fleet-table"
+    AUTO_FOCUS = "#fleet-rows"
     BINDINGS = [
         Binding("escape", "back", "Monitor", id="fleet-back", tooltip="Back to the monitor (the session tabs)"),
         Binding("f", "back", "Monitor", id="fleet-monitor", show=False, tooltip="Back to the monitor (the session tabs)"),
@@ -54,21 +71,19 @@ class FleetScreen(Screen[None]):
         super().__init__()
         self.feed = feed
         self.rows: list[FleetRow] = []
-        self._order: list[str] = []
-        self._cells: dict[str, dict[str, str]] = {}
         self._summary = ""
+        self._detail = ""
         self._pending = False
+        self._memo: dict[str, tuple] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("", id="fleet-summary")
-        yield DataTable(id="fleet-table", cursor_type="row", zebra_stripes=False)
+        yield FleetRows(COLUMNS, _RIGHT, id="fleet-rows")
         yield Static("", id="fleet-empty")
+        yield Static("", id="fleet-detail")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for key, heading in COLUMNS:
-            table.add_column(Text(heading, justify="right" if key in _RIGHT else "left"), key=key)
         self.feed.screen = self
         self.refresh_rows()
         s = self.app.settings  # type: ignore[attr-defined]
@@ -89,7 +104,8 @@ class FleetScreen(Screen[None]):
         s = app.settings  # type: ignore[attr-defined]
         cutoff = s.clock() - s.fleet_hours * 3600
         infos = [i for i in list_sessions(s.projects_root) if i.mtime >= cutoff]
-        open_keys = set(app.views)  # type: ignore[attr-defined]
+        # sessions with a tab, or one to come (``--all`` mounts them in batches), are followed already
+        open_keys = set(app.views) | {sp.key for sp in s.sessions}  # type: ignore[attr-defined]
         self.feed.follow_window(app.follow, infos, open_keys, s.subagents, s.use_cache)  # type: ignore[attr-defined]
 
     def on_fleet_changed(self, message: FleetChanged) -> None:
@@ -109,53 +125,55 @@ class FleetScreen(Screen[None]):
         now = self.app.settings.clock()  # type: ignore[attr-defined]
         rows = self.feed.tick(now)
         self.rows = rows
-        table = self.query_one(DataTable)
         empty = self.query_one("#fleet-empty", Static)
         summary = fleet_summary(rows, now, self.feed.budgets)
         if summary != self._summary:
             self._summary = summary
             self.query_one("#fleet-summary", Static).update(Text(summary))
-        empty.display = not rows
-        if not rows:
+        if empty.display != (not rows):
+            empty.display = not rows
             empty.update(Text("No session yet: they appear here as they are read (Escape: the monitor).", style="dim"))
-        order = [r.facts.key for r in rows]
-        cells = {r.facts.key: row_cells(r, now) for r in rows}
-        with self.app.batch_update():
-            if order != self._order:
-                self._rebuild(table, rows, cells)
-            else:
-                for key in order:
-                    old, new = self._cells.get(key, {}), cells[key]
-                    for col, _ in COLUMNS:
-                        if old.get(col) != new[col]:
-                            table.update_cell(key, col, self._cell(col, new[col]))
-        self._order = order
-        self._cells = cells
-
-    def _cell(self, col: str, text: str) -> Text:
-        if col == "state":
-            return Text(text, style=STATE_STYLE.get(text, ""))
-        if col == "anomalies" and "E" in text:
-            return Text(text, style="bold red")
-        return Text(text, justify="right" if col in _RIGHT else "left")
-
-    def _rebuild(self, table: DataTable, rows: list[FleetRow], cells: dict[str, dict[str, str]]) -> None:
-        at = None
-        if self._order and 0 <= table.cursor_row < len(self._order) and table.row_count:
-            at = self._order[table.cursor_row]
-        table.clear()
+        title = title_chars(self.app.size.width)
+        keys, cells, styles = [], [], []
+        cols = [c for c, _ in COLUMNS]
+        memo = {}
         for r in rows:
-            key = r.facts.key
-            table.add_row(*(self._cell(col, cells[key][col]) for col, _ in COLUMNS), key=key)
-        if at is not None and at in cells:
-            table.move_cursor(row=[r.facts.key for r in rows].index(at), animate=False)
+            # a row's cells change with its facts, state, rates, budget and the age of its call
+            # (to the minute past the first): the same inputs, the same cells (no work per tick)
+            mk = (r.facts, r.status.state, r.rates, r.budget, title, flight_age(r, now))
+            got = self._memo.get(r.facts.key)
+            if got is None or got[0] != mk:
+                c = row_cells(r, now, title)
+                got = (mk, tuple(c[k] for k in cols), tuple(_style_of(k, c[k]) for k in cols))
+            memo[r.facts.key] = got
+            keys.append(r.facts.key)
+            cells.append(got[1])
+            styles.append(got[2])
+        self._memo = memo
+        self.query_one(FleetRows).set_rows(keys, cells, styles)
+        self._show_detail()
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def _show_detail(self) -> None:
+        """The highlighted row's state and why, under the table."""
+        i = self.query_one(FleetRows).cursor
+        detail = self.query_one("#fleet-detail", Static)
+        text = row_detail(self.rows[i]) if self.rows and 0 <= i < len(self.rows) else ""
+        if text != self._detail:  # an update lays the screen out again: only when it changed
+            self._detail = text
+            detail.display = bool(text)
+            detail.update(Text(text))
+
+    def on_fleet_rows_highlighted(self, event: FleetRows.Highlighted) -> None:
+        event.stop()
+        self._show_detail()
+
+    def on_resize(self) -> None:
+        self.refresh_rows()  # the title column's width follows the terminal's
+
+    def on_fleet_rows_selected(self, event: FleetRows.Selected) -> None:
         """Enter: the session's tab (opened when it has none)."""
         event.stop()
-        key = event.row_key.value
-        if key is None:
-            return
+        key = event.key
         row = next((r for r in self.rows if r.facts.key == key), None)
         label = f"{row.facts.project[-16:]}/{row.facts.session_id[:8]}" if row is not None else Path(key).stem[:8]
         app = self.app
