@@ -3,6 +3,7 @@ sessions whose times the test sets, Enter opening the tab, live updates and the 
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from tui_support import FROZEN_NOW, settings_for, wait_until
 
 from tracetui.tui.app import make_app
 from tracetui.tui.screens.fleet import FleetScreen
+from tracetui.views.fleet import FleetRules, rules_help
 
 NOW = FROZEN_NOW
 
@@ -152,3 +154,64 @@ def test_fleet_snapshot(snap_compare, tmp_path: Path, size: tuple[int, int]) -> 
         await fleet_ready(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_help_lists_the_state_rules(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from tracetui.tui.screens.help import HelpScreen, fleet_legend
+
+    app, _ = fleet_app(tmp_path)
+    app.settings.fleet_rules = FleetRules(quiet_after=25.0)
+    async with app.run_test(size=(160, 60)) as pilot:
+        await fleet_ready(pilot)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 100, 0.02)
+        titles = "\n".join(str(s.render()) for s in app.screen.query("Static"))
+        assert "Fleet states" in titles
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(fleet_legend(app.settings))
+    text = console.export_text()
+    for state, _rule in rules_help(FleetRules(quiet_after=25.0)):
+        assert state in text
+    assert "25s" in text  # the thresholds of the settings
+
+
+def test_the_fleet_key_is_a_binding_with_id_and_description() -> None:
+    from tracetui.tui.app import TraceApp
+
+    b = next(b for b in TraceApp.BINDINGS if getattr(b, "id", None) == "fleet")
+    assert b.key == "f" and b.action == "fleet" and b.description == "Fleet" and "waiting on you" in b.tooltip
+
+
+async def test_transcript_text_in_rows_is_made_safe(tmp_path: Path) -> None:
+    b = fs.builder("abcdabcd-0000-4000-8000-00000000000a", start=fs.iso(NOW - 30))
+    b.prompt("Fix \x1b]52;c;ZXZpbA==\x07 the \x9b31m parser sk-ant-api03-" + "A" * 90)
+    b.tick(1).tool_use("Bash", {"command": "echo \x1b[2J done"})
+    p = fs.write(b, tmp_path, "-p\x1b[31m", b.session_id)
+    s = settings_for([p], tmp_path, now=NOW)
+    s.fleet_first = True
+    app = make_app(s)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await fleet_ready(pilot, 1)
+        from tracetui.tui.widgets.fleet_rows import FleetRows
+
+        cells = " ".join(screen.query_one(FleetRows).row_text(0))
+        assert "\x1b" not in cells and "\x9b" not in cells and "\x07" not in cells
+        assert "AAAAAAAAAAAAAAAAAAAA" not in cells  # the key is masked
+        assert "Fix" in cells and "Bash(echo" in cells
+
+
+async def test_budgets_in_the_rows_and_the_summary(tmp_path: Path) -> None:
+    app, _ = fleet_app(tmp_path)
+    app.settings.budget_usd = 0.02  # the failing session cost $0.04
+    app.settings.budget_usd_day = 0.05
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await fleet_ready(pilot)
+        failing = next(r for r in screen.rows if r.status.state == "failing")
+        assert failing.budget is not None and failing.budget.crossed
+        from tracetui.views.fleet_table import row_cells
+
+        assert row_cells(failing, NOW)["anomalies"].startswith("2E")  # the error streak and the budget
+        summary = str(screen.query_one("#fleet-summary").render())
+        assert "the daily budget $0.05 is crossed" in summary

@@ -407,7 +407,7 @@ class TraceApp(App[int]):
             self.bell()
         for r in rows[:3]:
             what = one_line(r.facts.title, 40) or r.facts.session_id[:8]
-            self.notify(f"{r.facts.project}: {what}: {r.status.state}", title="Fleet", markup=False, timeout=6)
+            self.notify(f"{one_line(r.facts.project, 24)}: {what}: {r.status.state}", title="Fleet", markup=False, timeout=6)
 
     def action_fleet(self) -> None:
         """Show the fleet screen (every session's state), over the monitor."""
