@@ -215,3 +215,30 @@ async def test_budgets_in_the_rows_and_the_summary(tmp_path: Path) -> None:
         assert row_cells(failing, NOW)["anomalies"].startswith("2E")  # the error streak and the budget
         summary = str(screen.query_one("#fleet-summary").render())
         assert "the daily budget $0.05 is crossed" in summary
+
+
+async def test_a_crossed_session_budget_is_a_badge_in_the_session(tmp_path: Path) -> None:
+    from tracetui.tui.widgets.anomalies import AnomalyBadges
+
+    app, paths = fleet_app(tmp_path, first=False)
+    app.settings.budget_usd = 0.02  # the failing session cost $0.04
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_until(pilot, lambda: len(app.fleet_feed.pairs()) == len(paths), 300, 0.02)
+        app.open_session(app.settings.sessions[2])  # the failing session's tab
+        await wait_until(pilot, lambda: app.current_view is not None and app.current_view.spec.key == str(paths[2]), 200, 0.02)
+        view = app.current_view
+        await wait_until(pilot, lambda: view.state is not None and view.built, 200, 0.02)
+        app.fleet_feed.tick(NOW)  # what the app's clock tick does
+        view.refresh_panes()
+        badges = view.query_one(AnomalyBadges)
+        budget = [r for r in badges.rows if r.kind == "budget"]
+        assert budget and budget[0].severity == "error" and "the session budget $0.02 is crossed" in budget[0].message
+        # another session, within its budget: no badge
+        app.open_session(app.settings.sessions[4])
+        await wait_until(pilot, lambda: app.current_view.spec.key == str(paths[4]) and app.current_view.built, 200, 0.02)
+        other = app.current_view
+        await wait_until(pilot, lambda: other.state is not None, 200, 0.02)
+        app.settings.budget_usd = 100.0
+        app.fleet_feed.tick(NOW)
+        other.refresh_panes()
+        assert not [r for r in other.query_one(AnomalyBadges).rows if r.kind == "budget"]
