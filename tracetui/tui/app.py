@@ -235,11 +235,11 @@ class TraceApp(App[int]):
         self.views: dict[str, SessionView] = {}
         self._demo_done_said = False
         self._tab_n = 0
-        from tracetui.tui.fleet_feed import FleetFeed
+        from tracetui.tui.fleet_feed import FleetFeed, alert
 
         #: every session's fleet facts, from the fold workers (tracetui/tui/fleet_feed.py)
         self.fleet_feed = FleetFeed(settings)
-        self.fleet_feed.on_turn = self._fleet_turned
+        self.fleet_feed.on_turn = lambda rows: alert(self, rows)
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -398,16 +398,6 @@ class TraceApp(App[int]):
             view.tick()
         if self.fleet_feed.screen is None:  # the fleet screen ticks itself
             self.fleet_feed.tick(self.settings.clock())
-
-    def _fleet_turned(self, rows: list) -> None:
-        """Sessions that turned waiting on you or failing: the bell (``settings.bell``) and a note."""
-        from tracetui.views.fleet_table import one_line
-
-        if self.settings.bell:
-            self.bell()
-        for r in rows[:3]:
-            what = one_line(r.facts.title, 40) or r.facts.session_id[:8]
-            self.notify(f"{one_line(r.facts.project, 24)}: {what}: {r.status.state}", title="Fleet", markup=False, timeout=6)
 
     def action_fleet(self) -> None:
         """Show the fleet screen (every session's state), over the monitor."""

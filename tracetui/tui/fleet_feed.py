@@ -21,7 +21,7 @@ from tracetui.model.state import RunState
 from tracetui.views.fleet import SessionFacts, session_facts
 from tracetui.views.fleet_table import Budgets, FleetRow, fleet_rows
 
-__all__ = ["FleetFeed", "FleetChanged", "ALERT_STATES"]
+__all__ = ["FleetFeed", "FleetChanged", "ALERT_STATES", "alert"]
 
 #: states a session turning into rings the bell
 ALERT_STATES = frozenset({"waiting on you", "failing"})
@@ -126,3 +126,15 @@ class FleetFeed:
         if turned and self.on_turn is not None:
             self.on_turn(turned)
         return rows
+
+
+def alert(app: Any, rows: list[FleetRow]) -> None:
+    """Sessions that turned waiting on you or failing: the terminal bell (unless
+    ``settings.bell`` is off) and a notification for each of the first three (safe text)."""
+    from tracetui.views.fleet_table import one_line
+
+    if app.settings.bell:
+        app.bell()
+    for r in rows[:3]:
+        what = one_line(r.facts.title, 40) or r.facts.session_id[:8]
+        app.notify(f"{one_line(r.facts.project, 24)}: {what}: {r.status.state}", title="Fleet", markup=False, timeout=6)
