@@ -40,7 +40,7 @@ def register_sessions(sub: Any) -> None:
         " fleet's columns: project, title or goal, agent, state, call in flight, open anomalies by severity,"
         " tokens and estimated cost of the session and of the last hour, context fill. Sorted by what needs"
         " attention: waiting on you, failing, stalled, working, idle, ended.",
-        epilog="states (first rule that holds, in this order of attention):\n" + rules,
+        epilog="states, in the order of attention (a session is in the first whose rule holds, ended checked before all):\n" + rules,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--all", action="store_true", help="every session under the projects folder, whatever its age")

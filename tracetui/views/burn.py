@@ -97,6 +97,9 @@ def minute_series(state: RunState) -> Series:
     cutoff = (int(last.timestamp()) // 60 - SERIES_MINUTES) * 60
     # message id -> [minute, model, day, input, output, cache_creation, cache_read, cache_1h]
     msgs: dict[str, list] = {}
+    # "YYYY-MM-DDTHH:MM" of a timestamp in the form Claude Code writes (UTC, ``Z``) -> its
+    # minute: a dense hour has thousands of records and a few dozen minutes to parse
+    minutes: dict[str, int] = {}
     for st in (state.main, *state.agents):
         if st.src >= len(state.ledgers):
             continue
@@ -105,24 +108,29 @@ def minute_series(state: RunState) -> Series:
         model = _file_model(st)
         for i in range(end - 1, max(-1, end - 1 - SCAN_EVENTS), -1):
             ev = led[i]
-            if ev.timestamp is None:
-                continue
-            t = parse_ts(ev.timestamp)
-            if t is None:
-                continue
-            ts = t.timestamp()
-            if ts < cutoff:
-                break
             u = ev.usage
-            if u is None or model is None:
+            raw = ev.timestamp
+            if u is None or raw is None:
+                continue
+            plain = len(raw) >= 20 and raw[-1] == "Z" and raw[10] == "T"
+            minute = minutes.get(raw[:16]) if plain else None
+            if minute is None:
+                t = parse_ts(raw)
+                if t is None:
+                    continue
+                minute = int(t.timestamp()) // 60 * 60
+                if plain:
+                    minutes[raw[:16]] = minute
+            if minute < cutoff:
+                break  # read backwards: the rest of the file is older
+            if model is None:
                 continue
             key = ev.message_id or f"{st.src}:{ev.seq}"
             m = msgs.get(key)
-            minute = int(ts) // 60 * 60
             if m is None:
-                msgs[key] = [minute, model, utc_day(ev.timestamp), *u]
+                msgs[key] = [minute, model, raw[:10] if plain else utc_day(raw), *u]
             else:
-                m[0] = min(m[0], minute)  # read backwards: the earliest record seen wins
+                m[0] = min(m[0], minute)  # the earliest record seen wins
                 for j in range(5):
                     m[3 + j] = max(m[3 + j], u[j])
     per: dict[tuple[int, str, str], list[int]] = {}

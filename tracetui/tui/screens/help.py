@@ -120,7 +120,12 @@ class HelpScreen(ModalScreen[None]):
             yield Static(panes)
             yield Static(Text("\nEpisode status marks", style="bold underline"))
             yield Static(Text(status_legend()))
-            yield Static(Text("\nFleet states (f: every session, sorted by these; the first rule that holds)", style="bold underline"))
+            yield Static(
+                Text(
+                    "\nFleet states (f: every session, sorted in this order; a session is in the first whose rule holds, ended checked before all)",
+                    style="bold underline",
+                )
+            )
             yield Static(fleet_legend(getattr(self.app, "settings", None)))
             yield Static(
                 Text(
