@@ -549,7 +549,7 @@ async def test_a_text_file_is_said_not_a_transcript_and_still_watched(tmp_path: 
             f.write(b.data())
         # the app adds a notification when it handles the Notify message the view's handler
         # posted: a wait for the view alone raced it on a loaded machine
-        said = lambda: any("a transcript now" in str(n.message) for n in app._notifications)  # noqa: E731
+        said = lambda: any("a transcript now" in str(n.message) for n in app._notifications)
         await wait_until(
             pilot, lambda: view.state is not None and view.state.main.prompts == 1 and not notice.display and said(), 200, 0.02
         )
