@@ -38,6 +38,21 @@ def test_permission_prompt_is_waiting_on_you(tmp_path: Path) -> None:
     assert "Bash" in st.reason and "permission" in st.reason
 
 
+def test_permission_reason_gives_the_calls_age(tmp_path: Path) -> None:
+    b = permission()
+    b.tick(40).system("informational", content="a note written 40 s after the call")
+    st = state(b, tmp_path, 20)
+    assert st.state == "waiting on you"
+    assert "no result for 1m00s, files quiet for 20s" in st.reason
+
+
+def test_turn_ended_on_an_api_error_waits(tmp_path: Path) -> None:
+    b = working()
+    b.tick(1).api_error(529, "Overloaded")
+    st = state(b, tmp_path, 30)
+    assert st.state == "waiting on you" and "API error" in st.reason
+
+
 def test_permission_needs_quiet_files(tmp_path: Path) -> None:
     # the call is old but the file was written 5 s ago (progress records): it runs
     b = permission()

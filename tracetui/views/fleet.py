@@ -281,7 +281,8 @@ def classify(facts: SessionFacts, written: float | None, now: float, rules: Flee
     if rules.quiet_after <= q < rules.stall_after:
         for c in flight:
             if c.tool not in NO_PROMPT_TOOLS and (c.started is None or now - c.started >= rules.quiet_after):
-                return Status("waiting on you", f"{c.tool} has no result for {span}, files quiet: a permission prompt?", q)
+                age = fmt_span(max(0.0, now - c.started)) if c.started is not None else span
+                return Status("waiting on you", f"{c.tool} has no result for {age}, files quiet for {span}: a permission prompt?", q)
     if not flight and q < rules.idle_after:
         if facts.tail == "turn_end" or (facts.tail in ("assistant_text", "api_error") and q >= rules.quiet_after):
             why = "the turn ended on an API error" if facts.tail == "api_error" else "the turn ended"
