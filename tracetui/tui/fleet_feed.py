@@ -100,11 +100,11 @@ class FleetFeed:
         """Follow the sessions of ``infos`` (:class:`~tracetui.ingest.discover.SessionInfo`) that
         have no tab (not in ``open_keys``) and are not followed yet, through ``follow``."""
         self.discovered = True
+        with self._lock:  # the fleet screen's listing thread and the UI thread both call it
+            infos = [i for i in infos if str(i.path) not in open_keys and str(i.path) not in self.followed]
+            self.followed.update(str(i.path) for i in infos)
         for info in infos:
             key = str(info.path)
-            if key in open_keys or key in self.followed:
-                continue
-            self.followed.add(key)
             sink = _FleetSink(self, key, info.project, getattr(info, "agent", "claude"))
             follow.open(key, [Path(info.path)], sink, subagents=subagents, use_cache=use_cache)
 

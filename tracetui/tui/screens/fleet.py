@@ -88,16 +88,16 @@ class FleetScreen(Screen[None]):
         self.refresh_rows()
         s = self.app.settings  # type: ignore[attr-defined]
         self.set_interval(s.tick_seconds, self.refresh_rows)
-        self.discover()
+        self.discover(self.app.follow)  # type: ignore[attr-defined]  # made here, on the UI thread
 
     def on_unmount(self) -> None:
         if self.feed.screen is self:
             self.feed.screen = None
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="fleet-discover")
-    def discover(self) -> None:
-        """Follow the sessions active in the window that have no tab (lists the projects folder,
-        in a thread); their facts arrive like the tabs'."""
+    def discover(self, follow: object) -> None:
+        """Follow the sessions active in the window that have no tab through ``follow`` (the
+        app's; lists the projects folder, in a thread); their facts arrive like the tabs'."""
         from tracetui.ingest.discover import list_sessions
 
         app = self.app
@@ -106,7 +106,7 @@ class FleetScreen(Screen[None]):
         infos = [i for i in list_sessions(s.projects_root) if i.mtime >= cutoff]
         # sessions with a tab, or one to come (``--all`` mounts them in batches), are followed already
         open_keys = set(app.views) | {sp.key for sp in s.sessions}  # type: ignore[attr-defined]
-        self.feed.follow_window(app.follow, infos, open_keys, s.subagents, s.use_cache)  # type: ignore[attr-defined]
+        self.feed.follow_window(follow, infos, open_keys, s.subagents, s.use_cache)
 
     def on_fleet_changed(self, message: FleetChanged) -> None:
         message.stop()
