@@ -26,6 +26,9 @@ from tracetui.views.fleet_table import COLUMNS, FleetRow, fleet_summary, flight_
 
 __all__ = ["FleetScreen", "STATE_STYLE", "title_chars"]
 
+#: seconds new facts wait for others before the rows are redrawn (200 sessions loading posted a
+#: redraw each; at most five a second leaves the UI thread to the tabs being mounted)
+REDRAW_AFTER = 0.2
 #: how each state is drawn (its word is always there: colour is never the only sign)
 STATE_STYLE = {
     "waiting on you": "bold reverse yellow",
@@ -110,9 +113,9 @@ class FleetScreen(Screen[None]):
 
     def on_fleet_changed(self, message: FleetChanged) -> None:
         message.stop()
-        if not self._pending:  # coalesced: one redraw for a burst of snapshots
+        if not self._pending:  # coalesced: one redraw for the snapshots of REDRAW_AFTER seconds
             self._pending = True
-            self.call_after_refresh(self._changed)
+            self.set_timer(REDRAW_AFTER, self._changed)
 
     def _changed(self) -> None:
         self._pending = False
