@@ -130,9 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         return "never" if t is None else f"{t:.2f} s"
 
     screen = "monitor" if ns.no_fleet else "fleet"
+    cap = 0.5 if ns.sessions == 1 else 2.0  # the README's targets: one session, and 200
     print(
         f"sessions {ns.sessions} ({screen} on screen): first screen {fmt(ready)}, all loaded {fmt(loaded)},"
-        f" idle CPU {pct:.2f}% of a core over {w1 - w0:.0f} s (target <= 2%: {'met' if pct <= 2 else 'NOT met'}),"
+        f" idle CPU {pct:.2f}% of a core over {w1 - w0:.0f} s (target <= {cap:g}%: {'met' if pct <= cap else 'NOT met'}),"
         f" RSS {rss:.0f} MB (target <= 250 MB: {'met' if rss <= 250 else 'NOT met'})"
     )
     return 0
