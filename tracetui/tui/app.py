@@ -315,6 +315,7 @@ class TraceApp(App[int]):
         return self._follow
 
     def on_unmount(self) -> None:
+        self.fleet_feed.stop()
         if self.replay is not None:
             self.replay.stop()
         if self._follow is not None:

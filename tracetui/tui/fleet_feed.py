@@ -1,16 +1,18 @@
 """What the fleet screen shows, kept for the whole app: each session's
-:class:`~tracetui.views.fleet.SessionFacts`, computed on the fold worker that made the snapshot
-(the UI thread never folds, prices or reads a ledger for it), and the states at ``now``.
+:class:`~tracetui.views.fleet.SessionFacts`, computed off the UI thread (which never folds,
+prices or reads a ledger for it), and the states at ``now``.
 
-Every session view's sink hands its snapshots here too (:meth:`FleetFeed.snapshot`, on a worker
-thread); sessions in the fleet's window that have no tab are followed by the feed itself
-(:meth:`FleetFeed.follow_window`, with a sink of its own). :meth:`FleetFeed.tick` classifies every
-session at ``now`` (cheap: pure rules over the facts) and tells ``on_turn`` of sessions that turned
-*waiting on you* or *failing* since the previous tick (the app rings the bell)."""
+Every session view's sink hands its snapshots here too (:meth:`FleetFeed.snapshot`, on a fold
+worker; the feed's own thread computes their facts a moment later); sessions in the fleet's
+window that have no tab are followed by the feed itself (:meth:`FleetFeed.follow_window`, with a
+sink of its own). :meth:`FleetFeed.tick` classifies every session at ``now`` (cheap: pure rules
+over the facts) and tells ``on_turn`` of sessions that turned *waiting on you* or *failing* since
+the previous tick (the app rings the bell)."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,8 +23,10 @@ from tracetui.model.state import RunState
 from tracetui.views.fleet import SessionFacts, session_facts
 from tracetui.views.fleet_table import Budgets, FleetRow, fleet_rows
 
-__all__ = ["FleetFeed", "FleetChanged", "ALERT_STATES", "alert"]
+__all__ = ["FleetFeed", "FleetChanged", "ALERT_STATES", "DELAY", "alert"]
 
+#: seconds a new state waits before its facts are computed (newer states of the session replace it)
+DELAY = 0.25
 #: states a session turning into rings the bell
 ALERT_STATES = frozenset({"waiting on you", "failing"})
 
@@ -58,6 +62,12 @@ class FleetFeed:
     def __init__(self, settings: Any) -> None:
         self.settings = settings
         self._lock = threading.Lock()
+        #: the newest state of each session whose facts are not computed yet, and the thread
+        #: that computes them (:meth:`snapshot`)
+        self._cond = threading.Condition()
+        self._todo: dict[str, tuple[RunState, float | None, str, str]] = {}
+        self._thread: threading.Thread | None = None
+        self._stopped = False
         self._facts: dict[str, tuple[SessionFacts, float | None]] = {}
         self._states: dict[str, str] = {}
         #: bumps whenever facts change (the screen redraws when it moved)
@@ -79,7 +89,19 @@ class FleetFeed:
 
     # -- any thread ----------------------------------------------------------------------------
     def snapshot(self, key: str, state: RunState, written: float | None, project: str = "", agent: str = "claude") -> None:
-        """A new state of session ``key``: its facts computed here (the caller's thread)."""
+        """A new state of session ``key`` (a fold worker's sink calls it): its facts are computed
+        on the feed's own thread :data:`DELAY` seconds later, the newest state of each session
+        only. Computed at once on the worker, they took the GIL from the UI thread while it drew
+        the same snapshot (append → state in the app: 23 ms median instead of 12 on 100k events)."""
+        with self._cond:
+            self._todo[key] = (state, written, project, agent)
+            if self._thread is None and not self._stopped:
+                self._thread = threading.Thread(target=self._run, name="tracetui-fleet", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def compute(self, key: str, state: RunState, written: float | None, project: str = "", agent: str = "claude") -> None:
+        """Compute and keep the facts of ``state`` now (the caller's thread); tell the screen."""
         try:
             facts = session_facts(state, key, project or Path(key).parent.name, agent)
         except Exception:  # a fleet bug must not stop the session's own view
@@ -90,6 +112,26 @@ class FleetFeed:
         screen = self.screen
         if screen is not None:
             screen.post_message(FleetChanged())
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._todo and not self._stopped:
+                    self._cond.wait()
+                if self._stopped:
+                    return
+            time.sleep(DELAY)  # snapshots that come meanwhile replace the queued ones
+            with self._cond:
+                todo, self._todo = self._todo, {}
+            for key, (state, written, project, agent) in todo.items():
+                self.compute(key, state, written, project, agent)
+
+    def stop(self) -> None:
+        """End the feed's thread (queued states are dropped)."""
+        with self._cond:
+            self._stopped = True
+            self._todo.clear()
+            self._cond.notify_all()
 
     def pairs(self) -> list[tuple[SessionFacts, float | None]]:
         """``(facts, written)`` of every session in the window."""
