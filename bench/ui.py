@@ -145,7 +145,7 @@ async def latency(path: Path, b: TranscriptBuilder, appends: int) -> list[float]
 
 
 async def fleet(n: int, updates: int) -> tuple[list[float], list[float], list[float]]:
-    """``(facts_ms, tick_ms, update_ms)``: a session's facts from its new state (the worker's
+    """``(facts_ms, tick_ms, update_ms)``: a session's facts from its new state (the fleet thread's
     part), a clock tick of the whole fleet, and a new snapshot plus a tick, each applied until
     the screen is idle (CPU ms)."""
     sys.path.insert(0, str(ROOT / "tests" / "fleet"))
@@ -221,7 +221,7 @@ def main() -> int:
         med, worst = statistics.median(update_ms), max(update_ms)
         print(f"fleet of {ns.fleet} sessions, {ns.updates} updates (a new snapshot of one session, the clock 1 s on)")
         print(
-            f"worker thread: a session's fleet facts from its state: median {statistics.median(facts_ms):.1f} ms, worst {max(facts_ms):.1f} ms"
+            f"fleet thread: a session's facts from its new state: median {statistics.median(facts_ms):.1f} ms, worst {max(facts_ms):.1f} ms"
         )
         print(f"UI: a clock tick of the whole fleet (CPU): median {statistics.median(tick_ms):.1f} ms, worst {max(tick_ms):.1f} ms")
         print(
