@@ -55,7 +55,7 @@ class _ViewSink:
 
     def snapshot(self, state: RunState, written: float | None) -> None:
         self.view.post_message(SnapshotReady(self.key, state, written))
-        if self.fleet is not None:  # on this worker thread: the fleet's facts of the state
+        if self.fleet is not None:  # queued: the fleet's thread computes its facts
             self.fleet.snapshot(self.key, state, written, "", getattr(self.view.spec, "agent", "claude"))
 
     def progress(self, done: int, total: int) -> None:
