@@ -18,7 +18,7 @@ from tracetui.session.open import load_state, resolve_paths, save_store
 
 __all__ = ["main", "SubcommandParser"]
 
-SUBCOMMANDS = ("state", "view", "card", "hook", "export", "report", "search")
+SUBCOMMANDS = ("state", "view", "card", "hook", "sessions", "export", "report", "search")
 
 
 class _SafeStream:
@@ -177,6 +177,7 @@ def _build_parser() -> argparse.ArgumentParser:
         ("view", "tracetui.commands"),
         ("card", "tracetui.commands"),
         ("hook", "tracetui.hook"),
+        ("sessions", "tracetui.sessions"),
         ("export", "tracetui.export"),
         ("report", "tracetui.report"),
         ("search", "tracetui.report"),
