@@ -297,7 +297,11 @@ class SessionView(Vertical):
     def agent(self) -> str:
         """The agent that wrote the session's main file, ``"claude"`` | ``"codex"``, from its first
         record (:func:`~tracetui.ingest.agents.file_agent`; looked at again until it is a Codex
-        ``session_meta``, since a new file may not hold its first line yet)."""
+        ``session_meta``, since a new file may not hold its first line yet). Once the fold has
+        read a record, the fold's agent: no file is read on the UI thread for it."""
+        st = self.state
+        if st is not None and st.counters.records:
+            return st.agent
         if self._agent != "codex":
             self._agent = file_agent(self.spec.paths[0])
         return self._agent
