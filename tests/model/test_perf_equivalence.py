@@ -203,3 +203,17 @@ def test_usage_book_matches_the_plain_rule(adds: list, grow: bool) -> None:
     assert book.by_id == {k: tuple(v) for k, v in best.items()}
     t = book.tokens()
     assert (t.input, t.output, t.cache_creation, t.cache_read) == tuple(sum(u[i] for u in best.values()) for i in range(4))
+
+
+_INPUT_TEXT = st.text(alphabet=st.sampled_from([" ", "\n", "\t", "\u00a0", "\u2028", "\x1f", "\x00", "a", "é", "-"]), max_size=60)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.sampled_from(["command", "description", "file_path", "n", "timeout"]), _INPUT_TEXT | st.integers(0, 3)))
+def test_normalised_input_matches_the_plain_rule(inp: dict) -> None:
+    """The tool-loop detector's input: volatile keys dropped, white space of every string
+    folded as ``" ".join(s.split())`` folds it (a string with nothing to fold is kept as is)."""
+    from tracetui.model.derive import VOLATILE_KEYS, normalised_input
+
+    want = {k: (" ".join(v.split()) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
+    assert normalised_input(inp) == want

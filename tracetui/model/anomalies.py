@@ -181,8 +181,8 @@ class AnomalyTracker(msgspec.Struct):
         if len(rc) > TOOL_LOOP_WINDOW:
             del rc[0]
         same = [x for k, x in rc if k == input_key]
-        key = "tool_loop:" + input_key
         if len(same) >= TOOL_LOOP_REPEATS:
+            key = "tool_loop:" + input_key
             an = self.open.get(key)
             if an is None:
                 self._open(
@@ -197,7 +197,7 @@ class AnomalyTracker(msgspec.Struct):
             else:
                 an.add_evidence(a)
         # only tool-loop anomalies have keys starting "tool_loop:" (see _open calls)
-        loops = [k for k in self.open if k.startswith("tool_loop:")]
+        loops = [k for k in self.open if k.startswith("tool_loop:")] if self.open else None
         if loops:
             keys_in_window = {k for k, _ in rc}
             for k in loops:

@@ -86,7 +86,17 @@ def normalised_input(inp: Any) -> Any:
     runs of whitespace in string values folded to one space."""
     if not isinstance(inp, dict):
         return inp
-    return {k: (" ".join(v.split()) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
+    return {k: (_folded(v) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
+
+
+def _folded(v: str) -> str:
+    """``" ".join(v.split())``, without splitting a text that has nothing to fold: in a
+    printable string the only white space is the ASCII space (``str.isprintable`` is false for
+    every other character ``str.split`` splits at), so a printable string with no double space
+    and none at either end is its own folding."""
+    if v.isprintable() and "  " not in v and v[:1] != " " and v[-1:] != " ":
+        return v
+    return " ".join(v.split())
 
 
 def _digest(inp: Any) -> str:
@@ -155,6 +165,12 @@ def _statements(text: str) -> list[tuple[str, str]]:
     return out
 
 
+#: events whose only derived effect is the episode book's (``EpisodeBook.on_event``)
+_QUIET_KINDS = frozenset({"progress", "attachment", "user_text", "image", "unknown_block", "unknown_record", "compact_summary"})
+#: events of an assistant message that carry its usage
+_USAGE_KINDS = frozenset({"assistant_text", "tool_use", "thinking"})
+
+
 class Deriver(msgspec.Struct):
     """The derive hook of one :class:`~tracetui.model.fold.FileFold` (plain data: persistable).
 
@@ -215,7 +231,6 @@ class Deriver(msgspec.Struct):
         """Called by the fold after every ledger event (the event is already in the ledger)."""
         if self.ask_anchor is not None:
             self._fill_ask(fold)
-        pos = len(fold.events) - 1
         k = ev.kind
         book = self.book
         if k == "prompt":
@@ -226,39 +241,40 @@ class Deriver(msgspec.Struct):
                 if mine and not open_b.interrupts:
                     self.anomalies.on_dangling(ev, mine, "prompt")
             self.anomalies.on_prompt(ev)
-            book.on_prompt(ev, pos, pend)
+            book.on_prompt(ev, len(fold.events) - 1, pend)
             self.ask_anchor = ev.anchor
             return
-        book.on_event(ev, pos)
-        if k == "progress" or k == "attachment" or k == "metadata" and ev.name != "pr-link":
+        book.on_event(ev, len(fold.events) - 1)
+        if k in _QUIET_KINDS:
             return  # the commonest events need nothing more
-        main = not ev.sidechain or bool(fold.sidechain_file)
         if k == "tool_result":
-            if main:
+            if not ev.sidechain or fold.sidechain_file:
                 self.anomalies.on_result(ev)
-        elif k in ("assistant_text", "tool_use", "thinking"):
-            if ev.usage is not None and ev.message_id:
-                model = fold.usage.model(ev.message_id)
+        elif k in _USAGE_KINDS:
+            mid = ev.message_id
+            if ev.usage is not None and mid:
+                model = fold.usage.model(mid)
                 if model is not None:
-                    book.on_model(ev.message_id, model)
-                if main:
+                    book.on_model(mid, model)
+                if not ev.sidechain or fold.sidechain_file:
                     self.anomalies.on_usage(ev, model)
+        elif k == "metadata":
+            if ev.name == "pr-link":
+                url = ev.excerpt[len("pr-link: ") :] if ev.excerpt.startswith("pr-link: ") else ""
+                if (not url or url.endswith("…")) and fold.pr_links:
+                    url = fold.pr_links[-1]
+                if url:
+                    self._fact("pr.link", url, ev.anchor, ev.id, 0, url)
         elif k == "api_error":
-            if main:
+            if not ev.sidechain or fold.sidechain_file:
                 self.anomalies.on_api_error(ev, False)
         elif k == "system":
-            if ev.name == "api_error" and main:
+            if ev.name == "api_error" and (not ev.sidechain or fold.sidechain_file):
                 self.anomalies.on_api_error(ev, True)
         elif k == "compaction":
             self.anomalies.on_compaction(ev)
         elif k == "interrupt":
             self.anomalies.on_dangling(ev, self._main_pending(fold), "interrupt")
-        elif k == "metadata" and ev.name == "pr-link":
-            url = ev.excerpt[len("pr-link: ") :] if ev.excerpt.startswith("pr-link: ") else ""
-            if (not url or url.endswith("…")) and fold.pr_links:
-                url = fold.pr_links[-1]
-            if url:
-                self._fact("pr.link", url, ev.anchor, ev.id, 0, url)
 
     def on_call(self, fold: Any, call: ToolCall, inp: Any, op: Any = False) -> None:
         """Called by the fold for every new tool_use (deduplicated by id), with its input and
@@ -270,11 +286,18 @@ class Deriver(msgspec.Struct):
         if name in SUBAGENT_TOOLS and isinstance(inp, dict):
             desc = str(inp.get("description") or _one_line(str(inp.get("prompt", "")), 60))
         self.book.on_call(call, op, desc)
-        main = self._main(fold, call.sidechain)
+        main = not call.sidechain or bool(fold.sidechain_file)
         keys = self.retry[call.id] = retry_keys(name, inp, op, main)
         if main:
             self.anomalies.on_call(call, keys[0][2:], op, desc is not None)
-        if op is not None and op[1] != "read":
+        if op is None:
+            if name in SHELL_TOOLS and isinstance(inp, dict):
+                cmd = inp.get("command")
+                self.commands[call.id] = str(cmd)[:500] if cmd is not None else call.brief
+            elif name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
+                self.inputs[call.id] = inp
+            return  # the rest is about files
+        if op[1] != "read":
             self.ops[call.id] = op
         if name in SHELL_TOOLS and isinstance(inp, dict):
             cmd = inp.get("command")

@@ -81,10 +81,18 @@ class MessageHandlers:
                 u = old
             else:
                 # a message's day is its first record's with usage in this file (pricing.py)
-                self.usage.add(key, model, u, utc_day(rec.timestamp) if old is None else "")
-                self.counters.api_messages = len(self.usage)
-                if self.on_usage is not None:
-                    self.on_usage(key, model, u, self.usage.day_of(key))
+                if old is None:
+                    self.usage.add(key, model, u, utc_day(rec.timestamp))
+                    self.counters.api_messages = len(self.usage)
+                    if self.on_usage is not None:
+                        self.on_usage(key, model, u, self.usage.day_of(key))
+                else:
+                    # a later record of a known message: the count of messages stays, and its
+                    # day was given with its first record (the session's book keeps the
+                    # earliest day of every file's, so giving it again changes nothing)
+                    self.usage.add(key, model, u, "")
+                    if self.on_usage is not None:
+                        self.on_usage(key, model, u, "")
         if rec.isApiErrorMessage:
             self.counters.api_errors += 1
             text = ""
@@ -150,7 +158,16 @@ class MessageHandlers:
         if isinstance(content, str) or content is None:
             self._user_text(rec, anchor, 0, payload, content or "", main)
             return
-        blocks = [decode_block(raw) for raw in content]
+        if len(content) == 1:
+            # the commonest user record: one tool_result (the general path below gives the same)
+            raw = content[0]
+            b = decode_block(raw)
+            if b.type == "tool_result" and b.schema_error is None and b.shape_error is None:
+                self._tool_result(rec, anchor, 0, raw, b, main)
+                return
+            blocks = [b]
+        else:
+            blocks = [decode_block(raw) for raw in content]
         for b in blocks:
             if b.shape_error is not None:
                 self._shape(anchor, f"block:{b.type}", b.shape_error)

@@ -50,13 +50,14 @@ class ToolHandlers:
         tid = b.id or ""
         inp = decode_any(b.input)
         brief = brief_input(name, inp)
+        said = f"{name}({brief})"
         self._event(
             "tool_use",
             anchor,
             rec,
             i,
             raw,
-            excerpt_of(f"{name}({brief})", EXCERPT_CHARS),
+            excerpt_of(said, EXCERPT_CHARS),
             name=name,
             tool_use_id=tid,
             message_id=key,
@@ -70,7 +71,7 @@ class ToolHandlers:
             self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
             self._touch(file_ops(name, inp), anchor)
             if main:
-                self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, timestamp=rec.timestamp)
+                self.last_action = Frontier("tool_use", said, anchor, tool=name, timestamp=rec.timestamp)
             return
         if tid in self.calls or self._find_call(tid, self._seq) is not None:
             return  # the same tool_use read twice is one call
@@ -100,7 +101,7 @@ class ToolHandlers:
             if link is not None:
                 self.subagents[self._cur_owner] = msgspec.structs.replace(link, inline_tool_calls=link.inline_tool_calls + 1)
         if main:
-            self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, tool_use_id=tid, timestamp=rec.timestamp)
+            self.last_action = Frontier("tool_use", said, anchor, tool=name, tool_use_id=tid, timestamp=rec.timestamp)
         early = self._early_results.pop(tid, None) if self._early_results else None
         if early is not None:  # its result was read first: the call is answered already
             self._pair(call, *early)
