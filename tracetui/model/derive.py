@@ -253,9 +253,14 @@ class Deriver(msgspec.Struct):
         elif k in _USAGE_KINDS:
             mid = ev.message_id
             if ev.usage is not None and mid:
-                model = fold.usage.model(mid)
-                if model is not None:
-                    book.on_model(mid, model)
+                b = book.open
+                # the model of a message is its first record's (UsageBook.model), so the
+                # episode's copy is the book's once the message is known to the episode
+                model = b.msg_model.get(mid) if b is not None else None
+                if model is None:
+                    model = fold.usage.model(mid)
+                    if model is not None:
+                        book.on_model(mid, model)
                 if not ev.sidechain or fold.sidechain_file:
                     self.anomalies.on_usage(ev, model)
         elif k == "metadata":
