@@ -87,6 +87,10 @@ Decoded = tuple[int, Union[Record, Quarantined], bytes | memoryview]
 def excerpt_of(text: str, limit: int = 80) -> str:
     """The first ``limit`` characters of ``text`` on one line (newlines folded to spaces)."""
     n = len(text)
+    if n <= limit and text.isprintable() and text[:1] != " " and text[-1:] != " ":
+        # already an excerpt: short, and no white space but inner ASCII spaces (a printable
+        # string holds no other), so nothing to strip, cut or fold
+        return text
     if n >= limit + 64 and not text[-64:].isspace():
         # long and not blank at the end: strip the head only, never copy the whole text (tool
         # results are often megabytes and start with spaces, such as Read's line numbers)

@@ -226,10 +226,11 @@ class AnomalyTracker(msgspec.Struct):
                         an.message = f"{path} read {len(lst)} times with no edit in between"
             else:
                 self.reads.pop(path, None)
-                self._clear("reread_loop:" + path, a, "file edited")
+                if self.open:
+                    self._clear("reread_loop:" + path, a, "file edited")
                 n = self.edits[path] = self.edits.get(path, 0) + 1
-                ek = "edit_thrash:" + path
                 if n >= EDIT_THRASH:
+                    ek = "edit_thrash:" + path
                     an = self.open.get(ek)
                     if an is None:
                         an = self._open("edit_thrash", "warn", ek, a, "", "at the next prompt (end of the episode)", [a])

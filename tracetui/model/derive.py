@@ -86,25 +86,31 @@ def normalised_input(inp: Any) -> Any:
     runs of whitespace in string values folded to one space."""
     if not isinstance(inp, dict):
         return inp
-    return {k: (_folded(v) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
+    out = {}
+    for k, v in inp.items():
+        if k in VOLATILE_KEYS:
+            continue
+        # ``" ".join(v.split())``, without splitting a text that has nothing to fold: in a
+        # printable string the only white space is the ASCII space (``str.isprintable`` is
+        # false for every other character ``str.split`` splits at), so a printable string with
+        # no double space and none at either end is its own folding
+        if isinstance(v, str) and not (v.isprintable() and "  " not in v and v[:1] != " " and v[-1:] != " "):
+            v = " ".join(v.split())
+        out[k] = v
+    return out
 
 
-def _folded(v: str) -> str:
-    """``" ".join(v.split())``, without splitting a text that has nothing to fold: in a
-    printable string the only white space is the ASCII space (``str.isprintable`` is false for
-    every other character ``str.split`` splits at), so a printable string with no double space
-    and none at either end is its own folding."""
-    if v.isprintable() and "  " not in v and v[:1] != " " and v[-1:] != " ":
-        return v
-    return " ".join(v.split())
+_blake2b = hashlib.blake2b
+_dumps = orjson.dumps
+_SORTED = orjson.OPT_SORT_KEYS
 
 
 def _digest(inp: Any) -> str:
     try:
-        data = orjson.dumps(inp, option=orjson.OPT_SORT_KEYS)
+        data = _dumps(inp, option=_SORTED)
     except TypeError:
         data = repr(inp).encode("utf-8", "replace")
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
+    return _blake2b(data, digest_size=8).hexdigest()
 
 
 def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> tuple[str, ...]:
@@ -123,11 +129,11 @@ def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> t
     Source: the fresh-user trial of the model layer (notes/model-fixes.md §2): a failure a retry
     fixed was listed as open. Pure and order-free within a file: keys depend on the input only.
     """
-    t = "m" if main else "s"
-    keys = [f"{t}|{name}:{_digest(normalised_input(inp))}"]
-    if op is not None:
-        keys.append(f"{t}|file:{'read' if op[1] == 'read' else 'change'}:{op[0]}")
-    return tuple(keys)
+    t = "m|" if main else "s|"
+    first = t + name + ":" + _digest(normalised_input(inp))
+    if op is None:
+        return (first,)
+    return (first, t + ("file:read:" if op[1] == "read" else "file:change:") + op[0])
 
 
 def _statements(text: str) -> list[tuple[str, str]]:
@@ -335,21 +341,24 @@ class Deriver(msgspec.Struct):
         result's content, raw or its whole text, see ``ingest.content.result_text``; only failed
         calls and shell tools read it)."""
         anchor = call.result_anchor or call.anchor
-        eid = f"{call.id}:result"
         name = call.name
-        cmd = self.commands.pop(call.id, None)
-        inp = self.inputs.pop(call.id, None)
-        op = self.ops.pop(call.id, None)
+        tid = call.id
+        cmd = self.commands.pop(tid, None) if self.commands else None
+        inp = self.inputs.pop(tid, None) if self.inputs else None
+        op = self.ops.pop(tid, None) if self.ops else None
         ep = self.book.prompts
-        keys = self.retry.pop(call.id, None)
+        keys = self.retry.pop(tid, None)
         if keys is not None:
             if call.is_error:
                 for k in keys:
-                    self.failed.setdefault(k, []).append(call.id)
-            else:
+                    self.failed.setdefault(k, []).append(tid)
+            elif self.failed:
                 for k in keys:
-                    for tid in self.failed.pop(k, ()):
-                        self.book.resolve(tid, anchor, len(fold.events) - 1)
+                    for t in self.failed.pop(k, ()):
+                        self.book.resolve(t, anchor, len(fold.events) - 1)
+        if not call.is_error and name not in SHELL_TOOLS and op is None and inp is None:
+            return  # a call that worked and that no rule reads the result of (Read, Grep, ...)
+        eid = f"{tid}:result"
         if op is not None and not call.is_error:
             # replaced, not mutated, so snapshots share these objects instead of copying them
             ft = self.changed.get(op[0]) or FileTouch(op[0], first=anchor)

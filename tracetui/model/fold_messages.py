@@ -13,6 +13,7 @@ from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import (
     KNOWN_BLOCK_TYPES,
     Block,
+    Message,
     Record,
     decode_block,
     decode_head,
@@ -44,8 +45,14 @@ class MessageHandlers:
     _cur_owner: str | None
 
     def _assistant(self: Any, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
-        main = self._is_main_thread(rec)
-        msg = decode_message(rec.message)
+        sf = self.sidechain_file
+        if sf is None:
+            main = self._is_main_thread(rec)
+        else:
+            main = sf or not rec.isSidechain
+        msg = rec.message
+        if not isinstance(msg, Message):  # decoded with its record already, in the common case
+            msg = decode_message(msg)
         if msg is None:
             self.counters.unknown_records += 1
             self._unknown(anchor, "assistant", "message missing or of unexpected shape")
@@ -143,8 +150,14 @@ class MessageHandlers:
         self._event("unknown_block", anchor, rec, i, raw, excerpt_of(f"{b.type}: {reason}"), "unknown", name=b.type)
 
     def _user(self: Any, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
-        main = self._is_main_thread(rec)
-        msg = decode_message(rec.message)
+        sf = self.sidechain_file
+        if sf is None:
+            main = self._is_main_thread(rec)
+        else:
+            main = sf or not rec.isSidechain
+        msg = rec.message
+        if not isinstance(msg, Message):  # decoded with its record already, in the common case
+            msg = decode_message(msg)
         if msg is None:
             self.counters.unknown_records += 1
             self._unknown(anchor, "user", "message missing or of unexpected shape")

@@ -48,7 +48,9 @@ class ToolHandlers:
     def _tool_use(self: Any, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block, key: str, u: Any, main: bool) -> None:
         name = _intern(b.name) if b.name else "?"
         tid = b.id or ""
-        inp = decode_any(b.input)
+        inp = b.input
+        if type(inp) is msgspec.Raw:  # else decoded with its block already (any JSON value)
+            inp = decode_any(inp)
         brief = brief_input(name, inp)
         said = f"{name}({brief})"
         self._event(
