@@ -95,12 +95,19 @@ def result_excerpt(content: Any, limit: int = 80) -> str:
     whole of a long string content: its excerpt comes from a decoded prefix when that prefix
     holds more than ``limit`` characters after leading whitespace (then the whole text does too,
     and its excerpt is the prefix's first ``limit - 1`` characters and an ellipsis)."""
-    if type(content) is msgspec.Raw and len(content) > PREFIX_FROM and bytes(memoryview(content)[:1]) == b'"':  # type: ignore[arg-type]
-        head = _prefix_text(content)
-        if head is not None:
-            s = head.lstrip()
-            if len(s.rstrip()) > limit:
-                return (s[: limit - 1] + "…").replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    if type(content) is msgspec.Raw and content:
+        quoted = memoryview(content)[0] == 34  # type: ignore[arg-type]
+        if quoted and len(content) > PREFIX_FROM:
+            head = _prefix_text(content)
+            if head is not None:
+                s = head.lstrip()
+                if len(s.rstrip()) > limit:
+                    return (s[: limit - 1] + "…").replace("\r", " ").replace("\n", " ").replace("\t", " ")
+        elif quoted:  # a string: its text is the string (what ``result_text`` gives it)
+            try:
+                return excerpt_of(_str_decoder.decode(content), limit)
+            except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+                pass
     return excerpt_of(result_text(content), limit)
 
 

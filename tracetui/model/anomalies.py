@@ -124,6 +124,11 @@ def context_window(model: str | None, used: int = 0) -> int:
     return CONTEXT_WINDOW_TOKENS
 
 
+#: context pressure needs at least this many tokens (the ratio of the standard window, the
+#: smallest :func:`context_window` assumes)
+_PRESSURE_LEAST = CONTEXT_PRESSURE_RATIO * CONTEXT_WINDOW_TOKENS
+
+
 class AnomalyTracker(msgspec.Struct):
     """The incremental detectors of one file (plain data: persistable)."""
 
@@ -268,9 +273,11 @@ class AnomalyTracker(msgspec.Struct):
                     an.add_evidence(ev.anchor)
                 an.message = f"{n} tool results in a row failed"
         else:
-            self.error_streak.clear()
-            self._clear("tool_error_streak", ev.anchor, "a tool result succeeded")
-        key = self.dangling_ids.pop(ev.tool_use_id or "", None)
+            if self.error_streak:
+                self.error_streak.clear()
+            if self.open:
+                self._clear("tool_error_streak", ev.anchor, "a tool result succeeded")
+        key = self.dangling_ids.pop(ev.tool_use_id or "", None) if self.dangling_ids else None
         if key is not None and key in self.open:
             if not any(v == key for v in self.dangling_ids.values()):
                 self._clear(key, ev.anchor, "the dangling calls got their results")
@@ -304,6 +311,8 @@ class AnomalyTracker(msgspec.Struct):
         if u is None:
             return
         used = u[0] + u[2] + u[3]
+        if used < _PRESSURE_LEAST and "context_pressure" not in self.open:
+            return  # below the ratio of the smallest window: no pressure, none to clear
         window = context_window(model, used)
         if used >= CONTEXT_PRESSURE_RATIO * window:
             an = self.open.get("context_pressure")

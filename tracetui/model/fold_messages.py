@@ -16,6 +16,7 @@ from tracetui.ingest.decode import (
     Message,
     Record,
     decode_block,
+    decode_block_fast,
     decode_head,
     decode_message,
     excerpt_of,
@@ -77,7 +78,10 @@ class MessageHandlers:
             h1 = us.cache_creation.ephemeral_1h_input_tokens if us.cache_creation is not None else 0
             # the 1-hour part of the cache writes (priced higher); never more than their total
             u = (us.input_tokens, us.output_tokens, cw, us.cache_read_input_tokens, h1 if h1 <= cw else cw)
-            old = self.usage.get(key)
+            book = self.usage
+            old = book.by_id.get(key)  # a recent message (UsageBook.get, one call less)
+            if old is None:
+                old = book.get(key)
             # every model seen with usage is a model used, even on a reused message id
             models = self.models
             models[model] = models.get(model, 0) + (old is None)
@@ -89,15 +93,15 @@ class MessageHandlers:
             else:
                 # a message's day is its first record's with usage in this file (pricing.py)
                 if old is None:
-                    self.usage.add(key, model, u, utc_day(rec.timestamp))
-                    self.counters.api_messages = len(self.usage)
+                    book.add(key, model, u, utc_day(rec.timestamp))
+                    self.counters.api_messages = len(book)
                     if self.on_usage is not None:
-                        self.on_usage(key, model, u, self.usage.day_of(key))
+                        self.on_usage(key, model, u, book.day_of(key))
                 else:
                     # a later record of a known message: the count of messages stays, and its
                     # day was given with its first record (the session's book keeps the
                     # earliest day of every file's, so giving it again changes nothing)
-                    self.usage.add(key, model, u, "")
+                    book.add(key, model, u, "")
                     if self.on_usage is not None:
                         self.on_usage(key, model, u, "")
         if rec.isApiErrorMessage:
@@ -120,7 +124,10 @@ class MessageHandlers:
             self._event("assistant_text", anchor, rec, 0, payload, "", message_id=key, usage=u)
             return
         for i, raw in enumerate(content):
-            b = decode_block(raw)
+            try:
+                b = decode_block_fast(raw)
+            except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+                b = decode_block(raw)  # says what is wrong, or repairs it
             if b.shape_error is not None:
                 self._shape(anchor, f"block:{b.type}", b.shape_error)
             bt = b.type
@@ -174,7 +181,10 @@ class MessageHandlers:
         if len(content) == 1:
             # the commonest user record: one tool_result (the general path below gives the same)
             raw = content[0]
-            b = decode_block(raw)
+            try:
+                b = decode_block_fast(raw)
+            except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+                b = decode_block(raw)  # says what is wrong, or repairs it
             if b.type == "tool_result" and b.schema_error is None and b.shape_error is None:
                 self._tool_result(rec, anchor, 0, raw, b, main)
                 return
