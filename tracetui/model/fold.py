@@ -143,9 +143,10 @@ class FileFold(MessageHandlers, ToolHandlers):
         if offset == 0 and bom_length(0, buf):
             buf = buf[3:]
             offset = 3
-        if not buf or buf[0] in _BLANK and not bytes(buf).strip():
+        if not buf:
             return
-        if buf[0] == 123 and buf[-1] == 125:  # b"{", b"}": the common line, decoded in one call
+        first = buf[0]
+        if first == 123 and buf[-1] == 125:  # b"{", b"}": the common line, decoded in one call
             try:
                 rec = decode_record_fast(buf)
             except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -153,6 +154,8 @@ class FileFold(MessageHandlers, ToolHandlers):
             else:
                 self.feed_record(rec, Anchor(self.src, line_no, offset), buf)
                 return
+        elif first in _BLANK and not bytes(buf).strip():
+            return
         for rel, item, payload in decode_line(buf):
             anchor = Anchor(self.src, line_no, offset + rel)
             if isinstance(item, Quarantined):

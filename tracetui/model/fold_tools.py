@@ -203,8 +203,7 @@ class ToolHandlers:
         leaves ``pending``; derived state, subagent links and todos take the result. When the
         call was the thread's last action and failed, the frontier says so (``tool_error``)."""
         tid, name = call.id, call.name
-        if tid in self.pending:
-            del self.pending[tid]
+        self.pending.pop(tid, None)
         la = self.last_action
         if is_error and la is not None and la.kind == "tool_use" and la.tool_use_id == tid:
             self.last_action = Frontier(
@@ -214,7 +213,7 @@ class ToolHandlers:
         call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=exc)
         if self.derive is not None:
             self.derive.on_result(self, call, content, None)
-        inp = self._call_inputs.pop(tid, None)
+        inp = self._call_inputs.pop(tid, None) if self._call_inputs else None
         if name in SUBAGENT_TOOLS:
             link = self.subagents.get(tid)
             if link is not None:
