@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracetui.ingest.decode import excerpt_of
@@ -217,32 +217,3 @@ def test_normalised_input_matches_the_plain_rule(inp: dict) -> None:
 
     want = {k: (" ".join(v.split()) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
     assert normalised_input(inp) == want
-
-
-_INPUT_VALUE = st.recursive(
-    _INPUT_TEXT
-    | st.text(alphabet=" ab-\\", max_size=8)
-    | st.sampled_from(["ls -la", "a\\nb", 'say "hi"', " ", "x\u2028y", "é"])
-    | st.integers(-3, 2**70)
-    | st.none(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b c"]), inner, max_size=2),
-    max_leaves=6,
-)
-
-
-@settings(max_examples=800, deadline=None)
-@given(st.dictionaries(st.sampled_from(["command", "description", "file_path", "timeout", " k", "k  "]), _INPUT_VALUE) | _INPUT_VALUE)
-@example({"command": " a"})
-@example({"command": "a "})
-@example({"command": "a  b", "timeout": 5})
-@example({"command": "a\tb"})
-@example({"command": "a\nb"})
-@example({"command": "a\rb"})
-@example({"command": "a\x0cb"})
-@example({"command": "a\x0bb"})
-@example({"command": "a\x1fb"})
-def test_input_digest_matches_the_plain_rule(inp) -> None:
-    """The tool-loop key's digest of an input is the digest of its normalised form."""
-    from tracetui.model.derive import _digest, _input_digest, normalised_input
-
-    assert _input_digest(inp) == _digest(normalised_input(inp))

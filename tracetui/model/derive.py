@@ -113,35 +113,6 @@ def _digest(inp: Any) -> str:
     return _blake2b(data, digest_size=8).hexdigest()
 
 
-#: in orjson's output of an ASCII value, the signs of white space ``normalised_input`` would
-#: fold: an escaped line end, tab, form feed or other control character, a double space, and a
-#: space next to a quote (a string value starting or ending with one)
-_FOLDABLE = (b"\\n", b"\\r", b"\\t", b"\\f", b"\\u00", b"  ", b' "', b'" ')
-
-
-def _input_digest(inp: Any) -> str:
-    """``_digest(normalised_input(inp))``, without building the normalised input when the
-    input has nothing to fold: its JSON is ASCII and shows none of :data:`_FOLDABLE` (a false
-    alarm, such as an escaped backslash before ``n``, only takes the longer way)."""
-    if not isinstance(inp, dict):
-        return _digest(inp)
-    for k in VOLATILE_KEYS:
-        if k in inp:
-            inp = {k: v for k, v in inp.items() if k not in VOLATILE_KEYS}
-            break
-    try:
-        data = _dumps(inp, option=_SORTED)
-    except TypeError:
-        return _digest(normalised_input(inp))
-    if data.isascii():
-        for sign in _FOLDABLE:
-            if sign in data:
-                break
-        else:
-            return _blake2b(data, digest_size=8).hexdigest()
-    return _digest(normalised_input(inp))
-
-
 def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> tuple[str, ...]:
     """The keys under which a failed call waits for a successful retry (the resolution rule).
 
@@ -159,7 +130,7 @@ def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> t
     fixed was listed as open. Pure and order-free within a file: keys depend on the input only.
     """
     t = "m|" if main else "s|"
-    first = t + name + ":" + _input_digest(inp)
+    first = t + name + ":" + _digest(normalised_input(inp))
     if op is None:
         return (first,)
     return (first, t + ("file:read:" if op[1] == "read" else "file:change:") + op[0])
