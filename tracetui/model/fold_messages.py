@@ -51,9 +51,8 @@ class MessageHandlers:
             main = self._is_main_thread(rec)
         else:
             main = sf or not rec.isSidechain
-        msg = rec.message
-        if not isinstance(msg, Message):  # decoded with its record already, in the common case
-            msg = decode_message(msg)
+        # decoded with its record already, in the common case
+        msg: Message | None = rec.message if isinstance(rec.message, Message) else decode_message(rec.message)
         if msg is None:
             self.counters.unknown_records += 1
             self._unknown(anchor, "assistant", "message missing or of unexpected shape")
@@ -162,9 +161,8 @@ class MessageHandlers:
             main = self._is_main_thread(rec)
         else:
             main = sf or not rec.isSidechain
-        msg = rec.message
-        if not isinstance(msg, Message):  # decoded with its record already, in the common case
-            msg = decode_message(msg)
+        # decoded with its record already, in the common case
+        msg: Message | None = rec.message if isinstance(rec.message, Message) else decode_message(rec.message)
         if msg is None:
             self.counters.unknown_records += 1
             self._unknown(anchor, "user", "message missing or of unexpected shape")
@@ -182,7 +180,7 @@ class MessageHandlers:
             # the commonest user record: one tool_result (the general path below gives the same)
             raw = content[0]
             try:
-                b = decode_block_fast(raw)
+                b: Block = decode_block_fast(raw)
             except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
                 b = decode_block(raw)  # says what is wrong, or repairs it
             if b.type == "tool_result" and b.schema_error is None and b.shape_error is None:
