@@ -21,12 +21,13 @@ from typing import Any, Union
 import msgspec
 import orjson
 
-from tracetui.ingest.content import result_text
+from tracetui.ingest.content import result_tail, result_text
 from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.ingest.tools import one_line as _one_line
 from tracetui.model.anomalies import AnomalyTracker
 from tracetui.model.episodes import EpisodeBook
 from tracetui.model.facts import (
+    TAIL_BYTES,
     FactStore,
     extract_commits,
     extract_exit_code,
@@ -364,7 +365,7 @@ class Deriver(msgspec.Struct):
             ft = self.changed.get(op[0]) or FileTouch(op[0], first=anchor)
             w, e = (ft.writes + 1, ft.edits) if op[1] == "write" else (ft.writes, ft.edits + 1)
             self.changed[op[0]] = FileTouch(op[0], ft.reads, w, e, ft.first, anchor)
-        text = result_text(content) if call.is_error or name in SHELL_TOOLS else ""
+        text = result_text(content) if call.is_error else ""
         if call.is_error:
             head = text.lstrip()[:200]
             if head.startswith(REJECTED_PREFIX):
@@ -380,17 +381,23 @@ class Deriver(msgspec.Struct):
                 if code is not None:
                     self._fact("cmd.exit_code", code, anchor, eid, n, f"Exit code {code}: {cmd or call.brief}")
                     n += 1
-            for runner, counts, quote in extract_test_runs(text):
+            c = cmd or call.brief
+            # the whole text when a rule reads its start (a commit, a new pull request); else
+            # only its end, the test summaries' place, is decoded (result_tail)
+            whole = text if call.is_error else result_text(content) if "commit" in c or "pr create" in c else None
+            tail = whole[-TAIL_BYTES:] if whole is not None else result_tail(content, TAIL_BYTES)
+            for runner, counts, quote in extract_test_runs(tail):
                 for field in sorted(counts):
                     self._fact(f"tests.{runner}.{field}", counts[field], anchor, eid, n, quote)
                     n += 1
-            c = cmd or call.brief
-            if "commit" in c:
-                for h, subject, quote in extract_commits(text):
+            if "commit" in c and whole is not None:  # (``whole`` is the text whenever "commit" is in c)
+                for h, subject, quote in extract_commits(whole):
                     self._fact("git.commit", f"{h} {subject}", anchor, eid, n, quote)
                     n += 1
-            if "pr create" in c or "pull/" in text[-300:]:
-                for url in extract_pr_urls(text):
+            if "pr create" in c or "pull/" in tail[-300:]:
+                if whole is None:
+                    whole = result_text(content)
+                for url in extract_pr_urls(whole):
                     self._fact("pr.link", url, anchor, eid, n, url)
                     n += 1
         elif not call.is_error and inp is not None:
