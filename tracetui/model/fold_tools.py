@@ -159,7 +159,10 @@ class ToolHandlers:
         (``events.find_call``: its tool_use event, among the events before sequence number
         ``before``), or ``None`` (no such call, or a ledger that finds none: a list, from which
         no call is ever let go)."""
-        find = getattr(self.events, "find_call", None)
+        events = self.events
+        if type(events) is list:
+            return None  # (a list finds none; asking it would raise and catch an AttributeError)
+        find = getattr(events, "find_call", None)
         return find(tid, before) if find is not None else None
 
     def _trim_calls(self: Any) -> None:
