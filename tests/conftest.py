@@ -129,3 +129,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> None:
 @pytest.fixture(autouse=True)
 def _isolated_fold_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "tracetui-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_codex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the user's own Codex rollouts (~/.codex) are never listed by a test
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))

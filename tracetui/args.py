@@ -12,7 +12,11 @@ import argparse
 from collections.abc import Callable
 from typing import NoReturn
 
-__all__ = ["OneLineParser", "int_at_least", "add_source_args"]
+__all__ = ["OneLineParser", "int_at_least", "add_source_args", "add_agent_arg", "AGENT_CHOICES"]
+
+#: the values of ``--agent`` (the same as ``tracetui.ingest.agents.AGENTS``, which this bottom
+#: layer cannot import; a test keeps them equal)
+AGENT_CHOICES = ("claude", "codex")
 
 
 def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
@@ -46,14 +50,29 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see '{hint}')\n")
 
 
+def add_agent_arg(p: argparse.ArgumentParser) -> None:
+    """``--agent claude|codex``: only that agent's sessions (``ns.agent``, ``None`` for both)."""
+    p.add_argument(
+        "--agent",
+        choices=AGENT_CHOICES,
+        default=None,
+        help="only this agent's sessions: claude (Claude Code) or codex (OpenAI Codex CLI) (default: both)",
+    )
+
+
 def add_source_args(p: argparse.ArgumentParser) -> None:
     """The source arguments shared by ``state``, ``view`` and ``card``."""
     p.add_argument(
         "paths",
         nargs="*",
         metavar="PATH|SESSION",
-        help="transcript files (.jsonl), or a session id or id prefix, looked up under <claude dir>/projects ($CLAUDE_CONFIG_DIR or ~/.claude) (default: the newest session there)",
+        help=(
+            "transcript or rollout files (.jsonl), or a session id / Codex thread id or a prefix of one, looked up under"
+            " <claude dir>/projects ($CLAUDE_CONFIG_DIR or ~/.claude) and the Codex CLI's sessions and archived_sessions"
+            " ($CODEX_HOME or ~/.codex) (default: the newest session of either agent)"
+        ),
     )
+    add_agent_arg(p)
     p.add_argument("--no-subagents", action="store_true", help="fold only the named files, not the subagent transcripts found beside them")
     p.add_argument(
         "--no-cache",

@@ -18,7 +18,7 @@ from tracetui.session.open import load_state, resolve_paths, save_store
 
 __all__ = ["main", "SubcommandParser"]
 
-SUBCOMMANDS = ("state", "view", "card", "hook")
+SUBCOMMANDS = ("state", "view", "card", "hook", "export", "report", "search")
 
 
 class _SafeStream:
@@ -60,14 +60,14 @@ def _cmd_state(ns: argparse.Namespace) -> int:
         # state line says what is wrong with a source (``sources[].error``) meanwhile
         from tracetui.session.reader import SessionReader
 
-        paths = resolve_paths(ns.paths, check=False)
+        paths = resolve_paths(ns.paths, check=False, agent=ns.agent)
         if any(p.is_dir() for p in paths):
             raise TranscriptError(f"{next(p for p in paths if p.is_dir())}: is a directory, not a transcript file")
         reader = SessionReader(paths, subagents=not ns.no_subagents)
         reader.poll()
         state = reader.snapshot()
     else:
-        paths = resolve_paths(ns.paths)
+        paths = resolve_paths(ns.paths, agent=ns.agent)
         reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
     redact = not getattr(ns, "no_redact", False)
 
@@ -110,14 +110,11 @@ def _cmd_state(ns: argparse.Namespace) -> int:
     return 0
 
 
-#: DEL and the C1 controls, which JSON allows raw in strings, written as ``\\u`` escapes instead
-#: (the same JSON value; a terminal never sees them raw)
-_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
-
-
 def _json_safe(data: bytes) -> str:
     """orjson output with DEL and C1 controls escaped (orjson escapes only C0)."""
-    return data.decode().translate(_JSON_CONTROLS)
+    from tracetui.views.safe import json_safe
+
+    return json_safe(data)
 
 
 class SubcommandParser(OneLineParser):
@@ -137,14 +134,15 @@ def _build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="tracetui",
         description=(
-            "A terminal live monitor for Claude Code sessions; the subcommands print the same state\n"
-            "without the app. 'tracetui COMMAND --help' gives each one's options."
+            "A terminal live monitor for Claude Code sessions ($CLAUDE_CONFIG_DIR or ~/.claude) and OpenAI\n"
+            "Codex CLI sessions ($CODEX_HOME or ~/.codex); the subcommands print the same state without\n"
+            "the app. 'tracetui COMMAND --help' gives each one's options (--agent claude|codex: one agent's sessions only)."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "the live monitor (no subcommand):\n"
-            "  tracetui                      the newest session (the bundled demo when there is none)\n"
-            "  tracetui PATH|SESSION ...     one tab per transcript file or session id (prefix)\n"
+            "  tracetui                      the newest session of either agent (the bundled demo when there is none)\n"
+            "  tracetui PATH|SESSION ...     one tab per transcript file, session id or Codex thread id (prefix)\n"
             "  tracetui --all [--hours N]    one tab per session active in the last N hours\n"
             "  tracetui --demo               play the bundled demo session\n"
             "  tracetui -- --help            every option of the monitor"
@@ -175,7 +173,14 @@ def _build_parser() -> argparse.ArgumentParser:
         help="with --json: keep secrets (API keys, tokens, passwords) as the transcript holds them; by default they are masked in place",
     )
     ps.set_defaults(func=_cmd_state)
-    for name, mod in (("view", "tracetui.commands"), ("card", "tracetui.commands"), ("hook", "tracetui.hook")):
+    for name, mod in (
+        ("view", "tracetui.commands"),
+        ("card", "tracetui.commands"),
+        ("hook", "tracetui.hook"),
+        ("export", "tracetui.export"),
+        ("report", "tracetui.report"),
+        ("search", "tracetui.report"),
+    ):
         _register_optional(sub, name, mod)
     return p
 

@@ -36,7 +36,7 @@ _max_chars = int_at_least(MIN_MAX_CHARS, "the view's header and watermark alone 
 def _load(ns: argparse.Namespace):
     from tracetui.session.open import load_state, resolve_paths, save_store
 
-    paths = resolve_paths(ns.paths)
+    paths = resolve_paths(ns.paths, agent=ns.agent)
     reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
     save_store(reader)
     return state

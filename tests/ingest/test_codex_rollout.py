@@ -1,8 +1,9 @@
-"""A Codex CLI rollout is named as one, by the headless commands and by the monitor.
+"""A Codex CLI rollout is folded as one (issue 11), by the headless commands and by the monitor;
+a file of JSON lines that is neither agent's transcript is still refused in one line.
 
-Before the fix the monitor showed an empty IDLE screen with an info badge, and ``tracetui
-state`` said only "not a transcript (N JSON object(s), none a Claude Code record)". The rollout
-here is written by the test (shapes from shared/docs/codex-format.md; nothing copied).
+Before issue 11 a rollout was refused ("an OpenAI Codex CLI rollout; tracetui reads Claude Code
+transcripts only"): that refusal is gone for Codex. The rollout here is written by the test
+(shapes from shared/docs/codex-format.md; nothing copied).
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from pathlib import Path
 from tui_support import app_for, wait_until
 
 from tracetui.cli import main
-
-SAYS = "an OpenAI Codex CLI rollout; tracetui reads Claude Code transcripts only (Codex support is coming)"
 
 
 def _rollout(path: Path) -> Path:
@@ -42,19 +41,49 @@ def _rollout(path: Path) -> Path:
     return path
 
 
-def test_state_says_the_file_is_a_codex_rollout(tmp_path: Path, capsys) -> None:
+def test_state_folds_a_codex_rollout(tmp_path: Path, capsys) -> None:
     p = _rollout(tmp_path / "rollout-2026-03-02T09-00-00-0199aaaa.jsonl")
-    for cmd in ("state", "view", "card"):
-        assert main([cmd, "--no-cache", str(p)]) == 1
-        assert capsys.readouterr().err == f"tracetui: {p}: {SAYS}\n"
+    assert main(["state", "--no-cache", "--json", str(p)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["agent"] == "codex"
+    assert out["counters"]["records"] == 4 and out["counters"]["user_prompts"] == 1
+    assert out["goal"]["text"] == "Fix the failing test"
+    assert [c["name"] for c in out["pending_calls"]] == ["shell"]
+    for cmd in ("view", "card"):
+        assert main([cmd, "--no-cache", str(p)]) == 0
+        assert "Fix the failing test" in capsys.readouterr().out
 
 
-async def test_the_monitor_says_the_file_is_a_codex_rollout(tmp_path: Path) -> None:
+def test_other_json_lines_are_still_refused(tmp_path: Path, capsys) -> None:
+    p = tmp_path / "other.jsonl"
+    p.write_text('{"timestamp": "2026-03-02T09:00:00.000Z", "type": "session_meta", "payload": "x"}\n{"kind": 1}\n')
+    assert main(["state", "--no-cache", str(p)]) == 1
+    assert capsys.readouterr().err == f"tracetui: {p}: not a transcript (2 JSON object(s), none a Claude Code record)\n"
+
+
+async def test_the_monitor_shows_a_codex_rollout(tmp_path: Path) -> None:
     p = _rollout(tmp_path / "rollout.jsonl")
     app = app_for([p], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app.current_view is not None and app.current_view.notice_text, 300, 0.02)
+        await wait_until(pilot, lambda: app.current_view is not None and app.current_view.state is not None, 300, 0.02)
         view = app.current_view
-        assert view.notice_text == f"rollout.jsonl: {SAYS}"
-        assert view.query_one(".notice").display
-        assert SAYS in str(view.query_one(".notice").content)
+        assert view.state.agent == "codex"
+        assert view.state.counters.user_prompts == 1
+        assert "not a transcript" not in view.notice_text and "rollout;" not in view.notice_text
+
+
+def test_a_rollout_without_a_thread_id_is_named_and_not_folded(tmp_path: Path, capsys) -> None:
+    p = tmp_path / "broken.jsonl"
+    t = "2026-03-02T09:00:00.000Z"
+    p.write_text(
+        json.dumps({"timestamp": t, "type": "session_meta", "payload": {"cwd": "/x"}})
+        + "\n"
+        + json.dumps({"timestamp": t, "type": "event_msg", "payload": {"type": "user_message", "message": "hi"}})
+        + "\n"
+    )
+    assert main(["state", "--no-cache", str(p)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"tracetui: {p}: an OpenAI Codex CLI rollout without a thread id in its first line (a session_meta payload with an id); not folded\n"
+    )

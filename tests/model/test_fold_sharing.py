@@ -135,3 +135,25 @@ def test_the_session_token_book_of_one_file_is_that_files_and_a_second_file_comb
     )
     assert want.counters.api_messages == 4 and one.counters.api_messages == 3
     assert want.tokens.output == 15 + 99 + 25 + 2  # msg_0: max(0, 15), msg_1: max(5, 20, 99), msg_2, msg_side
+
+
+def test_a_codex_file_decided_on_its_first_record_gives_the_session_its_tokens() -> None:
+    """The fold a file's first record chooses (SessionFold._decide) brings its own token book:
+    with one file, that book is the session's, so the session's tokens are the rollout's."""
+    from tracetui.demo.codex_records import RolloutBuilder
+    from tracetui.model.codex_fold import CodexFold
+    from tracetui.model.session_fold import SessionFold
+
+    b = RolloutBuilder()
+    b.turn("fix the build")
+    b.tokens(1_000, 200, 30)
+    sf = SessionFold(price=False)
+    sf.add_source("rollout.jsonl", "rollout.jsonl")
+    offset = 0
+    for n, line in enumerate(b.data().split(b"\n")[:-1], 1):
+        sf.feed_line(0, n, offset, line)
+        offset += len(line) + 1
+    f = sf.folds[0]
+    assert isinstance(f, CodexFold) and sf.usage is f.usage
+    st = sf.snapshot()
+    assert st.tokens == f.usage.tokens() and st.tokens.input == 800 and st.counters.api_messages == 1

@@ -59,11 +59,12 @@ def register_hook(sub: Any) -> None:
     """
     ph = sub.add_parser(
         "hook",
-        help="Claude Code hook: give the model the state card after a compaction, resume or clear (install it with 'hook install')",
+        help="Claude Code hook (Claude Code only, not Codex CLI): give the model the state card after a compaction, resume or clear (install it with 'hook install')",
         description=(
             "Run by Claude Code as a SessionStart/UserPromptSubmit hook: reads the hook input JSON on stdin and prints"
             " the state card (added to the model's context) after a compaction, resume or clear, and on a prompt only"
             " when the gate opens. Never fails the session: errors are one line on stderr, exit 0."
+            " For Claude Code only: a Codex CLI session (its rollout) is refused in one line; use 'tracetui card' for it."
             " 'tracetui hook install' adds it to Claude Code's settings.json."
         ),
     )

@@ -419,6 +419,11 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
     elif not path.exists():
         # a session with no transcript yet has no state to restore: nothing to print, but say so
         raise HookSkip(f"{path}: no such transcript file yet, so no card")
+    from tracetui.ingest.codex_discover import is_rollout
+
+    if is_rollout(path):
+        # the hook speaks Claude Code's hook protocol; a Codex rollout's card is 'tracetui card'
+        raise HookError(f"{path}: a Codex CLI rollout; the hook is for Claude Code sessions only (use 'tracetui card' for a Codex session)")
     state = _fold(path, use_cache)
     anomalies = None
     if event == "UserPromptSubmit" and not always:

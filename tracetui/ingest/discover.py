@@ -1,8 +1,9 @@
-"""Find Claude Code sessions and their subagent transcripts on disk.
+"""Find Claude Code and Codex CLI sessions and their subagent files on disk.
 
-Layouts (transcript-format.md §1, §9): ``<projects>/<encoded-cwd>/<session-id>.jsonl``; subagents
-inline (``isSidechain`` records in the main file), as ``agent-*.jsonl`` siblings (2.0.x), or under
-``<session-id>/subagents/**/agent-*.jsonl`` with an optional ``agent-*.meta.json`` (2.1.x).
+Claude Code layouts (transcript-format.md §1, §9): ``<projects>/<encoded-cwd>/<session-id>.jsonl``;
+subagents inline (``isSidechain`` records in the main file), as ``agent-*.jsonl`` siblings (2.0.x),
+or under ``<session-id>/subagents/**/agent-*.jsonl`` with an optional ``agent-*.meta.json`` (2.1.x).
+Codex CLI rollouts and their child rollouts: :mod:`tracetui.ingest.codex_discover`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from tracetui.ingest import codex_discover
+from tracetui.ingest.codex_discover import codex_dir
 from tracetui.ingest.files import is_regular, open_regular
 
 __all__ = [
@@ -20,6 +23,8 @@ __all__ = [
     "SubagentFile",
     "DiscoveryError",
     "claude_dir",
+    "codex_dir",
+    "where_sessions",
     "projects_dir",
     "list_sessions",
     "newest_session",
@@ -27,6 +32,9 @@ __all__ = [
     "subagent_files",
     "subagent_places",
     "resolve_target",
+    "TranscriptFile",
+    "all_transcripts",
+    "codex_transcripts",
 ]
 
 
@@ -36,14 +44,18 @@ class DiscoveryError(Exception):
 
 @dataclass(frozen=True)
 class SessionInfo:
-    """A main transcript: its path, session id (the file stem), project folder name,
-    size in bytes and modification time in seconds since the epoch."""
+    """A main transcript: its path, session id, project, size in bytes, modification time in
+    seconds since the epoch, and the agent that wrote it (``"claude"`` | ``"codex"``).
+
+    Claude Code: the id is the file stem, the project the project folder's name. Codex CLI: the
+    id is the thread id and the project the ``cwd`` of the rollout's ``session_meta``."""
 
     path: Path
     session_id: str
     project: str
     size: int
     mtime: float
+    agent: str = "claude"
 
 
 @dataclass(frozen=True)
@@ -71,13 +83,38 @@ def _is_agent_file(p: Path) -> bool:
     return p.name.startswith("agent-") and p.suffix == ".jsonl"
 
 
-def list_sessions(root: Path | None = None) -> list[SessionInfo]:
-    """Every main transcript under ``root`` (default :func:`projects_dir`), newest first.
+def where_sessions(agent: str | None = None, root: Path | None = None) -> str:
+    """Where sessions are looked for, in words, for messages: the projects folder (``root``,
+    default :func:`projects_dir`) and/or the Codex home (``agent`` narrows it to one)."""
+    places = []
+    if agent != "codex":
+        places.append(str(root or projects_dir()))
+    if agent != "claude":
+        places.append(str(codex_dir()))
+    return " or ".join(places)
+
+
+def list_sessions(root: Path | None = None, agent: str | None = None, codex_root: Path | None = None) -> list[SessionInfo]:
+    """Every main transcript, newest first: Claude Code sessions under ``root`` (default
+    :func:`projects_dir`) and Codex CLI rollouts under ``codex_root`` (default :func:`codex_dir`;
+    ``sessions/`` and ``archived_sessions/``), child rollouts left out (they are subagents of
+    their parent: :func:`subagent_files`). ``agent`` (``"claude"`` | ``"codex"``) keeps one.
 
     Missing or unreadable folders give an empty list, never an error. A ``*.jsonl`` that is
     not a regular file (a FIFO, a socket, a device) is no session and is left out.
     """
-    root = root or projects_dir()
+    out: list[SessionInfo] = []
+    if agent != "claude":
+        for p, st, meta in codex_discover.rollouts(codex_root):
+            if meta.parent_id is None:
+                out.append(SessionInfo(p, meta.thread_id, meta.cwd or "?", st.st_size, st.st_mtime, "codex"))
+    if agent != "codex":
+        out += _claude_sessions(root or projects_dir())
+    out.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)
+    return out
+
+
+def _claude_sessions(root: Path) -> list[SessionInfo]:
     out: list[SessionInfo] = []
     try:
         projects = [d for d in root.iterdir() if d.is_dir()]
@@ -98,25 +135,30 @@ def list_sessions(root: Path | None = None) -> list[SessionInfo]:
             if not stat.S_ISREG(st.st_mode):
                 continue
             out.append(SessionInfo(p, p.stem, proj.name, st.st_size, st.st_mtime))
-    out.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)
     return out
 
 
-def newest_session(root: Path | None = None) -> SessionInfo | None:
-    """The most recently modified main transcript, or ``None`` when there is none."""
-    sessions = list_sessions(root)
+def newest_session(root: Path | None = None, agent: str | None = None) -> SessionInfo | None:
+    """The most recently modified main transcript of either agent (or of ``agent``), or
+    ``None`` when there is none. See :func:`list_sessions`."""
+    sessions = list_sessions(root, agent)
     return sessions[0] if sessions else None
 
 
-def find_session(ident: str, root: Path | None = None) -> SessionInfo:
-    """The session whose id is ``ident`` or starts with it. Raises :class:`DiscoveryError` when
-    none or several match."""
-    matches = [s for s in list_sessions(root) if s.session_id == ident]
+def find_session(ident: str, root: Path | None = None, agent: str | None = None) -> SessionInfo:
+    """The session whose id (a Claude Code session id or a Codex thread id) is ``ident`` or
+    starts with it; ``agent`` narrows the search to one agent. Raises :class:`DiscoveryError`
+    when none or several match."""
+    found = list_sessions(root, agent)
+    matches = [s for s in found if s.session_id == ident]
     if not matches:
-        matches = [s for s in list_sessions(root) if s.session_id.startswith(ident)]
+        matches = [s for s in found if s.session_id.startswith(ident)]
     if not matches:
-        raise DiscoveryError(f"no session matches {ident!r} under {root or projects_dir()}")
+        raise DiscoveryError(f"no session matches {ident!r} under {where_sessions(agent, root)}")
     if len(matches) > 1:
+        if len({s.session_id for s in matches}) == 1 and any(s.agent == "codex" for s in matches):
+            where = ", ".join(str(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
+            raise DiscoveryError(f"thread {matches[0].session_id} is in {len(matches)} rollout files; name the rollout's path: {where}")
         if len({s.session_id for s in matches}) == 1:
             # one id in several project folders (a copied or moved project): only a path can say which
             where = ", ".join(str(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
@@ -153,10 +195,14 @@ def _meta_tool_use_id(p: Path) -> str | None:
 def subagent_files(main: Path) -> list[SubagentFile]:
     """The subagent transcripts of the session whose main transcript is ``main``, sorted by path.
 
-    Looks in ``<dir>/<session-id>/subagents/**`` (2.1.x) and at ``agent-*.jsonl`` siblings whose
+    A Codex rollout's are its child rollouts (:func:`~tracetui.ingest.codex_discover.child_rollouts`;
+    ``agent_id`` is the child's thread id, which the parent's ``collab_agent_spawn_end`` names as
+    ``new_thread_id``; no ``tool_use_id``). A Claude Code transcript's: looks in ``<dir>/<session-id>/subagents/**`` (2.1.x) and at ``agent-*.jsonl`` siblings whose
     first record carries this session's id (2.0.x). Inline sidechains need no file. A FIFO,
     socket or device named like a subagent file is left out (never opened).
     """
+    if codex_discover.is_rollout(main):
+        return [SubagentFile(p, m.thread_id, None) for p, m in codex_discover.child_rollouts(main)]
     sid = main.stem
     found: dict[Path, SubagentFile] = {}
     sub = main.parent / sid / "subagents"
@@ -178,12 +224,16 @@ def subagent_files(main: Path) -> list[SubagentFile]:
 def subagent_places(main: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Where new subagent files of the session ``main`` can appear, for a file watcher:
     ``(trees, globs)``: the ``<session-id>/`` folder (its ``subagents/**``, 2.1.x), and
-    ``agent-*.jsonl`` siblings in the project folder (2.0.x). See :func:`subagent_files`."""
+    ``agent-*.jsonl`` siblings in the project folder (2.0.x); for a Codex rollout, its Codex
+    home's ``sessions/`` tree and ``archived_sessions/``. See :func:`subagent_files`."""
+    if codex_discover.is_rollout(main):
+        return codex_discover.child_places(main)
     return [main.parent / main.stem], [(main.parent, "agent-*.jsonl")]
 
 
-def resolve_target(arg: str, root: Path | None = None) -> Path:
-    """A path argument as given, or a session id / id prefix looked up under the projects folder.
+def resolve_target(arg: str, root: Path | None = None, agent: str | None = None) -> Path:
+    """A path argument as given, or a session id / Codex thread id (or a prefix of either)
+    looked up under the projects folder and the Codex home (``agent``: only that agent's).
 
     Raises :class:`DiscoveryError` naming the argument when it is neither.
     """
@@ -192,4 +242,85 @@ def resolve_target(arg: str, root: Path | None = None) -> Path:
     p = Path(arg).expanduser()
     if p.exists() or os.sep in arg or arg.endswith(".jsonl"):
         return p
-    return find_session(arg, root).path
+    return find_session(arg, root, agent).path
+
+
+@dataclass(frozen=True)
+class TranscriptFile:
+    """One transcript file of every session: its path, project (a Claude Code project folder
+    name; a Codex rollout's working folder), the session it belongs to (``None`` for a 2.0.x
+    ``agent-*.jsonl`` sibling: its first record says), its role (``"main"`` or ``"subagent"``)
+    and the agent whose layout it was found in (``"claude"`` | ``"codex"``)."""
+
+    path: Path
+    project: str
+    session_id: str | None
+    role: str
+    agent: str = "claude"
+
+
+def all_transcripts(root: Path | None = None) -> list[TranscriptFile]:
+    """Every transcript file under ``root`` (default :func:`projects_dir`), main and subagent,
+    sorted by path: the layouts of :func:`list_sessions` and :func:`subagent_files` in one walk
+    (one listing per project folder, a tree walk only under a ``<session-id>/`` folder), for
+    readers of every session at once. Missing or unreadable folders are left out, never an
+    error; so is a ``*.jsonl`` that is not a regular file."""
+    root = root or projects_dir()
+    out: list[TranscriptFile] = []
+    try:
+        projects = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return []
+    for proj in projects:
+        try:
+            entries = list(os.scandir(proj))
+        except OSError:
+            continue
+        for e in entries:
+            name = e.name
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    sub = Path(e.path) / "subagents"
+                    if sub.is_dir():
+                        out.extend(TranscriptFile(p, proj.name, name, "subagent") for p in sub.rglob("agent-*.jsonl") if is_regular(p))
+                    continue
+                if not name.endswith(".jsonl") or not stat.S_ISREG(e.stat().st_mode):
+                    continue
+            except OSError:
+                continue
+            p = Path(e.path)
+            if _is_agent_file(p):
+                out.append(TranscriptFile(p, proj.name, None, "subagent"))
+            else:
+                out.append(TranscriptFile(p, proj.name, p.stem, "main"))
+    out.sort(key=lambda t: str(t.path))
+    return out
+
+
+def codex_transcripts(home: Path | None = None) -> list[TranscriptFile]:
+    """Every Codex CLI rollout under ``<home>/sessions`` and ``<home>/archived_sessions``
+    (``home``: :func:`codex_dir`), sorted by path, as :class:`TranscriptFile` of agent
+    ``"codex"``. A top-level rollout is a ``"main"`` file of its own thread; a child rollout
+    (subagent or fork) a ``"subagent"`` file of the session at the top of its parent chain:
+    the thread of the topmost ancestor found on disk, or the parent thread that ancestor
+    names when that one is not on disk. The project is that top rollout's working folder
+    (``session_meta.cwd``; ``"?"`` when it has none), so a session's files share one project.
+    Missing folders give an empty list, never an error."""
+    found = codex_discover.rollouts(home)
+    by_thread = {meta.thread_id: meta for _p, _st, meta in found if meta.parent_id is None}
+    for _p, _st, meta in found:
+        by_thread.setdefault(meta.thread_id, meta)
+    out = []
+    for p, _st, meta in found:
+        top, seen = meta, {meta.thread_id}
+        while top.parent_id is not None and top.parent_id in by_thread and top.parent_id not in seen:
+            seen.add(top.parent_id)
+            top = by_thread[top.parent_id]
+        if top.parent_id is not None and top.parent_id not in by_thread:
+            session, cwd = top.parent_id, top.cwd
+        else:
+            session, cwd = top.thread_id, top.cwd
+        role = "main" if meta.parent_id is None else "subagent"
+        out.append(TranscriptFile(p, cwd or "?", session, role, "codex"))
+    out.sort(key=lambda t: str(t.path))
+    return out

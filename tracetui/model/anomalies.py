@@ -117,16 +117,15 @@ def _long_context(model: str | None) -> bool:
     return "1m" in (model or "").lower()
 
 
-def context_window(model: str | None, used: int = 0) -> int:
-    """The context window (tokens) assumed for ``model``; see :data:`LONG_CONTEXT_WINDOW_TOKENS`."""
+def context_window(model: str | None, used: int = 0, declared: int = 0) -> int:
+    """The context window (tokens) of ``model``: the one the agent ``declared`` when it declared
+    one (Codex ``token_count.info.model_context_window``), else the one assumed for a Claude model
+    (see :data:`LONG_CONTEXT_WINDOW_TOKENS`)."""
+    if declared > 0:
+        return declared
     if used > CONTEXT_WINDOW_TOKENS or _long_context(model):
         return LONG_CONTEXT_WINDOW_TOKENS
     return CONTEXT_WINDOW_TOKENS
-
-
-#: context pressure needs at least this many tokens (the ratio of the standard window, the
-#: smallest :func:`context_window` assumes)
-_PRESSURE_LEAST = CONTEXT_PRESSURE_RATIO * CONTEXT_WINDOW_TOKENS
 
 
 class AnomalyTracker(msgspec.Struct):
@@ -142,6 +141,8 @@ class AnomalyTracker(msgspec.Struct):
     reads: dict[str, list[Anchor]] = msgspec.field(default_factory=dict)
     subagents: int = 0
     dangling_ids: dict[str, str] = msgspec.field(default_factory=dict)  # tool_use id -> anomaly key
+    #: the context window (tokens) the agent declared, 0 when none (see :func:`context_window`)
+    window: int = 0
 
     # -- plumbing ----------------------------------------------------------------------------
     def _open(self, kind: str, severity: str, key: str, began: Anchor, message: str, clears: str, evidence: list[Anchor]) -> Anomaly:
@@ -311,9 +312,9 @@ class AnomalyTracker(msgspec.Struct):
         if u is None:
             return
         used = u[0] + u[2] + u[3]
-        if used < _PRESSURE_LEAST and "context_pressure" not in self.open:
-            return  # below the ratio of the smallest window: no pressure, none to clear
-        window = context_window(model, used)
+        if used < (self.window or CONTEXT_WINDOW_TOKENS) * CONTEXT_PRESSURE_RATIO and "context_pressure" not in self.open:
+            return  # below the ratio of the smallest window it may have: no pressure, none to clear
+        window = context_window(model, used, self.window)
         if used >= CONTEXT_PRESSURE_RATIO * window:
             an = self.open.get("context_pressure")
             if an is None:

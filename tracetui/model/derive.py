@@ -40,8 +40,9 @@ from tracetui.model.types import Anchor, Derived, Fact, FileTouch, Note, ToolCal
 
 __all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT", "retry_keys", "normalised_input"]
 
-#: tools whose results are scanned for test summaries, commits, PR links and exit codes
-SHELL_TOOLS = frozenset({"Bash", "BashOutput", "TaskOutput", "PowerShell"})
+#: tools whose results are scanned for test summaries, commits, PR links and exit codes (the
+#: last two: the Codex CLI's shell command and its polls, model/codex_fold.py)
+SHELL_TOOLS = frozenset({"Bash", "BashOutput", "TaskOutput", "PowerShell", "exec_command", "write_stdin"})
 #: excluded hypotheses (ruled-out notes) kept per file; all are counted
 NOTES_KEPT = 40
 #: criteria/constraints stated by the user kept per file; all are counted
@@ -302,21 +303,16 @@ class Deriver(msgspec.Struct):
         keys = self.retry[call.id] = retry_keys(name, inp, op, main)
         if main:
             self.anomalies.on_call(call, keys[0][2:], op, desc is not None)
-        if op is None:
-            if name in SHELL_TOOLS and isinstance(inp, dict):
-                cmd = inp.get("command")
-                self.commands[call.id] = str(cmd)[:500] if cmd is not None else call.brief
-            elif name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
-                self.inputs[call.id] = inp
-            return  # the rest is about files
-        if op[1] != "read":
-            self.ops[call.id] = op
         if name in SHELL_TOOLS and isinstance(inp, dict):
-            cmd = inp.get("command")
+            cmd = inp.get("command", inp.get("cmd"))  # a Codex exec_command names it ``cmd``
             self.commands[call.id] = str(cmd)[:500] if cmd is not None else call.brief
         elif name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
             self.inputs[call.id] = inp
-        if op is not None and op[1] == "edit" and name in EDIT_TOOLS and isinstance(inp, dict):
+        if op is None:
+            return  # the rest is about files
+        if op[1] != "read":
+            self.ops[call.id] = op
+        if op[1] == "edit" and name in EDIT_TOOLS and isinstance(inp, dict):
             old, new = inp.get("old_string"), inp.get("new_string")
             if isinstance(old, str) and isinstance(new, str):
                 path = op[0]

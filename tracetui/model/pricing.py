@@ -48,6 +48,7 @@ __all__ = [
     "cost_note_extra",
     "estimate_cost",
     "model_price",
+    "provider_of",
     "price_band",
     "utc_day",
     "bucket_key",
@@ -58,9 +59,10 @@ __all__ = [
 
 #: input-token thresholds of per-request tiered prices in genai-prices' table for provider
 #: ``anthropic`` (``Tier(start=200000)``: the long-context price of e.g. sonnet-4-5 and
-#: opus-4-6 before 2026-03-13; ``Tier(start=100000)``: claude-haiku-5-5); tests/model/test_pricing.py
-#: fails when the bundled table uses a threshold missing here
-TIER_BOUNDS = (100_000, 200_000)
+#: opus-4-6 before 2026-03-13; ``Tier(start=100000)``: claude-haiku-5-5) and ``openai``
+#: (``Tier(start=272000)``: gpt-5.4 and gpt-5.5, the Codex CLI's); tests/model/test_pricing.py and
+#: tests/codex/test_codex_fold.py fail when the bundled table uses a threshold missing here
+TIER_BOUNDS = (100_000, 200_000, 272_000)
 #: the day a bucket without a dated record is priced at when no fallback timestamp is known
 DEFAULT_DAY = "2026-01-01"
 
@@ -137,12 +139,22 @@ def model_price(
         res = calc_price(
             Usage(**fields),
             model_ref=model,
-            provider_id="anthropic",
+            provider_id=provider_of(model),
             genai_request_timestamp=when,
         )
     except Exception:  # LookupError for unknown models; anything else is equally "no price"
         return None
     return float(res.total_price * n)
+
+
+#: model name prefixes of OpenAI's models (the Codex CLI's); every other model is priced as Anthropic's
+OPENAI_PREFIXES = ("gpt-", "o1", "o3", "o4", "codex-")
+
+
+def provider_of(model: str) -> str:
+    """The genai-prices provider id a model is priced under: ``openai`` for the models a Codex
+    rollout names (:data:`OPENAI_PREFIXES`), ``anthropic`` otherwise."""
+    return "openai" if model.startswith(OPENAI_PREFIXES) else "anthropic"
 
 
 def cost_note_extra(note: str) -> str:

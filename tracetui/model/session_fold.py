@@ -8,6 +8,9 @@ from typing import Any
 
 import msgspec
 
+from tracetui.ingest.codex_decode import is_codex_first_line
+from tracetui.ingest.decode import bom_length
+from tracetui.model.codex_fold import CodexFold
 from tracetui.model.fold import FileFold
 from tracetui.model.pricing import estimate_cost
 from tracetui.model.state import Counters, FileTouch, RunState, SourceStatus, ToolCall
@@ -74,7 +77,37 @@ class SessionFold:
                 self.usage.add(key, f.usage.model_of[key], u, f.usage.day_of(key))
 
     def feed_line(self, src: int, line_no: int, offset: int, buf: bytes | memoryview) -> None:
-        self.folds[src].feed_line(line_no, offset, buf)
+        """Fold one line of source ``src``; a file's first record decides its agent's fold
+        (:meth:`undecided`)."""
+        f = self.folds[src]
+        if f.counters.records == 0 and type(f) is FileFold:
+            f = self._decide(src, offset, buf)
+        f.feed_line(line_no, offset, buf)
+
+    def undecided(self, src: int) -> bool:
+        """Whether source ``src``'s agent is still to be decided: no record folded yet. Until
+        then lines must go through :meth:`feed_line` (the reader feeds the fold directly after)."""
+        f = self.folds[src]
+        return type(f) is FileFold and f.counters.records == 0
+
+    def _decide(self, src: int, offset: int, buf: bytes | memoryview) -> FileFold:
+        """The fold for source ``src`` given the line about to be its first record: a
+        :class:`CodexFold` when it opens a Codex rollout (the Claude Code fold otherwise). What
+        the old fold kept (malformed lines before it) moves over; its sinks and usage callback
+        are reused, and a deriver its owner turned off (``derive = None``) stays off."""
+        old = self.folds[src]
+        b = buf[bom_length(offset, buf) :]
+        if not is_codex_first_line(b):
+            return old
+        f = CodexFold(src, old.agent_id, old.on_usage, old.events, old.history)
+        if old.derive is None:
+            f.derive = None
+        f.counters.malformed = old.counters.malformed
+        f.malformed, f.quarantine, f.last_anchor = old.malformed, old.quarantine, old.last_anchor
+        self.folds[src] = f
+        if len(self.folds) == 1:
+            self.usage = f.usage  # one file: the session's book is its fold's own (_combine_usage)
+        return f
 
     def reset_source(self, src: int, reason: str, detail: str) -> None:
         """Start source ``src`` over (it was truncated or replaced), saying so in its status."""
@@ -104,6 +137,8 @@ class SessionFold:
                 unknown_records=c.unknown_records,
                 unknown_blocks=c.unknown_blocks,
                 last_anchor=f.last_anchor,
+                agent=getattr(f, "agent", "claude"),
+                replayed=getattr(f, "replayed", 0),
             )
             if s.agent_id is None and f.agent_id:
                 s.agent_id = f.agent_id
@@ -179,6 +214,7 @@ class SessionFold:
             ledgers=tuple(_frozen(f.events, False) for f in self.folds),
             generation=self.generation,
             usage_buckets=buckets,
+            agent=main.agent,
         )
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "SourceStatus",
     "AgentState",
     "RunState",
+    "RateLimit",
     "EVENT_KINDS",
 ]
 
@@ -233,6 +234,23 @@ class SourceStatus(msgspec.Struct):
     resets: tuple[str, ...] = ()
     error: Union[str, None] = None
     last_anchor: Union[Anchor, None] = None
+    #: which agent wrote the file (``claude`` | ``codex``), decided by its first record
+    agent: str = "claude"
+    #: records at the start of a Codex child rollout that are a copy of its parent's history
+    #: (counted in ``records`` only; model/codex_fold.py)
+    replayed: int = 0
+
+
+class RateLimit(msgspec.Struct, frozen=True):
+    """One rate-limit window an agent reported (Codex ``token_count.rate_limits``): its name
+    (``primary``: the 5-hour window, ``secondary``: the weekly one), the percent used, the
+    window's length in minutes and when it resets (Unix seconds), as of ``anchor``."""
+
+    name: str
+    used_percent: Union[float, None] = None
+    window_minutes: Union[int, None] = None
+    resets_at: Union[int, None] = None
+    anchor: Union[Anchor, None] = None
 
 
 class AgentState(msgspec.Struct):
@@ -275,6 +293,13 @@ class AgentState(msgspec.Struct):
     derived: Union["Derived", None] = None
     #: this file's tokens per (model, UTC day, tier band): what its cost is priced from
     usage_buckets: tuple[UsageBucket, ...] = ()
+    #: which agent wrote the file (``claude`` | ``codex``)
+    agent: str = "claude"
+    #: the rate-limit windows the agent last reported (Codex only), by name
+    rate_limits: tuple[RateLimit, ...] = ()
+    #: the context window (tokens) the agent declared for its model (Codex
+    #: ``token_count.info.model_context_window``); 0: none declared, the model's rule applies
+    context_window: int = 0
 
 
 class RunState(msgspec.Struct):
@@ -315,6 +340,8 @@ class RunState(msgspec.Struct):
     #: the session's tokens per (model, UTC day, tier band), deduplicated like ``tokens``:
     #: ``cost_usd`` is their sum, each priced at its own day (model/pricing.py)
     usage_buckets: tuple[UsageBucket, ...] = ()
+    #: which agent wrote the session (``claude`` | ``codex``), decided by its main file's first record
+    agent: str = "claude"
 
     @property
     def goal(self) -> PromptInfo | None:

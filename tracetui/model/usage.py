@@ -174,6 +174,16 @@ class UsageBook:
             cur = self.old.pop_digest(hi, lo)
             self.old.put_digest(hi, lo, self._merge(cur, model, u, bk.partition("|")[0]))
 
+    def message(self, key: str) -> tuple[tuple[int, int, int, int, int], str, str] | None:
+        """``(usage, model, day)`` of message ``key`` wherever the book holds it (the max of
+        each field, the first model named, the UTC day it is priced at, ``""`` when unknown),
+        or ``None`` when the book has no such message."""
+        u = self.by_id.get(key)
+        if u is not None:
+            return u, self.model_of[key], self.bucket_of[key].partition("|")[0]
+        e = self.old.get(key) if len(self.old) else None
+        return (e[0], e[1], e[2].partition("|")[0]) if e is not None else None
+
     def day_of(self, key: str) -> str:
         """The UTC day (``YYYY-MM-DD``, ``""`` when unknown) message ``key`` is priced at."""
         return self.bucket_of[key].partition("|")[0]

@@ -20,6 +20,7 @@ from tracetui.ingest.discover import subagent_files
 from tracetui.ingest.files import NotRegularFile, file_kind
 from tracetui.ingest.foreign import foreign_format, foreign_message
 from tracetui.ingest.tail import Tailer
+from tracetui.model.codex_fold import CodexFold
 from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
 
@@ -133,9 +134,16 @@ class SessionReader:
         if reset is not None:
             self.fold.reset_source(src, reset.reason, reset.detail)
         feed = self.fold.feed_line
-        feed_file = self.fold.folds[src].feed_line  # the same, one call less per line
         total = t.size
-        for line_no, offset, buf in t.lines():
+        lines = t.lines()
+        if self.fold.undecided(src):
+            # the file's first record decides which agent's fold reads it (SessionFold.feed_line)
+            for line_no, offset, buf in lines:
+                feed(src, line_no, offset, buf)
+                if not self.fold.undecided(src):
+                    break
+        feed_file = self.fold.folds[src].feed_line  # the same, one call less per line
+        for line_no, offset, buf in lines:
             feed_file(line_no, offset, buf)
             if self.progress is not None and line_no % 2048 == 0:
                 self.progress(offset, total)
@@ -196,6 +204,10 @@ class SessionReader:
             if src == 0:
                 continue
             f = self.fold.folds[src]
+            if isinstance(f, CodexFold):
+                if f.parent_id is None:  # a second main rollout: counted again, its prompts not at all
+                    raise TranscriptError(f"{p}: a main rollout, not a subagent rollout (its session_meta names no parent)")
+                continue  # a child rollout is its own thread (its parent's id is in its session_meta)
             sid = f.session_id
             if main_sid and sid and sid != main_sid:
                 raise TranscriptError(

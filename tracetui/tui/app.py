@@ -136,7 +136,7 @@ class MonitorScreen(Screen):
 
 
 class TraceApp(App[int]):
-    """The observer view of one or more Claude Code sessions."""
+    """The observer view of one or more sessions (Claude Code transcripts, Codex CLI rollouts)."""
 
     CSS_PATH = "tracetui.tcss"
     TITLE = "tracetui"
@@ -300,17 +300,22 @@ class TraceApp(App[int]):
         from tracetui.tui.sessions_watch import SessionsWatch
 
         s = self.settings
-        self.sessions_watch = SessionsWatch(self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock)
+        self.sessions_watch = SessionsWatch(
+            self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock, s.agent
+        )
         self.sessions_watch.attach(self.follow)
 
     def on_sessions_found(self, message: SessionsFound) -> None:
         """``--all``: open a tab per new session; otherwise say that one started."""
+        from tracetui.ingest.agents import agent_name
+
         for info in message.sessions:
+            what = f"New {agent_name(info.agent)} session {info.session_id[:8]} in {info.project}"
             if self.settings.all_hours is not None:
                 self.open_session(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"), activate=False)
-                self.notify(f"New session {info.session_id[:8]} in {info.project}: opened in a tab", title="Sessions", markup=False)
+                self.notify(f"{what}: opened in a tab", title="Sessions", markup=False)
             else:
-                self.notify(f"New session {info.session_id[:8]} in {info.project}: press s to open it", title="Sessions", markup=False)
+                self.notify(f"{what}: press s to open it", title="Sessions", markup=False)
 
     def _update_chrome(self) -> None:
         views = list(self.views.values())
@@ -320,11 +325,11 @@ class TraceApp(App[int]):
         empty.display = not views
         self._check_size()
         if not views:
-            from tracetui.ingest.discover import projects_dir
+            from tracetui.ingest.discover import where_sessions
 
             empty.update(
                 Text(
-                    f"No session to show: no Claude Code sessions under {projects_dir()}.\nPress s to pick a session, or run `tracetui --demo`.",
+                    f"No session to show: no sessions under {where_sessions(self.settings.agent)}.\nPress s to pick a session, or run `tracetui --demo`.",
                     justify="center",
                 )
             )
@@ -554,7 +559,7 @@ class TraceApp(App[int]):
             if spec is not None:
                 self.open_session(spec)
 
-        self.push_screen(SessionSwitcher(self.settings.projects_root), chosen)
+        self.push_screen(SessionSwitcher(self.settings.projects_root, self.settings.agent), chosen)
 
     async def on_tabbed_content_tab_activated(self) -> None:
         if not self.screen_stack:

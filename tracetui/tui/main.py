@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from tracetui.args import OneLineParser
+from tracetui.args import OneLineParser, add_agent_arg
 from tracetui.tui.settings import SessionSpec, Settings
 
 __all__ = ["run_app", "build_settings", "parser", "UsageError"]
@@ -28,11 +28,18 @@ def parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="tracetui",
         help_hint="tracetui -- --help",
-        description="A terminal live monitor for Claude Code sessions. Subcommands: state, view, card, hook.",
+        description=(
+            "A terminal live monitor for Claude Code and OpenAI Codex CLI sessions (found under $CLAUDE_CONFIG_DIR or"
+            " ~/.claude, and $CODEX_HOME or ~/.codex). Subcommands: state, view, card, hook."
+        ),
     )
     p.add_argument(
-        "paths", nargs="*", metavar="PATH|SESSION", help="transcript files or session ids (one tab each; default: the newest session)"
+        "paths",
+        nargs="*",
+        metavar="PATH|SESSION",
+        help="transcript or rollout files, session ids or Codex thread ids (one tab each; default: the newest session of either agent)",
     )
+    add_agent_arg(p)
     p.add_argument("--demo", action="store_true", help="play the bundled demo session")
     p.add_argument("--all", action="store_true", help="one tab per session active in the last --hours hours")
     p.add_argument("--hours", type=float, default=None, metavar="N", help="with --all: sessions modified in the last N hours (default 24)")
@@ -52,7 +59,8 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
     not have)."""
     import math
 
-    from tracetui.ingest.discover import list_sessions, newest_session, projects_dir, resolve_target
+    from tracetui.ingest.codex_discover import rollout_meta
+    from tracetui.ingest.discover import list_sessions, newest_session, resolve_target, where_sessions
 
     ns = parser().parse_args(list(argv))
     if ns.hours is None:
@@ -75,30 +83,34 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
         export_dir=ns.export_dir,
         demo_speed=ns.demo_speed,
         theme=ns.theme,
+        agent=ns.agent,
     )
     now = time.time() if now is None else now
     if ns.paths:
         for a in ns.paths:
-            p = resolve_target(a)
-            s.sessions.append(SessionSpec((p,), p.stem[:8]))
+            p = resolve_target(a, agent=ns.agent)
+            meta = rollout_meta(p)  # a rollout's name starts "rollout-<time>": its thread id says which
+            s.sessions.append(SessionSpec((p,), (meta.thread_id if meta else p.stem)[:8]))
     if ns.all:
         s.all_hours = ns.hours
         cutoff = now - ns.hours * 3600
         have = {sp.key for sp in s.sessions}
-        for info in list_sessions():
+        for info in list_sessions(agent=ns.agent):
             if info.mtime >= cutoff and str(info.path) not in have:
                 s.sessions.append(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"))
         if not s.sessions and not ns.demo:
             s.demo = True
-            s.demo_reason = f"No session was active in the last {ns.hours:g} hours under {projects_dir()}: playing the bundled demo."
+            s.demo_reason = (
+                f"No session was active in the last {ns.hours:g} hours under {where_sessions(ns.agent)}: playing the bundled demo."
+            )
     if ns.demo:
         s.demo = True
         s.demo_reason = s.demo_reason or "Playing the bundled demo session (written by tracetui itself)."
     if not s.sessions and not s.demo:
-        newest = newest_session()
+        newest = newest_session(agent=ns.agent)
         if newest is None:
             s.demo = True
-            s.demo_reason = f"No Claude Code sessions under {projects_dir()}: playing the bundled demo instead."
+            s.demo_reason = f"No sessions under {where_sessions(ns.agent)}: playing the bundled demo instead."
         else:
             s.sessions.append(SessionSpec((newest.path,), newest.session_id[:8]))
     return s

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import OptionList, ProgressBar, Static
 
+from tracetui.ingest.agents import file_agent
 from tracetui.model.state import RunState
 from tracetui.session.follow import Followed
 from tracetui.tui.format import fmt_bytes
@@ -88,6 +89,7 @@ class SessionView(Vertical):
         self._rows_of: RunState | None = None
         self.shown: Shown | None = None
         self._bindings_key: object = None
+        self._agent = "claude"
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -270,6 +272,15 @@ class SessionView(Vertical):
             now = ended if ended is not None else now
         return now
 
+    @property
+    def agent(self) -> str:
+        """The agent that wrote the session's main file, ``"claude"`` | ``"codex"``, from its first
+        record (:func:`~tracetui.ingest.agents.file_agent`; looked at again until it is a Codex
+        ``session_meta``, since a new file may not hold its first line yet)."""
+        if self._agent != "codex":
+            self._agent = file_agent(self.spec.paths[0])
+        return self._agent
+
     def refresh_panes(self) -> None:
         """Fan the state out to every pane (cheap panes skip when nothing they show changed)."""
         live = self.state
@@ -290,6 +301,7 @@ class SessionView(Vertical):
         header = self.query_one(SessionHeader)
         header.mode = self.loop.mode if self.loop else ""
         header.held = self.held if self.paused else 0
+        header.agent = self.agent
         self.set_class(shown.history, "-history")
         # which keys can run depends on the state (check_action): refresh the footer when it may change
         bkey = (self.completed(), self.episode, self.paused)

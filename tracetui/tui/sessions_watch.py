@@ -1,6 +1,8 @@
-"""Notice new Claude Code sessions: the projects folder and each project folder (one level
-each, so the watch count stays the number of projects) watched by the app's one
-:class:`~tracetui.session.follow.Follow`, with a slow poll besides. Posts :class:`SessionsFound`."""
+"""Notice new sessions: Claude Code's projects folder and each project folder (one level each,
+so the watch count stays the number of projects) watched by the app's one
+:class:`~tracetui.session.follow.Follow`, with a slow poll besides, which also finds new Codex CLI
+rollouts; the date folders of the newest Codex rollouts are watched too (a new day's folder is
+found by the poll). Posts :class:`SessionsFound`."""
 
 from __future__ import annotations
 
@@ -12,17 +14,20 @@ from typing import Any
 from tracetui.ingest.discover import SessionInfo, list_sessions, projects_dir
 from tracetui.tui.messages import SessionsFound
 
-__all__ = ["SessionsWatch", "POLL_SECONDS", "KEY"]
+__all__ = ["SessionsWatch", "POLL_SECONDS", "KEY", "CODEX_FOLDERS"]
 
 #: seconds between two listings when no file event arrives
 POLL_SECONDS = 5.0
+#: how many of the newest Codex date folders are watched for new rollouts
+CODEX_FOLDERS = 3
 #: the watcher key of the listing (no session's key: those are paths)
 KEY = "\0sessions"
 
 
 class SessionsWatch:
     """Posts sessions under ``root`` that are not in ``known`` (paths) and were modified in the
-    last ``hours`` hours (``None``: any age, but only sessions that appear after the start).
+    last ``hours`` hours (``None``: any age, but only sessions that appear after the start), of
+    ``agent`` only when given (``"claude"`` | ``"codex"``), Codex rollouts under ``$CODEX_HOME``.
     :meth:`attach` hands it to a :class:`~tracetui.session.follow.Follow`, whose workers run
     :meth:`step` when the folders change."""
 
@@ -33,12 +38,14 @@ class SessionsWatch:
         root: Path | None = None,
         hours: float | None = None,
         clock: Callable[[], float] = time.time,
+        agent: str | None = None,
     ) -> None:
         self.post = post
         self.known = set(known)
         self.root = root or projects_dir()
         self.hours = hours
         self.clock = clock
+        self.agent = agent
         self.follow: Any = None
         self._first = True
         self._projects: frozenset[Path] | None = None
@@ -65,11 +72,16 @@ class SessionsWatch:
     def scan(self, first: bool = False) -> list[SessionInfo]:
         """New sessions now (and, on the first scan, only remember what exists when ``hours``
         is ``None``)."""
-        found = list_sessions(self.root)
+        found = list_sessions(self.root, self.agent)
+        # the date folders of the newest Codex rollouts: where the next one likely appears (a
+        # new day's folder is found by the poll)
+        codex = dict.fromkeys(s.path.parent for s in found if s.agent == "codex")  # newest first
+        codex_days = frozenset(list(codex)[:CODEX_FOLDERS])
         try:
-            self._register(frozenset(d for d in self.root.iterdir() if d.is_dir()))
+            claude = frozenset(d for d in self.root.iterdir() if d.is_dir()) if self.agent != "codex" else frozenset()
         except OSError:
-            pass
+            claude = frozenset()
+        self._register(claude | codex_days)
         cutoff = None if self.hours is None else self.clock() - self.hours * 3600
         new = []
         for s in found:

@@ -35,6 +35,7 @@ class Settings:
     * ``follow``: keep tailing (``False``: read once, for tests and snapshots).
     * ``watch``: use file events (``False``: polling only).
     * ``export_dir``: where copied texts are also written (default: the user cache dir).
+    * ``agent``: ``--agent``, the one agent whose sessions are listed and noticed (``None``: both).
     * ``theme``: a Textual theme name (``textual-dark``, ``textual-light``, ``nord``, …).
     * ``clipboard_cap``: bytes of UTF-8 text sent through OSC 52 at most (terminals and tmux
       drop longer sequences; the whole text is always in the export file).
@@ -55,3 +56,5 @@ class Settings:
     all_hours: float | None = None
     projects_root: Path | None = None
     theme: str | None = None
+    #: ``--agent``: list and open only this agent's sessions (``"claude"`` | ``"codex"``; ``None``: both)
+    agent: str | None = None

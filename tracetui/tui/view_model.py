@@ -184,10 +184,12 @@ def main_model(state: RunState) -> tuple[str | None, int]:
     return name, len(set(state.models) - {name})
 
 
-def context_window(model: str | None, used: int = 0) -> int:
+def context_window(model: str | None, used: int = 0, declared: int = 0) -> int:
     """The context window of ``model`` in tokens, by the model's rule
-    (``tracetui.model.anomalies.context_window``): 1,000,000 for ``1m`` variants or once a call
-    used more than 200,000, else 200,000."""
+    (``tracetui.model.anomalies.context_window``): the one the agent ``declared`` (Codex), else
+    1,000,000 for ``1m`` variants or once a call used more than 200,000, else 200,000."""
+    if declared > 0:
+        return declared
     try:
         from tracetui.model.anomalies import context_window as rule
     except ImportError:

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from tracetui.model.derive import Note
 from tracetui.model.state import Anchor, RunState
-from tracetui.views.derived import current_episodes, key_aggregates, no_goal_item, rel_path, retry_fixes
+from tracetui.views.derived import agent_session, current_episodes, key_aggregates, no_goal_item, rel_path, retry_fixes
 from tracetui.views.text import (
     TOKEN_BYTES,
     Additive,
@@ -229,7 +229,7 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
     )
     sid = (st.main.session_id or "?")[:8]
     head = [
-        f"TRACE-AS-STATE CARD · session {sid} · as of {scope} · ~@@@ tokens (estimated as UTF-8 bytes / {TOKEN_BYTES}; limit {CARD_MAX_TOKENS})",
+        f"TRACE-AS-STATE CARD · {agent_session(state)} {sid} · as of {scope} · ~@@@ tokens (estimated as UTF-8 bytes / {TOKEN_BYTES}; limit {CARD_MAX_TOKENS})",
         PLACEMENT,
         _DATA,
     ]

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracetui.ingest.agents import agent_name
 from tracetui.model.episodes import Episode
 from tracetui.model.state import RunState
 from tracetui.views.text import Item
 
 __all__ = [
+    "agent_session",
     "current_episodes",
     "episode_cost",
     "key_aggregates",
@@ -124,3 +126,9 @@ def rel_path(path: str, cwd: str | None) -> str:
     if cwd and path.startswith(cwd.rstrip("/") + "/"):
         return path[len(cwd.rstrip("/")) + 1 :]
     return path
+
+
+def agent_session(state: RunState) -> str:
+    """How a view's first line names the session: ``session`` for a Claude Code one (the
+    default, named by nothing else), ``Codex CLI session`` for a Codex one (``state.agent``)."""
+    return "session" if state.agent == "claude" else f"{agent_name(state.agent)} session"

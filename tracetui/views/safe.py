@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONTROL_MAP", "safe_text", "has_controls", "redacted", "cut_redacted", "masks_in", "export_text", "redact_json"]
+__all__ = ["CONTROL_MAP", "json_safe", "safe_text", "has_controls", "redacted", "cut_redacted", "masks_in", "export_text", "redact_json"]
 
 #: str.translate table: control code point → visible stand-in
 CONTROL_MAP: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x0A, 0x09)}
@@ -102,3 +102,14 @@ def redact_json(obj: object) -> tuple[object, list[str]]:
         return v
 
     return walk(obj), kinds
+
+
+#: DEL and the C1 controls, which JSON allows raw in strings, written as ``\\u`` escapes instead
+#: (the same JSON value; a terminal never sees them raw)
+_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
+
+
+def json_safe(data: bytes) -> str:
+    """orjson output (UTF-8 bytes) as text with DEL and the C1 controls escaped (orjson escapes
+    only C0): the same JSON value, never a raw control on a terminal."""
+    return data.decode().translate(_JSON_CONTROLS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracetui.ingest.agents import agent_name
 from tracetui.model.state import Anchor, PromptInfo, RunState, unknown_text
 from tracetui.views.format import fmt_count
 from tracetui.views.safe import cut_redacted, export_text
@@ -67,6 +68,8 @@ def state_to_json(state: RunState) -> dict[str, Any]:
     fr = state.frontier
     return {
         "session_id": state.main.session_id,
+        # which agent wrote the session: claude | codex (every other key is the same for both)
+        "agent": state.agent,
         "cwd": state.main.cwd,
         "version": state.main.version,
         "title": state.main.title,
@@ -160,7 +163,9 @@ def state_summary(state: RunState) -> str:
     t = state.tokens
     lines = []
     main = state.sources[0] if state.sources else None
-    lines.append(f"session  {state.main.session_id or '?'}  ({main.name if main else '?'}, {len(state.sources) - 1} subagent file(s))")
+    # a Codex session names its agent first; a Claude Code session's line is as it always was
+    who = f"{agent_name(state.agent)}, " if state.agent not in (None, "claude") else ""
+    lines.append(f"session  {state.main.session_id or '?'}  ({who}{main.name if main else '?'}, {len(state.sources) - 1} subagent file(s))")
     if state.goal:
         lines.append(f"goal     {_short(state.goal.text)}  [{state.fmt_anchor(state.goal.anchor)}]")
     if state.latest_ask and state.latest_ask is not state.goal:

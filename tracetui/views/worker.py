@@ -18,6 +18,7 @@ from tracetui.model.state import RunState, unknown_text
 from tracetui.views.derived import (
     _derived_of,
     _ruled_out_total,
+    agent_session,
     current_episodes,
     episode_cost,
     key_aggregates,
@@ -196,7 +197,7 @@ def render_worker_view(
         if episode is None or st is state
         else f"end of episode {episode} of {n_eps}, main thread only (subagent transcripts are not kept as of past episodes)"
     )
-    head = [f"tracetui view · session {sid} · {src_name} · as of {scope}", watermark(st).render(400)]
+    head = [f"tracetui view · {agent_session(state)} {sid} · {src_name} · as of {scope}", watermark(st).render(400)]
     if legend:
         head.append(
             "files: " + "; ".join(legend[:3]) + (f"; +{len(legend) - 3} more shortened names (same rule)" if len(legend) > 3 else "")

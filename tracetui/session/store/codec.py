@@ -18,6 +18,7 @@ from typing import Any, Union
 
 import msgspec
 
+from tracetui.model.codex_fold import CodexFold
 from tracetui.model.fold import FileFold
 from tracetui.model.session_fold import SessionFold
 from tracetui.session.store.masking import masked
@@ -354,7 +355,8 @@ def fold_of(rows: Any) -> SessionFold:
     owners = sorted(o for o in parts if o >= 0)
     if owners != list(range(len(owners))) or -1 not in parts:
         raise ValueError("corrupt store: fold rows of missing owners")
-    folds = [object_from_parts(FileFold, parts[i], refs.get(i, [])) for i in owners]
+    # a Codex rollout's fold names its agent among its attributes (model/codex_fold.py)
+    folds = [object_from_parts(CodexFold if parts[i].get("agent") == "codex" else FileFold, parts[i], refs.get(i, [])) for i in owners]
     fold = object_from_parts(SessionFold, parts[-1], refs.get(-1, []), {"folds": folds})
     if not isinstance(fold, SessionFold):
         raise ValueError("corrupt store: not a session fold")

@@ -1,4 +1,4 @@
-"""The session switcher: sessions under the projects folder with project, size, last activity."""
+"""The session switcher: Claude Code and Codex CLI sessions with agent, project, size, last activity."""
 
 from __future__ import annotations
 
@@ -29,9 +29,11 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         Binding("q", "app.quit", "Quit", id="sessions-quit", tooltip="Quit tracetui (esc goes back)"),
     ]
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, agent: str | None = None) -> None:
         super().__init__()
         self.root = root
+        #: ``--agent``: list only this agent's sessions (``None``: both)
+        self.agent = agent
         self.sessions: list = []
 
     def compose(self) -> ComposeResult:
@@ -41,7 +43,7 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
 
     def on_mount(self) -> None:
         t = self.query_one(DataTable)
-        for c in ("last activity", "size", "project", "session"):
+        for c in ("last activity", "size", "project", "session", "agent"):
             t.add_column(c, key=c)
         t.loading = True
         self.load()
@@ -51,13 +53,15 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         """List sessions in a thread (it stats every transcript)."""
         from tracetui.ingest.discover import list_sessions
 
-        found = list_sessions(self.root)
+        found = list_sessions(self.root, self.agent)
         self.app.call_from_thread(self._fill, found)
 
     def _fill(self, found: list) -> None:
         t = self.query_one(DataTable)
         t.loading = False
         self.sessions = found
+        from tracetui.ingest.agents import agent_name
+
         now = self.app.settings.clock() if hasattr(self.app, "settings") else time.time()
         for s in found[:500]:
             # "live" only for a file written within format.LIVE_WINDOW; else how long ago
@@ -67,12 +71,13 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
                 Text(fmt_bytes(s.size), justify="right"),
                 Text(s.project),
                 Text(s.session_id),
+                Text(agent_name(s.agent)),
             )
         title = self.query_one("#sessions-title", Static)
         if not found:
-            from tracetui.ingest.discover import projects_dir
+            from tracetui.ingest.discover import where_sessions
 
-            title.update(Text(f"No sessions under {self.root or projects_dir()}", style="bold"))
+            title.update(Text(f"No sessions under {where_sessions(self.agent, self.root)}", style="bold"))
         else:
             more = f" (newest 500 of {len(found)})" if len(found) > 500 else ""
             title.update(Text(f"Sessions{more}: Enter opens one in a tab, Escape closes", style="bold"))

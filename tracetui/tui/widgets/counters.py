@@ -99,7 +99,7 @@ class CountersPane(Pane):
         out.append(" " + what, style="dim")
         used, _anchor = context_usage(st)
         model, _others = main_model(st)
-        window = context_window(model, used)
+        window = context_window(model, used, st.main.context_window)
         pct = f" {100 * used // window if window else 0}%"
         label = f" {fmt_tokens(used)}/{fmt_tokens(window)}{pct}"
         if w - 4 - len(label) < 5:  # too narrow for the figures and a 5-cell gauge: the share alone

@@ -1,10 +1,11 @@
-"""The session header: status (LIVE, PAUSED, HISTORY), session, project, model, watermark."""
+"""The session header: status (LIVE, PAUSED, HISTORY), agent, session, project, model, watermark."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Static
 
+from tracetui.ingest.agents import agent_name
 from tracetui.model.state import unknown_text
 from tracetui.tui.fields import append_fields
 from tracetui.tui.format import fmt_bytes, fmt_count, one_line
@@ -25,7 +26,11 @@ def status_of(shown: Shown) -> str:
 
 
 class SessionHeader(Static):
-    """Two lines: who (status, session, project, model) and the watermark (what is covered).
+    """Two lines: who (status, agent, session, project, model) and the watermark (what is covered).
+
+    The agent (:attr:`agent`, set by the session view from the main file's first record): a
+    Codex CLI session is named by a badge after the status, and its version as ``codex X``; a
+    Claude Code session, the default, by its version alone (``cc 2.1.30``).
 
     Every value comes from the state the panes show (``shown.state``). In HISTORY that is the
     state as of the end of the scrubbed episode (its own project, branch, version, model, and
@@ -36,6 +41,8 @@ class SessionHeader(Static):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("", id=id, classes=classes)
         self.demo = False
+        #: the agent that wrote the session: ``"claude"`` | ``"codex"``
+        self.agent = "claude"
         self.mode = ""
         #: snapshots folded but held while PAUSED (said first on line 2, so it stays in view)
         self.held = 0
@@ -60,6 +67,8 @@ class SessionHeader(Static):
             t.append(f" as of end of ep {shown.episode}/{len(shown.rows)} ", style="bold")
         if self.demo:
             t.append(" DEMO ", style="bold reverse magenta")
+        if self.agent != "claude":
+            t.append(f" {agent_name(self.agent)} ", style="bold reverse cyan")
         t.append(" ")
         sid = m.session_id or (st.sources[0].name if st.sources else "?")
         t.append(one_line(m.title, 40) if m.title else sid[:8], style="bold")
@@ -76,7 +85,7 @@ class SessionHeader(Static):
         if others:
             tail.append((f" +{others} more", "dim"))
         if m.version:
-            tail.append((f"  cc {one_line(m.version, 12)}", "dim"))
+            tail.append((f"  {'cc' if self.agent == 'claude' else self.agent} {one_line(m.version, 12)}", "dim"))
         append_fields(t, tail, width)
         t.append("\n")
         t.append_text(watermark(shown, self.mode, width, self.held if shown.paused else 0))

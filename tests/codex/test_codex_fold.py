@@ -1,0 +1,336 @@
+"""The Codex fold's rules on rollouts the project builds itself (tracetui/demo/codex_records.py):
+the replayed prefix of a forked child, repeated and restarted token totals, an interrupted
+turn, a torn last line, tool errors, patches, plans, unknown types, pricing, the fold cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tracetui.demo.codex_records import RolloutBuilder
+from tracetui.model.codex_fold import CodexFold
+from tracetui.model.session_fold import SessionFold, fold_bytes
+from tracetui.session.reader import SessionReader, TranscriptError
+from tracetui.session.store.codec import fold_of, fold_rows
+from tracetui.views.state_json import state_to_json
+
+CHILD = "0199c0de-0000-7000-8000-0000000000c1"
+
+
+def _parent() -> RolloutBuilder:
+    b = RolloutBuilder()
+    b.turn("Review the parser and fix what you find")
+    b.tokens(1000, 800, 100, 20)
+    b.exec("pytest -q", "1 failed", exit_code=1)
+    b.tokens(1500, 1200, 50)
+    b.spawn(CHILD, "Review parser.py for bugs")
+    return b
+
+
+def _fold(*builders: RolloutBuilder) -> SessionFold:
+    sf = SessionFold(price=False)
+    for i, b in enumerate(builders):
+        name = f"rollout-{i}.jsonl"
+        src = sf.add_source(name, name, "main" if i == 0 else "subagent")
+        data = b.data()
+        for n, ln in enumerate(data.split(b"\n")[:-1], 1):
+            sf.feed_line(src, n, 0, ln)
+    return sf
+
+
+def test_a_forked_childs_replayed_prefix_counts_in_records_only() -> None:
+    parent = _parent()
+    child = parent.child(CHILD)
+    copied = len(parent.lines)  # the parent's session_meta and its whole history, re-stamped
+    child.tick(2).turn("Review parser.py for bugs")
+    child.tokens(300, 100, 40)
+    child.exec("cat parser.py", "def parse(): ...")
+    child.say("parse() fails on empty input.").done("parse() fails on empty input.")
+    st = _fold(parent, child).snapshot()
+    kid = st.agents[0]
+    assert st.sources[1].replayed == copied
+    assert kid.counters.records == len(child.lines)
+    assert kid.counters.user_prompts == 1 and kid.goal is not None and kid.goal.text == "Review parser.py for bugs"
+    assert kid.counters.tool_calls == 1 and kid.counters.tool_errors == 0
+    assert kid.tools_by_name == {"exec_command": 1}
+    # the child's tokens start from the copy's last cumulative total: only its own response
+    assert (kid.tokens.input, kid.tokens.cache_read, kid.tokens.output) == (200, 100, 40)
+    assert (st.main.tokens.input, st.main.tokens.cache_read, st.main.tokens.output) == (500, 2000, 150)
+    assert st.tokens.input == 700 and st.counters.user_prompts == 1  # the session's prompts are the main thread's
+    # the parent's spawn_agent call is linked to the child's file by the thread id
+    (link,) = st.main.subagents
+    assert link.agent_id == CHILD and link.source == 1 and link.tool == "spawn_agent"
+
+
+def test_a_child_whose_second_record_is_not_the_parents_meta_replays_nothing() -> None:
+    parent = _parent()
+    child = parent.child(CHILD, replay=False)
+    child.turn("Look at the tests")  # in the same second as its first record: its own work
+    st = _fold(parent, child).snapshot()
+    assert st.sources[1].replayed == 0
+    assert st.agents[0].counters.user_prompts == 1
+
+
+def test_a_repeated_total_adds_nothing_and_a_lower_total_starts_a_new_count() -> None:
+    b = RolloutBuilder()
+    b.turn("go")
+    b.tokens(1000, 600, 100, repeat=True)
+    b.tokens(500, 400, 50, repeat=True)
+    st = fold_bytes(b.data())
+    assert (st.tokens.input, st.tokens.cache_read, st.tokens.output, st.tokens.cache_creation) == (500, 1000, 150, 0)
+    assert st.counters.api_messages == 2
+    b.totals = dict.fromkeys(b.totals, 0)  # the thread's count starts over (a lower total)
+    b.tokens(200, 100, 10)
+    st = fold_bytes(b.data())
+    assert (st.tokens.input, st.tokens.cache_read, st.tokens.output) == (600, 1100, 160)
+    assert st.counters.api_messages == 3
+
+
+def test_cache_writes_are_cache_creation_and_reasoning_is_not_added_again() -> None:
+    b = RolloutBuilder()
+    b.turn("go")
+    b.tokens(1000, 600, 100, reasoning=70)
+    b.lines[-1]["payload"]["info"]["total_token_usage"]["cache_write_input_tokens"] = 250  # type: ignore[index]
+    st = fold_bytes(b.data())
+    assert (st.tokens.input, st.tokens.output, st.tokens.cache_creation, st.tokens.cache_read) == (400, 100, 250, 600)
+
+
+def test_an_interrupted_turn_is_an_interrupt_and_its_episode_is_interrupted() -> None:
+    b = RolloutBuilder()
+    b.turn("Run the whole suite")
+    b.call("exec_command", {"cmd": "pytest"}, output=None)
+    b.abort("interrupted")
+    b.turn("Only the parser tests")
+    b.say("Done.").done("Done.")
+    st = fold_bytes(b.data())
+    assert st.counters.interrupts == 1 and st.counters.user_prompts == 2
+    assert st.goal is not None and st.goal.text == "Run the whole suite"
+    assert st.latest_ask is not None and st.latest_ask.text == "Only the parser tests"
+    current = [e for e in st.episodes if e.lifecycle == "current"]
+    assert [e.index for e in current] == [1, 2]
+    assert current[0].status == "interrupted" and current[0].interrupts == 1
+    assert len(st.pending) == 1 and st.pending[0].name == "exec_command"
+    assert len(st.history) == 1  # the state as of the end of the first episode
+
+
+def test_a_torn_last_line_is_held_by_the_reader_and_quarantined_by_the_pure_fold(tmp_path: Path) -> None:
+    b = RolloutBuilder()
+    b.turn("go")
+    whole = b.data()
+    torn = b'{"timestamp":"2026-03-02T09:00:09.000Z","type":"event_msg","payload":{"type":"tok'
+    st = fold_bytes(whole + torn)
+    assert st.counters.malformed == 1 and st.main.quarantine[0].anchor.line == len(b.lines) + 1
+    p = tmp_path / "rollout.jsonl"
+    p.write_bytes(whole + torn)
+    r = SessionReader(p, subagents=False, price=False)
+    r.poll()
+    s1 = r.snapshot()
+    assert s1.agent == "codex" and s1.counters.malformed == 0 and s1.sources[0].pending_bytes == len(torn)
+    with open(p, "ab") as f:
+        f.write(b'en_count","info":null,"rate_limits":null}}\n')
+    r.poll()
+    s2 = r.snapshot()
+    assert s2.counters.records == len(b.lines) + 1 and s2.counters.malformed == 0 and s2.sources[0].pending_bytes == 0
+
+
+def test_tool_errors_patches_and_plans() -> None:
+    b = RolloutBuilder()
+    b.turn("Fix it")
+    b.plan([("Read the code", "completed"), ("Fix the bug", "in_progress")])
+    b.exec("pytest", "2 failed", exit_code=2)
+    b.exec("make lint", "", exit_code=1, end_first=False)  # the end event after the output
+    b.exec("ls", "a.py")
+    b.patch(
+        "*** Add File: docs/new.md\n+hi\n*** Update File: src/app.py\n@@\n-x\n+y\n*** Update File: src/old.py\n*** Move to: src/new.py\n*** Delete File: junk.txt\n"
+    )
+    b.patch("*** Update File: src/app.py\n@@\n-y\n+z\n", success=False)
+    st = fold_bytes(b.data())
+    c = st.counters
+    assert c.tool_calls == 6 and c.tool_errors == 3 and not st.pending
+    assert st.tools_by_name == {"exec_command": 3, "apply_patch": 2, "update_plan": 1}
+    files = {f.path: (f.writes, f.edits) for f in st.files}
+    assert files == {"docs/new.md": (1, 0), "src/app.py": (0, 2), "src/old.py": (0, 1), "src/new.py": (1, 0), "junk.txt": (1, 0)}
+    assert [(t.content, t.status) for t in st.todos] == [("Read the code", "completed"), ("Fix the bug", "in_progress")]
+    assert st.frontier is not None and st.frontier.kind == "tool_error"  # the last call failed
+    # the failure read after its call's output counts in the episode as the others do
+    assert [e.tool_errors for e in st.episodes] == [3]
+    assert [n.text for n in st.main.derived.ruled_out] == [
+        "exec_command(pytest) failed",
+        "exec_command(make lint) failed",
+        "apply_patch(src/app.py) failed",
+    ]
+
+
+def test_unknown_record_and_payload_types_are_kept_and_counted() -> None:
+    b = RolloutBuilder()
+    b.turn("go")
+    b.add("new_kind", {"x": 1})
+    b.event("brand_new_event", x=2)
+    b.item("brand_new_item", x=3)
+    b.add("event_msg", {"type": "user_message", "message": 42})  # a field of another type
+    st = fold_bytes(b.data())
+    assert st.counters.unknown_records == 3
+    assert [u.type for u in st.main.unknown] == ["new_kind", "event_msg:brand_new_event", "response_item:brand_new_item"]
+    assert st.counters.records == len(b.lines) and st.counters.user_prompts == 2  # a prompt whose text is not a string is empty
+
+
+def test_the_model_is_the_latest_turn_context_and_an_unknown_model_has_no_price() -> None:
+    b = RolloutBuilder(model="gpt-5.4")
+    b.turn("go").tokens(1000, 0, 100)
+    st = fold_bytes(b.data(), price=True)
+    assert st.models == ("gpt-5.4",) and st.cost_usd is not None and st.cost_usd > 0
+    b.model = "gpt-nonesuch-1"
+    b.turn("again").tokens(1000, 0, 100)
+    st = fold_bytes(b.data(), price=True)
+    assert set(st.tokens_by_model) == {"gpt-5.4", "gpt-nonesuch-1"}
+    assert st.cost_usd is None and "gpt-nonesuch-1" in st.cost_note
+
+
+def test_rate_limit_windows_are_kept() -> None:
+    b = RolloutBuilder()
+    b.turn("go").tokens(10, 0, 1)
+    st = fold_bytes(b.data())
+    (w,) = st.main.rate_limits
+    assert (w.name, w.used_percent, w.window_minutes, w.resets_at) == ("primary", 12.5, 300, 1772445600)
+
+
+def test_state_json_names_the_agent_and_keeps_the_claude_keys() -> None:
+    from tracetui.demo.transcript import TranscriptBuilder
+
+    claude = TranscriptBuilder()
+    claude.prompt("hi")
+    js_claude = state_to_json(fold_bytes(claude.data()))
+    js_codex = state_to_json(fold_bytes(_parent().data()))
+    assert js_claude["agent"] == "claude" and js_codex["agent"] == "codex"
+    assert set(js_claude) == set(js_codex)
+
+
+def test_the_fold_cache_restores_a_codex_fold() -> None:
+    parent = _parent()
+    child = parent.child(CHILD)
+    child.tick(2).turn("Review parser.py for bugs").tokens(300, 100, 40)
+    sf = _fold(parent, child)
+    before = state_to_json(sf.snapshot())
+    back = fold_of(fold_rows(sf))
+    assert [type(f) for f in back.folds] == [CodexFold, CodexFold]
+    for f in back.folds:
+        f.on_usage = back.usage.add
+    assert state_to_json(back.snapshot()) == before
+    # and it folds on from where it was: a repeated total adds nothing, a new one counts
+    child.tokens(0, 0, 0)
+    n = len(child.lines)
+    back.feed_line(1, n, 0, json.dumps(child.lines[-1]).encode())
+    assert back.snapshot().agents[0].tokens == sf.snapshot().agents[0].tokens
+
+
+def test_named_child_rollouts_are_accepted_and_a_second_main_rollout_is_refused(tmp_path: Path) -> None:
+    parent = _parent()
+    child = parent.child(CHILD)
+    child.tick(2).turn("Review parser.py for bugs")
+    pp, cp = parent.write(tmp_path / "p.jsonl"), child.write(tmp_path / "c.jsonl")
+    r = SessionReader([pp, cp], subagents=False, price=False)
+    r.poll()
+    r.check_transcript()
+    assert r.snapshot().main.subagents[0].source == 1
+    other = RolloutBuilder(thread_id="0199c0de-0000-7000-8000-0000000000ff")
+    other.turn("x")
+    op = other.write(tmp_path / "o.jsonl")
+    r = SessionReader([pp, op], subagents=False, price=False)
+    r.poll()
+    with pytest.raises(TranscriptError, match="a main rollout, not a subagent rollout"):
+        r.check_transcript()
+
+
+def test_through_the_store_a_long_rollout_folds_as_in_memory_and_reopens_the_same(tmp_path: Path) -> None:
+    from tracetui.session.open import load_state, save_store
+
+    b = RolloutBuilder()
+    for i in range(3):
+        b.turn(f"round {i}")
+        for j in range(450):  # past CALLS_TRIM calls: closed calls leave the fold, the ledger finds them
+            b.exec(f"echo {i}.{j}", "x", exit_code=1 if j % 97 == 0 else 0, end_first=j % 2 == 0)
+        b.tokens(100, 10, 5, repeat=True)
+    p = b.write(tmp_path / "rollout.jsonl")
+    _, mem = load_state([p], use_cache=False)
+    reader, stored = load_state([p], use_cache=True)
+    save_store(reader)
+    _, again = load_state([p], use_cache=True)
+    want = state_to_json(mem)
+    assert state_to_json(stored) == want and state_to_json(again) == want
+    assert again.agent == "codex" and mem.counters.tool_calls == 1350 and mem.counters.tool_errors == 15
+    assert [e.tool_errors for e in again.episodes] == [e.tool_errors for e in mem.episodes]
+
+
+def test_a_completed_turn_is_a_closed_episode() -> None:
+    b = RolloutBuilder()
+    b.turn("Explain the parser")
+    b.exec("cat parser.py", "def parse(): ...")
+    b.say("It splits on commas.").done("It splits on commas.")
+    st = fold_bytes(b.data())
+    assert [(e.index, e.version, e.status) for e in st.episodes] == [(1, 1, "ok")]
+    b.turn("Now fix it")
+    b.exec("pytest", "1 failed", exit_code=1)
+    st = fold_bytes(b.data())
+    assert [(e.index, e.status) for e in st.episodes] == [(1, "ok"), (2, "in_progress")]
+    b.say("Fixed the comma case.").done()
+    st = fold_bytes(b.data())
+    assert [(e.index, e.status, e.tool_errors) for e in st.episodes] == [(1, "ok", 0), (2, "errors", 1)]
+
+
+def test_a_spawn_without_a_thread_failed() -> None:
+    b = RolloutBuilder()
+    b.turn("Review everything")
+    cid = b.call("spawn_agent", {"agent_type": "explorer", "message": "Review the docs"}, output=None)
+    b.event("collab_agent_spawn_end", call_id=cid, new_thread_id=None, prompt="Review the docs", status="pending_init")
+    b.item("function_call_output", call_id=cid, output="collab spawn failed: agent thread limit reached (max 6)")
+    (link,) = fold_bytes(b.data()).main.subagents
+    assert (link.status, link.agent_id) == ("error", None)
+
+
+def test_polls_of_a_running_command_are_no_tool_loop_but_repeated_commands_are() -> None:
+    b = RolloutBuilder()
+    b.turn("Run the build")
+    for _ in range(4):
+        b.call("write_stdin", {"session_id": 7, "chars": "", "yield_time_ms": 1000}, "still running")
+    assert [a.kind for a in fold_bytes(b.data()).main.derived.anomalies] == []
+    for _ in range(3):
+        b.call("write_stdin", {"session_id": 7, "chars": "y\n"}, "ok")
+    assert [a.kind for a in fold_bytes(b.data()).main.derived.anomalies] == ["tool_loop"]
+
+
+def test_shell_output_gives_facts_as_for_claude_code() -> None:
+    b = RolloutBuilder()
+    b.turn("Run the tests")
+    b.exec("go test ./...", "ok  \tgithub.com/x/a\t0.12s\nFAIL\tgithub.com/x/b\t0.30s\nFAIL\n", exit_code=1)
+    aggs = fold_bytes(b.data()).main.derived.aggregates
+    assert (aggs["tests.go.passed"].last, aggs["tests.go.failed"].last) == (1, 1)
+
+
+def test_tier_bounds_cover_every_openai_threshold_in_the_table() -> None:
+    import genai_prices.data as data
+    from genai_prices.types import TieredPrices
+
+    from tracetui.model.pricing import TIER_BOUNDS
+
+    starts: set[int] = set()
+    prov = next(p for p in data.providers if p.id == "openai")
+    for m in prov.models:
+        for p in m.prices if isinstance(m.prices, list) else [m.prices]:
+            for v in vars(getattr(p, "prices", p)).values():
+                if isinstance(v, TieredPrices):
+                    starts.update(t.start for t in v.tiers)
+    assert starts and starts <= set(TIER_BOUNDS)
+
+
+def test_a_long_context_response_is_priced_at_its_tier() -> None:
+    from tracetui.model.pricing import model_price
+
+    short, long_ = RolloutBuilder(), RolloutBuilder()
+    short.turn("go").tokens(250_000, 0, 0).tokens(250_000, 0, 0)
+    long_.turn("go").tokens(210_000, 0, 0).tokens(290_000, 0, 0)  # the same tokens, one response past 272k
+    a, b = fold_bytes(short.data(), price=True).cost_usd, fold_bytes(long_.data(), price=True).cost_usd
+    assert a is not None and b is not None and b > a
+    day = "2026-03-02"
+    assert b == pytest.approx(model_price("gpt-5.4", 210_000, 0, 0, 0, day) + model_price("gpt-5.4", 290_000, 0, 0, 0, day))

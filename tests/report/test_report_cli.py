@@ -1,0 +1,167 @@
+"""``tracetui report`` and ``tracetui search`` through the command line: the table and the JSON
+against the recount, search anchors, masked secrets, terminal safety, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from report_folder import SECRET, UNPRICED, Folder, recount
+
+from tracetui.cli import main
+from tracetui.demo.transcript import TranscriptBuilder
+from tracetui.report import parse_day
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_report_json_is_one_object_matching_the_recount(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _run(capsys, "report", "daily", "--json")
+    assert rc == 0 and err == ""
+    obj = json.loads(out)
+    want = recount(folder.root, "daily")
+    assert [r["key"] for r in obj["rows"]] == sorted(want)
+    for row in obj["rows"]:
+        w = want[row["key"]]
+        assert row["messages"] == w["messages"]
+        assert row["tokens"] == {
+            "input": w["input"],
+            "output": w["output"],
+            "cache_read": w["cache_read"],
+            "cache_creation": w["cache_creation"],
+            "total": w["input"] + w["output"] + w["cache_read"] + w["cache_creation"],
+        }
+        assert (row["cost_usd"] is None) == (w["usd"] is None)
+    assert obj["total"]["messages"] == sum(w["messages"] for w in want.values())
+    assert obj["total"]["cost_usd"] is None and UNPRICED in obj["total"]["cost_note"]
+    assert "estimate" in obj["cost_label"]
+
+
+def test_report_table_is_aligned_and_says_estimate(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = _run(capsys, "report", "session", "--project", "beta")
+    assert rc == 0
+    lines = out.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("SESSION"))
+    body = lines[head : lines.index("", head)]
+    # figures right-aligned: every row of the table ends at the same column
+    assert len({len(ln) for ln in body}) == 1
+    assert [ln.split()[0] for ln in body[1:-2]] == ["b1", "b2"]
+    assert body[-1].startswith("total")
+    assert "unknown" in body[1]  # b1 used a model without a price
+    assert "$0.00" not in body[1]
+    assert any(ln.startswith("COST: estimated USD") for ln in lines)
+    assert any(UNPRICED in ln and ln.startswith("unknown:") for ln in lines)
+
+
+def test_report_since_relative_days(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = _run(capsys, "report", "monthly", "--since", "0d", "--json")
+    assert rc == 0
+    assert json.loads(out)["rows"] == []  # the folder's days are all in the past
+    rc, out, _ = _run(capsys, "report", "monthly", "--since", "0d")
+    assert rc == 0 and out.startswith("no API messages from ")
+
+
+def test_parse_day() -> None:
+    today = date(2026, 11, 8)
+    assert parse_day("7d", today) == "2026-11-01"
+    assert parse_day("0d", today) == "2026-11-08"
+    assert parse_day("2026-11-01", today) == "2026-11-01"
+    for bad in ("yesterday", "2026-13-01", "2026-1-1", "-3d", "7", ""):
+        with pytest.raises(Exception, match="not a date"):
+            parse_day(bad, today)
+
+
+@pytest.mark.parametrize(
+    "argv, names",
+    [
+        (("report", "daily", "--since", "last week"), "--since"),
+        (("report", "daily", "--until", "2026-02-30"), "--until"),
+        (("report", "hourly"), "kind"),
+        (("report",), "kind"),
+        (("report", "daily", "--since", "2026-03-05", "--until", "2026-03-01"), "--since"),
+        (("search", "x", "--limit", "0"), "--limit"),
+        (("search",), "TEXT"),
+        (("search", "   "), "TEXT"),
+    ],
+)
+def test_bad_arguments_are_one_line(folder: Folder, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], names: str) -> None:
+    try:
+        rc = main(list(argv))
+    except SystemExit as exc:
+        rc = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and names in err, err
+    assert "Traceback" not in err
+
+
+def test_search_finds_a_prompt_and_a_tool_call_with_their_anchors(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = _run(capsys, "search", "deploy", "key", "--json")
+    assert rc == 0
+    hits = json.loads(out)["results"]
+    assert [(h["kind"], h["anchor"]) for h in hits] == [("prompt", f"{folder.b1}:{folder.b1_prompt_line}")]
+    assert hits[0]["session"] == "b1" and hits[0]["project"] == "-work-beta" and hits[0]["agent"] == "claude"
+    rc, out, _ = _run(capsys, "search", "kubectl", "rollout", "--json")
+    hits = json.loads(out)["results"]
+    assert [(h["kind"], h["name"], h["anchor"]) for h in hits] == [("tool_use", "Bash", f"{folder.b1}:{folder.b1_bash_line}")]
+    assert folder.b1.read_bytes().split(b"\n")[folder.b1_bash_line - 1].count(b"kubectl rollout") == 1
+    rc, out, _ = _run(capsys, "search", "ERROR")  # the subagent's Grep call
+    assert rc == 0 and "agent-0abc.jsonl:" in out and "tool Grep" in out
+
+
+def test_search_never_returns_a_secret(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (("search", "deploy"), ("search", "deploy", "--json"), ("search", SECRET), ("search", SECRET[:20])):
+        rc, out, err = _run(capsys, *argv)
+        assert rc == 0
+        assert SECRET[:16] not in out and SECRET[-20:] not in out
+    rc, out, _ = _run(capsys, "search", SECRET, "--json")
+    assert json.loads(out)["results"] == []
+
+
+def test_search_output_is_terminal_safe(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    b = TranscriptBuilder(session_id="evil", cwd="/work/evil", start="2026-03-12T09:00:00.000Z")
+    b.prompt("retitle \x1b]0;pwned\x07 the window \x1b[31mred\x1b[0m and \x9b2J")
+    b.write_session(folder.root / "-work-evil")
+    for argv in (("search", "retitle"), ("search", "retitle", "--json")):
+        rc, out, _ = _run(capsys, *argv)
+        assert rc == 0 and "retitle" in out
+        assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+
+
+def test_search_updates_the_index_and_limits(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = _run(capsys, "search", "tag", "--json")
+    assert json.loads(out)["results"] == []
+    folder.grow()  # b2's second prompt: "now tag the release"
+    rc, out, _ = _run(capsys, "search", "tag", "--json")
+    (hit,) = json.loads(out)["results"]
+    assert hit["kind"] == "prompt" and hit["text"] == "now tag the release" and hit["session"] == "b2"
+    rc, out, _ = _run(capsys, "search", "step", "--json", "--limit", "2")
+    assert len(json.loads(out)["results"]) == 2
+
+
+def test_report_until_today_relative(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    today = datetime.now(UTC).date()
+    rc, out, _ = _run(capsys, "report", "daily", "--until", "1d", "--json")
+    obj = json.loads(out)
+    assert obj["until"] == (today - timedelta(days=1)).isoformat()
+    assert obj["total"]["messages"] == sum(w["messages"] for w in recount(folder.root, "daily").values())
+
+
+def test_report_masks_secrets_and_controls_in_names(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    cwd = f"/work/\x1b]0;pwned\x07/{SECRET}"
+    b = TranscriptBuilder(session_id="named", cwd=cwd, start="2026-03-12T09:00:00.000Z")
+    b.prompt("hello")
+    b.text("hi")
+    b.write_session(folder.root / f"-work-\x1b[31m-{SECRET[:40]}")
+    for kind in ("project", "session"):
+        for argv in (("report", kind), ("report", kind, "--json")):
+            rc, out, _ = _run(capsys, *argv)
+            assert rc == 0
+            assert kind == "project" or "named" in out
+            assert "\x1b" not in out and "\x07" not in out
+            assert SECRET[:20] not in out

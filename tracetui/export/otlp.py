@@ -1,0 +1,198 @@
+"""Span descriptions to OpenTelemetry spans, and sending them over OTLP/HTTP.
+
+Needs the optional extra ``otlp`` (``opentelemetry-sdk``, ``opentelemetry-exporter-otlp-proto-
+http``): :func:`require_sdk` raises :class:`MissingExtra` naming it when they are not installed.
+Spans are built as ``ReadableSpan`` s directly (no tracer, no clock): their ids and times are
+the ones :mod:`tracetui.export.spans` derived. :class:`Sender` sends them in batches through an
+``OTLPSpanExporter`` (which reads the standard ``OTEL_EXPORTER_OTLP_*`` variables: endpoint,
+headers, timeout, compression, certificates) and says after each batch whether the collector
+took it; the SDK's own log lines are kept and summed up in one line (:attr:`Sender.last_error`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from tracetui import __version__
+
+from .spans import SCHEMA_URL, SpanSpec, span_id, trace_id
+
+__all__ = ["MissingExtra", "require_sdk", "to_readable", "resource", "Sender", "make_exporter", "traces_endpoint", "parse_headers"]
+
+#: the loggers whose records the SDK writes on a failed export (kept, never printed)
+_LOGGERS = ("opentelemetry.exporter", "opentelemetry.sdk", "opentelemetry.exporter.otlp.common")
+
+
+class MissingExtra(Exception):
+    """The OpenTelemetry packages are not installed; the message is one line naming the extra."""
+
+
+def require_sdk() -> None:
+    """Raise :class:`MissingExtra` unless the SDK and the OTLP/HTTP exporter import."""
+    try:
+        import opentelemetry.exporter.otlp.proto.http.trace_exporter  # noqa: F401
+        import opentelemetry.sdk.trace  # noqa: F401
+    except ImportError as exc:
+        raise MissingExtra(
+            f"the OpenTelemetry export needs the 'otlp' extra: pip install 'tracetui[otlp]' ({exc.name or 'opentelemetry'} is missing)"
+        ) from None
+
+
+def resource(service: str | None = None) -> Any:
+    """The resource of every exported span: ``service.name`` (``$OTEL_SERVICE_NAME``, else
+    ``tracetui``), ``service.version``, and ``$OTEL_RESOURCE_ATTRIBUTES``."""
+    import os
+
+    from opentelemetry.sdk.resources import Resource
+
+    attrs: dict[str, Any] = {"service.version": __version__}
+    name = service or os.environ.get("OTEL_SERVICE_NAME")
+    attrs["service.name"] = name or "tracetui"
+    return Resource.create(attrs)
+
+
+def to_readable(session_id: str, specs: Sequence[SpanSpec], res: Any) -> list[Any]:
+    """``specs`` of session ``session_id`` as SDK ``ReadableSpan`` s (ids from
+    :func:`~tracetui.export.spans.trace_id` / :func:`~tracetui.export.spans.span_id`)."""
+    from opentelemetry import trace as api
+    from opentelemetry.sdk.trace import Event, ReadableSpan
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+    from opentelemetry.trace.status import Status, StatusCode
+
+    scope = InstrumentationScope("tracetui", __version__, SCHEMA_URL)
+    tid = trace_id(session_id)
+    flags = api.TraceFlags(api.TraceFlags.SAMPLED)
+    kinds = {"internal": api.SpanKind.INTERNAL, "client": api.SpanKind.CLIENT}
+    codes = {"unset": StatusCode.UNSET, "ok": StatusCode.OK, "error": StatusCode.ERROR}
+    out = []
+    for s in specs:
+        ctx = api.SpanContext(tid, span_id(session_id, s.key), is_remote=False, trace_flags=flags)
+        parent = api.SpanContext(tid, span_id(session_id, s.parent), is_remote=False, trace_flags=flags) if s.parent else None
+        status = Status(codes[s.status], s.status_message or None) if s.status == "error" else Status(codes[s.status])
+        events = [Event(e.name, dict(e.attributes), e.time_ns) for e in s.events]
+        out.append(
+            ReadableSpan(
+                s.name,
+                context=ctx,
+                parent=parent,
+                resource=res,
+                attributes=dict(s.attributes),
+                events=events,
+                kind=kinds[s.kind],
+                status=status,
+                start_time=s.start_ns,
+                end_time=s.end_ns,
+                instrumentation_scope=scope,
+            )
+        )
+    return out
+
+
+def traces_endpoint(url: str) -> str:
+    """``--endpoint`` as the exporter's URL: like ``OTEL_EXPORTER_OTLP_ENDPOINT``, a base URL
+    gets ``/v1/traces``; a URL already ending in it is kept."""
+    url = url.rstrip("/")
+    return url if url.endswith("/v1/traces") else f"{url}/v1/traces"
+
+
+def parse_headers(text: str) -> dict[str, str]:
+    """``K=V,K2=V2`` (the ``OTEL_EXPORTER_OTLP_HEADERS`` form, values URL-encoded) as a dict.
+    Raises ``ValueError`` naming the first part that is not ``K=V``."""
+    from urllib.parse import unquote
+
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        k, eq, v = part.partition("=")
+        if not eq or not k.strip():
+            raise ValueError(f"not K=V: {part.strip()!r}")
+        out[unquote(k.strip()).lower()] = unquote(v.strip())
+    return out
+
+
+def make_exporter(endpoint: str | None = None, headers: dict[str, str] | None = None, timeout: float | None = None) -> Any:
+    """An ``OTLPSpanExporter``: ``endpoint`` (``None``: ``$OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``,
+    else ``$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces``, else ``http://localhost:4318/v1/traces``),
+    ``headers`` over the ones of ``$OTEL_EXPORTER_OTLP_HEADERS``, ``timeout`` seconds per export
+    with its retries (``None``: ``$OTEL_EXPORTER_OTLP_TIMEOUT`` or 10)."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    return OTLPSpanExporter(endpoint=endpoint, headers=headers, timeout=timeout)
+
+
+class _Keep(logging.Handler):
+    """Keeps the records of the SDK's loggers (of one send) instead of printing them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if len(self.records) < 64:
+            self.records.append(record)
+
+
+def _reason(records: list[logging.LogRecord]) -> str:
+    """A short reason from the SDK's log records of a failed send: the newest error it names
+    (``connection refused``, ``timed out``, the error's class and first line), else the newest
+    record's first line."""
+    for record in reversed(records):
+        for a in record.args if isinstance(record.args, tuple) else ():
+            if isinstance(a, BaseException):
+                text = str(a).split("\n")[0]
+                if "refused" in text.lower():
+                    return "connection refused"
+                if "timed out" in text.lower() or "timeout" in text.lower():
+                    return "timed out"
+                return f"{type(a).__name__}: {text[:160]}"
+    if not records:
+        return "no answer"
+    return records[-1].getMessage().split("\n")[0][:200].rstrip(".")
+
+
+class Sender:
+    """Sends span batches through ``exporter`` and tells which went through.
+
+    The SDK's log records on failure are caught (:attr:`last_error` sums up the last one) so the
+    terminal sees one line from the caller, never the SDK's warnings or a traceback."""
+
+    def __init__(self, exporter: Any, batch: int = 512) -> None:
+        self.exporter = exporter
+        self.batch = batch
+        self.endpoint: str = getattr(exporter, "_endpoint", "") or "?"
+        self.last_error = ""
+        self._keep = _Keep()
+        self._propagate: dict[str, bool] = {}
+        for name in _LOGGERS:
+            lg = logging.getLogger(name)
+            self._propagate[name] = lg.propagate
+            lg.addHandler(self._keep)
+            lg.propagate = False
+
+    def send(self, spans: Sequence[Any]) -> bool:
+        """Export ``spans`` (ReadableSpans, at most :attr:`batch` of them); ``True`` when the
+        endpoint acknowledged them. Never raises for a network error."""
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        self._keep.records = []
+        try:
+            ok = self.exporter.export(list(spans)) == SpanExportResult.SUCCESS
+        except Exception as exc:  # an exporter must not raise; one that does is a failed batch
+            self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            return False
+        if not ok:
+            self.last_error = _reason(self._keep.records)
+        return ok
+
+    def close(self) -> None:
+        try:
+            self.exporter.shutdown()
+        except Exception:
+            pass
+        for name, was in self._propagate.items():
+            lg = logging.getLogger(name)
+            lg.removeHandler(self._keep)
+            lg.propagate = was

@@ -1,0 +1,122 @@
+"""Span descriptions: what an export sends, as plain data, before any OpenTelemetry type.
+
+A :class:`SpanSpec` is one span with a stable ``key`` (unique within its session: ``session``,
+``agent:<tool_use id>``, ``episode:<n>``, ``chat:<message id>``, ``tool:<tool_use id>``,
+``anomaly:<anomaly key>@<file:line>``). Its trace id and span id are derived from the session id
+and that key (:func:`trace_id`, :func:`span_id`: SHA-256, truncated), so the same transcript
+gives the same ids on every run, on every machine: a span sent twice (a crash between the
+collector's answer and the record of it) is the same span, and children sent before their parent
+find it when it arrives. Times are nanoseconds since the epoch from the records' timestamps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from typing import Union
+
+import msgspec
+
+from tracetui.model.episodes import parse_ts
+
+__all__ = [
+    "AttrValue",
+    "SpanEventSpec",
+    "SpanSpec",
+    "trace_id",
+    "span_id",
+    "ts_ns",
+    "SCHEMA_URL",
+    "AGENT_NAMES",
+    "PROVIDERS",
+    "usage_attributes",
+]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
+
+AttrValue = Union[str, int, float, bool]
+
+#: the version of the OpenTelemetry semantic conventions the attribute names follow
+SCHEMA_URL = "https://opentelemetry.io/schemas/1.38.0"
+
+#: ``gen_ai.agent.name`` of a session's main thread, by the agent that wrote the transcript
+#: (``RunState.agent``: ``claude`` unless the state says otherwise)
+AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
+
+#: ``gen_ai.provider.name`` by agent (the GenAI conventions' well-known values)
+PROVIDERS = {"claude": "anthropic", "codex": "openai"}
+
+
+class SpanEventSpec(msgspec.Struct, frozen=True):
+    """A span event: ``name``, its time (ns since the epoch) and attributes. ``key`` names what
+    it reports (an anomaly's identity) so that it is sent once, whichever span carries it."""
+
+    name: str
+    time_ns: int
+    attributes: dict[str, AttrValue]
+    key: str = ""
+
+
+class SpanSpec(msgspec.Struct):
+    """One span to send. ``parent`` is the key of its parent span (``None`` for the session's
+    root); ``kind`` is ``internal`` or ``client``; ``status`` is ``unset``, ``ok`` or ``error``
+    (``status_message`` then says why); ``start_ns``/``end_ns`` are ns since the epoch."""
+
+    key: str
+    parent: Union[str, None]
+    name: str
+    kind: str
+    start_ns: int
+    end_ns: int
+    attributes: dict[str, AttrValue]
+    status: str = "unset"
+    status_message: str = ""
+    events: tuple[SpanEventSpec, ...] = ()
+
+
+def _digest(text: str, n: int) -> int:
+    v = int.from_bytes(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:n], "big")
+    return v or 1  # an all-zero id is invalid in OTLP
+
+
+def trace_id(session_id: str) -> int:
+    """The 128-bit trace id of session ``session_id``: the first 16 bytes of
+    SHA-256(``tracetui/trace/<session id>``), never zero."""
+    return _digest(f"tracetui/trace/{session_id}", 16)
+
+
+def span_id(session_id: str, key: str) -> int:
+    """The 64-bit span id of the span ``key`` of session ``session_id``: the first 8 bytes of
+    SHA-256(``tracetui/span/<session id>/<key>``), never zero."""
+    return _digest(f"tracetui/span/{session_id}/{key}", 8)
+
+
+def ts_ns(ts: str | None) -> int | None:
+    """A record timestamp (ISO-8601, ``...Z``) as ns since the epoch, or ``None`` when missing or
+    unparseable."""
+    dt = parse_ts(ts)
+    if dt is None:
+        return None
+    if dt.tzinfo is None:  # a timestamp without zone is taken as UTC, as the fold's days are
+        dt = dt.replace(tzinfo=UTC)
+    return (dt - _EPOCH) // _US * 1000
+
+
+def usage_attributes(u: tuple[int, ...], provider: str = "anthropic") -> dict[str, AttrValue]:
+    """The ``gen_ai.usage.*`` attributes of a usage ``(input, output, cache_creation,
+    cache_read[, cache_write_1h])`` in tokens. For Anthropic ``input_tokens`` is input + cache
+    read + cache creation (the GenAI conventions' rule); the uncached part is
+    ``tracetui.usage.uncached_input_tokens``."""
+    inp, out, cc, cr = u[0], u[1], u[2], u[3]
+    total_in = inp + cc + cr if provider == "anthropic" else inp
+    attrs: dict[str, AttrValue] = {
+        "gen_ai.usage.input_tokens": total_in,
+        "gen_ai.usage.output_tokens": out,
+        "gen_ai.usage.cache_read.input_tokens": cr,
+        "gen_ai.usage.cache_creation.input_tokens": cc,
+        "tracetui.usage.uncached_input_tokens": inp,
+    }
+    if len(u) > 4:
+        attrs["tracetui.usage.cache_creation_1h.input_tokens"] = u[4]
+    return attrs

@@ -1,0 +1,304 @@
+"""Decoding rules of an OpenAI Codex CLI rollout (``../shared/docs/codex-format.md``): lines to
+:class:`~tracetui.ingest.codex_schema.CodexRecord`, never raising; whether a first line opens a
+rollout; tool arguments (a JSON string), the files an ``apply_patch`` touches, the todos of an
+``update_plan``, a call's one-line brief; token totals and rate-limit windows.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import msgspec
+
+from tracetui.ingest.codex_schema import CodexEnvelope, CodexRecord, RateWindow, TokenInfo, TokenTotals
+from tracetui.ingest.content import decode_any
+from tracetui.ingest.decode import Quarantined, decode_line, excerpt_of
+from tracetui.ingest.schema import MAX_TOKENS
+
+__all__ = [
+    "CodexDecoded",
+    "decode_codex_line",
+    "decode_codex_fast",
+    "is_codex_first_line",
+    "call_arguments",
+    "patch_files",
+    "plan_todos",
+    "call_brief",
+    "is_poll",
+    "token_totals",
+    "token_info",
+    "context_window_of",
+    "rate_windows",
+    "parent_of",
+    "text_of",
+]
+
+_fast = msgspec.json.Decoder(CodexRecord)
+_envelope = msgspec.json.Decoder(CodexEnvelope)
+
+#: the one-pass decode of the common line (one JSON object, braces at both ends). Raises
+#: ``msgspec.DecodeError``/``ValidationError`` where :func:`decode_codex_line` takes a slower path
+decode_codex_fast = _fast.decode
+
+#: ``(rel_offset, CodexRecord | Quarantined, payload bytes)``, as :func:`decode_line` gives
+CodexDecoded = tuple[int, "CodexRecord | Quarantined", Any]
+
+
+def _record(buf: Any) -> CodexRecord:
+    """One JSON object as a record; a declared field of unexpected type keeps only the envelope
+    (``schema_error`` says which)."""
+    try:
+        return _fast.decode(buf)
+    except msgspec.ValidationError as exc:
+        try:
+            env = _envelope.decode(buf)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            env = CodexEnvelope()
+        t = env.type if isinstance(env.type, str) else None
+        ts = env.timestamp if isinstance(env.timestamp, str) else None
+        return CodexRecord(ts, t, None, str(exc))
+
+
+def decode_codex_line(buf: bytes | memoryview) -> list[CodexDecoded]:
+    """Decode one line (without its newline) into ``[(rel_offset, CodexRecord | Quarantined,
+    payload)]``: the line split into its JSON values and bad parts exactly as a Claude Code line
+    is (:func:`tracetui.ingest.decode.decode_line`), each object then read as a rollout record.
+    Never raises."""
+    out: list[CodexDecoded] = []
+    for rel, item, payload in decode_line(buf):
+        if isinstance(item, Quarantined):
+            out.append((rel, item, payload))
+            continue
+        try:
+            rec = _record(payload)
+        except (msgspec.DecodeError, RecursionError):  # repaired bytes the strict decoder still rejects
+            rec = CodexRecord(item.timestamp, item.type, None, "undecodable payload")
+        out.append((rel, rec, payload))
+    return out
+
+
+class _Sniff(msgspec.Struct):
+    type: Any = None
+    payload: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+
+
+class _MetaHead(msgspec.Struct):
+    id: Any = None
+
+
+_sniff = msgspec.json.Decoder(_Sniff)
+_meta_head = msgspec.json.Decoder(_MetaHead)
+
+
+def is_codex_first_line(buf: bytes | memoryview) -> bool:
+    """Whether a file's first line (byte order mark removed) opens a Codex rollout: its first
+    JSON object is a ``session_meta`` record whose ``payload`` is an object with a string ``id``
+    (the thread). Only the first object counts (what follows it on the line, the fold reads as
+    usual), so a line read in pieces decides as the whole line does. What a file is is decided
+    by its records, never by its path."""
+    if b"session_meta" not in bytes(buf[:256]):
+        return False
+    first = next((payload for _rel, item, payload in decode_line(buf) if not isinstance(item, Quarantined)), None)
+    if first is None:
+        return False
+    try:
+        head = _sniff.decode(first)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return False
+    if head.type != "session_meta" or not bytes(head.payload).startswith(b"{"):
+        return False
+    try:
+        meta = _meta_head.decode(head.payload)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    return isinstance(meta.id, str) and bool(meta.id)
+
+
+def call_arguments(raw: msgspec.Raw) -> Any:
+    """A ``function_call``'s ``arguments``: a JSON string holding the arguments as JSON, decoded
+    twice (an object given directly, as a newer build might write, is taken as it is). The
+    string itself when it is not JSON; ``None`` when absent."""
+    v = decode_any(raw)
+    if isinstance(v, str):
+        try:
+            return msgspec.json.decode(v)
+        except (msgspec.DecodeError, RecursionError):
+            return v
+    return v
+
+
+_PATCH_OPS = (("*** Add File: ", "write"), ("*** Update File: ", "edit"), ("*** Delete File: ", "write"), ("*** Move to: ", "write"))
+
+
+def patch_files(patch: str) -> list[tuple[str, str]]:
+    """The files an ``apply_patch`` input names, in order: ``[(path, "write" | "edit")]``.
+
+    ``*** Add File: PATH`` and ``*** Delete File: PATH`` write a file, ``*** Update File: PATH``
+    edits one, ``*** Move to: PATH`` (after an update) writes the new path. Paths are exactly as
+    written (the rest of the header line, a trailing ``\\r`` removed)."""
+    out: list[tuple[str, str]] = []
+    if "*** " not in patch:
+        return out
+    for line in patch.split("\n"):
+        if not line.startswith("*** "):
+            continue
+        for prefix, kind in _PATCH_OPS:
+            if line.startswith(prefix):
+                path = line[len(prefix) :].rstrip("\r")
+                if path:
+                    out.append((path, kind))
+                break
+    return out
+
+
+def plan_todos(args: Any) -> list[tuple[str, str]] | None:
+    """The todo list of an ``update_plan`` call: ``[(step, status)]`` from ``plan[]``
+    (``{"step", "status"}``), ``None`` when the arguments hold no plan list."""
+    if not isinstance(args, dict) or not isinstance(args.get("plan"), list):
+        return None
+    out = []
+    for item in args["plan"]:
+        if isinstance(item, dict):
+            out.append((str(item.get("step", "")), str(item.get("status", "pending"))))
+    return out
+
+
+def is_poll(name: str, args: Any) -> bool:
+    """Whether a call only waits on a running command: a ``write_stdin`` that writes nothing
+    (``chars`` empty or absent), which Codex repeats while a command runs. Not a repeated
+    action: the tool-loop detector must not count it as one."""
+    return name == "write_stdin" and isinstance(args, dict) and not args.get("chars")
+
+
+def call_brief(name: str, args: Any) -> str:
+    """A call's input on one short line: the command of ``exec_command`` (``cmd``) and of the
+    ``shell``/``local_shell_call`` forms (``command``, a list or a string), the first file of an
+    ``apply_patch``, the message of a ``spawn_agent``, else the arguments in brief."""
+    if isinstance(args, dict):
+        for key in ("cmd", "command"):
+            v = args.get(key)
+            if isinstance(v, list):
+                v = " ".join(str(x) for x in v)
+            if isinstance(v, str):
+                return excerpt_of(v, 80)
+        if name == "spawn_agent" and isinstance(args.get("message"), str):
+            return excerpt_of(args["message"], 80)
+        if name == "update_plan":
+            plan = args.get("plan")
+            return f"{len(plan)} steps" if isinstance(plan, list) else ""
+        try:
+            return excerpt_of(msgspec.json.encode(args).decode(), 80)
+        except (TypeError, msgspec.EncodeError):
+            return ""
+    if isinstance(args, str):
+        files = patch_files(args) if name == "apply_patch" else []
+        if files:
+            more = f" (+{len(files) - 1})" if len(files) > 1 else ""
+            return excerpt_of(files[0][0], 80) + more
+        return excerpt_of(args, 80)
+    return ""
+
+
+_info = msgspec.json.Decoder(TokenInfo)
+
+
+def token_info(raw: msgspec.Raw) -> TokenInfo | None:
+    """``token_count.info`` decoded once, or ``None`` (``null``, absent, or of another shape:
+    a count of another type or outside ``0..MAX_TOKENS``)."""
+    if not raw or bytes(raw) == b"null":
+        return None
+    try:
+        return _info.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def token_totals(raw: msgspec.Raw) -> TokenTotals | None:
+    """``token_count.info.total_token_usage``, or ``None`` (see :func:`token_info`)."""
+    info = token_info(raw)
+    return info.total_token_usage if info is not None else None
+
+
+def context_window_of(info: TokenInfo | None) -> int:
+    """``info.model_context_window``: the context window (tokens) Codex declares for the model,
+    or 0 when it declares none, or a window that is not a whole number in ``1..MAX_TOKENS``."""
+    w = info.model_context_window if info is not None else None
+    return w if isinstance(w, int) and not isinstance(w, bool) and 0 < w <= MAX_TOKENS else 0
+
+
+_window = msgspec.json.Decoder(RateWindow)
+
+
+class _Windows(msgspec.Struct):
+    primary: Union[RateWindow, None] = None
+    secondary: Union[RateWindow, None] = None
+
+
+_windows = msgspec.json.Decoder(_Windows)
+
+
+def rate_windows(raw: msgspec.Raw) -> dict[str, RateWindow]:
+    """The rate-limit windows of ``token_count.rate_limits`` by name (``primary``,
+    ``secondary``), each only when it is an object of the expected shape."""
+    if not raw or bytes(raw) == b"null":
+        return {}
+    try:
+        w = _windows.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        w = None
+    if w is not None:
+        out = {}
+        if w.primary is not None:
+            out["primary"] = w.primary
+        if w.secondary is not None:
+            out["secondary"] = w.secondary
+        return out
+    v = decode_any(raw)  # one window of another shape: the other is still kept
+    out = {}
+    if isinstance(v, dict):
+        for name in ("primary", "secondary"):
+            if isinstance(v.get(name), dict):
+                try:
+                    out[name] = _window.decode(msgspec.json.encode(v[name]))
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    continue
+    return out
+
+
+def parent_of(source: msgspec.Raw, forked_from_id: str | None) -> tuple[str | None, str | None, str | None]:
+    """``(parent thread id, nickname, role)`` of a ``session_meta``: from
+    ``source.subagent.thread_spawn`` (``parent_thread_id``, ``agent_nickname``,
+    ``agent_role``), else ``forked_from_id``; ``(None, None, None)`` for a thread of its own."""
+    src = decode_any(source) if source else None
+    if isinstance(src, dict):
+        sub = src.get("subagent")
+        spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+        if isinstance(spawn, dict) and isinstance(spawn.get("parent_thread_id"), str):
+            nick, role = spawn.get("agent_nickname"), spawn.get("agent_role")
+            return spawn["parent_thread_id"], nick if isinstance(nick, str) else None, role if isinstance(role, str) else None
+    return forked_from_id, None, None
+
+
+class _Part(msgspec.Struct):
+    text: Any = None
+
+
+_parts = msgspec.json.Decoder(Union[str, list[_Part], None])
+
+
+def text_of(raw: msgspec.Raw) -> str:
+    """The text of a string field, or of a message's ``content[]`` (its ``input_text`` /
+    ``output_text`` parts joined by newlines); ``""`` for anything else."""
+    if not raw:
+        return ""
+    try:
+        v: Any = _parts.decode(raw)  # the common shapes in one typed pass, other fields skipped
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        v = decode_any(raw)
+    if isinstance(v, list) and v and isinstance(v[0], _Part):
+        return "\n".join(p.text for p in v if isinstance(p.text, str))
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list):
+        return "\n".join(p["text"] for p in v if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""

@@ -1,0 +1,322 @@
+"""The fold of one OpenAI Codex CLI rollout: :class:`CodexFold`, a :class:`FileFold` with the
+rollout's rules at the edge (``../shared/docs/codex-format.md``).
+
+It has FileFold's interface and state (``feed_line``, ``snapshot``, the ``events``/``history``
+sinks, ``to_cache``/``from_cache``, ``frontier``), and makes the same ledger event kinds, so
+:class:`~tracetui.model.session_fold.SessionFold`, the deriver (episodes, facts, anomalies), the
+views and the store work on it unchanged. What differs is how records are read:
+
+* a line is ``{"timestamp", "type", "payload"}``; records, malformed and torn lines, unknown
+  record and payload types are kept and counted as for Claude Code;
+* a human prompt is an ``event_msg user_message``; an interrupt a ``turn_aborted`` with reason
+  ``interrupted``; a compaction a ``compacted`` record; tool calls and tokens: ``codex_calls``;
+* **the replay**: a child rollout (its first ``session_meta`` names a parent) whose second
+  record is the parent's ``session_meta`` starts with a copy of the parent's history, re-stamped
+  at the spawn: the records after the first one that carry the first record's timestamp to the
+  second (the same ``YYYY-MM-DDTHH:MM:SS``) are that copy. They are counted in ``records`` and
+  in :attr:`replayed` only (one ``replayed`` ledger event each), and the child's tokens start
+  from the copy's last cumulative total.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from tracetui.ingest.codex_decode import decode_codex_fast, decode_codex_line, parent_of, text_of
+from tracetui.ingest.codex_schema import CODEX_RECORD_TYPES, KNOWN_EVENT_TYPES, KNOWN_ITEM_TYPES, CodexRecord, Payload
+from tracetui.ingest.content import decode_any
+from tracetui.ingest.decode import Quarantined, bom_length, excerpt_of
+from tracetui.model.codex_calls import CodexCalls, Stamp
+from tracetui.model.fold import FileFold
+from tracetui.model.fold_messages import EXCERPT_CHARS, FRONTIER_CHARS, _intern
+from tracetui.model.state import AgentState, Anchor, Frontier, PromptInfo, RateLimit
+
+__all__ = ["CodexFold", "AGENT"]
+
+#: the name of the agent whose files this fold reads (``RunState.agent``)
+AGENT = "codex"
+_BLANK = frozenset(b" \t\r\n\x0b\x0c")
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+#: replay states: the first record not read yet, the second expected, inside the copy, past it
+_FIRST, _SECOND, _COPY, _DONE = 0, 1, 2, 3
+#: the excerpt of a replayed record's event, by record type
+_REPLAYED = {t: f"replayed: {t}" for t in CODEX_RECORD_TYPES}
+
+
+class CodexFold(CodexCalls, FileFold):
+    """Folds the records of one Codex rollout, in file order, into events and state (the
+    interface and the guarantees of :class:`FileFold`: pure, deterministic, any chunking)."""
+
+    def __init__(self, src: int = 0, agent_id: str | None = None, on_usage: Any = None, events: Any = None, history: Any = None) -> None:
+        super().__init__(src, agent_id, on_usage, events, history)
+        self.agent = AGENT
+        #: the thread id (``session_meta.id``) and the parent thread a child rollout names
+        self.thread_id: str | None = None
+        self.parent_id: str | None = None
+        self.nickname: str | None = None
+        #: the latest ``turn_context.model`` (what the next token counts are priced as)
+        self.model: str | None = None
+        self.turn_id: str | None = None
+        #: records of the copy of the parent's history (see the module docstring)
+        self.replayed = 0
+        self._replay = _FIRST
+        self._first_second = ""
+        #: the last cumulative token totals ``(input, cached input, output, cache write)``
+        self._tok_base: tuple[int, int, int, int] | None = None
+        self._tok_n = 0
+        self.rate_limits: dict[str, RateLimit] = {}
+        #: the context window (tokens) the latest ``token_count`` declared, 0 before one did
+        self.context_window = 0
+        #: call ids whose exec_command_end / patch_apply_end failed before their call was read
+        self._failed_early: set[str] = set()
+        #: the last turn ended (``task_complete``): its episode is closed, not in progress
+        self._turn_done = False
+
+    # -- input ------------------------------------------------------------------------------
+    def feed_line(self, line_no: int, offset: int, buf: bytes | memoryview) -> None:
+        """Fold one complete line (without its newline), as :meth:`FileFold.feed_line` does:
+        blank lines ignored, a byte order mark opening the file not part of the first record."""
+        if offset == 0 and bom_length(0, buf):
+            buf = buf[3:]
+            offset = 3
+        if not buf or buf[0] in _BLANK and not bytes(buf).strip():
+            return
+        if buf[0] == 123 and buf[-1] == 125:  # the common line, decoded in one call
+            try:
+                rec = decode_codex_fast(buf)
+            except _DECODE_ERRORS:
+                pass  # the general path says what is wrong
+            else:
+                self.feed_record(rec, Anchor(self.src, line_no, offset), buf)
+                return
+        for rel, item, payload in decode_codex_line(buf):
+            anchor = Anchor(self.src, line_no, offset + rel)
+            if isinstance(item, Quarantined):
+                self.add_quarantine(anchor, item.reason, item.excerpt)
+            else:
+                self.feed_record(item, anchor, payload)
+
+    def feed_record(self, rec: CodexRecord, anchor: Anchor, payload: bytes | memoryview) -> None:  # type: ignore[override]
+        """Fold one decoded rollout record found at ``anchor`` (``payload``: its JSON bytes)."""
+        c = self.counters
+        c.records += 1
+        self.last_anchor = anchor
+        ts = rec.timestamp
+        st = Stamp(ts)
+        if self._replay != _DONE and self._in_copy(rec, st, anchor, payload):
+            return
+        if ts:
+            if self.first_timestamp is None:
+                self.first_timestamp = ts
+            self.last_timestamp = ts
+        t = rec.type
+        p = rec.payload
+        if t not in CODEX_RECORD_TYPES or rec.schema_error or p is None:
+            self._unknown_record(
+                st, anchor, payload, str(t), rec.schema_error or ("no payload" if t in CODEX_RECORD_TYPES else "unknown record type")
+            )
+            return
+        if t == "response_item":
+            self._item(p, st, anchor, payload)
+        elif t == "event_msg":
+            self._event_msg(p, st, anchor, payload)
+        elif t == "turn_context":
+            if p.model:
+                self.model = _intern(p.model)
+            if p.cwd:
+                self.cwd = p.cwd
+            self.turn_id = p.turn_id or self.turn_id
+            self._event("metadata", anchor, st, 0, payload, excerpt_of(f"turn_context: {p.model or ''}"), name="turn_context")  # type: ignore[arg-type]
+        elif t == "session_meta":
+            self._session_meta(p, st, anchor, payload)
+        else:  # compacted
+            c.compactions += 1
+            self.compactions.append(anchor)
+            self._event("compaction", anchor, st, 0, payload, "compaction (compacted history)", name="compacted")  # type: ignore[arg-type]
+
+    def _unknown_record(self, st: Stamp, anchor: Anchor, payload: Any, type_: str, reason: str) -> None:
+        self.counters.unknown_records += 1
+        reason = reason.split("\n")[0]
+        self._unknown(anchor, type_, reason)
+        self._event("unknown_record", anchor, st, 0, payload, excerpt_of(f"{type_}: {reason}"), "unknown", name=type_)  # type: ignore[arg-type]
+
+    def _in_copy(self, rec: CodexRecord, st: Stamp, anchor: Anchor, payload: Any) -> bool:
+        """Whether ``rec`` is part of the copy of the parent's history (then it is counted as
+        replayed, and its token totals become the child's starting point)."""
+        p = rec.payload
+        if self._replay == _FIRST:
+            self._replay = _SECOND
+            self._first_second = (rec.timestamp or "")[:19]
+            if rec.type == "session_meta" and p is not None and not rec.schema_error:
+                parent, _, _ = parent_of(p.source, p.forked_from_id)
+                if parent:
+                    return False
+            self._replay = _DONE
+            return False
+        if self._replay == _SECOND:
+            is_parent = rec.type == "session_meta" and p is not None and p.id is not None and p.id == self.parent_id
+            if not is_parent or len(self._first_second) != 19:
+                self._replay = _DONE
+                return False
+            self._replay = _COPY
+        elif not rec.timestamp or rec.timestamp[:19] != self._first_second:
+            self._replay = _DONE
+            return False
+        self.replayed += 1
+        if rec.type == "event_msg" and p is not None and p.type == "token_count":
+            base = self._totals(p)
+            if base is not None:
+                self._tok_base = base
+        exc = _REPLAYED.get(rec.type) or excerpt_of(f"replayed: {rec.type}")  # type: ignore[arg-type]
+        self._event("metadata", anchor, st, 0, payload, exc, name="replayed")  # type: ignore[arg-type]
+        return True
+
+    # -- records ----------------------------------------------------------------------------
+    def _session_meta(self, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+        if self.thread_id is None and p.id:
+            self.thread_id = self.session_id = p.id
+            parent, nick, _role = parent_of(p.source, p.forked_from_id)
+            self.parent_id, self.nickname = parent, nick
+            self.sidechain_file = parent is not None
+            if self.src != 0 and self.agent_id is None:
+                self.agent_id = p.id
+            if p.cwd:
+                self.cwd = p.cwd
+            if p.cli_version:
+                self.version = p.cli_version
+            git = decode_any(p.git) if p.git else None
+            if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
+                self.git_branch = git["branch"]
+        self._event("metadata", anchor, st, 0, payload, excerpt_of(f"session_meta: {p.id or ''}"), name="session_meta")  # type: ignore[arg-type]
+
+    def _item(self, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+        pt = p.type
+        if pt not in KNOWN_ITEM_TYPES:
+            self._unknown_record(st, anchor, payload, f"response_item:{pt}", "unknown payload type")
+        elif pt == "message":
+            text = text_of(p.content)
+            if p.role == "assistant":
+                exc = excerpt_of(text, EXCERPT_CHARS)
+                self._event("assistant_text", anchor, st, 0, payload, exc)  # type: ignore[arg-type]
+                if text and not text.isspace():
+                    self.last_action = Frontier("text", excerpt_of(text, FRONTIER_CHARS), anchor, timestamp=st.timestamp)
+            else:
+                self._event("user_text", anchor, st, 0, payload, excerpt_of(text, EXCERPT_CHARS), name=_intern(p.role or "user"))  # type: ignore[arg-type]
+        elif pt == "reasoning":
+            self._event("thinking", anchor, st, 0, payload, "thinking")  # type: ignore[arg-type]
+        elif pt in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._call(p, st, anchor, payload)
+        elif pt == "web_search_call":
+            self._event("metadata", anchor, st, 0, payload, "web_search_call", name="web_search_call")  # type: ignore[arg-type]
+        else:
+            self._output(p, st, anchor, payload)
+
+    def _event_msg(self, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+        pt = p.type
+        if pt not in KNOWN_EVENT_TYPES:
+            self._unknown_record(st, anchor, payload, f"event_msg:{pt}", "unknown payload type")
+        elif pt == "token_count":
+            self._token_count(p, st, anchor, payload)
+        elif pt == "user_message":
+            self._prompt(text_of(p.message), st, anchor, payload)
+        elif pt in ("exec_command_end", "patch_apply_end"):
+            self._call_end(p, st, anchor, payload)
+        elif pt == "turn_aborted" and p.reason == "interrupted":
+            self.counters.interrupts += 1
+            self._event("interrupt", anchor, st, 0, payload, "turn aborted: interrupted")  # type: ignore[arg-type]
+        elif pt in ("collab_agent_spawn_end", "collab_waiting_end", "collab_close_end"):
+            self._collab(p, st, anchor, payload)
+        else:
+            pt = _intern(pt or "")
+            text = ""
+            if pt == "thread_name_updated" and p.thread_name:
+                text = self.title = p.thread_name
+            elif pt == "task_started":
+                self.turn_id = p.turn_id or self.turn_id
+                self._turn_done = False
+            elif pt == "task_complete":
+                self._turn_done = True
+            elif pt == "turn_aborted":
+                text = str(p.reason)
+            self._event("metadata", anchor, st, 0, payload, excerpt_of(f"{pt}: {text}", EXCERPT_CHARS) if text else pt, name=pt)  # type: ignore[arg-type]
+
+    def _prompt(self, text: str, st: Stamp, anchor: Anchor, payload: Any) -> None:
+        """A human prompt (``user_message``): the goal when first, the latest ask always; the
+        episode of the previous prompt is complete and its state kept for scrubbing."""
+        if self.goal is not None:
+            snap = self.snapshot(history=True)
+            c = msgspec.structs.replace(snap.counters, records=snap.counters.records - 1)
+            self.history.append(msgspec.structs.replace(snap, counters=c))
+        self.counters.user_prompts += 1
+        self.prompts += 1
+        self._turn_done = False
+        self._event("prompt", anchor, st, 0, payload, excerpt_of(text, EXCERPT_CHARS), name="text")  # type: ignore[arg-type]
+        info = PromptInfo(text, anchor, "text", None, st.timestamp, self._seq)
+        if self.goal is None:
+            self.goal = info
+        self.latest_ask = info
+        self.last_action = Frontier("prompt", excerpt_of(text, FRONTIER_CHARS), anchor, timestamp=st.timestamp)
+
+    # -- resuming ---------------------------------------------------------------------------
+    #: what a reader that keeps no fold (the cross-session index) saves to go on folding a
+    #: rollout after its last line with the same token counts and replay: the thread, the
+    #: model, the cumulative token base and count, the replay state, and what the file said of
+    #: itself (session, working folder, sidechain). :meth:`resume_state`, :meth:`resumed`
+    RESUME_ATTRS = (
+        "thread_id",
+        "parent_id",
+        "nickname",
+        "model",
+        "_tok_base",
+        "_tok_n",
+        "_replay",
+        "_first_second",
+        "replayed",
+        "session_id",
+        "cwd",
+        "sidechain_file",
+    )
+
+    def resume_state(self) -> list[Any]:
+        """The values of :data:`RESUME_ATTRS` (strings, ints, ``None``, a tuple of ints), for
+        :meth:`resumed`."""
+        return [getattr(self, a) for a in self.RESUME_ATTRS]
+
+    @classmethod
+    def resumed(cls, state: list[Any], src: int = 0, on_usage: Any = None, events: Any = None, history: Any = None) -> CodexFold:
+        """A fold that goes on from :meth:`resume_state` ``state``: the lines after the ones
+        that state was taken after give the same token entries (keys, tokens, models) and
+        prompts and calls as one fold of the whole file would. Everything else (calls, files,
+        counters) starts empty. Raises ``ValueError`` for a state of another shape."""
+        if not isinstance(state, list) or len(state) != len(cls.RESUME_ATTRS):
+            raise ValueError("not a Codex fold's resume state")
+        f = cls(src, None, on_usage, events, history)
+        for a, v in zip(cls.RESUME_ATTRS, state):
+            setattr(f, a, tuple(v) if a == "_tok_base" and v is not None else v)
+        if f.model is not None:
+            f.model = _intern(f.model)
+        return f
+
+    # -- output -----------------------------------------------------------------------------
+    def snapshot(self, history: bool = False) -> AgentState:
+        """:meth:`FileFold.snapshot`, naming the agent and its rate-limit windows. A turn is an
+        episode: once its ``task_complete`` is read, the open episode has the status the next
+        prompt will close it with (``ok``, ``errors``, ...), not ``in_progress``."""
+        last = self._last_snapshot
+        snap = super().snapshot(history)
+        limits = tuple(self.rate_limits.values())
+        if last is not None and last.rate_limits == limits:
+            limits = last.rate_limits
+        derived = snap.derived
+        if self._turn_done and derived is not None and derived.episodes and self.derive is not None:
+            b = self.derive.book.open
+            ep = derived.episodes[-1]
+            if b is not None and ep.status == "in_progress" and ep.index == b.index and ep.version == 1:
+                ep = msgspec.structs.replace(ep, status=b.closing_status(len(ep.dangling)))
+                derived = msgspec.structs.replace(derived, episodes=(*derived.episodes[:-1], ep))
+        snap = self._last_snapshot = msgspec.structs.replace(
+            snap, agent=AGENT, rate_limits=limits, derived=derived, context_window=self.context_window
+        )
+        return snap

@@ -1,0 +1,251 @@
+"""Reports over the cross-session index: exact tokens per kind and estimated cost, grouped by
+day, ISO week, month, project or session, every API message counted once across every file.
+
+A message id found in several files (a resumed session copies earlier records; a subagent's
+records may be repeated) is one message (the ``messages`` table, session/index/messages.py):
+its tokens are those a single :class:`~tracetui.model.usage.UsageBook` fed with all its files'
+entries holds (the max of each field, the earliest day, the first model), and it is filed under
+the file that has it earliest: that file's project and session, that day. A report is then a
+``GROUP BY`` of those rows by the group's key and the price bucket (model, day, tier band), the
+buckets a UsageBook keeps. Costs are :func:`~tracetui.model.pricing.estimate_cost` of each group's
+buckets (every message priced at its own day and tier band; a model without a price makes
+the group's cost unknown, never zero), memoised in the index's ``costs`` table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+
+import msgspec
+
+from tracetui.model.pricing import PLAIN_COST_NOTE
+from tracetui.model.state import Tokens, UsageBucket
+
+__all__ = ["KINDS", "Group", "Report", "build_report", "period_of"]
+
+#: the groupings of ``tracetui report``
+KINDS = ("daily", "weekly", "monthly", "project", "session")
+
+#: milliseconds the cost memo's save waits for another writer (it is skipped after)
+MEMO_BUSY_MS = 50
+#: memoised estimates kept at most (each costs a few hundred bytes)
+MAX_COSTS = 20_000
+
+#: the group key of a message row ``m`` of file ``f``, per report kind
+_KEYS = {
+    "daily": "CASE WHEN m.day = '' THEN 'unknown' ELSE m.day END",
+    "weekly": "iso_week(m.day)",
+    "monthly": "CASE WHEN m.day = '' THEN 'unknown' ELSE substr(m.day, 1, 7) END",
+    "project": "f.project",
+    "session": "f.project || char(0) || f.session",
+}
+#: what a report reads: the per-file buckets of the messages (session/index/messages.py)
+_FROM = " FROM buckets m JOIN files f ON f.id = m.file"
+
+
+@dataclass
+class Group:
+    """One row of a report: its key (``2026-11-02``, ``2026-W45``, ``2026-11``, a project
+    folder name, a session id; ``"unknown"`` for messages without a day), the sessions and API
+    messages in it, tokens per kind, the estimated cost in USD (``None``: unknown, the note
+    says which models have no price), the models, and for a session or project its project
+    folder, working directory, agent (``"claude"``, ``"codex"``; ``"claude,codex"`` for a
+    project both worked in) and first and last timestamps (ISO-8601)."""
+
+    key: str
+    sessions: int = 0
+    messages: int = 0
+    tokens: Tokens = field(default_factory=Tokens)
+    cost_usd: float | None = None
+    cost_note: str = ""
+    models: tuple[str, ...] = ()
+    project: str | None = None
+    cwd: str | None = None
+    agent: str | None = None
+    first_ts: str | None = None
+    last_ts: str | None = None
+
+
+@dataclass
+class Report:
+    """A report: its kind, the filters (``since``/``until`` as UTC days, ``project``, ``agent``),
+    its rows in key order, the total over them, and how many files and sessions the index holds."""
+
+    kind: str
+    since: str | None
+    until: str | None
+    project: str | None
+    rows: list[Group]
+    total: Group
+    files: int
+    notes: list[str] = field(default_factory=list)
+    #: the agent the report is narrowed to (``"claude"`` | ``"codex"``; ``None``: both)
+    agent: str | None = None
+
+
+def period_of(kind: str, day: str) -> str:
+    """The group key of UTC ``day`` (``YYYY-MM-DD``) in a report of ``kind``: the day, its ISO
+    week (``2026-W45``) or its month (``2026-11``); ``"unknown"`` for ``""``."""
+    if not day:
+        return "unknown"
+    if kind == "weekly":
+        y, w, _ = date.fromisoformat(day).isocalendar()
+        return f"{y}-W{w:02d}"
+    if kind == "monthly":
+        return day[:7]
+    return day
+
+
+class _Costs:
+    """The cost estimates of one report: from the index's ``costs`` table when known there,
+    else :func:`~tracetui.model.pricing.estimate_cost` (then kept for the next report by
+    :meth:`save`)."""
+
+    def __init__(self, conn: sqlite3.Connection, preload: bool) -> None:
+        self.conn = conn
+        self.known: dict[bytes, tuple[float | None, str]] = {}
+        self.new: dict[bytes, tuple[float | None, str]] = {}
+        self.preloaded = preload
+        if preload:  # a group each: one read of the table, not one a group
+            self.known.update((k, (usd, note)) for k, usd, note in conn.execute("SELECT key, usd, note FROM costs"))
+
+    def get(self, buckets: tuple[UsageBucket, ...], fallback_ts: str | None) -> tuple[float | None, str]:
+        """``(usd, note)`` of ``buckets`` (undated ones priced at ``fallback_ts``'s day)."""
+        key = msgspec.msgpack.encode([_prices_version(), buckets, fallback_ts])
+        hit = self.known.get(key) or self.new.get(key)
+        if hit is None and not self.preloaded:
+            row = self.conn.execute("SELECT usd, note FROM costs WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                hit = self.known[key] = (row[0], row[1])
+        if hit is None:
+            from tracetui.model.pricing import estimate_cost
+
+            hit = self.new[key] = estimate_cost(buckets, fallback_ts)
+        return hit
+
+    def save(self) -> None:
+        """Keep the new estimates (best effort: a locked index skips it)."""
+        if self.new:
+            _save_costs(self.conn, self.new)
+
+
+@lru_cache(maxsize=1)
+def _prices_version() -> str:
+    """What identifies the price table a memoised cost came from: the path, size and
+    modification time of genai-prices' bundled data (found without importing the package, which
+    takes ~0.35 s; ``importlib.metadata`` alone ~30 ms)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("genai_prices")
+    if spec is None or spec.origin is None:  # pragma: no cover - a declared dependency
+        return "?"
+    data = Path(spec.origin).with_name("data.py")
+    try:
+        st = data.stat()
+    except OSError:  # pragma: no cover
+        return spec.origin
+    return f"{data}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def build_report(
+    conn: sqlite3.Connection,
+    kind: str,
+    since: str | None = None,
+    until: str | None = None,
+    project: str | None = None,
+    agent: str | None = None,
+) -> Report:
+    """The report of ``kind`` (one of :data:`KINDS`) over the index ``conn``: messages whose
+    day is within ``since``..``until`` (UTC days, both included; a message without a day is
+    left out when either is given), filed under files whose project folder or working
+    directory contains ``project`` and that ``agent`` wrote (``"claude"`` | ``"codex"``;
+    ``None``: both). Raises ``ValueError`` for an unknown kind, ``sqlite3.Error``."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown report {kind!r}; one of {', '.join(KINDS)}")
+    conn.create_function("iso_week", 1, lambda d: period_of("weekly", d or ""), deterministic=True)
+    where, args = [], []
+    if since is not None or until is not None:
+        where.append("m.day != ''")
+    if since is not None:
+        where.append("m.day >= ?")
+        args.append(since)
+    if until is not None:
+        where.append("m.day <= ?")
+        args.append(until)
+    if project is not None:
+        where.append("(instr(f.project, ?) > 0 OR instr(COALESCE(f.cwd, ''), ?) > 0)")
+        args += [project, project]
+    if agent is not None:
+        where.append("f.agent = ?")
+        args.append(agent)
+    cond = (" WHERE " + " AND ".join(where)) if where else ""
+    memo = _Costs(conn, preload=kind in ("project", "session"))
+    rows = _groups(conn, _KEYS[kind], cond, args, kind, memo)
+    (total,) = _groups(conn, "'total'", cond, args, "", memo) or [Group("total", cost_usd=0.0, cost_note=PLAIN_COST_NOTE)]
+    memo.save()
+    if kind == "session":  # the most recently active last, as the periods are
+        rows.sort(key=lambda g: (g.last_ts or "", g.project or "", g.key))
+    n_files = conn.execute("SELECT COUNT(*) FROM files" + (" WHERE agent = ?" if agent else ""), (agent,) if agent else ()).fetchone()[0]
+    return Report(kind, since, until, project, rows, total, n_files, agent=agent)
+
+
+def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str, memo: _Costs) -> list[Group]:
+    """The groups of messages by ``key`` (an SQL expression), in key order: their buckets
+    (model, day, price band) priced, their sessions and files' timestamps."""
+    buckets: dict[str, list[UsageBucket]] = {}
+    # the files table only where the key or a filter needs it (a day's key does not)
+    src = _FROM if "f." in key or "f." in cond else " FROM buckets m"
+    sql = (
+        f"SELECT {key} AS k, m.model, m.day, m.band, SUM(m.messages), SUM(m.input), SUM(m.output), SUM(m.cache_creation),"
+        f" SUM(m.cache_read), SUM(m.cache_write_1h){src}{cond} GROUP BY k, m.model, m.day, m.band"
+    )
+    for k, model, day, band, n, i, o, cc, cr, c1h in conn.execute(sql, args):
+        buckets.setdefault(k, []).append(UsageBucket(model, day, band, n, Tokens(i, o, cc, cr), c1h))
+    # sessions and timestamps of each group's files: the (group, file) pairs first, then the files
+    sql = (
+        "SELECT g.k, COUNT(DISTINCT f.project || char(0) || f.session), MIN(f.first_ts), MAX(f.last_ts), MIN(f.project),"
+        f" MIN(f.cwd), GROUP_CONCAT(DISTINCT f.agent), MIN(f.session) FROM (SELECT DISTINCT {key} AS k, m.file AS file{src}{cond}) g"
+        " JOIN files f ON f.id = g.file GROUP BY g.k"
+    )
+    out = []
+    for k, sessions, first_ts, last_ts, proj, cwd, agent, session in conn.execute(sql, args):
+        bs = sorted(buckets.get(k, ()), key=lambda b: (b.model, b.day, b.band))
+        tokens = Tokens()
+        for b in bs:
+            tokens = tokens.add(b.tokens)
+        cost, note = memo.get(tuple(bs), last_ts)
+        g = Group(k, sessions, sum(b.messages for b in bs), tokens, cost, note, tuple(sorted({b.model for b in bs})))
+        g.first_ts, g.last_ts = first_ts, last_ts
+        if kind in ("project", "session"):
+            g.project, g.cwd, g.agent = proj, cwd, ",".join(sorted(set(agent.split(",")))) if agent else agent
+            if kind == "session":
+                g.key = session
+        out.append(g)
+    out.sort(key=lambda g: g.key if kind != "session" else "")
+    return out
+
+
+def _save_costs(conn: sqlite3.Connection, memo: dict[bytes, tuple[float | None, str]]) -> None:
+    """Keep the estimates for the next report (best effort: a locked index skips it)."""
+    if not memo:
+        return
+    busy = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute(f"PRAGMA busy_timeout={MEMO_BUSY_MS}")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT COUNT(*) FROM costs").fetchone()[0] > MAX_COSTS:
+                conn.execute("DELETE FROM costs")  # estimates of groups long gone: start the memo over
+            conn.executemany("INSERT OR IGNORE INTO costs VALUES (?,?,?)", [(k, v[0], v[1]) for k, v in memo.items()])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    except sqlite3.Error:
+        pass
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={int(busy)}")

@@ -1,0 +1,213 @@
+"""``tracetui report`` and ``tracetui search`` as text and JSON: pure functions of the index's
+answers (session/index), no I/O.
+
+The report is an aligned table, one row per day, ISO week, month, project or session, then the
+total; tokens are exact counts per kind, the cost is an estimate (genai-prices) and says so,
+and a row whose models include one without a known price shows ``unknown``, never ``$0.00``.
+Every string taken from a transcript or a path (a session id, a project folder, a working
+directory) is given with its secrets masked (views/safe.py ``redacted``); the caller makes the
+text terminal-safe (views/safe.py ``safe_text``) and the JSON too (``json_safe``). The report's
+own words are not masked again: they hold no secret, and a label that hits the detectors' gates
+("token") would load them for nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracetui.ingest.agents import agent_name
+from tracetui.session.index.query import Group, Report
+from tracetui.session.index.search import Hit
+from tracetui.views.format import fmt_count, fmt_usd
+from tracetui.views.safe import redacted
+
+__all__ = ["render_report", "report_json", "render_hits", "hits_json", "COST_LABEL"]
+
+#: what every cost figure of a report is
+COST_LABEL = "estimated USD (genai-prices; each API message priced at its own day and tier)"
+#: characters of a project, folder or session shown in a table cell at most (cut at the start:
+#: a path's end tells projects apart)
+CELL_CHARS = 40
+_HEADS = {"daily": "DAY", "weekly": "WEEK", "monthly": "MONTH", "project": "PROJECT", "session": "SESSION"}
+
+
+def _clean(text: str | None) -> str | None:
+    """A transcript's string with its secrets masked (``None`` stays ``None``)."""
+    return redacted(text)[0] if text else text
+
+
+def _cut_left(text: str | None, n: int = CELL_CHARS) -> str:
+    text = _clean(text) or ""
+    return text if len(text) <= n else "\u2026" + text[-(n - 1) :]
+
+
+def _agent_cell(agent: str | None) -> str:
+    """The agents of a row as the table shows them: ``claude``, ``codex``, ``claude+codex``."""
+    return (agent or "claude").replace(",", "+")
+
+
+def _cost_cell(g: Group) -> str:
+    return "unknown" if g.cost_usd is None else fmt_usd(g.cost_usd)
+
+
+def _cells(kind: str, g: Group, total: bool = False) -> list[str]:
+    t = g.tokens
+    head = ["total"] if total else [_cut_left(g.key)]
+    if kind == "session":
+        head += [
+            "" if total else _agent_cell(g.agent),
+            "" if total else _cut_left(g.cwd or g.project or ""),
+            "" if total else (g.last_ts or "")[:16].replace("T", " "),
+        ]
+    elif kind == "project":
+        head += ["" if total else _agent_cell(g.agent), "" if total else _cut_left(g.cwd or "")]
+    return [
+        *head,
+        fmt_count(g.sessions),
+        fmt_count(g.messages),
+        fmt_count(t.input),
+        fmt_count(t.output),
+        fmt_count(t.cache_read),
+        fmt_count(t.cache_creation),
+        fmt_count(t.total),
+        _cost_cell(g),
+    ]
+
+
+def _unpriced(groups: list[Group]) -> list[str]:
+    notes = []
+    for g in groups:
+        if g.cost_usd is None and g.cost_note and g.cost_note not in notes:
+            notes.append(g.cost_note)
+    return notes
+
+
+def render_report(rep: Report) -> str:
+    """The report as an aligned table (text columns left, figures right), a total line, and
+    what the cost is (an estimate; which models have no price). ``""``-free: a report with no
+    message says so in one line."""
+    heads = [_HEADS[rep.kind]]
+    if rep.kind == "session":
+        heads += ["AGENT", "PROJECT", "LAST (UTC)"]
+    elif rep.kind == "project":
+        heads += ["AGENT", "FOLDER"]
+    n_text = len(heads)
+    heads += ["SESSIONS", "MESSAGES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL TOKENS", "COST"]
+    scope = _scope(rep)
+    if not rep.rows:
+        return "\n".join(
+            [f"no API messages {scope}({fmt_count(rep.files)} transcript files indexed)", *(_clean(n) or "" for n in rep.notes)]
+        )
+    table = [heads, *(_cells(rep.kind, g) for g in rep.rows), _cells(rep.kind, rep.total, total=True)]
+    widths = [max(len(r[i]) for r in table) for i in range(len(heads))]
+
+    def line(r: list[str]) -> str:
+        parts = [c.ljust(w) if i < n_text else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        return "  ".join(parts).rstrip()
+
+    out = [f"tracetui report {rep.kind} {scope}".rstrip(), "", line(table[0])]
+    out += [line(r) for r in table[1:-1]]
+    out.append("  ".join("-" * w for w in widths))
+    out.append(line(table[-1]))
+    out.append("")
+    out.append(f"COST: {COST_LABEL}.")
+    for note in _unpriced([*rep.rows, rep.total]):
+        out.append(f"unknown: {note} (its tokens are counted above, not priced).")
+    out.append("Tokens are exact, each API message counted once across every file (a resumed session's copies too).")
+    out += [_clean(n) or "" for n in rep.notes]
+    return "\n".join(out)
+
+
+def _scope(rep: Report) -> str:
+    parts = []
+    if rep.since or rep.until:
+        parts.append(f"from {rep.since or 'the start'} to {rep.until or 'today'} (UTC days)")
+    if rep.project:
+        parts.append(f"for projects matching {rep.project!r}")
+    if rep.agent:
+        parts.append(f"of {agent_name(rep.agent)} sessions only")
+    return " ".join(parts) + (" " if parts else "")
+
+
+def _group_json(g: Group) -> dict[str, Any]:
+    t = g.tokens
+    d: dict[str, Any] = {
+        "key": _clean(g.key),
+        "sessions": g.sessions,
+        "messages": g.messages,
+        "tokens": {
+            "input": t.input,
+            "output": t.output,
+            "cache_read": t.cache_read,
+            "cache_creation": t.cache_creation,
+            "total": t.total,
+        },
+        "cost_usd": g.cost_usd,
+        "cost_note": g.cost_note,
+        "models": list(g.models),
+        "first_timestamp": g.first_ts,
+        "last_timestamp": g.last_ts,
+    }
+    if g.project is not None:
+        d.update(project=_clean(g.project), cwd=_clean(g.cwd), agent=g.agent)
+    return d
+
+
+def report_json(rep: Report) -> dict[str, Any]:
+    """The report as one JSON object: ``{report, since, until, project, agent (null: both),
+    cost_label, rows: [...],
+    total, files_indexed, notes}``; each row ``{key, sessions, messages, tokens: {input, output,
+    cache_read, cache_creation, total}, cost_usd (null: unknown), cost_note, models,
+    first_timestamp, last_timestamp}`` (a project or session row adds ``project, cwd, agent``:
+    ``claude``, ``codex`` or ``claude,codex``)."""
+    return {
+        "report": rep.kind,
+        "since": rep.since,
+        "until": rep.until,
+        "project": _clean(rep.project),
+        "agent": rep.agent,
+        "cost_label": COST_LABEL,
+        "rows": [_group_json(g) for g in rep.rows],
+        "total": _group_json(rep.total),
+        "files_indexed": rep.files,
+        "notes": [_clean(n) for n in rep.notes],
+    }
+
+
+def render_hits(query: str, hits: list[Hit], fts: bool) -> str:
+    """Search results, one block per hit: ``path:line  kind[ tool]  session <id>[ (Codex CLI)]
+    timestamp`` then the indexed text (one line, indented); one line when nothing matched."""
+    how = "" if fts else " (substring search: this SQLite has no FTS5)"
+    if not hits:
+        return f"no prompt or tool call matches {query!r}{how}"
+    out = [f"{len(hits)} match{'es' if len(hits) != 1 else ''} for {query!r}{how}", ""]
+    for h in hits:
+        what = h.kind if h.kind != "tool_use" else f"tool {h.name or '?'}"
+        who = f" ({agent_name(h.agent)})" if h.agent != "claude" else ""  # a Claude Code hit's line as it was
+        out.append(f"{h.anchor}  {what}  session {h.session}{who}  {(h.timestamp or '')[:19].replace('T', ' ')}".rstrip())
+        out.append("    " + " ".join(h.text.split()))
+    return "\n".join(out)
+
+
+def hits_json(query: str, hits: list[Hit], fts: bool) -> dict[str, Any]:
+    """Search results as one JSON object: ``{query, fts5, results: [{anchor, path, line, kind,
+    name, timestamp, session, project, agent, text}]}``."""
+    return {
+        "query": query,
+        "fts5": fts,
+        "results": [
+            {
+                "anchor": h.anchor,
+                "path": h.path,
+                "line": h.line,
+                "kind": h.kind,
+                "name": h.name,
+                "timestamp": h.timestamp,
+                "session": h.session,
+                "project": h.project,
+                "agent": h.agent,
+                "text": h.text,
+            }
+            for h in hits
+        ],
+    }
