@@ -116,33 +116,34 @@ class EpisodeBuilder(msgspec.Struct):
 
     def tokens(self) -> tuple[Tokens, dict[str, Tokens], tuple[UsageBucket, ...]]:
         """``(total, per model, per pricing bucket)`` over the episode's messages."""
-        # the messages grouped by bucket, then each bucket's columns summed at once (integer
-        # sums: the same totals in any order)
-        groups: dict[str, list[tuple[int, int, int, int, int]]] = {}
+        # each bucket's columns summed as its messages come (integer sums: the same totals in
+        # any order); the 1-hour cache writes, the last column, are priced apart (usage.py)
+        buckets: dict[str, list[int]] = {}
         model_of: dict[str, str] = {}
         days = self.msg_day
         models = self.msg_model
         for mid, u in self.msg_usage.items():
             model = models.get(mid, "unknown")
             key = bucket_key(model, days.get(mid, ""), u)
-            g = groups.get(key)
-            if g is None:
-                groups[key] = [u]
+            c = buckets.get(key)
+            if c is None:
+                buckets[key] = [1, u[0], u[1], u[2], u[3], u[4]]
                 model_of[key] = model
             else:
-                g.append(u)
-        buckets: dict[str, list[int]] = {}
+                c[0] += 1
+                c[1] += u[0]
+                c[2] += u[1]
+                c[3] += u[2]
+                c[4] += u[3]
+                c[5] += u[4]
         by: dict[str, list[int]] = {}
-        for key, us in groups.items():
-            # the 1-hour cache writes, the last column, are priced apart (usage.py UsageBook)
-            sums = [sum(col) for col in zip(*us)]
-            buckets[key] = [len(us), *sums]
+        for key, c in buckets.items():
             m = by.get(model_of[key])
             if m is None:
-                by[model_of[key]] = sums[:4]
+                by[model_of[key]] = c[1:5]
             else:
                 for i in range(4):
-                    m[i] += sums[i]
+                    m[i] += c[i + 1]
         tot = [sum(col) for col in zip(*by.values())] if by else [0, 0, 0, 0]
         return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}, buckets_of(buckets)
 
