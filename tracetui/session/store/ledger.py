@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derived refers to
-from tracetui.ingest.secrets import redact
 from tracetui.model.state import AgentState, Anchor, Event, ToolCall
 from tracetui.session.store import history as hist_codec
 from tracetui.session.store.calls import find_call
 from tracetui.session.store.db import SRC_SHIFT
+from tracetui.session.store.masking import mask_text
 
 if TYPE_CHECKING:
     from tracetui.session.store.views import HistoryView, LedgerView
@@ -75,12 +75,12 @@ def _unpack_uuid(v: str | bytes | None) -> str | None:
 def event_row(src: int, ev: Event) -> tuple:
     """The ``events`` row of ``ev`` of source ``src``: the one place an event, its excerpt
     included, is turned into what is stored. The excerpt is stored with its secrets masked
-    (:func:`tracetui.ingest.secrets.redact`, a cut one too: an excerpt ends where it was cut),
+    (:func:`~tracetui.session.store.masking.mask_text`, a cut one too: an excerpt ends where it was cut),
     so the store never keeps a secret the transcript held; no figure depends on its text."""
     a = ev.anchor
     excerpt = ev.excerpt
     if excerpt:
-        excerpt = redact(excerpt, cut=excerpt.endswith("\u2026"))[0]
+        excerpt = mask_text(excerpt)
     u = ev.usage
     return (
         src << SRC_SHIFT | ev.seq,

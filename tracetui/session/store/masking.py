@@ -1,5 +1,11 @@
 """Secrets masked in what the store writes: the msgpack of the fold state, history snapshots and
-episode versions keep no secret the transcript held (the store outlives the transcript)."""
+episode versions keep no secret the transcript held (the store outlives the transcript).
+
+The same strings come back in every save and every history keyframe (the files touched, the
+facts, an episode's texts in each of its versions), so the masking of each string is memoised
+(two generations of about :data:`MEMO_CHARS` bytes at most, all dropped when the
+detectors change): a string met again costs a dict lookup, not the detectors' search.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +13,54 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.secrets import may_hold_secret, redact
+from tracetui.ingest.secrets import may_hold_secret, redact, rules_stamp
 
-__all__ = ["masked"]
+__all__ = ["masked", "mask_text", "MEMO_CHARS"]
+
+#: bytes each of the memo's two generations holds at most, counted as a string's characters and
+#: :data:`_ENTRY_BYTES` more for its entry
+MEMO_CHARS = 1_000_000
+_ENTRY_BYTES = 100
+#: strings longer than this are not memoised (one would crowd out many short ones)
+_MEMO_MAX_LEN = 4096
 
 _enc = msgspec.msgpack.Encoder()
+#: string -> its masked form, or ``None`` when it holds no secret: the strings met lately
+#: (``_new``) and before (``_old``); when ``_new`` is full it becomes ``_old`` (so a string
+#: met again and again stays, one met once goes)
+_new: dict[str, str | None] = {}
+_old: dict[str, str | None] = {}
+_new_chars = 0
+_stamp: object = None
 
 
-def _mask_str(v: str) -> str:
-    return redact(v, cut=v.endswith("\u2026"))[0] if may_hold_secret(v) else v
+def mask_text(v: str) -> str:
+    """``v`` with its secrets masked (a text ending in ``…`` as cut there: see
+    :func:`tracetui.ingest.secrets.redact`); ``v`` itself when it holds none."""
+    global _new, _old, _new_chars
+    if rules_stamp() is not _stamp:
+        _check_stamp()  # other detectors: nothing known holds
+    got = _new.get(v, v)
+    if got is not v:
+        return v if got is None else got
+    got = _old.get(v, v)
+    if got is v:
+        out = redact(v, cut=v.endswith("\u2026"))[0] if may_hold_secret(v) else v
+        got = None if out is v else out
+    n = len(v) + _ENTRY_BYTES
+    if n <= _MEMO_MAX_LEN:
+        if _new_chars + n > MEMO_CHARS:
+            _new, _old, _new_chars = {}, _new, 0
+        _new[v] = got
+        _new_chars += n
+    return v if got is None else got
+
+
+def _check_stamp() -> None:
+    global _new, _old, _new_chars, _stamp
+    stamp = rules_stamp()
+    if stamp is not _stamp:
+        _new, _old, _new_chars, _stamp = {}, {}, 0, stamp
 
 
 def _mask_strings(v: Any) -> bool:
@@ -26,23 +71,25 @@ def _mask_strings(v: Any) -> bool:
         for i, x in enumerate(v):
             t = type(x)
             if t is str:
-                y = _mask_str(x)
+                y = mask_text(x)
                 if y is not x:
                     v[i], changed = y, True
             elif t is list or t is dict:
                 changed = _mask_strings(x) or changed
     elif type(v) is dict:
+        keys_changed = False
         for k, x in v.items():
+            if type(k) is str and mask_text(k) is not k:
+                keys_changed = True
             t = type(x)
             if t is str:
-                y = _mask_str(x)
+                y = mask_text(x)
                 if y is not x:
                     v[k], changed = y, True
             elif t is list or t is dict:
                 changed = _mask_strings(x) or changed
-        keys = {k: _mask_str(k) for k in v if type(k) is str}
-        if any(m is not k for k, m in keys.items()):
-            items = [(keys.get(k, k), x) for k, x in v.items()]
+        if keys_changed:
+            items = [(mask_text(k) if type(k) is str else k, x) for k, x in v.items()]
             v.clear()
             v.update(items)
             changed = True
@@ -59,6 +106,6 @@ def masked(raw: bytes) -> bytes:
         return raw
     value = msgspec.msgpack.decode(raw)
     if type(value) is str:
-        text = _mask_str(value)
+        text = mask_text(value)
         return raw if text is value else _enc.encode(text)
     return _enc.encode(value) if _mask_strings(value) else raw
