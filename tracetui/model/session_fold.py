@@ -24,14 +24,15 @@ class SessionFold:
     interleave. :meth:`snapshot` returns the combined :class:`RunState`.
 
     ``sinks(src)``, when given, returns the ``(events, history)`` sinks of a new file fold (see
-    :class:`FileFold`); without it they are lists.
+    :class:`FileFold`), or ``(events, history, versions)`` with the list-like its episode book
+    keeps its versions in (``EpisodeBook.versions``); without it they are lists.
     """
 
     #: attributes the fold cache leaves out (the owner re-attaches the sinks factory)
     CACHE_SKIP = ("sinks",)
-    sinks: Callable[[int], tuple[Any, Any]] | None = None
+    sinks: Callable[[int], tuple[Any, ...]] | None = None
 
-    def __init__(self, price: bool = True, sinks: Callable[[int], tuple[Any, Any]] | None = None) -> None:
+    def __init__(self, price: bool = True, sinks: Callable[[int], tuple[Any, ...]] | None = None) -> None:
         self.sinks = sinks
         self.folds: list[FileFold] = []
         self.sources: list[SourceStatus] = []
@@ -50,8 +51,11 @@ class SessionFold:
         return src
 
     def _new_fold(self, src: int, agent_id: str | None) -> FileFold:
-        ev, hist = self.sinks(src) if self.sinks is not None else (None, None)
-        return FileFold(src, agent_id, self.usage.add, ev, hist)
+        sinks = self.sinks(src) if self.sinks is not None else (None, None)
+        f = FileFold(src, agent_id, self.usage.add, sinks[0], sinks[1])
+        if len(sinks) > 2 and f.derive is not None:  # where the episode versions are kept
+            f.derive.book.versions = sinks[2]
+        return f
 
     def feed_line(self, src: int, line_no: int, offset: int, buf: bytes | memoryview) -> None:
         self.folds[src].feed_line(line_no, offset, buf)
