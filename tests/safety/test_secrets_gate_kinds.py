@@ -40,3 +40,18 @@ def test_a_word_found_lets_through_the_kinds_of_the_words_it_holds_or_overlaps()
     # "accountkey=" holds "key"
     assert "ibm cos hmac credentials" in secrets._gated_kinds("AccountKey=abc")
     assert secrets._gated_kinds("plain words only") == frozenset()
+
+
+def test_the_gate_of_bytes_is_the_gate_of_their_latin_1_text() -> None:
+    texts = ["plain", "Export TOKEN=x", "caf\u00e9 \u00c0KIA", "\u00c9KEY", "a .abcdef. b", "\u212aey=abc", "AKCabcdefghijk"]
+    for t in texts:
+        raw = t.encode()
+        assert secrets.may_hold_secret_bytes(raw) == secrets.may_hold_secret(raw.decode("latin-1")), t
+
+
+def test_the_gate_of_bytes_finds_what_straddles_its_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(secrets, "_WINDOW", 16)
+    for at in range(0, 40):
+        raw = b"x" * at + b"AKIAQ3EGRTYU7VWXZ2AB" + b"y" * 7
+        assert secrets.may_hold_secret_bytes(raw)
+        assert secrets.may_hold_secret_bytes(b"x" * at + b":" + b"a" * 35) and not secrets.may_hold_secret_bytes(b"x" * at)

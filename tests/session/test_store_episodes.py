@@ -91,3 +91,29 @@ def test_a_warm_reopen_reads_no_version_until_asked(tmp_path: Path) -> None:
     append(path, jsonl(more))
     w.poll()
     assert w.snapshot().episodes == pure_fold([*recs, *more]).episodes
+
+
+def test_the_views_pick_current_and_resolved_versions_as_the_pure_fold_gives_them(tmp_path: Path) -> None:
+    from fixtures import assistant, text_block
+
+    from tracetui.views.derived import current_episodes, retry_fixes
+
+    recs: list[dict[str, Any]] = []
+    for i in range(3 * FLUSH):
+        recs += [prompt(f"task {i}"), tool_call(f"toolu_{i:04d}", "Bash", {"command": "make"})]
+        recs.append(tool_result(f"toolu_{i:04d}", "boom", is_error=i % 4 == 0 or None))
+        if i % 8 == 4:  # a retry of an earlier episode's failed call, in a later episode
+            recs += [tool_call(f"toolu_r{i:04d}", "Bash", {"command": "make"}), tool_result(f"toolu_r{i:04d}", "ok")]
+        recs.append(assistant([text_block(f"done {i}")], msg_id=f"msg_{i}"))
+    recs += [prompt("open one"), tool_call("toolu_open", "Bash", {"command": "sleep 1"})]
+    path = write(tmp_path / "s.jsonl", recs)
+    r = open_cached([path], price=False)
+    r.poll()
+    st = r.snapshot()
+    ref = pure_fold(recs)
+    cur = current_episodes(st)
+    assert tuple(cur) == tuple(current_episodes(ref)) and len(cur) == len(current_episodes(ref))
+    assert list(reversed(cur))[:3] == list(reversed(current_episodes(ref)))[:3]
+    assert cur[:-4:-1] == tuple(current_episodes(ref)[:-4:-1])
+    fixes = retry_fixes(st)
+    assert fixes == retry_fixes(ref) and fixes  # some retries fixed earlier failures

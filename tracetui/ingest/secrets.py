@@ -332,6 +332,29 @@ def may_hold_secret(text: str) -> bool:
     return bool(_UNGATED) or _gated(text)
 
 
+def may_hold_secret_bytes(raw: bytes) -> bool:
+    """:func:`may_hold_secret` of ``raw`` read as Latin-1 (a whole MessagePack value, say),
+    without the cost of lower-casing it as a string (``str.lower`` of text with non-ASCII
+    characters makes a buffer of 12 bytes a character: 30 MB for a value of 2.5 MB): the gate
+    words are ASCII, and no Latin-1 character but ``A``-``Z`` lower-cases to one). Searched in
+    windows of :data:`_WINDOW` bytes overlapping by more than any gate's match, so a large value
+    costs a window's copies, not its own."""
+    if _UNGATED:
+        return True
+    step = _WINDOW
+    for at in range(0, max(len(raw), 1), step):
+        w = raw[at : at + step + _OVERLAP]
+        if _GATE.search(w.lower().decode("latin-1")) is not None or _GATE_SHAPE.search(w.decode("latin-1")) is not None:
+            return True
+    return False
+
+
+#: bytes of a value :func:`may_hold_secret_bytes` searches at once
+_WINDOW = 1 << 18
+#: more than the longest match of a gate word or shape (a telegram token's 36 characters)
+_OVERLAP = 64
+
+
 def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     """``(text with every secret masked by :func:`mask`, the kind of each secret masked)``.
 

@@ -54,7 +54,7 @@ def episode_blob(ep: Episode, mask: bool = True) -> bytes:
 
 def episode_row(src: int, pos: int | None, ep: Episode, mask: bool = True) -> tuple:
     """The ``episodes`` row of version ``ep`` at position ``pos`` (``None``: the open one)."""
-    return (src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, episode_blob(ep, mask))
+    return (src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, episode_blob(ep, mask), ep.resolved_errors)
 
 
 class StoreEpisodes:
@@ -64,11 +64,13 @@ class StoreEpisodes:
     versions live in the ``episodes`` rows of source ``src``. ``keys`` are the saved ones' index
     and version by position (a restored book)."""
 
-    def __init__(self, store: Any, src: int, idx: Sequence[int] = (), ver: Sequence[int] = ()) -> None:
+    def __init__(self, store: Any, src: int, idx: Sequence[int] = (), ver: Sequence[int] = (), resolved: Sequence[int] = ()) -> None:
         self.store = store
         self.src = src
         self._idx = array("q", idx)
         self._ver = array("q", ver)
+        #: by position: whether the version counts errors a retry resolved (``retry_fixes``)
+        self._resolved = array("b", (1 if r else 0 for r in resolved) if resolved else bytes(len(self._idx)))
         #: every position's (index, version, position) key, in (index, version) order
         self._keys = sorted(_key(i, v, p) for p, (i, v) in enumerate(zip(self._idx, self._ver)))
         self._order: list[int] | None = None
@@ -89,6 +91,7 @@ class StoreEpisodes:
         pos = len(self._idx)
         self._idx.append(ep.index)
         self._ver.append(ep.version)
+        self._resolved.append(1 if ep.resolved_errors else 0)
         k = _key(ep.index, ep.version, pos)
         if not self._keys or k > self._keys[-1]:
             self._keys.append(k)
@@ -122,6 +125,7 @@ class StoreEpisodes:
                     seq._pin(pos, old)
         self._dirty[pos] = ep
         self._read.pop(pos, None)
+        self._resolved[pos] = 1 if ep.resolved_errors else 0
         if len(self._dirty) >= FLUSH:
             self.flush()
 
@@ -224,7 +228,7 @@ class StoreEpisodes:
         episode), read when asked for (for ``EpisodeBook.snapshot``)."""
         if self._order is None:
             self._order = [k & _POS for k in self._keys]
-        seq = EpisodeSeq(self, self._order, tail)
+        seq = EpisodeSeq(self, self._order, tail, {})
         self._seqs = [r for r in self._seqs if r() is not None]
         self._seqs.append(weakref.ref(seq))
         return seq
@@ -234,19 +238,30 @@ class EpisodeSeq(Sequence):
     """A snapshot's episodes: a read-only sequence of :class:`Episode` (every version in
     (index, version) order, then the open one), its versions read from the store when first
     asked for and as they were when the snapshot was taken. Equal to a tuple of the same
-    episodes."""
+    episodes. :meth:`current` and :meth:`resolved` give the versions some views read, without
+    reading the others."""
 
-    __slots__ = ("_book", "_order", "_tail", "_pins", "__weakref__")
+    __slots__ = ("_book", "_order", "_tail", "_pins", "_parent", "__weakref__")
 
-    def __init__(self, book: StoreEpisodes, order: list[int], tail: tuple[Episode, ...]) -> None:
+    def __init__(
+        self, book: StoreEpisodes, order: list[int], tail: tuple[Episode, ...], pins: dict[int, Episode], parent: Any = None
+    ) -> None:
         self._book = book
         self._order = order
         self._tail = tail
-        self._pins: dict[int, Episode] = {}
+        #: versions changed since the snapshot, as they were (shared with the sequences made from it)
+        self._pins = pins
+        self._parent = parent  # the snapshot's own sequence, which the book pins into
 
     def _pin(self, pos: int, ep: Episode) -> None:
         if pos < len(self._order) and pos not in self._pins:
             self._pins[pos] = ep
+
+    def _at(self, positions: list[int]) -> list[Episode]:
+        pins = self._pins  # only grows: one pinned while the others are read is taken from here
+        need = [p for p in positions if p not in pins]
+        got = dict(zip(need, self._book.read_all(need)))
+        return [pins[p] if p in pins else got[p] for p in positions]
 
     def __len__(self) -> int:
         return len(self._order) + len(self._tail)
@@ -256,9 +271,11 @@ class EpisodeSeq(Sequence):
     @overload
     def __getitem__(self, i: slice) -> tuple[Episode, ...]: ...
     def __getitem__(self, i: int | slice) -> Episode | tuple[Episode, ...]:
-        if isinstance(i, slice):
-            return tuple(self)[i]
         n = len(self._order)
+        if isinstance(i, slice):
+            idx = range(len(self))[i]
+            got = iter(self._at([self._order[j] for j in idx if j < n]))
+            return tuple(next(got) if j < n else self._tail[j - n] for j in idx)
         if i < 0:
             i += len(self)
         if i >= n:
@@ -270,16 +287,16 @@ class EpisodeSeq(Sequence):
         return pin if pin is not None else self._book.get(pos)
 
     def __iter__(self) -> Iterator[Episode]:
-        pins = self._pins
-        eps = self._book.read_all([p for p in self._order if p not in pins])
-        it = iter(eps)
-        for p in self._order:
-            pin = pins.get(p)
-            yield pin if pin is not None else next(it)
+        yield from self._at(self._order)
         yield from self._tail
 
     def __reversed__(self) -> Iterator[Episode]:
-        return reversed(tuple(self))
+        # one at a time from the end: a view reading the newest few reads only those
+        yield from reversed(self._tail)
+        pins, get = self._pins, self._book.get
+        for p in reversed(self._order):
+            pin = pins.get(p)
+            yield pin if pin is not None else get(p)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (tuple, list, EpisodeSeq)):
@@ -291,6 +308,28 @@ class EpisodeSeq(Sequence):
     def __repr__(self) -> str:
         return f"EpisodeSeq({len(self)} episodes)"
 
+    def current(self) -> EpisodeSeq:
+        """The newest version of each episode, oldest first (the last of each index in this
+        order: a version is superseded only by a newer one), the open episode last; as
+        ``views.derived.current_episodes`` picks them, read when asked for."""
+        idx = self._book._idx
+        order = self._order
+        keep = [p for j, p in enumerate(order) if j + 1 == len(order) or idx[order[j + 1]] != idx[p]]
+        tail = self._tail
+        if tail and keep and idx[keep[-1]] == tail[0].index:  # of two of one index, the newer
+            if tail[0].version > self._book._ver[keep[-1]]:
+                keep.pop()
+            else:
+                tail = ()
+        return EpisodeSeq(self._book, keep, tail, self._pins, self._parent or self)
+
+    def resolved(self) -> tuple[Episode, ...]:
+        """The versions that count errors a retry resolved (and the open episode when it does):
+        the only ones whose error notes can say ``resolved_by``."""
+        flags = self._book._resolved
+        out = self._at([p for p in self._order if flags[p] or (p in self._pins and self._pins[p].resolved_errors)])
+        return (*out, *(e for e in self._tail if e.resolved_errors))
+
 
 def _book(fold: Any) -> Any:
     return getattr(getattr(fold, "derive", None), "book", None)
@@ -300,7 +339,7 @@ def episode_rows(folds: list[Any], mask: bool = True) -> Iterator[tuple]:
     """The ``episodes`` rows of ``folds`` (file folds) that a save writes itself: every version
     of a book kept in a list, and each open episode, frozen (``pos`` NULL), one at a time (a save
     holds one compressed version, not all of them): ``(src, idx, version, lifecycle, status,
-    made_at, pos, episode)``. A :class:`StoreEpisodes` book's versions are written as they come."""
+    made_at, pos, episode, resolved)``. A :class:`StoreEpisodes` book's versions are written as they come."""
     for f in folds:
         book = _book(f)
         if book is None:
@@ -335,7 +374,7 @@ def save_episodes(c: sqlite3.Connection, folds: list[Any]) -> None:
             if not (0 <= pos < len(have) and have[pos] == (idx, ver))
         ]
         c.executemany("DELETE FROM episodes WHERE src = ? AND idx = ? AND version = ?", stale)
-    c.executemany("INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?)", episode_rows(folds))
+    c.executemany("INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?,?)", episode_rows(folds))
 
 
 @contextmanager
@@ -359,12 +398,12 @@ def restore_versions(conn: sqlite3.Connection, folds: list[Any], store: Any) -> 
     the ``episodes`` rows (their index and version by position; the versions are read when
     asked for). Raises ``ValueError`` when the rows do not match the books (``latest``
     pointing past them, positions missing or twice)."""
-    by_src: dict[int, dict[int, tuple[int, int]]] = {}
-    for src, idx, ver, pos in conn.execute("SELECT src, idx, version, pos FROM episodes WHERE pos IS NOT NULL"):
+    by_src: dict[int, dict[int, tuple[int, int, int]]] = {}
+    for src, idx, ver, pos, res in conn.execute("SELECT src, idx, version, pos, resolved FROM episodes WHERE pos IS NOT NULL"):
         got = by_src.setdefault(src, {})
         if pos in got:
             raise ValueError(f"corrupt store: episode version {pos} of source {src} saved twice")
-        got[pos] = (idx, ver)
+        got[pos] = (idx, ver, res)
     for f in folds:
         book = _book(f)
         if book is None:
@@ -374,4 +413,4 @@ def restore_versions(conn: sqlite3.Connection, folds: list[Any], store: Any) -> 
         if len(rows) != want or any(p not in rows for p in range(want)):
             raise ValueError(f"corrupt store: source {f.src} has {len(rows)} episode versions saved, {want} expected")
         keys = [rows[p] for p in range(want)]
-        book.versions = StoreEpisodes(store, f.src, [k[0] for k in keys], [k[1] for k in keys])
+        book.versions = StoreEpisodes(store, f.src, [k[0] for k in keys], [k[1] for k in keys], [k[2] or 0 for k in keys])

@@ -225,7 +225,7 @@ class Writer:
         elif job[0] == "episodes":
             src, mask = job[1], self.mask
             c.executemany(
-                "INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?)", [episode_row(src, pos, ep, mask) for pos, ep in job[2]]
+                "INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?,?)", [episode_row(src, pos, ep, mask) for pos, ep in job[2]]
             )
 
     def _keep(self, job: Any) -> None:

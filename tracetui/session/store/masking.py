@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.secrets import may_hold_secret, redact, rules_stamp
+from tracetui.ingest.secrets import may_hold_secret, may_hold_secret_bytes, redact, rules_stamp
 
-__all__ = ["masked", "mask_text", "MEMO_CHARS"]
+__all__ = ["masked", "mask_text", "MEMO_CHARS", "SPLIT_BYTES"]
 
 #: bytes each of the memo's two generations holds at most, counted as a string's characters and
 #: :data:`_ENTRY_BYTES` more for its entry
@@ -96,14 +96,54 @@ def _mask_strings(v: Any) -> bool:
     return changed
 
 
+#: a value over this many bytes is masked item by item (of its top-level array or map): one
+#: item decoded at a time, and only those the gate hits (memory at a save of a large state)
+SPLIT_BYTES = 1 << 16
+
+
+def _masked_items(raw: bytes) -> bytes | None:
+    """:func:`masked` of ``raw`` done per item of its top-level array or map, or ``None`` when
+    it is neither (or its keys do not decode to hashable values)."""
+    head = raw[0]
+    try:
+        if 0x90 <= head <= 0x9F or head in (0xDC, 0xDD):
+            items = msgspec.msgpack.decode(raw, type=list[msgspec.Raw])
+            out_items, changed = [], False
+            for r in items:
+                b = bytes(r)
+                m = masked(b)
+                changed |= m is not b
+                out_items.append(r if m is b else msgspec.Raw(m))
+            return _enc.encode(out_items) if changed else raw
+        if 0x80 <= head <= 0x8F or head in (0xDE, 0xDF):
+            pairs = msgspec.msgpack.decode(raw, type=dict[Any, msgspec.Raw])
+        else:
+            return None
+    except (msgspec.DecodeError, TypeError):
+        return None
+    out: dict[Any, Any] = {}
+    changed = False
+    for k, r in pairs.items():
+        k2 = mask_text(k) if type(k) is str else k
+        b = bytes(r)
+        m = masked(b)
+        changed |= m is not b or k2 is not k
+        out[k2] = r if m is b else msgspec.Raw(m)
+    return _enc.encode(out) if changed else raw
+
+
 def masked(raw: bytes) -> bytes:
     """msgpack ``raw`` with the secrets of its strings masked (the fold's texts: the frontier,
     prompts, the goal, todos, call briefs, excerpts...; a history snapshot; an episode version),
     so the store keeps no secret the transcript held. Only bytes the detectors' gate hits (read as Latin-1, one search) are
     decoded, masked and encoded again; the rest are returned as they are. The same value
     decodes back: a string changes, not the shape (no figure depends on a text's secret)."""
-    if not may_hold_secret(raw.decode("latin-1")):
+    if not may_hold_secret_bytes(raw):
         return raw
+    if len(raw) > SPLIT_BYTES:
+        out = _masked_items(raw)
+        if out is not None:
+            return out
     value = msgspec.msgpack.decode(raw)
     if type(value) is str:
         text = mask_text(value)
