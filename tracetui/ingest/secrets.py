@@ -366,7 +366,8 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     if not text:
         return text, ()
     spans: list[tuple[int, int, str]] = []
-    if not _gated(text):
+    kinds = _gated_kinds(text)  # empty when the gates stop the text
+    if not kinds:
         # a text the gates stop is returned before the detectors are even loaded
         # (every detector's kind has a gate: tests check it); of detectors loaded, only one the
         # gates do not know can find anything (every cut detector's head is a word too)
@@ -376,7 +377,6 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     else:
         # only the detectors of the kinds the gates let through can find anything
         all_rules, keywords = _rules()
-        kinds = _gated_kinds(text)
         rules, cut_rules = _rules_for(kinds, all_rules)
         _search(text, rules, KEYWORD in kinds and keywords.search(text) is not None, spans)
         if cut or CUT_MARK in text:

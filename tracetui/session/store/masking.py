@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.secrets import may_hold_secret, may_hold_secret_bytes, redact, rules_stamp
+from tracetui.ingest.secrets import may_hold_secret_bytes, redact, rules_stamp
 
 __all__ = ["masked", "mask_text", "MEMO_CHARS", "SPLIT_BYTES"]
 
@@ -45,7 +45,7 @@ def mask_text(v: str) -> str:
         return v if got is None else got
     got = _old.get(v, v)
     if got is v:
-        out = redact(v, cut=v.endswith("\u2026"))[0] if may_hold_secret(v) else v
+        out = redact(v, cut=v.endswith("\u2026"))[0]  # gated first: a plain text costs one search
         got = None if out is v else out
     n = len(v) + _ENTRY_BYTES
     if n <= _MEMO_MAX_LEN:
