@@ -82,6 +82,12 @@ class StoreEpisodes:
         self._read: dict[int, Episode] = {}
         #: the snapshots' sequences alive: a version changed is pinned in them as it was
         self._seqs: list[weakref.ref[EpisodeSeq]] = []
+        #: changes so far (appends, versions changed), and every version in (index, version)
+        #: order as of change ``_body_gen`` once a view read them all (the next snapshot of the
+        #: same versions shares them: a view redrawn each second reads them once)
+        self._gen = 0
+        self._body: tuple[Episode, ...] | None = None
+        self._body_gen = -1
 
     # -- the list the book sees --------------------------------------------------------------
     def __len__(self) -> int:
@@ -98,6 +104,7 @@ class StoreEpisodes:
         else:
             bisect.insort(self._keys, k)
         self._order = None
+        self._gen += 1
         self._dirty[pos] = ep
         if len(self._dirty) >= FLUSH:
             self.flush()
@@ -123,6 +130,7 @@ class StoreEpisodes:
                 seq = r()
                 if seq is not None:
                     seq._pin(pos, old)
+        self._gen += 1
         self._dirty[pos] = ep
         self._read.pop(pos, None)
         self._resolved[pos] = 1 if ep.resolved_errors else 0
@@ -228,7 +236,7 @@ class StoreEpisodes:
         episode), read when asked for (for ``EpisodeBook.snapshot``)."""
         if self._order is None:
             self._order = [k & _POS for k in self._keys]
-        seq = EpisodeSeq(self, self._order, tail, {})
+        seq = EpisodeSeq(self, self._order, tail, {}, gen=self._gen)
         self._seqs = [r for r in self._seqs if r() is not None]
         self._seqs.append(weakref.ref(seq))
         return seq
@@ -241,10 +249,17 @@ class EpisodeSeq(Sequence):
     episodes. :meth:`current` and :meth:`resolved` give the versions some views read, without
     reading the others."""
 
-    __slots__ = ("_book", "_order", "_tail", "_pins", "_parent", "__weakref__")
+    __slots__ = ("_book", "_order", "_tail", "_pins", "_parent", "_gen", "_all", "_js", "__weakref__")
 
     def __init__(
-        self, book: StoreEpisodes, order: list[int], tail: tuple[Episode, ...], pins: dict[int, Episode], parent: Any = None
+        self,
+        book: StoreEpisodes,
+        order: list[int],
+        tail: tuple[Episode, ...],
+        pins: dict[int, Episode],
+        parent: Any = None,
+        gen: int = -1,
+        js: list[int] | None = None,
     ) -> None:
         self._book = book
         self._order = order
@@ -252,6 +267,34 @@ class EpisodeSeq(Sequence):
         #: versions changed since the snapshot, as they were (shared with the sequences made from it)
         self._pins = pins
         self._parent = parent  # the snapshot's own sequence, which the book pins into
+        self._gen = gen  # the book's changes when the snapshot was taken
+        #: every version of ``_order``, once read in full
+        self._all: tuple[Episode, ...] | None = None
+        #: of a sequence made from the snapshot's own: where its versions are in that one's order
+        self._js = js
+
+    def _body(self) -> tuple[Episode, ...]:
+        """Every version of this sequence but the tail, read once (and shared with the next
+        snapshot while the book does not change)."""
+        got = self._all
+        if got is not None:
+            return got
+        if self._parent is not None:
+            if self._js is not None:
+                whole = self._parent._body()
+                got = tuple(whole[j] for j in self._js)
+            else:
+                got = tuple(self._at(self._order))
+        else:
+            book = self._book
+            if book._body is not None and book._body_gen == self._gen and not self._pins:
+                got = book._body
+            else:
+                got = tuple(self._at(self._order))
+                if book._gen == self._gen and not self._pins:
+                    book._body, book._body_gen = got, self._gen
+        self._all = got
+        return got
 
     def _pin(self, pos: int, ep: Episode) -> None:
         if pos < len(self._order) and pos not in self._pins:
@@ -282,12 +325,14 @@ class EpisodeSeq(Sequence):
             return self._tail[i - n]
         if i < 0:
             raise IndexError("episode index out of range")
+        if self._all is not None:
+            return self._all[i]
         pos = self._order[i]
         pin = self._pins.get(pos)
         return pin if pin is not None else self._book.get(pos)
 
     def __iter__(self) -> Iterator[Episode]:
-        yield from self._at(self._order)
+        yield from self._body()
         yield from self._tail
 
     def __reversed__(self) -> Iterator[Episode]:
@@ -314,14 +359,18 @@ class EpisodeSeq(Sequence):
         ``views.derived.current_episodes`` picks them, read when asked for."""
         idx = self._book._idx
         order = self._order
-        keep = [p for j, p in enumerate(order) if j + 1 == len(order) or idx[order[j + 1]] != idx[p]]
+        js = [j for j, p in enumerate(order) if j + 1 == len(order) or idx[order[j + 1]] != idx[p]]
         tail = self._tail
-        if tail and keep and idx[keep[-1]] == tail[0].index:  # of two of one index, the newer
-            if tail[0].version > self._book._ver[keep[-1]]:
-                keep.pop()
+        if tail and js and idx[order[js[-1]]] == tail[0].index:  # of two of one index, the newer
+            if tail[0].version > self._book._ver[order[js[-1]]]:
+                js.pop()
             else:
                 tail = ()
-        return EpisodeSeq(self._book, keep, tail, self._pins, self._parent or self)
+        keep = [order[j] for j in js]
+        where: list[int] | None = js
+        if self._parent is not None:  # made from a made one: where they are in the snapshot's order
+            where = [self._js[j] for j in js] if self._js is not None else None
+        return EpisodeSeq(self._book, keep, tail, self._pins, self._parent or self, self._gen, where)
 
     def resolved(self) -> tuple[Episode, ...]:
         """The versions that count errors a retry resolved (and the open episode when it does):
