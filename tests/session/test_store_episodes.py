@@ -117,3 +117,22 @@ def test_the_views_pick_current_and_resolved_versions_as_the_pure_fold_gives_the
     assert cur[:-4:-1] == tuple(current_episodes(ref)[:-4:-1])
     fixes = retry_fixes(st)
     assert fixes == retry_fixes(ref) and fixes  # some retries fixed earlier failures
+
+
+def test_a_version_the_database_lost_is_left_out_of_a_snapshot_not_raised(tmp_path: Path) -> None:
+    import sqlite3
+
+    from tracetui.session.store import cache_path
+
+    recs = session(2 * FLUSH)
+    path = write(tmp_path / "s.jsonl", recs)
+    r = open_cached([path], price=False)
+    r.poll()
+    r.store.sync()
+    r.fold.folds[0].derive.book.versions._settle()  # the versions written are read from the rows
+    st = r.snapshot()
+    n = len(st.episodes)
+    with sqlite3.connect(cache_path([path])) as db:  # another process folded the file anew
+        db.execute("DELETE FROM episodes WHERE idx = 3")
+    eps = list(st.episodes)
+    assert 0 < len(eps) < n and all(e.index != 3 for e in eps[:-1])

@@ -165,9 +165,10 @@ class StoreEpisodes:
         self._read[pos] = ep
         return ep
 
-    def _fetch(self, positions: list[int]) -> dict[int, Episode]:
+    def _fetch(self, positions: list[int], strict: bool = True) -> dict[int, Episode]:
         """Versions ``positions`` from the database (or the writer's memory after a failed
-        write). Raises ``IndexError`` when one is missing or damaged."""
+        write). Raises ``IndexError`` when one is missing or damaged; without ``strict`` such
+        a one is left out."""
         w = self.store._writer
         mem = w.mem_episodes.get(self.src, {}) if w is not None else {}
         out: dict[int, Episode] = {p: mem[p] for p in positions if p in mem}
@@ -191,19 +192,30 @@ class StoreEpisodes:
                     try:
                         out[p] = _dec.decode(zlib.decompress(blob))
                     except (msgspec.DecodeError, zlib.error) as exc:
+                        if not strict:
+                            continue
                         raise IndexError(f"episode version {p} of source {self.src} is damaged: {exc}") from None
         missing = [p for p in positions if p not in out]
-        if missing:
+        if missing and strict:
             raise IndexError(f"episode version {missing[0]} of source {self.src} is not in the store")
         return out
 
-    def read_all(self, positions: Sequence[int]) -> list[Episode]:
-        """Versions ``positions`` as they are now, read with one query where not in memory."""
+    def read_found(self, positions: Sequence[int]) -> dict[int, Episode]:
+        """Versions ``positions`` as they are now, read with one query where not in memory; one
+        the database lost (another process folded the file anew meanwhile) is left out, as the
+        ledger's views leave out its missing events."""
         need = [p for p in positions if p not in self._dirty and p not in self._inflight and p not in self._read]
         if need:
-            got = self._fetch(need)
-            self._read.update(got)
-        return [self.get(p) for p in positions]
+            self._read.update(self._fetch(need, strict=False))
+        out = {}
+        for p in positions:
+            ep = self._dirty.get(p) or self._read.get(p)
+            if ep is None:
+                got = self._inflight.get(p)
+                ep = got[1] if got is not None else None
+            if ep is not None:
+                out[p] = ep
+        return out
 
     # -- writes ------------------------------------------------------------------------------
     def _settle(self) -> None:
@@ -302,9 +314,8 @@ class EpisodeSeq(Sequence):
 
     def _at(self, positions: list[int]) -> list[Episode]:
         pins = self._pins  # only grows: one pinned while the others are read is taken from here
-        need = [p for p in positions if p not in pins]
-        got = dict(zip(need, self._book.read_all(need)))
-        return [pins[p] if p in pins else got[p] for p in positions]
+        got = self._book.read_found([p for p in positions if p not in pins])
+        return [pins[p] if p in pins else got[p] for p in positions if p in pins or p in got]
 
     def __len__(self) -> int:
         return len(self._order) + len(self._tail)
