@@ -33,3 +33,12 @@ def test_the_memo_gives_what_the_detectors_give() -> None:
     again = [masking.mask_text(str(t)) for t in texts]  # equal strings, met again
     assert first == again
     assert first[1] is texts[1] and first[3] is texts[3] and AWS not in first[0] and AWS[:12] not in first[2]
+
+
+def test_bytes_are_kept_as_they_are_and_not_copied_to_be_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    blob = b"key=" + AWS.encode() + bytes(range(256)) * 64  # packed arrays, a digest: no text
+    raw = msgspec.msgpack.encode([b"x" * 10, {"parts": [blob, f"key={AWS}"]}])
+    monkeypatch.setattr(masking, "SPLIT_BYTES", 16)
+    out = msgspec.msgpack.decode(masking.masked(raw))
+    assert out[1]["parts"][0] == blob and AWS not in out[1]["parts"][1]
+    assert masking.masked(msgspec.msgpack.encode(blob)) == msgspec.msgpack.encode(blob)

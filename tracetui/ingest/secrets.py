@@ -332,7 +332,7 @@ def may_hold_secret(text: str) -> bool:
     return bool(_UNGATED) or _gated(text)
 
 
-def may_hold_secret_bytes(raw: bytes) -> bool:
+def may_hold_secret_bytes(raw: bytes | memoryview) -> bool:
     """:func:`may_hold_secret` of ``raw`` read as Latin-1 (a whole MessagePack value, say),
     without the cost of lower-casing it as a string (``str.lower`` of text with non-ASCII
     characters makes a buffer of 12 bytes a character: 30 MB for a value of 2.5 MB): the gate
@@ -343,7 +343,7 @@ def may_hold_secret_bytes(raw: bytes) -> bool:
         return True
     step = _WINDOW
     for at in range(0, max(len(raw), 1), step):
-        w = raw[at : at + step + _OVERLAP]
+        w = bytes(raw[at : at + step + _OVERLAP])
         if _GATE.search(w.lower().decode("latin-1")) is not None or _GATE_SHAPE.search(w.decode("latin-1")) is not None:
             return True
     return False

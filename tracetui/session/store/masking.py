@@ -9,7 +9,7 @@ detectors change): a string met again costs a dict lookup, not the detectors' se
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 import msgspec
 
@@ -101,7 +101,12 @@ def _mask_strings(v: Any) -> bool:
 SPLIT_BYTES = 1 << 16
 
 
-def _masked_items(raw: bytes) -> bytes | None:
+def _is_bin(r: msgspec.Raw) -> bool:
+    """``r`` is a MessagePack bin value (bytes: a digest, packed arrays), which holds no string."""
+    return memoryview(r)[:1].tobytes() in (b"\xc4", b"\xc5", b"\xc6")
+
+
+def _masked_items(raw: bytes | memoryview) -> bytes | memoryview | None:
     """:func:`masked` of ``raw`` done per item of its top-level array or map, or ``None`` when
     it is neither (or its keys do not decode to hashable values)."""
     head = raw[0]
@@ -110,7 +115,10 @@ def _masked_items(raw: bytes) -> bytes | None:
             items = msgspec.msgpack.decode(raw, type=list[msgspec.Raw])
             out_items, changed = [], False
             for r in items:
-                b = bytes(r)
+                if _is_bin(r):
+                    out_items.append(r)
+                    continue
+                b = memoryview(r)  # no copy: masked gives it back when it holds nothing
                 m = masked(b)
                 changed |= m is not b
                 out_items.append(r if m is b else msgspec.Raw(m))
@@ -125,21 +133,29 @@ def _masked_items(raw: bytes) -> bytes | None:
     changed = False
     for k, r in pairs.items():
         k2 = mask_text(k) if type(k) is str else k
-        b = bytes(r)
+        if _is_bin(r):
+            changed |= k2 is not k
+            out[k2] = r
+            continue
+        b = memoryview(r)
         m = masked(b)
         changed |= m is not b or k2 is not k
         out[k2] = r if m is b else msgspec.Raw(m)
     return _enc.encode(out) if changed else raw
 
 
-def masked(raw: bytes) -> bytes:
+@overload
+def masked(raw: bytes) -> bytes: ...
+@overload
+def masked(raw: memoryview) -> bytes | memoryview: ...
+def masked(raw: bytes | memoryview) -> bytes | memoryview:
     """msgpack ``raw`` with the secrets of its strings masked (the fold's texts: the frontier,
     prompts, the goal, todos, call briefs, excerpts...; a history snapshot; an episode version),
     so the store keeps no secret the transcript held. Only bytes the detectors' gate hits (read as Latin-1, one search) are
     decoded, masked and encoded again; the rest are returned as they are. The same value
     decodes back: a string changes, not the shape (no figure depends on a text's secret)."""
-    if not may_hold_secret_bytes(raw):
-        return raw
+    if not raw or raw[0] in (0xC4, 0xC5, 0xC6) or not may_hold_secret_bytes(raw):
+        return raw  # nothing the gate lets through, or bytes (a bin value holds no string)
     if len(raw) > SPLIT_BYTES:
         out = _masked_items(raw)
         if out is not None:
