@@ -221,7 +221,9 @@ def _recomputed_status(ep: Episode, dangling: int) -> str:
 class EpisodeBook(msgspec.Struct):
     """Every episode version of one file, plus the open episode. Plain data (persistable).
 
-    ``versions`` holds all frozen versions in creation order; ``latest`` maps an episode index
+    ``versions`` holds all frozen versions in creation order (a list, or a list-like keeping
+    them elsewhere: ``append``, ``len``, ``[pos]``, ``[pos] = version``, and ``ordered(tail)``
+    giving the sequence :meth:`snapshot` returns, as the session store's does); ``latest`` maps an episode index
     to the position of its newest version in ``versions``; ``call_episode`` maps a still-open
     tool_use id to the episode that made it (entries leave when the result arrives);
     ``error_episode`` maps the tool_use id of a failed call not yet resolved to its episode.
@@ -460,7 +462,7 @@ class EpisodeBook(msgspec.Struct):
     def snapshot(self, pending: list[ToolCall], latest_ask_text: str | None, latest_ask_anchor: Anchor | None) -> tuple[Episode, ...]:
         """Every version, in (index, version) order, with the open episode as ``in_progress`` (or
         ``interrupted`` when the user's interrupt is its last event)."""
-        out = sorted(self.versions, key=lambda e: (e.index, e.version))
+        tail: tuple[Episode, ...] = ()
         b = self.open
         if b is not None and (b.index > 0 or b.tool_calls or b.texts):
             if b.ask_pending and latest_ask_text is not None and latest_ask_anchor == b.ask_anchor:
@@ -469,8 +471,11 @@ class EpisodeBook(msgspec.Struct):
             mine = tuple(msgspec.structs.replace(c) for c in pending if self.call_episode.get(c.id) == b.index)
             # an episode whose last event is the user's interrupt waits for the next prompt: it
             # is interrupted already, as the same episode is once that prompt closes it
-            out.append(b.freeze(1, "interrupted" if b.last_outcome == "interrupt" else "in_progress", mine))
-        return tuple(out)
+            tail = (b.freeze(1, "interrupted" if b.last_outcome == "interrupt" else "in_progress", mine),)
+        ordered = getattr(self.versions, "ordered", None)
+        if ordered is not None:  # versions kept elsewhere (the session store): read when asked for
+            return ordered(tail)
+        return (*sorted(self.versions, key=lambda e: (e.index, e.version)), *tail)
 
     def fill_ask(self, text: str, anchor: Anchor) -> None:
         """Give the open episode its whole ask (the event only carries an excerpt)."""

@@ -27,14 +27,15 @@ class SessionFold:
     interleave. :meth:`snapshot` returns the combined :class:`RunState`.
 
     ``sinks(src)``, when given, returns the ``(events, history)`` sinks of a new file fold (see
-    :class:`FileFold`); without it they are lists.
+    :class:`FileFold`), or ``(events, history, versions)`` with the list-like its episode book
+    keeps its versions in (``EpisodeBook.versions``); without it they are lists.
     """
 
     #: attributes the fold cache leaves out (the owner re-attaches the sinks factory)
     CACHE_SKIP = ("sinks",)
-    sinks: Callable[[int], tuple[Any, Any]] | None = None
+    sinks: Callable[[int], tuple[Any, ...]] | None = None
 
-    def __init__(self, price: bool = True, sinks: Callable[[int], tuple[Any, Any]] | None = None) -> None:
+    def __init__(self, price: bool = True, sinks: Callable[[int], tuple[Any, ...]] | None = None) -> None:
         self.sinks = sinks
         self.folds: list[FileFold] = []
         self.sources: list[SourceStatus] = []
@@ -57,8 +58,11 @@ class SessionFold:
         return src
 
     def _new_fold(self, src: int, agent_id: str | None) -> FileFold:
-        ev, hist = self.sinks(src) if self.sinks is not None else (None, None)
-        return FileFold(src, agent_id, None, ev, hist)
+        sinks = self.sinks(src) if self.sinks is not None else (None, None)
+        f = FileFold(src, agent_id, None, sinks[0], sinks[1])
+        if len(sinks) > 2 and f.derive is not None:  # where the episode versions are kept
+            f.derive.book.versions = sinks[2]
+        return f
 
     def _combine_usage(self) -> None:
         """The session's book of tokens from the files' books: with one file, that file's own
@@ -102,6 +106,8 @@ class SessionFold:
         f = CodexFold(src, old.agent_id, old.on_usage, old.events, old.history)
         if old.derive is None:
             f.derive = None
+        elif f.derive is not None:  # the episode versions go where the old fold's went (the store)
+            f.derive.book.versions = old.derive.book.versions
         f.counters.malformed = old.counters.malformed
         f.malformed, f.quarantine, f.last_anchor = old.malformed, old.quarantine, old.last_anchor
         self.folds[src] = f
