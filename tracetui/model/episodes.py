@@ -235,6 +235,9 @@ class EpisodeBook(msgspec.Struct):
     call_episode: dict[str, int] = msgspec.field(default_factory=dict)
     prompts: int = 0
     error_episode: dict[str, int] = msgspec.field(default_factory=dict)
+    #: the agent said the open episode's turn ended (Codex CLI ``task_complete``): it shows the
+    #: status the next prompt will close it with, not ``in_progress``
+    turn_done: bool = False
 
     # -- feeding -----------------------------------------------------------------------------
     def builder(self, pos: int) -> EpisodeBuilder:
@@ -471,7 +474,10 @@ class EpisodeBook(msgspec.Struct):
             mine = tuple(msgspec.structs.replace(c) for c in pending if self.call_episode.get(c.id) == b.index)
             # an episode whose last event is the user's interrupt waits for the next prompt: it
             # is interrupted already, as the same episode is once that prompt closes it
-            tail = (b.freeze(1, "interrupted" if b.last_outcome == "interrupt" else "in_progress", mine),)
+            status = "interrupted" if b.last_outcome == "interrupt" else "in_progress"
+            if self.turn_done and status == "in_progress":
+                status = b.closing_status(len(mine))
+            tail = (b.freeze(1, status, mine),)
         ordered = getattr(self.versions, "ordered", None)
         if ordered is not None:  # versions kept elsewhere (the session store): read when asked for
             return ordered(tail)
