@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: version of the tables below; bump it when they change
-SCHEMA = 5
+SCHEMA = 6
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the store folder is pruned (least recently written sessions first) above this many bytes

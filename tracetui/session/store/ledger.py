@@ -42,6 +42,10 @@ __all__ = ["Store", "StoreLedger", "StoreHistory", "event_row", "BATCH"]
 
 #: events handed to the writer at once (one ``executemany``, one transaction)
 BATCH = 4096
+#: history snapshots handed to the writer at once
+HISTORY_BATCH = 64
+#: jobs the writer runs in one transaction at most (those queued when it takes one)
+GROUP = 16
 #: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
 QUEUE_BATCHES = 4
 
@@ -128,9 +132,10 @@ def _event_of(src: int, r: tuple) -> Event:
 
 
 class Writer:
-    """One thread that runs the store's writes in order, each in its own transaction.
+    """One thread that runs the store's writes in order, the jobs queued when it takes one
+    (:data:`GROUP` at most) in one transaction.
 
-    Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, idx, AgentState)``,
+    Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, first idx, [AgentState, ...])``,
     ``("episodes", src, [(pos, Episode), ...])``, or a
     callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
 
@@ -184,30 +189,46 @@ class Writer:
             job = self._q.get()
             if job is None:
                 return
+            jobs, last, nxt = [job], False, None
+            while len(jobs) < GROUP:
+                try:
+                    nxt = self._q.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    last = True
+                    break
+                jobs.append(nxt)
             try:
                 if self.failed is None:
                     try:
                         with self.lock:
                             self.conn.execute("BEGIN IMMEDIATE")
                             try:
-                                self._write(job)
+                                for job in jobs:
+                                    self._write(job)
                                 self.conn.execute("COMMIT")
                             except BaseException:
                                 self.conn.execute("ROLLBACK")
                                 raise
-                        if type(job) is tuple and job[0] == "events":
-                            job[3].on_disk = job[2][-1].seq  # committed: readers need not wait
+                        for job in jobs:
+                            if type(job) is tuple and job[0] == "events":
+                                job[3].on_disk = job[2][-1].seq  # committed: readers need not wait
                     except sqlite3.Error as exc:
                         self.failed = f"{type(exc).__name__}: {exc}"
                 if self.failed is not None:
-                    self._keep(job)
+                    for job in jobs:
+                        self._keep(job)
             except BaseException as exc:  # noqa: BLE001 - a bug here must not hang sync()
                 self.failed = self.failed or f"{type(exc).__name__}: {exc}"
             finally:
-                job = None  # holds a sink, so its store: not kept while waiting for the next
+                n = len(jobs)
+                job = jobs = nxt = None  # they hold a sink, so its store: not kept while waiting for the next
                 with self._cond:
-                    self._done += 1
+                    self._done += n
                     self._cond.notify_all()
+            if last:
+                return
 
     def _write(self, job: Any) -> None:
         c = self.conn
@@ -217,11 +238,15 @@ class Writer:
             src = job[1]
             c.executemany(_INSERT, [event_row(src, ev) for ev in job[2]])
         elif job[0] == "history":
-            src, idx, state = job[1], job[2], job[3]
+            src, idx = job[1], job[2]
             last = self._last_hist.get(src)
             prev = last[1] if last is not None and last[0] == idx - 1 else None
-            c.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (src, idx, hist_codec.encode(prev, state, idx)))
-            self._last_hist[src] = (idx, state)
+            rows = []
+            for i, state in enumerate(job[3], idx):
+                rows.append((src, i, hist_codec.encode(prev, state, i)))
+                prev = state
+            c.executemany("INSERT OR REPLACE INTO history VALUES (?,?,?)", rows)
+            self._last_hist[src] = (idx + len(job[3]) - 1, job[3][-1])
         elif job[0] == "episodes":
             src, mask = job[1], self.mask
             c.executemany(
@@ -237,7 +262,8 @@ class Writer:
                 mem[ev.seq] = ev
             job[3].on_disk = job[2][-1].seq
         elif job[0] == "history":
-            self.mem_history[(job[1], job[2])] = job[3]
+            for i, state in enumerate(job[3], job[2]):
+                self.mem_history[(job[1], i)] = state
         elif job[0] == "episodes":
             self.mem_episodes.setdefault(job[1], {}).update(job[2])
 
@@ -436,23 +462,35 @@ class StoreLedger:
 
 
 class StoreHistory:
-    """The history sink of one source: each snapshot is written as it is appended."""
+    """The history sink of one source: snapshots are handed to the writer
+    :data:`HISTORY_BATCH` at a time (and at :meth:`view`, :meth:`flush`)."""
 
-    __slots__ = ("store", "src", "n")
+    __slots__ = ("store", "src", "n", "_buf")
 
     def __init__(self, store: Store, src: int, n: int = 0) -> None:
         self.store = store
         self.src = src
         self.n = n
+        self._buf: list[AgentState] = []
 
     def append(self, state: AgentState) -> None:
-        self.store.submit(("history", self.src, self.n, state))
+        buf = self._buf
+        buf.append(state)
         self.n += 1
+        if len(buf) >= HISTORY_BATCH:
+            self.flush()
 
     def __len__(self) -> int:
         return self.n
 
+    def flush(self) -> None:
+        """Hand the buffered snapshots to the writer."""
+        if self._buf:
+            self.store.submit(("history", self.src, self.n - len(self._buf), self._buf))
+            self._buf = []
+
     def view(self) -> HistoryView:
         from tracetui.session.store.views import HistoryView
 
+        self.flush()
         return HistoryView(self.store, self.src, self.n)

@@ -138,9 +138,10 @@ class StoreReader(SessionReader):
         if pos == self._saved_at or any(st.error for st in self.fold.sources):
             return False
         for f in self.fold.folds:
-            flush = getattr(f.events, "flush", None)
-            if flush is not None:
-                flush()
+            for sink in (f.events, f.history):
+                flush = getattr(sink, "flush", None)
+                if flush is not None:
+                    flush()
             versions = getattr(getattr(f.derive, "book", None), "versions", None)
             if isinstance(versions, StoreEpisodes):
                 versions.flush()
