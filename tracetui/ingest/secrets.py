@@ -131,6 +131,7 @@ GATE_SHAPES: dict[str, str] = {
     "twilio api key": r"(?:AC|SK)[a-z0-9]{32}",
 }
 
+
 def _trie_pattern(words: set[str]) -> str:
     """A regex matching any of ``words``, the longest one where several start at a place (as
     an alternation of them longest first would), written as a trie: at each place the search

@@ -42,6 +42,9 @@ __all__ = ["Store", "StoreLedger", "StoreHistory", "event_row", "BATCH"]
 
 #: events handed to the writer at once (one ``executemany``, one transaction)
 BATCH = 4096
+#: bytes of a ledger's filter of tool_use ids (StoreLedger._ids): 262,144 bits, 3% false
+#: hits at 8,000 calls, 14% at 40,000 (then the query answers)
+ID_FILTER_BYTES = 1 << 15
 #: history snapshots handed to the writer at once
 HISTORY_BATCH = 64
 #: jobs the writer runs in one transaction at most (those queued when it takes one)
@@ -415,7 +418,7 @@ class StoreLedger:
     """The ledger sink of one source: ``append`` and ``len`` for the fold, :meth:`view` for a
     snapshot. ``n`` events exist already (a resumed fold)."""
 
-    __slots__ = ("store", "src", "n", "_buf", "on_disk")
+    __slots__ = ("store", "src", "n", "_buf", "on_disk", "_ids", "_last")
 
     def __init__(self, store: Store, src: int, n: int = 0) -> None:
         self.store = store
@@ -424,11 +427,24 @@ class StoreLedger:
         self._buf: list[Event] = []
         #: events written (committed, or kept in memory after a failed write), set by the writer
         self.on_disk = n
+        #: a one-hash Bloom filter of the tool_use ids appended, when every event of this
+        #: ledger was (a ledger folded from its start): a call whose bit is clear was never
+        #: made, so :meth:`find_call` answers without a query (the fold asks at each new call,
+        #: its event just appended, whether an earlier event made it). The last tool_use
+        #: appended is ``_last`` (its sequence number and id), its bit set at the next one.
+        self._ids: bytearray | None = bytearray(ID_FILTER_BYTES) if n == 0 else None
+        self._last: tuple[int, str] | None = None
 
     def append(self, ev: Event) -> None:
         buf = self._buf
         buf.append(ev)
         self.n += 1
+        if ev.kind == "tool_use" and self._ids is not None and ev.tool_use_id is not None:
+            last = self._last
+            if last is not None:
+                h = hash(last[1]) % (ID_FILTER_BYTES * 8)
+                self._ids[h >> 3] |= 1 << (h & 7)
+            self._last = (ev.seq, ev.tool_use_id)
         if len(buf) >= BATCH:
             self.flush()
 
@@ -444,6 +460,12 @@ class StoreLedger:
         ``before``, found by its tool_use event (for ``FileFold._find_call``; the fold lets a
         call go only once its tool_use is :attr:`find_lag` events back, so it is written by
         then), or ``None``."""
+        ids = self._ids
+        if ids is not None:
+            h = hash(tid) % (ID_FILTER_BYTES * 8)
+            last = self._last
+            if not ids[h >> 3] & (1 << (h & 7)) and not (last is not None and last[1] == tid and last[0] < before):
+                return None  # no tool_use event of this ledger before ``before`` has that id
         if self.on_disk < self.n - self.find_lag:
             self.store.sync()  # cannot happen while the writer is at most find_lag behind
         return self.store.find_call(self.src, min(self.on_disk, before - 1), tid)
