@@ -68,3 +68,23 @@ def test_the_word_gate_finds_what_an_alternation_of_its_words_longest_first_find
     texts = [" ".join(words), "".join(words), "".join(reversed(words)), *("".join(rng.choices(pieces, k=60)) for _ in range(300))]
     for t in texts:
         assert secrets._GATE.findall(t) == plain.findall(t), t
+
+
+def test_the_shape_gate_finds_a_shape_where_one_of_the_shapes_alone_does() -> None:
+    import re
+
+    shapes = [re.compile(p) for p in secrets.GATE_SHAPES.values()]
+    texts = [
+        "AKC1234",
+        "an APE at AP9",
+        "x.abc_de.y",
+        "bot:" + "a-" * 18,
+        "AC" + "0a" * 16,
+        "SK" + "b1" * 16,
+        "sk" + "b1" * 16,
+        "AC" + "0A" * 16,
+        "nothing shaped here: a.b.c, AC/DC",
+        *(f"pre {s}" for s in ("AC", "SK", ":", ".", "AP", "AK")),
+    ]
+    for t in texts:
+        assert bool(secrets._GATE_SHAPE.search(t)) == any(rx.search(t) for rx in shapes), t
