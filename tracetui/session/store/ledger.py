@@ -226,7 +226,8 @@ class Writer:
                 self.failed = self.failed or f"{type(exc).__name__}: {exc}"
             finally:
                 n = len(jobs)
-                job = jobs = nxt = None  # they hold a sink, so its store: not kept while waiting for the next
+                job = nxt = None  # they hold a sink, so its store: not kept while waiting for the next
+                jobs.clear()
                 with self._cond:
                     self._done += n
                     self._cond.notify_all()
