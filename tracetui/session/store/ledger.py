@@ -16,6 +16,7 @@ reads stays right, and it saves no state the next run would resume from.
 
 from __future__ import annotations
 
+import os
 import queue
 import sqlite3
 import threading
@@ -300,6 +301,9 @@ class Store:
         #: back from it when its event's excerpt was cut (store/calls.py)
         self.paths: dict[int, str] = {}
         self.mask = mask
+        #: the writer runs with ``synchronous=OFF`` (a build from the start) and nothing has
+        #: synced the database file since (the save does, :meth:`synced`)
+        self.unsynced = False
 
     def writer(self) -> Writer:
         w = self._writer
@@ -310,8 +314,29 @@ class Store:
             # reader dropped): the thread itself holds only the writer
             weakref.finalize(self, w.stop)
             if self._before is not None:
+                # a build from the start: no commit waits for the disk (synchronous=OFF) until
+                # the save, which syncs what it saves (StoreReader.save_cache); before it, the
+                # database holds no state to resume from, so what an OS crash could damage is
+                # rebuilt from the transcript
+                with self.wlock:
+                    self.wconn.execute("PRAGMA synchronous=OFF")
+                self.unsynced = True
                 w.submit(self._before)
         return w
+
+    def synced(self, path: str) -> None:
+        """Back to ``synchronous=NORMAL`` and the database file at ``path`` synced, when the
+        build ran without syncs: what its checkpoints wrote reaches the disk before a saved
+        state refers to it (call holding :attr:`wlock`, outside a transaction). Raises
+        ``OSError``, ``sqlite3.Error``."""
+        if self.unsynced:
+            self.wconn.execute("PRAGMA synchronous=NORMAL")
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            self.unsynced = False
 
     def resumed(self) -> None:
         """The folds were restored from this database: its rows are theirs (no rebuild)."""

@@ -170,7 +170,9 @@ class StoreReader(SessionReader):
             "prices": [(k, v[0], v[1]) for k, v in self._prices.items()],
         }
         c = self.store.wconn
+        db = cache_path(self.paths, self.subagents)
         with self.store.wlock:
+            self.store.synced(str(db))  # a build's rows on the disk before the state naming them
             c.execute(f"PRAGMA busy_timeout={SAVE_BUSY_MS}")
             try:
                 c.execute("BEGIN IMMEDIATE")
@@ -196,7 +198,6 @@ class StoreReader(SessionReader):
             except sqlite3.Error:
                 pass
         self._saved_at = pos
-        db = cache_path(self.paths, self.subagents)
         prune(db.parent, db, MAX_STORE_BYTES)
         return True
 
