@@ -17,6 +17,7 @@ from pathlib import Path
 from tracetui.ingest import codex_discover
 from tracetui.ingest.codex_discover import codex_dir
 from tracetui.ingest.files import is_regular, open_regular
+from tracetui.ingest.first_line import opens_a_transcript
 
 __all__ = [
     "SessionInfo",
@@ -28,6 +29,7 @@ __all__ = [
     "projects_dir",
     "list_sessions",
     "newest_session",
+    "opens_a_transcript",
     "find_session",
     "subagent_files",
     "subagent_places",
@@ -140,9 +142,14 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
 
 def newest_session(root: Path | None = None, agent: str | None = None) -> SessionInfo | None:
     """The most recently modified main transcript of either agent (or of ``agent``), or
-    ``None`` when there is none. See :func:`list_sessions`."""
-    sessions = list_sessions(root, agent)
-    return sessions[0] if sessions else None
+    ``None`` when there is none. See :func:`list_sessions`. A Claude Code ``*.jsonl`` whose first
+    line is no transcript record (empty, binary, not a JSON object: :func:`opens_a_transcript`)
+    is skipped: with no session named, a stray file is not "the newest session" (a rollout is
+    one by its first record already)."""
+    for s in list_sessions(root, agent):
+        if s.agent == "codex" or opens_a_transcript(s.path):
+            return s
+    return None
 
 
 def find_session(ident: str, root: Path | None = None, agent: str | None = None) -> SessionInfo:
