@@ -23,14 +23,16 @@ class UsageError(ValueError):
     negative ``--hours``); the message is one line naming the option."""
 
 
-def parser() -> argparse.ArgumentParser:
-    """The app's arguments (the headless subcommands have their own, in :mod:`tracetui.cli`)."""
+def parser(subcommands: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The app's arguments (the headless subcommands have their own, in :mod:`tracetui.cli`);
+    ``subcommands``: their names, which the description lists (``tracetui.cli.SUBCOMMANDS``)."""
+    named = f" Subcommands: {', '.join(subcommands)}." if subcommands else " Subcommands: tracetui --help."
     p = OneLineParser(
         prog="tracetui",
         help_hint="tracetui -- --help",
         description=(
             "A terminal live monitor for Claude Code and OpenAI Codex CLI sessions (found under $CLAUDE_CONFIG_DIR or"
-            " ~/.claude, and $CODEX_HOME or ~/.codex). Subcommands: state, view, card, hook."
+            " ~/.claude, and $CODEX_HOME or ~/.codex)." + named
         ),
     )
     p.add_argument(
@@ -52,7 +54,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
+def build_settings(argv: Sequence[str], now: float | None = None, subcommands: Sequence[str] = ()) -> Settings:
     """Settings for ``argv``. Raises ``DiscoveryError`` for a session id that matches nothing,
     :class:`UsageError` for options that make no sense (``--hours`` without ``--all``, an
     ``--hours`` or ``--demo-speed`` that is not a positive number, a ``--theme`` Textual does
@@ -62,7 +64,7 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
     from tracetui.ingest.codex_discover import rollout_meta
     from tracetui.ingest.discover import list_sessions, newest_session, opens_a_transcript, resolve_target, where_sessions
 
-    ns = parser().parse_args(list(argv))
+    ns = parser(subcommands).parse_args(list(argv))
     if ns.hours is None:
         ns.hours = DEFAULT_HOURS
     elif not ns.all:
@@ -125,14 +127,14 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-def run_app(argv: Sequence[str]) -> int:
-    """Run the app for ``argv``; returns the exit code. Errors are one line on stderr: bad
+def run_app(argv: Sequence[str], subcommands: Sequence[str] = ()) -> int:
+    """Run the app for ``argv`` (``subcommands``: the names its help lists); returns the exit code. Errors are one line on stderr: bad
     arguments (1 for a session that matches nothing, 2 for options), and stdout that is not a
     terminal (2; the headless subcommands are for pipes)."""
     from tracetui.ingest.discover import DiscoveryError
 
     try:
-        settings = build_settings(argv)
+        settings = build_settings(argv, subcommands=subcommands)
     except DiscoveryError as exc:
         print(f"tracetui: {exc}", file=sys.stderr)
         return 1
