@@ -31,6 +31,7 @@ from tracetui.ingest.prompts import classify_user_text
 from tracetui.model.derive import Deriver
 from tracetui.model.fold_messages import EXCERPT_CHARS, FRONTIER_CHARS, SYNTHETIC_MODEL, MessageHandlers, _intern
 from tracetui.model.fold_tools import EARLY_KEPT, EARLY_TEXT, ToolHandlers
+from tracetui.model.pricing import is_timestamp
 from tracetui.model.state import (
     AgentState,
     Anchor,
@@ -236,7 +237,7 @@ class FileFold(MessageHandlers, ToolHandlers):
                 owner = self._side_owner.get(pu)
                 if owner is not None:
                     self._inline(owner, rec, anchor)
-        if rec.timestamp:
+        if rec.timestamp and is_timestamp(rec.timestamp):  # a text that is no time is never a first or last
             if self.first_timestamp is None:
                 self.first_timestamp = rec.timestamp
             self.last_timestamp = rec.timestamp

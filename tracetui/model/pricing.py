@@ -44,6 +44,7 @@ from tracetui.model.state import Tokens, UsageBucket
 PLAIN_COST_NOTE = "estimate (genai-prices)"
 
 __all__ = [
+    "is_timestamp",
     "PLAIN_COST_NOTE",
     "cost_note_extra",
     "estimate_cost",
@@ -93,6 +94,12 @@ def utc_day(ts: str | None) -> str:
     if dt.tzinfo is not None:
         dt = dt.astimezone(UTC)
     return _intern(dt.date().isoformat())
+
+
+def is_timestamp(ts: str | None) -> bool:
+    """Whether ``ts`` is a record timestamp that parses (:func:`utc_day` reads a day from it):
+    the one rule for which timestamp fields count as times (first and last of a file)."""
+    return bool(utc_day(ts))
 
 
 def _valid_day(day: str) -> bool:
