@@ -91,6 +91,7 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
     if ns.paths:
         for a in ns.paths:
             p = resolve_target(a, agent=ns.agent)
+            _refuse_special(p)
             meta = rollout_meta(p)  # a rollout's name starts "rollout-<time>": its thread id says which
             s.sessions.append(SessionSpec((p,), (meta.thread_id if meta else p.stem)[:8]))
     if ns.all:
@@ -125,6 +126,23 @@ def _is_terminal(stream) -> bool:
         return bool(stream is not None and stream.isatty())
     except (AttributeError, ValueError, OSError):  # a closed or odd stream is no terminal
         return False
+
+
+def _refuse_special(p: Path) -> None:
+    """Raise ``DiscoveryError`` for a named path that is a FIFO, socket or device, in the line
+    ``state`` says it (``PATH: a FIFO (named pipe), not a transcript file``): it is never
+    opened, so a tab would only ever say "still watching". A file not there yet is waited for."""
+    import stat
+
+    from tracetui.ingest.discover import DiscoveryError
+    from tracetui.ingest.files import file_kind
+
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise DiscoveryError(f"{p}: {file_kind(mode)}, not a transcript file")
 
 
 def run_app(argv: Sequence[str], subcommands: Sequence[str] = ()) -> int:
