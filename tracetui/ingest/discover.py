@@ -161,6 +161,8 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
     if not matches:
         matches = [s for s in found if s.session_id.startswith(ident)]
     if not matches:
+        if agent != "codex":
+            _only_subagent_files(ident, root or projects_dir())
         raise DiscoveryError(f"no session matches {ident!r} under {where_sessions(agent, root)}")
     if len(matches) > 1:
         if len({s.session_id for s in matches}) == 1 and any(s.agent == "codex" for s in matches):
@@ -175,6 +177,33 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         ids = ", ".join(s.session_id[:13] for s in matches[:5])
         raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
     return matches[0]
+
+
+def _only_subagent_files(ident: str, root: Path) -> None:
+    """Raise :class:`DiscoveryError` saying so when ``ident`` is the id (or a prefix) of a
+    session of which only subagent files are left beside each other (``agent-*.jsonl`` of the
+    older layout, the session's transcript gone): ``report`` lists such a session by the id its
+    files carry. Read only when no transcript matched: the first line of each such file."""
+    try:
+        projects = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return
+    found: dict[str, list[Path]] = {}
+    for proj in projects:
+        try:
+            agents = sorted(p for p in proj.iterdir() if _is_agent_file(p) and is_regular(p))
+        except OSError:
+            continue
+        for p in agents:
+            sid = _first_session_id(p)
+            if sid is not None and sid.startswith(ident):
+                found.setdefault(sid, []).append(p)
+    if len(found) == 1:
+        sid, files = next(iter(found.items()))
+        raise DiscoveryError(
+            f"session {sid} has no transcript of its own under {root}, only {len(files)} subagent file(s) beside each other"
+            f" ({files[0].parent}); fold one by its path: tracetui state {files[0]}"
+        )
 
 
 def _first_session_id(p: Path) -> str | None:
