@@ -91,6 +91,8 @@ from pathlib import Path
 from tracetui.session.open import load_state
 import tracetui.model.pricing  # import the price table up front: timed is the fold, not imports
 import genai_prices  # (pricing.py imports it lazily, at the first price: ~0.1 s of imports, not fold)
+import genai_prices.data  # the price table's module, imported at the first price (~30 ms of imports)
+import tracetui.session.reader  # imported by load_state when called (~20 ms of imports)
 import tracetui.model.fold as fold_mod
 if len(sys.argv) > 2 and sys.argv[2] == "core":  # the fold without its derive hook (episodes, facts, anomalies)
     _init = fold_mod.FileFold.__init__

@@ -52,7 +52,9 @@ def _unique(data: bytes, k: int) -> bytes:
     if k == 0:
         return data
     tag = f"r{k}".encode()
-    for pre in (b'"toolu_', b'"tool_use_id":"', b'"msg_', b'"req_', b'"uuid":"', b'"parentUuid":"', b'"id":"call_'):
+    # a tool_use_id ("toolu_…") is tagged by the "toolu_ prefix as its call's id is; one more
+    # tag after "tool_use_id":" would leave every result of a repetition without its call
+    for pre in (b'"toolu_', b'"tool_use_id":"call_', b'"msg_', b'"req_', b'"uuid":"', b'"parentUuid":"', b'"id":"call_'):
         data = data.replace(pre, pre + tag)
     return data
 

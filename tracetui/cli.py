@@ -19,7 +19,7 @@ from tracetui.session.open import load_state, resolve_paths, save_store
 __all__ = ["main", "SubcommandParser"]
 
 #: every subcommand, in the order ``_build_parser`` registers them (the monitor's help lists them too)
-SUBCOMMANDS = ("state", "view", "card", "hook", "export", "report", "search")
+SUBCOMMANDS = ("state", "view", "card", "hook", "sessions", "export", "report", "search")
 
 
 class _SafeStream:
@@ -176,6 +176,7 @@ def _build_parser() -> argparse.ArgumentParser:
         ("view", "tracetui.commands"),
         ("card", "tracetui.commands"),
         ("hook", "tracetui.hook"),
+        ("sessions", "tracetui.sessions"),
         ("export", "tracetui.export"),
         ("report", "tracetui.report"),
         ("search", "tracetui.report"),

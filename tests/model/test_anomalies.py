@@ -252,3 +252,19 @@ def test_ingest_honesty_unknown_records_and_truncated_files(tmp_path) -> None:
     r.poll()
     a = _one(r.snapshot(), "ingest")
     assert a.severity == "error" and ("truncat" in a.message or "replace" in a.message)
+
+
+def test_context_pressure_under_a_declared_window_smaller_than_the_assumed_one() -> None:
+    """A window the agent declared (``AnomalyTracker.window``) decides the pressure, also when it
+    is smaller than the 200k assumed for a Claude model: 90k tokens of a 100k window press."""
+    from tracetui.model.anomalies import AnomalyTracker
+    from tracetui.model.state import Anchor, Event
+
+    def ev(line: int, used: int) -> Event:
+        return Event(line, "assistant_text", Anchor(0, line, line * 100), f"u{line}", 0, b"", "text", usage=(used, 10, 0, 0, 0))
+
+    t = AnomalyTracker(window=100_000)
+    t.on_usage(ev(1, 90_000), "gpt-5")
+    assert "context_pressure" in t.open and "90 %" in t.open["context_pressure"].message
+    t.on_usage(ev(2, 50_000), "gpt-5")
+    assert "context_pressure" not in t.open and t.history[-1].kind == "context_pressure"

@@ -94,3 +94,66 @@ def test_history_states_leave_episodes_to_the_live_tuple() -> None:
         assert past.main.derived.episodes == past.episodes
         assert past.main.derived.anomalies == h.derived.anomalies
         assert [e.index for e in past.episodes if e.lifecycle == "current"] == list(range(1, k + 1))
+
+
+def test_the_session_token_book_of_one_file_is_that_files_and_a_second_file_combines() -> None:
+    """One file: the session's book is the file's own (each record's usage added once). A file
+    added after records were folded gets a combined book: the same figures as when both files
+    were registered before any record (messages repeated across files counted once)."""
+    import orjson
+    from fixtures import assistant, text_block, usage
+
+    from tracetui.model.session_fold import SessionFold
+
+    main = [assistant([text_block(f"part {i}")], msg_id=f"msg_{i % 3}", u=usage(10, 5 * i, 100, 1000)) for i in range(6)]
+    side = [assistant([text_block("again")], msg_id="msg_1", u=usage(10, 99, 100, 1000), isSidechain=True, agentId="a1")]
+    side.append(assistant([text_block("own")], msg_id="msg_side", u=usage(1, 2, 3, 4), isSidechain=True, agentId="a1"))
+
+    def feed(sf: SessionFold, src: int, recs: list) -> None:
+        for n, rec in enumerate(recs, 1):
+            sf.feed_line(src, n, n * 1000, orjson.dumps(rec))
+
+    late = SessionFold(price=False)
+    late.add_source("main.jsonl", "main")
+    feed(late, 0, main)
+    assert late.usage is late.folds[0].usage
+    one = late.snapshot()
+    late.add_source("agent-a1.jsonl", "agent-a1", role="subagent", agent_id="a1")
+    assert late.usage is not late.folds[0].usage
+    feed(late, 1, side)
+    early = SessionFold(price=False)
+    early.add_source("main.jsonl", "main")
+    early.add_source("agent-a1.jsonl", "agent-a1", role="subagent", agent_id="a1")
+    feed(early, 0, main)
+    feed(early, 1, side)
+    got, want = late.snapshot(), early.snapshot()
+    assert (got.tokens, got.tokens_by_model, got.usage_buckets, got.counters.api_messages) == (
+        want.tokens,
+        want.tokens_by_model,
+        want.usage_buckets,
+        want.counters.api_messages,
+    )
+    assert want.counters.api_messages == 4 and one.counters.api_messages == 3
+    assert want.tokens.output == 15 + 99 + 25 + 2  # msg_0: max(0, 15), msg_1: max(5, 20, 99), msg_2, msg_side
+
+
+def test_a_codex_file_decided_on_its_first_record_gives_the_session_its_tokens() -> None:
+    """The fold a file's first record chooses (SessionFold._decide) brings its own token book:
+    with one file, that book is the session's, so the session's tokens are the rollout's."""
+    from tracetui.demo.codex_records import RolloutBuilder
+    from tracetui.model.codex_fold import CodexFold
+    from tracetui.model.session_fold import SessionFold
+
+    b = RolloutBuilder()
+    b.turn("fix the build")
+    b.tokens(1_000, 200, 30)
+    sf = SessionFold(price=False)
+    sf.add_source("rollout.jsonl", "rollout.jsonl")
+    offset = 0
+    for n, line in enumerate(b.data().split(b"\n")[:-1], 1):
+        sf.feed_line(0, n, offset, line)
+        offset += len(line) + 1
+    f = sf.folds[0]
+    assert isinstance(f, CodexFold) and sf.usage is f.usage
+    st = sf.snapshot()
+    assert st.tokens == f.usage.tokens() and st.tokens.input == 800 and st.counters.api_messages == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -203,3 +204,52 @@ def test_usage_book_matches_the_plain_rule(adds: list, grow: bool) -> None:
     assert book.by_id == {k: tuple(v) for k, v in best.items()}
     t = book.tokens()
     assert (t.input, t.output, t.cache_creation, t.cache_read) == tuple(sum(u[i] for u in best.values()) for i in range(4))
+
+
+_INPUT_TEXT = st.text(alphabet=st.sampled_from([" ", "\n", "\t", "\u00a0", "\u2028", "\x1f", "\x00", "a", "é", "-"]), max_size=60)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.sampled_from(["command", "description", "file_path", "n", "timeout"]), _INPUT_TEXT | st.integers(0, 3)))
+def test_normalised_input_matches_the_plain_rule(inp: dict) -> None:
+    """The tool-loop detector's input: volatile keys dropped, white space of every string
+    folded as ``" ".join(s.split())`` folds it (a string with nothing to fold is kept as is)."""
+    from tracetui.model.derive import VOLATILE_KEYS, normalised_input
+
+    want = {k: (" ".join(v.split()) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
+    assert normalised_input(inp) == want
+
+
+class _Holder(msgspec.Struct):
+    content: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+
+
+_TAIL_TEXT = st.text(alphabet=st.sampled_from([" ", "a", "\\", '"', "\n", "\t", "\x01", "é", "\u2028", "😀", "\u00a0"]), max_size=400)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    head=_TAIL_TEXT,
+    words=st.integers(0, 400),
+    word=st.sampled_from(["ab ", "é\\ ", "😀\n ", '" ']),
+    end=_TAIL_TEXT,
+    chars=st.integers(1, 300),
+    bad=st.booleans(),
+)
+def test_result_tail_matches_the_plain_rule(head: str, words: int, word: str, end: str, chars: int, bad: bool) -> None:
+    """The end of a tool result's text decoded from a suffix is the end of its whole text,
+    for any characters and escapes (and with an invalid UTF-8 byte at the string's start)."""
+    import orjson
+
+    from tracetui.ingest import content as c
+
+    data = orjson.dumps({"content": head + word * words + end})
+    if bad:
+        data = data[:12] + b"\xff" + data[12:]  # right after the string's opening quote
+    raw = msgspec.json.decode(data, type=_Holder).content
+    was = c.TAIL_FROM
+    c.TAIL_FROM = 0  # every string takes the suffix path
+    try:
+        assert c.result_tail(raw, chars) == c.result_text(raw)[-chars:]
+    finally:
+        c.TAIL_FROM = was

@@ -37,6 +37,7 @@ from tracetui.model.usage import UsageBook
 from tracetui.session.reader import SessionReader
 from tracetui.session.store import FP_BYTES, SCHEMA, StoreReader, cache_path, open_cached
 from tracetui.session.store.codec import CacheEncodeError, decode_object, decode_value, encode_object, encode_value
+from tracetui.session.store.episodes import EpisodeSeq, StoreEpisodes
 from tracetui.views.state_json import state_to_json
 
 
@@ -51,6 +52,9 @@ def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def assert_same(a: Any, b: Any, where: str = "") -> None:
+    # a stored book's episode versions and a snapshot's episodes are read from the database, an
+    # in-memory fold's are a list and a tuple: the same items
+    a, b = (list(x) if isinstance(x, StoreEpisodes) else tuple(x) if isinstance(x, EpisodeSeq) else x for x in (a, b))
     assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
     if isinstance(a, msgspec.Struct):
         for f in a.__struct_fields__:

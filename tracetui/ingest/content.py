@@ -10,7 +10,7 @@ import msgspec
 from tracetui.ingest.decode import _scrub, excerpt_of
 from tracetui.ingest.schema import ResultPart
 
-__all__ = ["result_text", "result_excerpt", "decode_any", "PREFIX_BYTES"]
+__all__ = ["result_text", "result_excerpt", "result_tail", "decode_any", "PREFIX_BYTES", "TAIL_FROM"]
 
 _any_decoder = msgspec.json.Decoder()
 
@@ -95,13 +95,57 @@ def result_excerpt(content: Any, limit: int = 80) -> str:
     whole of a long string content: its excerpt comes from a decoded prefix when that prefix
     holds more than ``limit`` characters after leading whitespace (then the whole text does too,
     and its excerpt is the prefix's first ``limit - 1`` characters and an ellipsis)."""
-    if type(content) is msgspec.Raw and len(content) > PREFIX_FROM and bytes(memoryview(content)[:1]) == b'"':  # type: ignore[arg-type]
-        head = _prefix_text(content)
-        if head is not None:
-            s = head.lstrip()
-            if len(s.rstrip()) > limit:
-                return (s[: limit - 1] + "…").replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    if type(content) is msgspec.Raw and content:
+        quoted = memoryview(content)[0] == 34  # type: ignore[arg-type]
+        if quoted and len(content) > PREFIX_FROM:
+            head = _prefix_text(content)
+            if head is not None:
+                s = head.lstrip()
+                if len(s.rstrip()) > limit:
+                    return (s[: limit - 1] + "…").replace("\r", " ").replace("\n", " ").replace("\t", " ")
+        elif quoted:  # a string: its text is the string (what ``result_text`` gives it)
+            try:
+                return excerpt_of(_str_decoder.decode(content), limit)
+            except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+                pass
     return excerpt_of(result_text(content), limit)
+
+
+#: a tool_result's string content of more than this many bytes of JSON gets its tail from a
+#: decoded suffix (:func:`result_tail`), not from its whole text
+TAIL_FROM = 32768
+
+
+def result_tail(content: Any, chars: int) -> str:
+    """``result_text(content)[-chars:]``, the same characters, without decoding the whole of a
+    long string content: its end is decoded from a literal space byte onwards (in JSON a space
+    byte is always a space character: never part of an escape sequence nor of a multi-byte
+    UTF-8 character, so the characters from there on are the whole text's), taking more of the
+    end until the suffix holds ``chars`` characters. Anything unusual (no space near the cut,
+    undecodable bytes, a lone surrogate) decodes the whole, as ``result_text`` does."""
+    if type(content) is msgspec.Raw and len(content) > TAIL_FROM:
+        mv = memoryview(content)  # type: ignore[arg-type]
+        n = len(mv)
+        if mv[0] == 34 and mv[n - 1] == 34:
+            take = 2 * chars + 64
+            while take < n // 2:
+                start = n - take
+                sp = bytes(mv[start : start + 256]).find(b" ")
+                if sp < 0 or mv[start + sp - 1] == 92:  # none near, or after a backslash
+                    break
+                try:
+                    s = _str_decoder.decode(b'"' + bytes(mv[start + sp :]))
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    break
+                if len(s) >= chars:
+                    t = s[-chars:]
+                    try:
+                        t.encode("utf-8")  # no lone surrogate (the whole text's would be scrubbed)
+                    except UnicodeEncodeError:
+                        break
+                    return t
+                take *= 4
+    return result_text(content)[-chars:]
 
 
 def decode_any(raw: msgspec.Raw | bytes | None) -> Any:

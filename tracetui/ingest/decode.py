@@ -57,6 +57,7 @@ __all__ = [
     "decode_line",
     "decode_record_fast",
     "decode_block",
+    "decode_block_fast",
     "decode_message",
     "decode_head",
     "ResultPart",
@@ -87,6 +88,10 @@ Decoded = tuple[int, Union[Record, Quarantined], bytes | memoryview]
 def excerpt_of(text: str, limit: int = 80) -> str:
     """The first ``limit`` characters of ``text`` on one line (newlines folded to spaces)."""
     n = len(text)
+    if n <= limit and text.isprintable() and text[:1] != " " and text[-1:] != " ":
+        # already an excerpt: short, and no white space but inner ASCII spaces (a printable
+        # string holds no other), so nothing to strip, cut or fold
+        return text
     if n >= limit + 64 and not text[-64:].isspace():
         # long and not blank at the end: strip the head only, never copy the whole text (tool
         # results are often megabytes and start with spaces, such as Read's line numbers)
@@ -286,6 +291,12 @@ def bom_length(offset: int, buf: bytes | memoryview) -> int:
 #: or ``msgspec.ValidationError`` where :func:`decode_line` takes a slower path; when it
 #: returns, ``decode_line(buf)`` would give ``[(0, that record, buf)]`` (callers check the ends).
 decode_record_fast = _fast_record_decoder.decode
+
+
+#: the first try of :func:`decode_block`, called in place by the fold (once per block): raises
+#: ``msgspec.DecodeError``, ``msgspec.ValidationError`` or ``RecursionError`` where
+#: :func:`decode_block` takes a slower path; when it returns, ``decode_block`` gives the same
+decode_block_fast = _fast_block_decoder.decode
 
 
 def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:

@@ -28,7 +28,19 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["redact", "may_hold_secret", "mask", "summary", "EXTRA", "KEYWORD", "rules_spec", "use_rules", "rules_loaded", "set_source"]
+__all__ = [
+    "redact",
+    "may_hold_secret",
+    "mask",
+    "summary",
+    "EXTRA",
+    "KEYWORD",
+    "rules_spec",
+    "use_rules",
+    "rules_loaded",
+    "rules_stamp",
+    "set_source",
+]
 
 #: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
 #: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
@@ -131,6 +143,48 @@ def _gated(text: str) -> bool:
     return _GATE.search(text.lower()) is not None or _GATE_SHAPE.search(text) is not None
 
 
+def _kinds_of_word(w: str) -> frozenset[str]:
+    """The kinds gate word ``w`` lets through when the search finds it: those with a word it
+    holds (shorter words at the same place are not found apart), and those with a word that
+    starts in its last characters (the search goes on after ``w``, so that word is not found)."""
+    words = {x for ws in GATE_WORDS.values() for x in ws}
+    over = {x for x in words if any(w.endswith(x[:i]) for i in range(1, min(len(w), len(x))))}
+    return frozenset(k for k, ws in GATE_WORDS.items() if any(x in w or x in over for x in ws))
+
+
+#: gate word -> the kinds its finding lets through (:func:`_kinds_of_word`)
+_WORD_KINDS: dict[str, frozenset[str]] = {w: _kinds_of_word(w) for ws in GATE_WORDS.values() for w in ws}
+
+
+def _gated_kinds(text: str) -> frozenset[str]:
+    """The kinds of secret ``text`` may hold by the gates: those a word found in its lower-cased
+    form lets through, and every shape kind when it holds one of :data:`GATE_SHAPES` (every
+    finding of a kind holds one of its words or its shape, so only these kinds' detectors need
+    run)."""
+    kinds: set[str] = set()
+    for w in set(_GATE.findall(text.lower())):
+        kinds |= _WORD_KINDS[w]
+    if _GATE_SHAPE.search(text) is not None:
+        kinds.update(GATE_SHAPES)
+    return frozenset(kinds)
+
+
+#: the detectors (and cut detectors) to run for a set of gated kinds, in their order, with the
+#: ungated ones; emptied when other detectors are installed
+_BY_KINDS: dict[frozenset[str], tuple[list[_Rule], list[_Rule]]] = {}
+
+
+def _rules_for(kinds: frozenset[str], rules: list[_Rule]) -> tuple[list[_Rule], list[_Rule]]:
+    got = _BY_KINDS.get(kinds)
+    if got is None:
+        run = [r for r in rules if r.kind in kinds or (r.kind not in GATE_WORDS and r.kind not in GATE_SHAPES)]
+        cut = [r for r in _CUT_RULES if r.kind[: -len(" (cut)")] in kinds]
+        got = (run, cut)
+        if len(_BY_KINDS) < 4096:
+            _BY_KINDS[kinds] = got
+    return got
+
+
 #: the marker a cut text ends with (the views', the fold's excerpts')
 CUT_MARK = "\u2026"
 #: a secret cut short by a truncation marker, which its full detector no longer matches: a
@@ -198,12 +252,19 @@ def use_rules(spec: dict[str, object]) -> None:
     keyword = rf"(?i:{kw[0]}|\w*token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>)\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
     cut = [*CUT, (KEYWORD, keyword, re.compile(str(kw[0])).groups + 1)]
     _CUT_RULES = [_Rule(f"{k} (cut)", re.compile(p + end), g) for k, p, g in cut]
+    _BY_KINDS.clear()
     _RULES = rules
 
 
 def rules_loaded() -> bool:
     """The detectors are installed in this process."""
     return _RULES is not None
+
+
+def rules_stamp() -> object:
+    """An object that stays the same while the installed detectors do (``None`` before they
+    are loaded): a memo of :func:`redact`'s results is valid while it does."""
+    return _RULES
 
 
 #: where the detectors come from when first needed (:func:`set_source`)
@@ -271,6 +332,29 @@ def may_hold_secret(text: str) -> bool:
     return bool(_UNGATED) or _gated(text)
 
 
+def may_hold_secret_bytes(raw: bytes | memoryview) -> bool:
+    """:func:`may_hold_secret` of ``raw`` read as Latin-1 (a whole MessagePack value, say),
+    without the cost of lower-casing it as a string (``str.lower`` of text with non-ASCII
+    characters makes a buffer of 12 bytes a character: 30 MB for a value of 2.5 MB): the gate
+    words are ASCII, and no Latin-1 character but ``A``-``Z`` lower-cases to one). Searched in
+    windows of :data:`_WINDOW` bytes overlapping by more than any gate's match, so a large value
+    costs a window's copies, not its own."""
+    if _UNGATED:
+        return True
+    step = _WINDOW
+    for at in range(0, max(len(raw), 1), step):
+        w = bytes(raw[at : at + step + _OVERLAP])
+        if _GATE.search(w.lower().decode("latin-1")) is not None or _GATE_SHAPE.search(w.decode("latin-1")) is not None:
+            return True
+    return False
+
+
+#: bytes of a value :func:`may_hold_secret_bytes` searches at once
+_WINDOW = 1 << 18
+#: more than the longest match of a gate word or shape (a telegram token's 36 characters)
+_OVERLAP = 64
+
+
 def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     """``(text with every secret masked by :func:`mask`, the kind of each secret masked)``.
 
@@ -282,7 +366,8 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     if not text:
         return text, ()
     spans: list[tuple[int, int, str]] = []
-    if not _gated(text):
+    kinds = _gated_kinds(text)  # empty when the gates stop the text
+    if not kinds:
         # a text the gates stop is returned before the detectors are even loaded
         # (every detector's kind has a gate: tests check it); of detectors loaded, only one the
         # gates do not know can find anything (every cut detector's head is a word too)
@@ -290,10 +375,12 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
             return text, ()
         _search(text, _UNGATED, False, spans)
     else:
-        rules, keywords = _rules()
-        _search(text, rules, keywords.search(text) is not None, spans)
+        # only the detectors of the kinds the gates let through can find anything
+        all_rules, keywords = _rules()
+        rules, cut_rules = _rules_for(kinds, all_rules)
+        _search(text, rules, KEYWORD in kinds and keywords.search(text) is not None, spans)
         if cut or CUT_MARK in text:
-            for rule in _CUT_RULES:
+            for rule in cut_rules:
                 for m in rule.regex.finditer(text):
                     g = rule.group
                     if (m.end() < len(text) or cut) and m.end(g) > m.start(g) and text[m.start(g)] not in "${<%(":

@@ -33,8 +33,13 @@ def one_line(text: str, limit: int) -> str:
 
     Folds only the head of a long text, so a megabyte of tool output costs what its head costs.
     """
-    text = str(text)
-    if len(text) > 4 * limit + 64:
+    if type(text) is not str:
+        text = str(text)
+    n = len(text)
+    if n <= limit and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        # nothing to fold (in a printable string the only white space is the ASCII space) or cut
+        return text
+    if n > 4 * limit + 64:
         # fold the head only (an input can be a whole file): the folded head is a prefix of the
         # folded whole, so when it is already too long the cut is the same
         head = " ".join(text[: 4 * limit].split())

@@ -187,8 +187,8 @@ class AnomalyTracker(msgspec.Struct):
         if len(rc) > TOOL_LOOP_WINDOW:
             del rc[0]
         same = [x for k, x in rc if k == input_key]
-        key = "tool_loop:" + input_key
         if len(same) >= TOOL_LOOP_REPEATS:
+            key = "tool_loop:" + input_key
             an = self.open.get(key)
             if an is None:
                 self._open(
@@ -203,7 +203,7 @@ class AnomalyTracker(msgspec.Struct):
             else:
                 an.add_evidence(a)
         # only tool-loop anomalies have keys starting "tool_loop:" (see _open calls)
-        loops = [k for k in self.open if k.startswith("tool_loop:")]
+        loops = [k for k in self.open if k.startswith("tool_loop:")] if self.open else None
         if loops:
             keys_in_window = {k for k, _ in rc}
             for k in loops:
@@ -232,10 +232,11 @@ class AnomalyTracker(msgspec.Struct):
                         an.message = f"{path} read {len(lst)} times with no edit in between"
             else:
                 self.reads.pop(path, None)
-                self._clear("reread_loop:" + path, a, "file edited")
+                if self.open:
+                    self._clear("reread_loop:" + path, a, "file edited")
                 n = self.edits[path] = self.edits.get(path, 0) + 1
-                ek = "edit_thrash:" + path
                 if n >= EDIT_THRASH:
+                    ek = "edit_thrash:" + path
                     an = self.open.get(ek)
                     if an is None:
                         an = self._open("edit_thrash", "warn", ek, a, "", "at the next prompt (end of the episode)", [a])
@@ -273,9 +274,11 @@ class AnomalyTracker(msgspec.Struct):
                     an.add_evidence(ev.anchor)
                 an.message = f"{n} tool results in a row failed"
         else:
-            self.error_streak.clear()
-            self._clear("tool_error_streak", ev.anchor, "a tool result succeeded")
-        key = self.dangling_ids.pop(ev.tool_use_id or "", None)
+            if self.error_streak:
+                self.error_streak.clear()
+            if self.open:
+                self._clear("tool_error_streak", ev.anchor, "a tool result succeeded")
+        key = self.dangling_ids.pop(ev.tool_use_id or "", None) if self.dangling_ids else None
         if key is not None and key in self.open:
             if not any(v == key for v in self.dangling_ids.values()):
                 self._clear(key, ev.anchor, "the dangling calls got their results")
@@ -309,6 +312,8 @@ class AnomalyTracker(msgspec.Struct):
         if u is None:
             return
         used = u[0] + u[2] + u[3]
+        if used < (self.window or CONTEXT_WINDOW_TOKENS) * CONTEXT_PRESSURE_RATIO and "context_pressure" not in self.open:
+            return  # below the ratio of the smallest window it may have: no pressure, none to clear
         window = context_window(model, used, self.window)
         if used >= CONTEXT_PRESSURE_RATIO * window:
             an = self.open.get("context_pressure")

@@ -236,9 +236,9 @@ class CodexFold(CodexCalls, FileFold):
                 text = self.title = p.thread_name
             elif pt == "task_started":
                 self.turn_id = p.turn_id or self.turn_id
-                self._turn_done = False
+                self._turn_ended(False)
             elif pt == "task_complete":
-                self._turn_done = True
+                self._turn_ended(True)
             elif pt == "turn_aborted":
                 text = str(p.reason)
             self._event("metadata", anchor, st, 0, payload, excerpt_of(f"{pt}: {text}", EXCERPT_CHARS) if text else pt, name=pt)  # type: ignore[arg-type]
@@ -252,7 +252,7 @@ class CodexFold(CodexCalls, FileFold):
             self.history.append(msgspec.structs.replace(snap, counters=c))
         self.counters.user_prompts += 1
         self.prompts += 1
-        self._turn_done = False
+        self._turn_ended(False)
         self._event("prompt", anchor, st, 0, payload, excerpt_of(text, EXCERPT_CHARS), name="text")  # type: ignore[arg-type]
         info = PromptInfo(text, anchor, "text", None, st.timestamp, self._seq)
         if self.goal is None:
@@ -301,23 +301,21 @@ class CodexFold(CodexCalls, FileFold):
         return f
 
     # -- output -----------------------------------------------------------------------------
+    def _turn_ended(self, done: bool) -> None:
+        """A turn is an episode: once its ``task_complete`` is read, the open episode shows the
+        status the next prompt will close it with (``ok``, ``errors``, ...), not
+        ``in_progress`` (:attr:`EpisodeBook.turn_done`)."""
+        self._turn_done = done
+        if self.derive is not None:
+            self.derive.book.turn_done = done
+
     def snapshot(self, history: bool = False) -> AgentState:
-        """:meth:`FileFold.snapshot`, naming the agent and its rate-limit windows. A turn is an
-        episode: once its ``task_complete`` is read, the open episode has the status the next
-        prompt will close it with (``ok``, ``errors``, ...), not ``in_progress``."""
+        """:meth:`FileFold.snapshot`, naming the agent, its rate-limit windows and the context
+        window it declared."""
         last = self._last_snapshot
         snap = super().snapshot(history)
         limits = tuple(self.rate_limits.values())
         if last is not None and last.rate_limits == limits:
             limits = last.rate_limits
-        derived = snap.derived
-        if self._turn_done and derived is not None and derived.episodes and self.derive is not None:
-            b = self.derive.book.open
-            ep = derived.episodes[-1]
-            if b is not None and ep.status == "in_progress" and ep.index == b.index and ep.version == 1:
-                ep = msgspec.structs.replace(ep, status=b.closing_status(len(ep.dangling)))
-                derived = msgspec.structs.replace(derived, episodes=(*derived.episodes[:-1], ep))
-        snap = self._last_snapshot = msgspec.structs.replace(
-            snap, agent=AGENT, rate_limits=limits, derived=derived, context_window=self.context_window
-        )
+        snap = self._last_snapshot = msgspec.structs.replace(snap, agent=AGENT, rate_limits=limits, context_window=self.context_window)
         return snap

@@ -21,12 +21,13 @@ from typing import Any, Union
 import msgspec
 import orjson
 
-from tracetui.ingest.content import result_text
+from tracetui.ingest.content import result_tail, result_text
 from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.ingest.tools import one_line as _one_line
 from tracetui.model.anomalies import AnomalyTracker
 from tracetui.model.episodes import EpisodeBook
 from tracetui.model.facts import (
+    TAIL_BYTES,
     FactStore,
     extract_commits,
     extract_exit_code,
@@ -87,15 +88,31 @@ def normalised_input(inp: Any) -> Any:
     runs of whitespace in string values folded to one space."""
     if not isinstance(inp, dict):
         return inp
-    return {k: (" ".join(v.split()) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
+    out = {}
+    for k, v in inp.items():
+        if k in VOLATILE_KEYS:
+            continue
+        # ``" ".join(v.split())``, without splitting a text that has nothing to fold: in a
+        # printable string the only white space is the ASCII space (``str.isprintable`` is
+        # false for every other character ``str.split`` splits at), so a printable string with
+        # no double space and none at either end is its own folding
+        if isinstance(v, str) and not (v.isprintable() and "  " not in v and v[:1] != " " and v[-1:] != " "):
+            v = " ".join(v.split())
+        out[k] = v
+    return out
+
+
+_blake2b = hashlib.blake2b
+_dumps = orjson.dumps
+_SORTED = orjson.OPT_SORT_KEYS
 
 
 def _digest(inp: Any) -> str:
     try:
-        data = orjson.dumps(inp, option=orjson.OPT_SORT_KEYS)
+        data = _dumps(inp, option=_SORTED)
     except TypeError:
         data = repr(inp).encode("utf-8", "replace")
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
+    return _blake2b(data, digest_size=8).hexdigest()
 
 
 def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> tuple[str, ...]:
@@ -114,11 +131,11 @@ def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> t
     Source: the fresh-user trial of the model layer (notes/model-fixes.md §2): a failure a retry
     fixed was listed as open. Pure and order-free within a file: keys depend on the input only.
     """
-    t = "m" if main else "s"
-    keys = [f"{t}|{name}:{_digest(normalised_input(inp))}"]
-    if op is not None:
-        keys.append(f"{t}|file:{'read' if op[1] == 'read' else 'change'}:{op[0]}")
-    return tuple(keys)
+    t = "m|" if main else "s|"
+    first = t + name + ":" + _digest(normalised_input(inp))
+    if op is None:
+        return (first,)
+    return (first, t + ("file:read:" if op[1] == "read" else "file:change:") + op[0])
 
 
 def _statements(text: str) -> list[tuple[str, str]]:
@@ -154,6 +171,12 @@ def _statements(text: str) -> list[tuple[str, str]]:
             break
         at = nxt.start()
     return out
+
+
+#: events whose only derived effect is the episode book's (``EpisodeBook.on_event``)
+_QUIET_KINDS = frozenset({"progress", "attachment", "user_text", "image", "unknown_block", "unknown_record", "compact_summary"})
+#: events of an assistant message that carry its usage
+_USAGE_KINDS = frozenset({"assistant_text", "tool_use", "thinking"})
 
 
 class Deriver(msgspec.Struct):
@@ -216,7 +239,6 @@ class Deriver(msgspec.Struct):
         """Called by the fold after every ledger event (the event is already in the ledger)."""
         if self.ask_anchor is not None:
             self._fill_ask(fold)
-        pos = len(fold.events) - 1
         k = ev.kind
         book = self.book
         if k == "prompt":
@@ -227,39 +249,45 @@ class Deriver(msgspec.Struct):
                 if mine and not open_b.interrupts:
                     self.anomalies.on_dangling(ev, mine, "prompt")
             self.anomalies.on_prompt(ev)
-            book.on_prompt(ev, pos, pend)
+            book.on_prompt(ev, len(fold.events) - 1, pend)
             self.ask_anchor = ev.anchor
             return
-        book.on_event(ev, pos)
-        if k == "progress" or k == "attachment" or k == "metadata" and ev.name != "pr-link":
+        book.on_event(ev, len(fold.events) - 1)
+        if k in _QUIET_KINDS:
             return  # the commonest events need nothing more
-        main = not ev.sidechain or bool(fold.sidechain_file)
         if k == "tool_result":
-            if main:
+            if not ev.sidechain or fold.sidechain_file:
                 self.anomalies.on_result(ev)
-        elif k in ("assistant_text", "tool_use", "thinking"):
-            if ev.usage is not None and ev.message_id:
-                model = fold.usage.model(ev.message_id)
-                if model is not None:
-                    book.on_model(ev.message_id, model)
-                if main:
+        elif k in _USAGE_KINDS:
+            mid = ev.message_id
+            if ev.usage is not None and mid:
+                b = book.open
+                # the model of a message is its first record's (UsageBook.model), so the
+                # episode's copy is the book's once the message is known to the episode
+                model = b.msg_model.get(mid) if b is not None else None
+                if model is None:
+                    model = fold.usage.model(mid)
+                    if model is not None:
+                        book.on_model(mid, model)
+                if not ev.sidechain or fold.sidechain_file:
                     self.anomalies.on_usage(ev, model)
+        elif k == "metadata":
+            if ev.name == "pr-link":
+                url = ev.excerpt[len("pr-link: ") :] if ev.excerpt.startswith("pr-link: ") else ""
+                if (not url or url.endswith("…")) and fold.pr_links:
+                    url = fold.pr_links[-1]
+                if url:
+                    self._fact("pr.link", url, ev.anchor, ev.id, 0, url)
         elif k == "api_error":
-            if main:
+            if not ev.sidechain or fold.sidechain_file:
                 self.anomalies.on_api_error(ev, False)
         elif k == "system":
-            if ev.name == "api_error" and main:
+            if ev.name == "api_error" and (not ev.sidechain or fold.sidechain_file):
                 self.anomalies.on_api_error(ev, True)
         elif k == "compaction":
             self.anomalies.on_compaction(ev)
         elif k == "interrupt":
             self.anomalies.on_dangling(ev, self._main_pending(fold), "interrupt")
-        elif k == "metadata" and ev.name == "pr-link":
-            url = ev.excerpt[len("pr-link: ") :] if ev.excerpt.startswith("pr-link: ") else ""
-            if (not url or url.endswith("…")) and fold.pr_links:
-                url = fold.pr_links[-1]
-            if url:
-                self._fact("pr.link", url, ev.anchor, ev.id, 0, url)
 
     def on_call(self, fold: Any, call: ToolCall, inp: Any, op: Any = False) -> None:
         """Called by the fold for every new tool_use (deduplicated by id), with its input and
@@ -271,18 +299,20 @@ class Deriver(msgspec.Struct):
         if name in SUBAGENT_TOOLS and isinstance(inp, dict):
             desc = str(inp.get("description") or _one_line(str(inp.get("prompt", "")), 60))
         self.book.on_call(call, op, desc)
-        main = self._main(fold, call.sidechain)
+        main = not call.sidechain or bool(fold.sidechain_file)
         keys = self.retry[call.id] = retry_keys(name, inp, op, main)
         if main:
             self.anomalies.on_call(call, keys[0][2:], op, desc is not None)
-        if op is not None and op[1] != "read":
-            self.ops[call.id] = op
         if name in SHELL_TOOLS and isinstance(inp, dict):
             cmd = inp.get("command", inp.get("cmd"))  # a Codex exec_command names it ``cmd``
             self.commands[call.id] = str(cmd)[:500] if cmd is not None else call.brief
         elif name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
             self.inputs[call.id] = inp
-        if op is not None and op[1] == "edit" and name in EDIT_TOOLS and isinstance(inp, dict):
+        if op is None:
+            return  # the rest is about files
+        if op[1] != "read":
+            self.ops[call.id] = op
+        if op[1] == "edit" and name in EDIT_TOOLS and isinstance(inp, dict):
             old, new = inp.get("old_string"), inp.get("new_string")
             if isinstance(old, str) and isinstance(new, str):
                 path = op[0]
@@ -308,27 +338,30 @@ class Deriver(msgspec.Struct):
         result's content, raw or its whole text, see ``ingest.content.result_text``; only failed
         calls and shell tools read it)."""
         anchor = call.result_anchor or call.anchor
-        eid = f"{call.id}:result"
         name = call.name
-        cmd = self.commands.pop(call.id, None)
-        inp = self.inputs.pop(call.id, None)
-        op = self.ops.pop(call.id, None)
+        tid = call.id
+        cmd = self.commands.pop(tid, None) if self.commands else None
+        inp = self.inputs.pop(tid, None) if self.inputs else None
+        op = self.ops.pop(tid, None) if self.ops else None
         ep = self.book.prompts
-        keys = self.retry.pop(call.id, None)
+        keys = self.retry.pop(tid, None)
         if keys is not None:
             if call.is_error:
                 for k in keys:
-                    self.failed.setdefault(k, []).append(call.id)
-            else:
+                    self.failed.setdefault(k, []).append(tid)
+            elif self.failed:
                 for k in keys:
-                    for tid in self.failed.pop(k, ()):
-                        self.book.resolve(tid, anchor, len(fold.events) - 1)
+                    for t in self.failed.pop(k, ()):
+                        self.book.resolve(t, anchor, len(fold.events) - 1)
+        if not call.is_error and name not in SHELL_TOOLS and op is None and inp is None:
+            return  # a call that worked and that no rule reads the result of (Read, Grep, ...)
+        eid = f"{tid}:result"
         if op is not None and not call.is_error:
             # replaced, not mutated, so snapshots share these objects instead of copying them
             ft = self.changed.get(op[0]) or FileTouch(op[0], first=anchor)
             w, e = (ft.writes + 1, ft.edits) if op[1] == "write" else (ft.writes, ft.edits + 1)
             self.changed[op[0]] = FileTouch(op[0], ft.reads, w, e, ft.first, anchor)
-        text = result_text(content) if call.is_error or name in SHELL_TOOLS else ""
+        text = result_text(content) if call.is_error else ""
         if call.is_error:
             head = text.lstrip()[:200]
             if head.startswith(REJECTED_PREFIX):
@@ -344,17 +377,23 @@ class Deriver(msgspec.Struct):
                 if code is not None:
                     self._fact("cmd.exit_code", code, anchor, eid, n, f"Exit code {code}: {cmd or call.brief}")
                     n += 1
-            for runner, counts, quote in extract_test_runs(text):
+            c = cmd or call.brief
+            # the whole text when a rule reads its start (a commit, a new pull request); else
+            # only its end, the test summaries' place, is decoded (result_tail)
+            whole = text if call.is_error else result_text(content) if "commit" in c or "pr create" in c else None
+            tail = whole[-TAIL_BYTES:] if whole is not None else result_tail(content, TAIL_BYTES)
+            for runner, counts, quote in extract_test_runs(tail):
                 for field in sorted(counts):
                     self._fact(f"tests.{runner}.{field}", counts[field], anchor, eid, n, quote)
                     n += 1
-            c = cmd or call.brief
-            if "commit" in c:
-                for h, subject, quote in extract_commits(text):
+            if "commit" in c and whole is not None:  # (``whole`` is the text whenever "commit" is in c)
+                for h, subject, quote in extract_commits(whole):
                     self._fact("git.commit", f"{h} {subject}", anchor, eid, n, quote)
                     n += 1
-            if "pr create" in c or "pull/" in text[-300:]:
-                for url in extract_pr_urls(text):
+            if "pr create" in c or "pull/" in tail[-300:]:
+                if whole is None:
+                    whole = result_text(content)
+                for url in extract_pr_urls(whole):
                     self._fact("pr.link", url, anchor, eid, n, url)
                     n += 1
         elif not call.is_error and inp is not None:

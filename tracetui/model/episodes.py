@@ -116,33 +116,34 @@ class EpisodeBuilder(msgspec.Struct):
 
     def tokens(self) -> tuple[Tokens, dict[str, Tokens], tuple[UsageBucket, ...]]:
         """``(total, per model, per pricing bucket)`` over the episode's messages."""
-        # the messages grouped by bucket, then each bucket's columns summed at once (integer
-        # sums: the same totals in any order)
-        groups: dict[str, list[tuple[int, int, int, int, int]]] = {}
+        # each bucket's columns summed as its messages come (integer sums: the same totals in
+        # any order); the 1-hour cache writes, the last column, are priced apart (usage.py)
+        buckets: dict[str, list[int]] = {}
         model_of: dict[str, str] = {}
         days = self.msg_day
         models = self.msg_model
         for mid, u in self.msg_usage.items():
             model = models.get(mid, "unknown")
             key = bucket_key(model, days.get(mid, ""), u)
-            g = groups.get(key)
-            if g is None:
-                groups[key] = [u]
+            c = buckets.get(key)
+            if c is None:
+                buckets[key] = [1, u[0], u[1], u[2], u[3], u[4]]
                 model_of[key] = model
             else:
-                g.append(u)
-        buckets: dict[str, list[int]] = {}
+                c[0] += 1
+                c[1] += u[0]
+                c[2] += u[1]
+                c[3] += u[2]
+                c[4] += u[3]
+                c[5] += u[4]
         by: dict[str, list[int]] = {}
-        for key, us in groups.items():
-            # the 1-hour cache writes, the last column, are priced apart (usage.py UsageBook)
-            sums = [sum(col) for col in zip(*us)]
-            buckets[key] = [len(us), *sums]
+        for key, c in buckets.items():
             m = by.get(model_of[key])
             if m is None:
-                by[model_of[key]] = sums[:4]
+                by[model_of[key]] = c[1:5]
             else:
                 for i in range(4):
-                    m[i] += sums[i]
+                    m[i] += c[i + 1]
         tot = [sum(col) for col in zip(*by.values())] if by else [0, 0, 0, 0]
         return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}, buckets_of(buckets)
 
@@ -220,7 +221,9 @@ def _recomputed_status(ep: Episode, dangling: int) -> str:
 class EpisodeBook(msgspec.Struct):
     """Every episode version of one file, plus the open episode. Plain data (persistable).
 
-    ``versions`` holds all frozen versions in creation order; ``latest`` maps an episode index
+    ``versions`` holds all frozen versions in creation order (a list, or a list-like keeping
+    them elsewhere: ``append``, ``len``, ``[pos]``, ``[pos] = version``, and ``ordered(tail)``
+    giving the sequence :meth:`snapshot` returns, as the session store's does); ``latest`` maps an episode index
     to the position of its newest version in ``versions``; ``call_episode`` maps a still-open
     tool_use id to the episode that made it (entries leave when the result arrives);
     ``error_episode`` maps the tool_use id of a failed call not yet resolved to its episode.
@@ -232,6 +235,9 @@ class EpisodeBook(msgspec.Struct):
     call_episode: dict[str, int] = msgspec.field(default_factory=dict)
     prompts: int = 0
     error_episode: dict[str, int] = msgspec.field(default_factory=dict)
+    #: the agent said the open episode's turn ended (Codex CLI ``task_complete``): it shows the
+    #: status the next prompt will close it with, not ``in_progress``
+    turn_done: bool = False
 
     # -- feeding -----------------------------------------------------------------------------
     def builder(self, pos: int) -> EpisodeBuilder:
@@ -459,7 +465,7 @@ class EpisodeBook(msgspec.Struct):
     def snapshot(self, pending: list[ToolCall], latest_ask_text: str | None, latest_ask_anchor: Anchor | None) -> tuple[Episode, ...]:
         """Every version, in (index, version) order, with the open episode as ``in_progress`` (or
         ``interrupted`` when the user's interrupt is its last event)."""
-        out = sorted(self.versions, key=lambda e: (e.index, e.version))
+        tail: tuple[Episode, ...] = ()
         b = self.open
         if b is not None and (b.index > 0 or b.tool_calls or b.texts):
             if b.ask_pending and latest_ask_text is not None and latest_ask_anchor == b.ask_anchor:
@@ -468,8 +474,14 @@ class EpisodeBook(msgspec.Struct):
             mine = tuple(msgspec.structs.replace(c) for c in pending if self.call_episode.get(c.id) == b.index)
             # an episode whose last event is the user's interrupt waits for the next prompt: it
             # is interrupted already, as the same episode is once that prompt closes it
-            out.append(b.freeze(1, "interrupted" if b.last_outcome == "interrupt" else "in_progress", mine))
-        return tuple(out)
+            status = "interrupted" if b.last_outcome == "interrupt" else "in_progress"
+            if self.turn_done and status == "in_progress":
+                status = b.closing_status(len(mine))
+            tail = (b.freeze(1, status, mine),)
+        ordered = getattr(self.versions, "ordered", None)
+        if ordered is not None:  # versions kept elsewhere (the session store): read when asked for
+            return ordered(tail)
+        return (*sorted(self.versions, key=lambda e: (e.index, e.version)), *tail)
 
     def fill_ask(self, text: str, anchor: Anchor) -> None:
         """Give the open episode its whole ask (the event only carries an excerpt)."""

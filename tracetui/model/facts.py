@@ -174,12 +174,14 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     out: list[tuple[str, dict[str, int], str]] = []
     if not _may_hold_summary(tail):
         return out
-    if not any(w in tail for w in _SUMMARY_WORDS):
+    for w in _SUMMARY_WORDS:
+        if w in tail:
+            break
+    else:
         return out  # the cheap test first: most command output holds no test summary
     tail = _clean(tail)
     # each pattern below needs a literal its match must hold: test it first (a substring test
     # is a fast C scan; a multi-line pattern tries every position of the 4 KB tail)
-    line_start = "\n" + tail
     for runner, pattern, literal in (("jest", _JEST, "Tests:"), ("vitest", _VITEST, "Tests")):
         m = None
         for m in pattern.finditer(tail) if literal in tail else ():  # noqa: B007 - the last match is the one kept
@@ -213,8 +215,9 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
         total, failed = int(m.group(1)), int(m.group(2))
         out.append(("exunit", {"passed": max(total - failed, 0), "failed": failed}, m.group(0).strip()))
         return out
-    oks = _GO_OK.findall(tail) if "\nok" in line_start else []
-    fails = _GO_FAIL.findall(tail) if "\nFAIL" in line_start else []
+    # go's lines start a line: ``ok``/``FAIL`` at the start or after a line end
+    oks = _GO_OK.findall(tail) if tail.startswith("ok") or "\nok" in tail else []
+    fails = _GO_FAIL.findall(tail) if tail.startswith("FAIL") or "\nFAIL" in tail else []
     if oks or fails:
         quote = (fails[-1] if fails else oks[-1]).strip()
         counts = {"passed": len(oks), "failed": len(fails)}

@@ -144,9 +144,10 @@ class FileFold(MessageHandlers, ToolHandlers):
         if offset == 0 and bom_length(0, buf):
             buf = buf[3:]
             offset = 3
-        if not buf or buf[0] in _BLANK and not bytes(buf).strip():
+        if not buf:
             return
-        if buf[0] == 123 and buf[-1] == 125:  # b"{", b"}": the common line, decoded in one call
+        first = buf[0]
+        if first == 123 and buf[-1] == 125:  # b"{", b"}": the common line, decoded in one call
             try:
                 rec = decode_record_fast(buf)
             except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -154,6 +155,8 @@ class FileFold(MessageHandlers, ToolHandlers):
             else:
                 self.feed_record(rec, Anchor(self.src, line_no, offset), buf)
                 return
+        elif first in _BLANK and not bytes(buf).strip():
+            return
         for rel, item, payload in decode_line(buf):
             anchor = Anchor(self.src, line_no, offset + rel)
             if isinstance(item, Quarantined):
@@ -195,9 +198,9 @@ class FileFold(MessageHandlers, ToolHandlers):
         is_error: bool = False,
         usage: tuple[int, int, int, int, int] | None = None,
     ) -> Event:
-        self._seq += 1
+        seq = self._seq = self._seq + 1
         ev = Event(
-            self._seq,
+            seq,
             kind,
             anchor,
             rec.uuid,
@@ -211,12 +214,13 @@ class FileFold(MessageHandlers, ToolHandlers):
             rec.parentUuid,
             rec.timestamp,
             is_error,
-            bool(rec.isSidechain),
+            rec.isSidechain is True,
             usage,
         )
         self.events.append(ev)
-        if self.derive is not None:
-            self.derive.on_event(self, ev)
+        derive = self.derive
+        if derive is not None:
+            derive.on_event(self, ev)
         return ev
 
     def feed_record(self, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
@@ -237,19 +241,23 @@ class FileFold(MessageHandlers, ToolHandlers):
                 owner = self._side_owner.get(pu)
                 if owner is not None:
                     self._inline(owner, rec, anchor)
-        if rec.timestamp and is_timestamp(rec.timestamp):  # a text that is no time is never a first or last
+        ts = rec.timestamp
+        if ts and is_timestamp(ts):  # a text that is no time is never a first or last
             if self.first_timestamp is None:
-                self.first_timestamp = rec.timestamp
-            self.last_timestamp = rec.timestamp
-        if rec.sessionId and self.session_id is None:
+                self.first_timestamp = ts
+            self.last_timestamp = ts
+        if self.session_id is None and rec.sessionId:
             self.session_id = rec.sessionId
-        if rec.cwd:
-            self.cwd = rec.cwd
-        if rec.version:
-            self.version = rec.version
-        if rec.gitBranch is not None and rec.gitBranch != "":
-            self.git_branch = rec.gitBranch
-        if rec.agentId and self.agent_id is None and self.src != 0:
+        v = rec.cwd
+        if v:
+            self.cwd = v
+        v = rec.version
+        if v:
+            self.version = v
+        v = rec.gitBranch
+        if v is not None and v != "":
+            self.git_branch = v
+        if self.agent_id is None and self.src != 0 and rec.agentId:
             self.agent_id = rec.agentId
         if rec.shape_error is not None:
             self._shape(anchor, str(t), rec.shape_error)

@@ -13,8 +13,10 @@ from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import (
     KNOWN_BLOCK_TYPES,
     Block,
+    Message,
     Record,
     decode_block,
+    decode_block_fast,
     decode_head,
     decode_message,
     excerpt_of,
@@ -44,8 +46,13 @@ class MessageHandlers:
     _cur_owner: str | None
 
     def _assistant(self: Any, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
-        main = self._is_main_thread(rec)
-        msg = decode_message(rec.message)
+        sf = self.sidechain_file
+        if sf is None:
+            main = self._is_main_thread(rec)
+        else:
+            main = sf or not rec.isSidechain
+        # decoded with its record already, in the common case
+        msg: Message | None = rec.message if isinstance(rec.message, Message) else decode_message(rec.message)
         if msg is None:
             self.counters.unknown_records += 1
             self._unknown(anchor, "assistant", "message missing or of unexpected shape")
@@ -70,7 +77,10 @@ class MessageHandlers:
             h1 = us.cache_creation.ephemeral_1h_input_tokens if us.cache_creation is not None else 0
             # the 1-hour part of the cache writes (priced higher); never more than their total
             u = (us.input_tokens, us.output_tokens, cw, us.cache_read_input_tokens, h1 if h1 <= cw else cw)
-            old = self.usage.get(key)
+            book = self.usage
+            old = book.by_id.get(key)  # a recent message (UsageBook.get, one call less)
+            if old is None:
+                old = book.get(key)
             # every model seen with usage is a model used, even on a reused message id
             models = self.models
             models[model] = models.get(model, 0) + (old is None)
@@ -81,10 +91,18 @@ class MessageHandlers:
                 u = old
             else:
                 # a message's day is its first record's with usage in this file (pricing.py)
-                self.usage.add(key, model, u, utc_day(rec.timestamp) if old is None else "")
-                self.counters.api_messages = len(self.usage)
-                if self.on_usage is not None:
-                    self.on_usage(key, model, u, self.usage.day_of(key))
+                if old is None:
+                    book.add(key, model, u, utc_day(rec.timestamp))
+                    self.counters.api_messages = len(book)
+                    if self.on_usage is not None:
+                        self.on_usage(key, model, u, book.day_of(key))
+                else:
+                    # a later record of a known message: the count of messages stays, and its
+                    # day was given with its first record (the session's book keeps the
+                    # earliest day of every file's, so giving it again changes nothing)
+                    book.add(key, model, u, "")
+                    if self.on_usage is not None:
+                        self.on_usage(key, model, u, "")
         if rec.isApiErrorMessage:
             self.counters.api_errors += 1
             text = ""
@@ -105,7 +123,10 @@ class MessageHandlers:
             self._event("assistant_text", anchor, rec, 0, payload, "", message_id=key, usage=u)
             return
         for i, raw in enumerate(content):
-            b = decode_block(raw)
+            try:
+                b = decode_block_fast(raw)
+            except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+                b = decode_block(raw)  # says what is wrong, or repairs it
             if b.shape_error is not None:
                 self._shape(anchor, f"block:{b.type}", b.shape_error)
             bt = b.type
@@ -135,8 +156,13 @@ class MessageHandlers:
         self._event("unknown_block", anchor, rec, i, raw, excerpt_of(f"{b.type}: {reason}"), "unknown", name=b.type)
 
     def _user(self: Any, rec: Record, anchor: Anchor, payload: bytes | memoryview) -> None:
-        main = self._is_main_thread(rec)
-        msg = decode_message(rec.message)
+        sf = self.sidechain_file
+        if sf is None:
+            main = self._is_main_thread(rec)
+        else:
+            main = sf or not rec.isSidechain
+        # decoded with its record already, in the common case
+        msg: Message | None = rec.message if isinstance(rec.message, Message) else decode_message(rec.message)
         if msg is None:
             self.counters.unknown_records += 1
             self._unknown(anchor, "user", "message missing or of unexpected shape")
@@ -150,7 +176,19 @@ class MessageHandlers:
         if isinstance(content, str) or content is None:
             self._user_text(rec, anchor, 0, payload, content or "", main)
             return
-        blocks = [decode_block(raw) for raw in content]
+        if len(content) == 1:
+            # the commonest user record: one tool_result (the general path below gives the same)
+            raw = content[0]
+            try:
+                b: Block = decode_block_fast(raw)
+            except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
+                b = decode_block(raw)  # says what is wrong, or repairs it
+            if b.type == "tool_result" and b.schema_error is None and b.shape_error is None:
+                self._tool_result(rec, anchor, 0, raw, b, main)
+                return
+            blocks = [b]
+        else:
+            blocks = [decode_block(raw) for raw in content]
         for b in blocks:
             if b.shape_error is not None:
                 self._shape(anchor, f"block:{b.type}", b.shape_error)

@@ -48,15 +48,18 @@ class ToolHandlers:
     def _tool_use(self: Any, rec: Record, anchor: Anchor, i: int, raw: Any, b: Block, key: str, u: Any, main: bool) -> None:
         name = _intern(b.name) if b.name else "?"
         tid = b.id or ""
-        inp = decode_any(b.input)
+        inp = b.input
+        if type(inp) is msgspec.Raw:  # else decoded with its block already (any JSON value)
+            inp = decode_any(inp)
         brief = brief_input(name, inp)
+        said = f"{name}({brief})"
         self._event(
             "tool_use",
             anchor,
             rec,
             i,
             raw,
-            excerpt_of(f"{name}({brief})", EXCERPT_CHARS),
+            excerpt_of(said, EXCERPT_CHARS),
             name=name,
             tool_use_id=tid,
             message_id=key,
@@ -70,7 +73,7 @@ class ToolHandlers:
             self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
             self._touch(file_ops(name, inp), anchor)
             if main:
-                self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, timestamp=rec.timestamp)
+                self.last_action = Frontier("tool_use", said, anchor, tool=name, timestamp=rec.timestamp)
             return
         if tid in self.calls or self._find_call(tid, self._seq) is not None:
             return  # the same tool_use read twice is one call
@@ -100,7 +103,7 @@ class ToolHandlers:
             if link is not None:
                 self.subagents[self._cur_owner] = msgspec.structs.replace(link, inline_tool_calls=link.inline_tool_calls + 1)
         if main:
-            self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, tool_use_id=tid, timestamp=rec.timestamp)
+            self.last_action = Frontier("tool_use", said, anchor, tool=name, tool_use_id=tid, timestamp=rec.timestamp)
         early = self._early_results.pop(tid, None) if self._early_results else None
         if early is not None:  # its result was read first: the call is answered already
             self._pair(call, *early)
@@ -156,7 +159,10 @@ class ToolHandlers:
         (``events.find_call``: its tool_use event, among the events before sequence number
         ``before``), or ``None`` (no such call, or a ledger that finds none: a list, from which
         no call is ever let go)."""
-        find = getattr(self.events, "find_call", None)
+        events = self.events
+        if type(events) is list:
+            return None  # (a list finds none; asking it would raise and catch an AttributeError)
+        find = getattr(events, "find_call", None)
         return find(tid, before) if find is not None else None
 
     def _trim_calls(self: Any) -> None:
@@ -200,8 +206,7 @@ class ToolHandlers:
         leaves ``pending``; derived state, subagent links and todos take the result. When the
         call was the thread's last action and failed, the frontier says so (``tool_error``)."""
         tid, name = call.id, call.name
-        if tid in self.pending:
-            del self.pending[tid]
+        self.pending.pop(tid, None)
         la = self.last_action
         if is_error and la is not None and la.kind == "tool_use" and la.tool_use_id == tid:
             self.last_action = Frontier(
@@ -211,7 +216,7 @@ class ToolHandlers:
         call = self.calls[tid] = msgspec.structs.replace(call, result_anchor=anchor, is_error=is_error, result_excerpt=exc)
         if self.derive is not None:
             self.derive.on_result(self, call, content, None)
-        inp = self._call_inputs.pop(tid, None)
+        inp = self._call_inputs.pop(tid, None) if self._call_inputs else None
         if name in SUBAGENT_TOOLS:
             link = self.subagents.get(tid)
             if link is not None:

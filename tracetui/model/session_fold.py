@@ -27,14 +27,15 @@ class SessionFold:
     interleave. :meth:`snapshot` returns the combined :class:`RunState`.
 
     ``sinks(src)``, when given, returns the ``(events, history)`` sinks of a new file fold (see
-    :class:`FileFold`); without it they are lists.
+    :class:`FileFold`), or ``(events, history, versions)`` with the list-like its episode book
+    keeps its versions in (``EpisodeBook.versions``); without it they are lists.
     """
 
     #: attributes the fold cache leaves out (the owner re-attaches the sinks factory)
     CACHE_SKIP = ("sinks",)
-    sinks: Callable[[int], tuple[Any, Any]] | None = None
+    sinks: Callable[[int], tuple[Any, ...]] | None = None
 
-    def __init__(self, price: bool = True, sinks: Callable[[int], tuple[Any, Any]] | None = None) -> None:
+    def __init__(self, price: bool = True, sinks: Callable[[int], tuple[Any, ...]] | None = None) -> None:
         self.sinks = sinks
         self.folds: list[FileFold] = []
         self.sources: list[SourceStatus] = []
@@ -47,14 +48,37 @@ class SessionFold:
         """Register a file; returns its source index (0 for the first, the main transcript)."""
         src = len(self.folds)
         self.folds.append(self._new_fold(src, agent_id))
+        if src <= 1:
+            self._combine_usage()
+        else:
+            self.folds[src].on_usage = self.usage.add  # a new file: nothing of it to combine yet
         self.sources.append(SourceStatus(path=path, name=name, role=role, agent_id=agent_id))
         if tool_use_id:
             self._meta_links[src] = tool_use_id
         return src
 
     def _new_fold(self, src: int, agent_id: str | None) -> FileFold:
-        ev, hist = self.sinks(src) if self.sinks is not None else (None, None)
-        return FileFold(src, agent_id, self.usage.add, ev, hist)
+        sinks = self.sinks(src) if self.sinks is not None else (None, None)
+        f = FileFold(src, agent_id, None, sinks[0], sinks[1])
+        if len(sinks) > 2 and f.derive is not None:  # where the episode versions are kept
+            f.derive.book.versions = sinks[2]
+        return f
+
+    def _combine_usage(self) -> None:
+        """The session's book of tokens from the files' books: with one file, that file's own
+        book (the same adds, so the same figures, at the cost of one); with more, a book of its
+        own fed by every file (``FileFold.on_usage``), deduplicating messages across files."""
+        if len(self.folds) == 1:
+            self.usage = self.folds[0].usage
+            self.folds[0].on_usage = None
+            return
+        self.usage = UsageBook()
+        for f in self.folds:  # the packed messages first (UsageBook.absorb_old), then the recent
+            f.on_usage = self.usage.add
+            self.usage.absorb_old(f.usage)
+        for f in self.folds:
+            for key, u in f.usage.by_id.items():
+                self.usage.add(key, f.usage.model_of[key], u, f.usage.day_of(key))
 
     def feed_line(self, src: int, line_no: int, offset: int, buf: bytes | memoryview) -> None:
         """Fold one line of source ``src``; a file's first record decides its agent's fold
@@ -82,9 +106,13 @@ class SessionFold:
         f = CodexFold(src, old.agent_id, old.on_usage, old.events, old.history)
         if old.derive is None:
             f.derive = None
+        elif f.derive is not None:  # the episode versions go where the old fold's went (the store)
+            f.derive.book.versions = old.derive.book.versions
         f.counters.malformed = old.counters.malformed
         f.malformed, f.quarantine, f.last_anchor = old.malformed, old.quarantine, old.last_anchor
         self.folds[src] = f
+        if len(self.folds) == 1:
+            self.usage = f.usage  # one file: the session's book is its fold's own (_combine_usage)
         return f
 
     def reset_source(self, src: int, reason: str, detail: str) -> None:
@@ -97,13 +125,7 @@ class SessionFold:
         else:
             st.truncated += 1
         st.resets = st.resets + (f"{reason}: {detail}",)
-        self.usage = UsageBook()
-        for f in self.folds:  # the packed messages first (UsageBook.absorb_old), then the recent
-            f.on_usage = self.usage.add
-            self.usage.absorb_old(f.usage)
-        for f in self.folds:
-            for key, u in f.usage.by_id.items():
-                self.usage.add(key, f.usage.model_of[key], u, f.usage.day_of(key))
+        self._combine_usage()
 
     def set_io(self, src: int, size: int, consumed: int, lines: int, pending: int, error: str | None = None) -> None:
         """Record what the reader knows of source ``src``: sizes and offsets in bytes; ``lines``

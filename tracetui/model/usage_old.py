@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from array import array
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["OldUsage", "digest_of"]
@@ -22,8 +23,10 @@ _GONE = -2
 Entry = tuple[tuple[int, int, int, int, int], str, str]
 
 
+@lru_cache(maxsize=4)
 def digest_of(key: str) -> tuple[int, int]:
-    """The two 64-bit halves of the BLAKE2b-128 digest of message id ``key``."""
+    """The two 64-bit halves of the BLAKE2b-128 digest of message id ``key`` (the last few
+    kept: a new message is looked up, then added, by the same id)."""
     d = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     return int.from_bytes(d[:8], "little"), int.from_bytes(d[8:], "little")
 

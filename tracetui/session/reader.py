@@ -61,7 +61,7 @@ class SessionReader:
     """
 
     def __init__(
-        self, paths: list[Path] | Path, subagents: bool = True, price: bool = True, sinks: Callable[[int], tuple[Any, Any]] | None = None
+        self, paths: list[Path] | Path, subagents: bool = True, price: bool = True, sinks: Callable[[int], tuple[Any, ...]] | None = None
     ) -> None:
         if isinstance(paths, (str, Path)):
             paths = [Path(paths)]

@@ -42,6 +42,7 @@ _MONITOR_ACTIONS = frozenset(
         "sessions",
         "next_tab",
         "previous_tab",
+        "fleet",
     }
 )
 #: tabs mounted with the first screen; the others follow it, :data:`TAB_BATCH` per refresh
@@ -119,13 +120,19 @@ class MonitorScreen(Screen):
         app = self.app
         compact = app.size.width < COMPACT_BELOW
         items = []
+        # the fleet key is in the footer with several sessions (it works with one too)
+        single = len(getattr(app, "views", ())) <= 1
         for key, active in bindings.items():
             b = active.binding
+            if single and b.id == "fleet":
+                continue
             if key == app.COMMAND_PALETTE_BINDING:
                 items.append(FooterItem(PALETTE, palette_cells(app.get_key_display(b), b.description, compact)))
             elif b.show:
                 items.append(FooterItem(b.id or b.action, key_cells(app.get_key_display(b), b.description, compact)))
         drop = left_out(items, app.size.width)
+        if single:
+            drop.add("fleet")
         if not drop:
             return bindings
         return {
@@ -180,6 +187,13 @@ class TraceApp(App[int]):
             "s", "sessions", "Sessions", id="sessions", tooltip="Pick another session (project, size, last activity); it opens in a tab"
         ),
         Binding(
+            "f",
+            "fleet",
+            "Fleet",
+            id="fleet",
+            tooltip="Every session at a glance: which one needs you (waiting on you, failing, stalled, …), calls in flight, cost and burn rate",
+        ),
+        Binding(
             "ctrl+pagedown",
             "next_tab",
             "Next tab",
@@ -221,6 +235,11 @@ class TraceApp(App[int]):
         self.views: dict[str, SessionView] = {}
         self._demo_done_said = False
         self._tab_n = 0
+        from tracetui.tui.fleet_feed import FleetFeed, alert
+
+        #: every session's fleet facts, from the fold workers (tracetui/tui/fleet_feed.py)
+        self.fleet_feed = FleetFeed(settings)
+        self.fleet_feed.on_turn = lambda rows: alert(self, rows)
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -257,13 +276,20 @@ class TraceApp(App[int]):
             self.watch_sessions()
         if len(self.settings.sessions) > FIRST_TABS:
             self.call_after_refresh(self._add_tabs, FIRST_TABS)
+        if self.settings.fleet_first:
+            self.action_fleet()
+
+    @property
+    def monitor(self) -> Screen:
+        """The monitor's screen (the bottom of the stack), whichever screen is over it."""
+        return self.screen_stack[0] if self.screen_stack else self.screen
 
     async def _add_tabs(self, start: int) -> None:
         """Mount the tabs of ``settings.sessions[start:]`` after the first screen, a batch of
         :data:`TAB_BATCH` per refresh, so the screen answers while they come."""
         if not self.is_running or not self.screen_stack:
             return
-        tabs = self.query_one(TabbedContent)
+        tabs = self.monitor.query_one(TabbedContent)
         batch = self.settings.sessions[start : start + TAB_BATCH]
         for spec in batch:
             if spec.key not in self.views:
@@ -289,6 +315,7 @@ class TraceApp(App[int]):
         return self._follow
 
     def on_unmount(self) -> None:
+        self.fleet_feed.stop()
         if self.replay is not None:
             self.replay.stop()
         if self._follow is not None:
@@ -309,6 +336,8 @@ class TraceApp(App[int]):
         """``--all``: open a tab per new session; otherwise say that one started."""
         from tracetui.ingest.agents import agent_name
 
+        if self.settings.all_hours is None and self.fleet_feed.discovered:  # the fleet follows its window
+            self.fleet_feed.follow_window(self.follow, message.sessions, set(self.views), self.settings.subagents, self.settings.use_cache)
         for info in message.sessions:
             what = f"New {agent_name(info.agent)} session {info.session_id[:8]} in {info.project}"
             if self.settings.all_hours is not None:
@@ -319,9 +348,9 @@ class TraceApp(App[int]):
 
     def _update_chrome(self) -> None:
         views = list(self.views.values())
-        tabs = self.query_one(TabbedContent)
+        tabs = self.monitor.query_one(TabbedContent)
         tabs.set_class(len(views) <= 1, "-single")
-        empty = self.query_one("#empty", Static)
+        empty = self.monitor.query_one("#empty", Static)
         empty.display = not views
         self._check_size()
         if not views:
@@ -349,8 +378,8 @@ class TraceApp(App[int]):
             footer.compact = w < COMPACT_BELOW
             # the keys that fit this width (MonitorScreen.active_bindings): redraw the footer
             self.refresh_bindings()
-            box = self.query_one("#too-small", Static)
-            tabs = self.query_one(TabbedContent)
+            box = self.monitor.query_one("#too-small", Static)
+            tabs = self.monitor.query_one(TabbedContent)
         except Exception:
             return
         box.display = small
@@ -373,6 +402,15 @@ class TraceApp(App[int]):
         view = self.current_view
         if view is not None:
             view.tick()
+        if self.fleet_feed.screen is None:  # the fleet screen ticks itself
+            self.fleet_feed.tick(self.settings.clock())
+
+    def action_fleet(self) -> None:
+        """Show the fleet screen (every session's state), over the monitor."""
+        from tracetui.tui.screens.fleet import FleetScreen
+
+        if not isinstance(self.screen, FleetScreen):
+            self.push_screen(FleetScreen(self.fleet_feed))
 
     @property
     def current_view(self) -> SessionView | None:
@@ -391,7 +429,7 @@ class TraceApp(App[int]):
 
     def open_session(self, spec: SessionSpec, activate: bool = True) -> None:
         """Show ``spec`` in its tab (a new tab when it is not open; ``activate``: switch to it)."""
-        tabs = self.query_one(TabbedContent)
+        tabs = self.monitor.query_one(TabbedContent)
         view = self.views.get(spec.key)
         if view is not None:
             pane = view.parent
@@ -596,6 +634,7 @@ class TraceApp(App[int]):
         yield SystemCommand("Open episode", "Drill down into the selected episode", self.action_drill_down)
         yield SystemCommand("Pause / resume", "Hold updates on screen (folding continues)", self.action_toggle_pause)
         yield SystemCommand("Sessions", "Switch to another session", self.action_sessions)
+        yield SystemCommand("Fleet", "Every session at a glance: which one needs you, and what they cost", self.action_fleet)
         yield SystemCommand("Next tab", "Show the next session's tab", self.action_next_tab)
         yield SystemCommand("Previous tab", "Show the previous session's tab", self.action_previous_tab)
         yield SystemCommand("Help", "Show keys and what the panes mean", self.action_help)

@@ -23,7 +23,7 @@ __all__ = ["OPTIONAL", "PALETTE", "COMPACT_BELOW", "FooterItem", "key_cells", "p
 PALETTE = "palette"
 #: optional keys, most wanted first: with too little room the last ones leave the footer first.
 #: Every other key the footer would show is essential and always stays.
-OPTIONAL = ("next-tab", "sessions", "pause", PALETTE)
+OPTIONAL = ("next-tab", "sessions", "fleet", "pause", PALETTE)
 #: below this many columns the footer is compact (less padding); ``TraceApp`` sets it so
 COMPACT_BELOW = 120
 

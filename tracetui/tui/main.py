@@ -51,6 +51,17 @@ def parser(subcommands: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--export-dir", type=Path, metavar="DIR", help="where copied cards and views are also written")
     p.add_argument("--theme", metavar="NAME", help="a Textual theme (textual-dark, textual-light, nord, gruvbox, …; ctrl+p lists them)")
     p.add_argument("--demo-speed", type=float, default=0.35, metavar="X", help="demo pace: recorded gaps times X (default 0.35)")
+    p.add_argument(
+        "--budget-usd",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="a budget per session (the fleet says when it is crossed, and when it will be)",
+    )
+    p.add_argument(
+        "--budget-usd-day", type=float, default=None, metavar="USD", help="a budget for all sessions' spend on the current UTC day"
+    )
+    p.add_argument("--no-bell", action="store_true", help="no terminal bell when a session turns waiting on you or failing")
     return p
 
 
@@ -73,6 +84,9 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
         raise UsageError(f"--hours must be a positive number of hours, not {ns.hours:g}")
     if not (math.isfinite(ns.demo_speed) and ns.demo_speed > 0):
         raise UsageError(f"--demo-speed must be a positive factor, not {ns.demo_speed:g}")
+    for opt, v in (("--budget-usd", ns.budget_usd), ("--budget-usd-day", ns.budget_usd_day)):
+        if v is not None and not (math.isfinite(v) and v > 0):
+            raise UsageError(f"{opt} must be a positive number of USD, not {v:g}")
     if ns.theme is not None:
         from textual.theme import BUILTIN_THEMES  # the themes the app has (it adds none)
 
@@ -86,6 +100,11 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
         demo_speed=ns.demo_speed,
         theme=ns.theme,
         agent=ns.agent,
+        fleet_first=ns.all,
+        fleet_hours=ns.hours,
+        budget_usd=ns.budget_usd,
+        budget_usd_day=ns.budget_usd_day,
+        bell=not ns.no_bell,
     )
     now = time.time() if now is None else now
     if ns.paths:

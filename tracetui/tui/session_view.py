@@ -40,6 +40,9 @@ __all__ = ["SessionView", "FREEZE_EVENTS"]
 
 #: ledger events of a first snapshot above which the heap is frozen (``gc.freeze``)
 FREEZE_EVENTS = 20_000
+#: open sessions from which every first snapshot freezes the heap (200 sessions' states made a
+#: full collection take 100-150 ms, an update of the fleet screen three times its budget)
+FREEZE_SESSIONS = 20
 
 
 class _ViewSink:
@@ -48,9 +51,13 @@ class _ViewSink:
     def __init__(self, view: SessionView) -> None:
         self.view = view
         self.key = view.spec.key
+        #: the app's fleet (tracetui/tui/fleet_feed.py), which takes every snapshot too
+        self.fleet = getattr(view.app, "fleet_feed", None)
 
     def snapshot(self, state: RunState, written: float | None) -> None:
         self.view.post_message(SnapshotReady(self.key, state, written))
+        if self.fleet is not None:  # queued: the fleet's thread computes its facts
+            self.fleet.snapshot(self.key, state, written, "", getattr(self.view.spec, "agent", "claude"))
 
     def progress(self, done: int, total: int) -> None:
         self.view.post_message(IngestProgress(self.key, done, total))
@@ -140,9 +147,20 @@ class SessionView(Vertical):
             return
         self.built = True
         await self.recompose()
+        if not self.query(".fold-progress"):
+            # Textual's recompose does nothing while the widget is not attached (its tab pane is
+            # still being mounted when a quick activation arrives): build again once it is
+            self.built = False
+            if self.app.is_running:
+                self.app.call_later(self._build_later)
+            return
         self._init_panes()
         if self.state is not None:
             self.refresh_panes()
+
+    async def _build_later(self) -> None:
+        if self.is_attached and not self.built:
+            await self.build()
 
     def on_unmount(self) -> None:
         views = getattr(self.app, "views", {})
@@ -170,7 +188,10 @@ class SessionView(Vertical):
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         message.stop()
-        if self.latest is None and len(message.state.ledgers[0] if message.state.ledgers else ()) >= FREEZE_EVENTS:
+        if self.latest is None and (
+            len(message.state.ledgers[0] if message.state.ledgers else ()) >= FREEZE_EVENTS
+            or len(getattr(self.app, "views", ())) >= FREEZE_SESSIONS
+        ):
             # a big first fold leaves a large heap that lives as long as the app; moving it out
             # of the collector's reach keeps full collections (100+ ms pauses) off later updates
             gc.freeze()
@@ -276,7 +297,11 @@ class SessionView(Vertical):
     def agent(self) -> str:
         """The agent that wrote the session's main file, ``"claude"`` | ``"codex"``, from its first
         record (:func:`~tracetui.ingest.agents.file_agent`; looked at again until it is a Codex
-        ``session_meta``, since a new file may not hold its first line yet)."""
+        ``session_meta``, since a new file may not hold its first line yet). Once the fold has
+        read a record, the fold's agent: no file is read on the UI thread for it."""
+        st = self.state
+        if st is not None and st.counters.records:
+            return st.agent
         if self._agent != "codex":
             self._agent = file_agent(self.spec.paths[0])
         return self._agent

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tracetui.views.fleet import FleetRules
+
 __all__ = ["SessionSpec", "Settings"]
 
 
@@ -39,6 +41,13 @@ class Settings:
     * ``theme``: a Textual theme name (``textual-dark``, ``textual-light``, ``nord``, …).
     * ``clipboard_cap``: bytes of UTF-8 text sent through OSC 52 at most (terminals and tmux
       drop longer sequences; the whole text is always in the export file).
+    * The fleet (tracetui/tui/screens/fleet.py): ``fleet_first`` makes it the first screen
+      (``--all``); ``fleet_hours``: sessions written in the last that many hours are in it
+      besides the open tabs; ``fleet_rules``: the state rules' thresholds in seconds
+      (:class:`tracetui.views.fleet.FleetRules`); ``budget_usd`` (per session) and
+      ``budget_usd_day`` (all sessions, the current UTC day): optional budgets in USD
+      (``--budget-usd``, ``--budget-usd-day``); ``bell``: ring the terminal bell when a session
+      turns waiting on you or failing (``--no-bell`` turns it off).
     """
 
     sessions: list[SessionSpec] = field(default_factory=list)
@@ -58,3 +67,9 @@ class Settings:
     theme: str | None = None
     #: ``--agent``: list and open only this agent's sessions (``"claude"`` | ``"codex"``; ``None``: both)
     agent: str | None = None
+    fleet_first: bool = False
+    fleet_hours: float = 24.0
+    fleet_rules: FleetRules = field(default_factory=FleetRules)
+    budget_usd: float | None = None
+    budget_usd_day: float | None = None
+    bell: bool = True

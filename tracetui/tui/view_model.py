@@ -203,16 +203,11 @@ def context_window(model: str | None, used: int = 0, declared: int = 0) -> int:
 
 def context_usage(state: RunState, scan: int = 400) -> tuple[int, Anchor | None]:
     """Tokens the main thread's last API call saw (input + cache creation + cache read) and its
-    anchor; ``(0, None)`` before the first call. Looks back at most ``scan`` events."""
-    main = state.main
-    led = state.ledgers[main.src] if main.src < len(state.ledgers) else []
-    end = min(main.ledger_len, len(led))
-    for i in range(end - 1, max(-1, end - 1 - scan), -1):
-        ev: Event = led[i]
-        if ev.usage is not None and not ev.sidechain:
-            u = ev.usage
-            return u[0] + u[2] + u[3], ev.anchor
-    return 0, None
+    anchor; ``(0, None)`` before the first call. Looks back at most ``scan`` events. The rule
+    is the views' (:func:`tracetui.views.fleet.context_usage`, the fleet's context fill too)."""
+    from tracetui.views.fleet import context_usage as rule
+
+    return rule(state, scan)
 
 
 def _severity(s: Any) -> str:

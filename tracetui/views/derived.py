@@ -4,6 +4,7 @@ retries that fixed them, and the wording of a missing goal."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tracetui.ingest.agents import agent_name
@@ -25,8 +26,12 @@ __all__ = [
 _FACT_ORDER = ("tests.", "git.", "pr.", "cmd.", "todo.")
 
 
-def current_episodes(state: RunState) -> list[Episode]:
-    """The newest version of each episode (lifecycle current or suspected-stale), oldest first."""
+def current_episodes(state: RunState) -> Sequence[Episode]:
+    """The newest version of each episode (lifecycle current or suspected-stale), oldest first.
+    (Episodes the session store reads on demand pick them without reading the others.)"""
+    pick = getattr(state.episodes, "current", None)
+    if pick is not None:
+        return pick()
     best: dict[int, Episode] = {}
     for ep in state.episodes:
         if ep.lifecycle == "superseded":
@@ -79,12 +84,19 @@ def retry_fixes(state: RunState) -> dict[Any, Any]:
     every file (``ErrorNote.resolved_by``, model/derive.py ``retry_keys``): a failure listed
     there did not stay failed. The main thread's episodes as the state gives them (as of an
     episode, the versions of then), each subagent file's from its own derived state."""
-    eps = [*state.episodes]
+    eps = [*_with_resolved(state.episodes)]
     for st in state.agents:
         d = getattr(st, "derived", None)
         if d is not None:
-            eps.extend(d.episodes)
+            eps.extend(_with_resolved(d.episodes))
     return {e.anchor: e.resolved_by for ep in eps for e in ep.errors if e.resolved_by is not None}
+
+
+def _with_resolved(episodes: Sequence[Episode]) -> Sequence[Episode]:
+    """The versions of ``episodes`` that may say an error was resolved (episodes the session
+    store reads on demand give only those that count one; else all)."""
+    pick = getattr(episodes, "resolved", None)
+    return pick() if pick is not None else episodes
 
 
 def recent_failures(state: RunState) -> list[tuple[Any, str, Any]]:

@@ -109,7 +109,8 @@ def redact_json(obj: object) -> tuple[object, list[str]]:
 _JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
 
 
-def json_safe(data: bytes) -> str:
-    """orjson output (UTF-8 bytes) as text with DEL and the C1 controls escaped (orjson escapes
-    only C0): the same JSON value, never a raw control on a terminal."""
-    return data.decode().translate(_JSON_CONTROLS)
+def json_safe(data: bytes | str) -> str:
+    """JSON text (orjson output as UTF-8 bytes, or decoded) with DEL and the C1 controls escaped
+    (orjson escapes only C0): the same JSON value, never a raw control on a terminal."""
+    text = data.decode() if isinstance(data, bytes) else data
+    return text.translate(_JSON_CONTROLS)

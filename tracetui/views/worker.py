@@ -329,7 +329,7 @@ def render_worker_view(
     for ep in st.episodes:
         if ep.lifecycle == "superseded":
             sup[ep.index] = sup.get(ep.index, 0) + 1
-    e_items = [_episode_item(st, ep, sup.get(ep.index, 0), nowdt) for ep in eps[::-1][:OFFER]]
+    e_items = [_episode_item(st, ep, sup.get(ep.index, 0), nowdt) for ep in eps[: -OFFER - 1 : -1]]  # the newest OFFER, newest first
     secs.append(
         Section(
             f"EPISODES ({fmt_count(len(eps))}, newest first; main thread only)",

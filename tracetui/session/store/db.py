@@ -18,9 +18,10 @@ Tables (``SCHEMA`` is their version; a database of another version is emptied an
   as their 16 bytes, a usage as a msgpack array; store/ledger.py ``event_row``), indexed by
   the tool_use id of its ``tool_use`` events (a closed call is found again there, store/calls.py);
 * ``history``: the per-prompt :class:`~tracetui.model.state.AgentState` snapshots (store/history.py);
-* ``episodes``: every version of every episode at the last save (zlib-compressed msgpack, with
-  its lifecycle and status as columns, and its position in the book's versions: the fold state
-  leaves them out and a resume reads them here, store/episodes.py);
+* ``episodes``: every version of every episode (zlib-compressed msgpack, with its lifecycle,
+  status and count of errors a retry resolved as columns, and its position in the book's
+  versions: the fold state leaves them out, a fold writes them as it makes them and reads them
+  back when asked for, store/episodes.py);
 * ``fold``: the compact fold state at the resume point (store/codec.py), one row per attribute
   of the session fold (owner -1) and of each file fold (owner = its source).
 """
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 #: version of the tables below; bump it when they change
-SCHEMA = 4
+SCHEMA = 5
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the store folder is pruned (least recently written sessions first) above this many bytes
@@ -71,7 +72,7 @@ _TABLES = (
     "CREATE INDEX IF NOT EXISTS events_tool_use ON events(tool_use_id) WHERE kind = 'tool_use'",
     "CREATE TABLE IF NOT EXISTS history(src INTEGER, idx INTEGER, state BLOB, PRIMARY KEY(src, idx)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS episodes(src INTEGER, idx INTEGER, version INTEGER, lifecycle TEXT, status TEXT,"
-    " made_at INTEGER, pos INTEGER, episode BLOB, PRIMARY KEY(src, idx, version)) WITHOUT ROWID",
+    " made_at INTEGER, pos INTEGER, episode BLOB, resolved INTEGER, PRIMARY KEY(src, idx, version)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS fold(part INTEGER PRIMARY KEY, owner INTEGER, name TEXT, desc TEXT, raw BLOB)",
 )
 #: every table, in the order a rebuild empties them

@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derived refers to
-from tracetui.ingest.secrets import redact
 from tracetui.model.state import AgentState, Anchor, Event, ToolCall
+from tracetui.model.types import Episode
 from tracetui.session.store import history as hist_codec
 from tracetui.session.store.calls import find_call
 from tracetui.session.store.db import SRC_SHIFT
+from tracetui.session.store.episodes import StoreEpisodes, episode_row
+from tracetui.session.store.masking import mask_text
 
 if TYPE_CHECKING:
     from tracetui.session.store.views import HistoryView, LedgerView
@@ -75,12 +77,12 @@ def _unpack_uuid(v: str | bytes | None) -> str | None:
 def event_row(src: int, ev: Event) -> tuple:
     """The ``events`` row of ``ev`` of source ``src``: the one place an event, its excerpt
     included, is turned into what is stored. The excerpt is stored with its secrets masked
-    (:func:`tracetui.ingest.secrets.redact`, a cut one too: an excerpt ends where it was cut),
+    (:func:`~tracetui.session.store.masking.mask_text`, a cut one too: an excerpt ends where it was cut),
     so the store never keeps a secret the transcript held; no figure depends on its text."""
     a = ev.anchor
     excerpt = ev.excerpt
     if excerpt:
-        excerpt = redact(excerpt, cut=excerpt.endswith("\u2026"))[0]
+        excerpt = mask_text(excerpt)
     u = ev.usage
     return (
         src << SRC_SHIFT | ev.seq,
@@ -128,7 +130,8 @@ def _event_of(src: int, r: tuple) -> Event:
 class Writer:
     """One thread that runs the store's writes in order, each in its own transaction.
 
-    Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, idx, AgentState)``, or a
+    Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, idx, AgentState)``,
+    ``("episodes", src, [(pos, Episode), ...])``, or a
     callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
 
     def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
@@ -143,16 +146,27 @@ class Writer:
         self.failed: str | None = None
         self.mem_events: dict[int, dict[int, Event]] = {}
         self.mem_history: dict[tuple[int, int], AgentState] = {}
+        self.mem_episodes: dict[int, dict[int, Episode]] = {}
+        #: whether episode versions are written with their secrets masked (a shared store)
+        self.mask = True
         #: per source, the last history snapshot written (index, state): the next is a delta
         self._last_hist: dict[int, tuple[int, AgentState]] = {}
 
-    def submit(self, job: Any) -> None:
+    def submit(self, job: Any) -> int:
+        """Queue ``job``; returns its number (jobs are done in order: see :attr:`done`)."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
             self._thread.start()
         with self._cond:
             self._sent += 1
+            n = self._sent
         self._q.put(job)
+        return n
+
+    @property
+    def done(self) -> int:
+        """How many jobs are done (written, or kept in memory): those numbered up to it."""
+        return self._done
 
     def stop(self) -> None:
         """End the thread once the jobs submitted so far are done."""
@@ -208,6 +222,11 @@ class Writer:
             prev = last[1] if last is not None and last[0] == idx - 1 else None
             c.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (src, idx, hist_codec.encode(prev, state, idx)))
             self._last_hist[src] = (idx, state)
+        elif job[0] == "episodes":
+            src, mask = job[1], self.mask
+            c.executemany(
+                "INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?,?)", [episode_row(src, pos, ep, mask) for pos, ep in job[2]]
+            )
 
     def _keep(self, job: Any) -> None:
         if callable(job):
@@ -219,6 +238,8 @@ class Writer:
             job[3].on_disk = job[2][-1].seq
         elif job[0] == "history":
             self.mem_history[(job[1], job[2])] = job[3]
+        elif job[0] == "episodes":
+            self.mem_episodes.setdefault(job[1], {}).update(job[2])
 
 
 class Store:
@@ -226,10 +247,16 @@ class Store:
 
     ``wconn`` is the writer's (used by its thread only), ``rconn`` the readers' (any thread,
     under a lock); for a private temporary database they are one connection. ``before_write``
-    runs in the writer's first transaction (a cold fold empties the tables there)."""
+    runs in the writer's first transaction (a cold fold empties the tables there). ``mask``:
+    episode versions are written with their secrets masked (a private database, deleted when
+    closed, keeps them as the fold made them)."""
 
     def __init__(
-        self, wconn: sqlite3.Connection, rconn: sqlite3.Connection, before_write: Callable[[sqlite3.Connection], None] | None = None
+        self,
+        wconn: sqlite3.Connection,
+        rconn: sqlite3.Connection,
+        before_write: Callable[[sqlite3.Connection], None] | None = None,
+        mask: bool = True,
     ) -> None:
         self.wconn = wconn
         self.rconn = rconn
@@ -242,11 +269,13 @@ class Store:
         #: each source's transcript path (set by the reader): a closed call's brief is read
         #: back from it when its event's excerpt was cut (store/calls.py)
         self.paths: dict[int, str] = {}
+        self.mask = mask
 
     def writer(self) -> Writer:
         w = self._writer
         if w is None:
             w = self._writer = Writer(self.wconn, self.wlock)
+            w.mask = self.mask
             # the thread ends when nothing refers to this store any more (a closed tab, a
             # reader dropped): the thread itself holds only the writer
             weakref.finalize(self, w.stop)
@@ -272,15 +301,16 @@ class Store:
         if self._writer is not None:
             self._writer.sync()
 
-    def sinks(self, src: int) -> tuple[StoreLedger, StoreHistory]:
-        """The sinks of a new fold of source ``src`` (a new file, or one started over). Its
-        rows are written over as it goes; rows beyond what it covers are left (read only by
-        a state of their own lineage, which no longer validates against the file)."""
-        return StoreLedger(self, src, 0), StoreHistory(self, src, 0)
+    def sinks(self, src: int) -> tuple[StoreLedger, StoreHistory, StoreEpisodes]:
+        """The sinks of a new fold of source ``src`` (a new file, or one started over): its
+        ledger, history and episode versions. Its rows are written over as it goes; rows beyond
+        what it covers are left (read only by a state of their own lineage, which no longer
+        validates against the file; a save deletes the episode rows no book holds)."""
+        return StoreLedger(self, src, 0), StoreHistory(self, src, 0), StoreEpisodes(self, src)
 
-    def submit(self, job: Any) -> None:
-        """Hand ``job`` to the writer."""
-        self.writer().submit(job)
+    def submit(self, job: Any) -> int:
+        """Hand ``job`` to the writer; returns its number (:attr:`Writer.done`)."""
+        return self.writer().submit(job)
 
     def close(self) -> None:
         """Wait for the writer, end its thread and close the connections."""

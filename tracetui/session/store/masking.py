@@ -1,21 +1,66 @@
 """Secrets masked in what the store writes: the msgpack of the fold state, history snapshots and
-episode versions keep no secret the transcript held (the store outlives the transcript)."""
+episode versions keep no secret the transcript held (the store outlives the transcript).
+
+The same strings come back in every save and every history keyframe (the files touched, the
+facts, an episode's texts in each of its versions), so the masking of each string is memoised
+(two generations of about :data:`MEMO_CHARS` bytes at most, all dropped when the
+detectors change): a string met again costs a dict lookup, not the detectors' search.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 import msgspec
 
-from tracetui.ingest.secrets import may_hold_secret, redact
+from tracetui.ingest.secrets import may_hold_secret_bytes, redact, rules_stamp
 
-__all__ = ["masked"]
+__all__ = ["masked", "mask_text", "MEMO_CHARS", "SPLIT_BYTES"]
+
+#: bytes each of the memo's two generations holds at most, counted as a string's characters and
+#: :data:`_ENTRY_BYTES` more for its entry
+MEMO_CHARS = 1_000_000
+_ENTRY_BYTES = 100
+#: strings longer than this are not memoised (one would crowd out many short ones)
+_MEMO_MAX_LEN = 4096
 
 _enc = msgspec.msgpack.Encoder()
+#: string -> its masked form, or ``None`` when it holds no secret: the strings met lately
+#: (``_new``) and before (``_old``); when ``_new`` is full it becomes ``_old`` (so a string
+#: met again and again stays, one met once goes)
+_new: dict[str, str | None] = {}
+_old: dict[str, str | None] = {}
+_new_chars = 0
+_stamp: object = None
 
 
-def _mask_str(v: str) -> str:
-    return redact(v, cut=v.endswith("\u2026"))[0] if may_hold_secret(v) else v
+def mask_text(v: str) -> str:
+    """``v`` with its secrets masked (a text ending in ``…`` as cut there: see
+    :func:`tracetui.ingest.secrets.redact`); ``v`` itself when it holds none."""
+    global _new, _old, _new_chars
+    if rules_stamp() is not _stamp:
+        _check_stamp()  # other detectors: nothing known holds
+    got = _new.get(v, v)
+    if got is not v:
+        return v if got is None else got
+    got = _old.get(v, v)
+    if got is v:
+        out = redact(v, cut=v.endswith("\u2026"))[0]  # gated first: a plain text costs one search
+        got = None if out is v else out
+    n = len(v) + _ENTRY_BYTES
+    if n <= _MEMO_MAX_LEN:
+        if _new_chars + n > MEMO_CHARS:
+            _new, _old, _new_chars = {}, _new, 0
+        _new[v] = got
+        _new_chars += n
+    return v if got is None else got
+
+
+def _check_stamp() -> None:
+    global _new, _old, _new_chars, _stamp
+    stamp = rules_stamp()
+    if stamp is not _stamp:
+        _new, _old, _new_chars, _stamp = {}, {}, 0, stamp
 
 
 def _mask_strings(v: Any) -> bool:
@@ -26,39 +71,97 @@ def _mask_strings(v: Any) -> bool:
         for i, x in enumerate(v):
             t = type(x)
             if t is str:
-                y = _mask_str(x)
+                y = mask_text(x)
                 if y is not x:
                     v[i], changed = y, True
             elif t is list or t is dict:
                 changed = _mask_strings(x) or changed
     elif type(v) is dict:
+        keys_changed = False
         for k, x in v.items():
+            if type(k) is str and mask_text(k) is not k:
+                keys_changed = True
             t = type(x)
             if t is str:
-                y = _mask_str(x)
+                y = mask_text(x)
                 if y is not x:
                     v[k], changed = y, True
             elif t is list or t is dict:
                 changed = _mask_strings(x) or changed
-        keys = {k: _mask_str(k) for k in v if type(k) is str}
-        if any(m is not k for k, m in keys.items()):
-            items = [(keys.get(k, k), x) for k, x in v.items()]
+        if keys_changed:
+            items = [(mask_text(k) if type(k) is str else k, x) for k, x in v.items()]
             v.clear()
             v.update(items)
             changed = True
     return changed
 
 
-def masked(raw: bytes) -> bytes:
+#: a value over this many bytes is masked item by item (of its top-level array or map): one
+#: item decoded at a time, and only those the gate hits (memory at a save of a large state)
+SPLIT_BYTES = 1 << 16
+
+
+def _is_bin(r: msgspec.Raw) -> bool:
+    """``r`` is a MessagePack bin value (bytes: a digest, packed arrays), which holds no string."""
+    return memoryview(r)[:1].tobytes() in (b"\xc4", b"\xc5", b"\xc6")
+
+
+def _masked_items(raw: bytes | memoryview) -> bytes | memoryview | None:
+    """:func:`masked` of ``raw`` done per item of its top-level array or map, or ``None`` when
+    it is neither (or its keys do not decode to hashable values)."""
+    head = raw[0]
+    try:
+        if 0x90 <= head <= 0x9F or head in (0xDC, 0xDD):
+            items = msgspec.msgpack.decode(raw, type=list[msgspec.Raw])
+            out_items, changed = [], False
+            for r in items:
+                if _is_bin(r):
+                    out_items.append(r)
+                    continue
+                b = memoryview(r)  # no copy: masked gives it back when it holds nothing
+                m = masked(b)
+                changed |= m is not b
+                out_items.append(r if m is b else msgspec.Raw(m))
+            return _enc.encode(out_items) if changed else raw
+        if 0x80 <= head <= 0x8F or head in (0xDE, 0xDF):
+            pairs = msgspec.msgpack.decode(raw, type=dict[Any, msgspec.Raw])
+        else:
+            return None
+    except (msgspec.DecodeError, TypeError):
+        return None
+    out: dict[Any, Any] = {}
+    changed = False
+    for k, r in pairs.items():
+        k2 = mask_text(k) if type(k) is str else k
+        if _is_bin(r):
+            changed |= k2 is not k
+            out[k2] = r
+            continue
+        b = memoryview(r)
+        m = masked(b)
+        changed |= m is not b or k2 is not k
+        out[k2] = r if m is b else msgspec.Raw(m)
+    return _enc.encode(out) if changed else raw
+
+
+@overload
+def masked(raw: bytes) -> bytes: ...
+@overload
+def masked(raw: memoryview) -> bytes | memoryview: ...
+def masked(raw: bytes | memoryview) -> bytes | memoryview:
     """msgpack ``raw`` with the secrets of its strings masked (the fold's texts: the frontier,
     prompts, the goal, todos, call briefs, excerpts...; a history snapshot; an episode version),
     so the store keeps no secret the transcript held. Only bytes the detectors' gate hits (read as Latin-1, one search) are
     decoded, masked and encoded again; the rest are returned as they are. The same value
     decodes back: a string changes, not the shape (no figure depends on a text's secret)."""
-    if not may_hold_secret(raw.decode("latin-1")):
-        return raw
+    if not raw or raw[0] in (0xC4, 0xC5, 0xC6) or not may_hold_secret_bytes(raw):
+        return raw  # nothing the gate lets through, or bytes (a bin value holds no string)
+    if len(raw) > SPLIT_BYTES:
+        out = _masked_items(raw)
+        if out is not None:
+            return out
     value = msgspec.msgpack.decode(raw)
     if type(value) is str:
-        text = _mask_str(value)
+        text = mask_text(value)
         return raw if text is value else _enc.encode(text)
     return _enc.encode(value) if _mask_strings(value) else raw

@@ -46,7 +46,7 @@ from tracetui.session.store.db import (
     fingerprint,
     prune,
 )
-from tracetui.session.store.episodes import episode_rows, restore_versions, without_versions
+from tracetui.session.store.episodes import StoreEpisodes, restore_versions, save_episodes, without_versions
 from tracetui.session.store.ledger import Store, StoreHistory, StoreLedger
 
 __all__ = ["StoreReader", "open_cached", "open_private"]
@@ -141,6 +141,9 @@ class StoreReader(SessionReader):
             flush = getattr(f.events, "flush", None)
             if flush is not None:
                 flush()
+            versions = getattr(getattr(f.derive, "book", None), "versions", None)
+            if isinstance(versions, StoreEpisodes):
+                versions.flush()
         self.store.prepare()
         self.store.sync()
         if self.store.broken:
@@ -179,8 +182,7 @@ class StoreReader(SessionReader):
                     c.executemany("INSERT INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
                     c.execute("DELETE FROM fold")
                     c.executemany("INSERT INTO fold(owner, name, desc, raw) VALUES (?,?,?,?)", state_rows)
-                    c.execute("DELETE FROM episodes")
-                    c.executemany("INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?)", episode_rows(self.fold.folds))
+                    save_episodes(c, self.fold.folds)
                     c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, msgspec.msgpack.encode(v)) for k, v in meta.items()])
                     c.execute("COMMIT")
                 except BaseException:
@@ -232,7 +234,7 @@ class StoreReader(SessionReader):
             gc.disable()  # decoding makes many objects, all kept: the cyclic GC would only rescan them
             try:
                 fold = fold_of(rows)
-                restore_versions(conn, fold.folds)
+                restore_versions(conn, fold.folds, self.store)
             finally:
                 if gc_was:
                     gc.enable()
@@ -335,7 +337,7 @@ def open_private(paths: list[Path], subagents: bool = True, price: bool = True) 
 
 def _private(paths: list[Path], subagents: bool, price: bool, why: str) -> StoreReader:
     conn = connect("")
-    store = Store(conn, conn, before_write=create_schema)
+    store = Store(conn, conn, before_write=create_schema, mask=False)
     reader = StoreReader(paths, store, subagents=subagents, price=price, shared=False)
     reader.cache_status = f"off: {why}" if why else "off"
     return reader

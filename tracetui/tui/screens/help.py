@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from tracetui.tui.format import LIVE_WINDOW
 
-__all__ = ["HelpScreen", "PANES", "status_legend"]
+__all__ = ["HelpScreen", "PANES", "status_legend", "fleet_legend"]
 
 #: minutes without a write after which a session is idle (:data:`tracetui.tui.format.LIVE_WINDOW`)
 _WINDOW_MIN = int(LIVE_WINDOW // 60)
@@ -70,6 +70,19 @@ def status_legend() -> str:
     return "\n".join(f"{mark}  {meaning.get(status, status)}" for status, (mark, _style) in STATUS_STYLE.items())
 
 
+def fleet_legend(settings: object = None) -> Table:
+    """The fleet's state rules (:func:`tracetui.views.fleet.rules_help`) with the thresholds of
+    ``settings.fleet_rules`` (the defaults without settings), one row a state."""
+    from tracetui.views.fleet import FleetRules, rules_help
+
+    t = Table.grid(padding=(0, 2))
+    t.add_column(style="bold", no_wrap=True)
+    t.add_column()
+    for state, rule in rules_help(getattr(settings, "fleet_rules", None) or FleetRules()):
+        t.add_row(Text(state), Text(rule))
+    return t
+
+
 class HelpScreen(ModalScreen[None]):
     """Keys and panes; Escape, F1 or ? close it (q quits, as everywhere)."""
 
@@ -107,6 +120,13 @@ class HelpScreen(ModalScreen[None]):
             yield Static(panes)
             yield Static(Text("\nEpisode status marks", style="bold underline"))
             yield Static(Text(status_legend()))
+            yield Static(
+                Text(
+                    "\nFleet states (f: every session, sorted in this order; a session is in the first whose rule holds, ended checked before all)",
+                    style="bold underline",
+                )
+            )
+            yield Static(fleet_legend(getattr(self.app, "settings", None)))
             yield Static(
                 Text(
                     "\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.\nFooter: it shows the keys that fit the terminal's width (in a narrow one, Pause, Sessions, the tab key and the palette key may leave it); every key above works at any width.",

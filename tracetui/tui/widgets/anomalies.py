@@ -12,7 +12,7 @@ from tracetui.tui.format import one_line
 from tracetui.tui.view_model import AnomalyRow, anomaly_rows
 from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
 
-__all__ = ["AnomalyBadges", "CLEARED_MARK", "more_line"]
+__all__ = ["AnomalyBadges", "CLEARED_MARK", "more_line", "budget_rows"]
 
 #: cleared anomalies listed at most (all are counted)
 CLEARED_SHOWN = 3
@@ -37,6 +37,24 @@ def more_line(more_open: int, more_cleared: int, width: int) -> Text:
     return Text(text, style="italic", no_wrap=True, overflow="ellipsis")
 
 
+def budget_rows(app: object, state: object) -> list[AnomalyRow]:
+    """The session budget's anomaly (:func:`tracetui.views.burn.budget_anomaly`: crossed, or
+    crossed within the hour at the current rate) as the fleet's row of this session has it
+    (``app.fleet_feed``, keyed by the main transcript's path); none without a budget."""
+    feed = getattr(app, "fleet_feed", None)
+    sources = getattr(state, "sources", ())
+    if feed is None or not sources or getattr(feed.settings, "budget_usd", None) is None:
+        return []
+    from tracetui.views.burn import budget_anomaly
+
+    key = sources[0].path
+    row = next((r for r in feed.rows if r.facts.key == key), None)
+    a = budget_anomaly(row.budget) if row is not None and row.budget is not None else None
+    if a is None:
+        return []
+    return [AnomalyRow("budget", "error" if a.severity == "error" else "warning", a.message, None, key="budget")]
+
+
 class AnomalyBadges(Vertical):
     """Badges for the anomalies of the shown state; the colours come from the theme (tcss
     classes ``-info``, ``-warning``, ``-error``, ``-critical``, ``-cleared``)."""
@@ -54,6 +72,8 @@ class AnomalyBadges(Vertical):
     @guarded
     def show(self, shown: Shown) -> None:
         rows, derived = anomaly_rows(shown.state, shown.now)  # the now the copies use too
+        if not shown.history:
+            rows = budget_rows(self.app, shown.live) + rows
         key = (tuple((r.kind, r.severity, r.message, r.cleared, r.anchor) for r in rows), derived, self.size.height)
         if key == self._key:
             return

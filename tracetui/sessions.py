@@ -1,0 +1,139 @@
+"""``tracetui sessions [--all] [--hours N] [--json]``: the fleet's columns, headless.
+
+One row per session under the projects folder active in the last ``--hours`` hours (``--all``:
+every session), sorted by what needs attention (:mod:`tracetui.views.fleet`), as a table or
+one JSON object (:func:`tracetui.views.fleet_table.row_json` per session, and the fleet's
+totals). Each session is folded through the store like ``tracetui state``; one that cannot be
+read is one line on stderr and left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from typing import Any
+
+__all__ = ["register_sessions", "sessions_data", "render_table"]
+
+
+def _positive(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(x) and x > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number: {text}")
+    return x
+
+
+def register_sessions(sub: Any) -> None:
+    """Add the ``sessions`` subcommand to the ``tracetui`` subparsers ``sub``."""
+    from tracetui.views.fleet import rules_help
+
+    rules = "\n".join(f"  {state:15} {rule}" for state, rule in rules_help())
+    p = sub.add_parser(
+        "sessions",
+        help="list the sessions with their state, call in flight, anomalies, tokens and cost",
+        description="List the sessions active in the last --hours hours (default 24; --all: every session) with the"
+        " fleet's columns: project, title or goal, agent, state, call in flight, open anomalies by severity,"
+        " tokens and estimated cost of the session and of the last hour, context fill. Sorted by what needs"
+        " attention: waiting on you, failing, stalled, working, idle, ended.",
+        epilog="states, in the order of attention (a session is in the first whose rule holds, ended checked before all):\n" + rules,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--all", action="store_true", help="every session under the projects folder, whatever its age")
+    p.add_argument(
+        "--hours", type=_positive, default=None, metavar="N", help="sessions whose files were written in the last N hours (default 24)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object: the sessions and the fleet's totals")
+    p.add_argument(
+        "--budget-usd", type=_positive, default=None, metavar="USD", help="a budget per session: said when crossed, and when it will be"
+    )
+    p.add_argument(
+        "--budget-usd-day", type=_positive, default=None, metavar="USD", help="a budget for all sessions' spend on the current UTC day"
+    )
+    p.add_argument("--no-subagents", action="store_true", help="fold only the main transcripts")
+    p.add_argument("--no-cache", action="store_true", help="fold from scratch: neither read nor write the persistent fold cache")
+    p.set_defaults(func=_cmd_sessions)
+
+
+def sessions_data(
+    hours: float | None, now: float, subagents: bool = True, use_cache: bool = True, budgets: Any = None, warn: Any = None
+) -> tuple[list, dict]:
+    """``(rows, fleet)``: the :class:`~tracetui.views.fleet_table.FleetRow` of each session under
+    the projects folder written in the last ``hours`` hours (``None``: all) at ``now`` (epoch
+    seconds), sorted by attention, and :func:`~tracetui.views.fleet_table.fleet_json`.
+    ``warn(line)`` hears of a session that could not be read (default: stderr)."""
+    from tracetui.ingest.discover import list_sessions
+    from tracetui.session.open import load_state, save_store
+    from tracetui.views.fleet import session_facts
+    from tracetui.views.fleet_table import Budgets, fleet_json, fleet_rows
+
+    budgets = budgets or Budgets()
+    cutoff = None if hours is None else now - hours * 3600
+    pairs = []
+    for info in list_sessions():
+        if cutoff is not None and info.mtime < cutoff:
+            continue
+        try:
+            reader, state = load_state([info.path], subagents, use_cache)
+        except Exception as exc:  # one unreadable session must not hide the others
+            (warn or _warn)(f"{info.path}: {exc}")
+            continue
+        pairs.append((session_facts(state, str(info.path), info.project, getattr(info, "agent", "claude")), info.mtime))
+        try:
+            save_store(reader)
+        except Exception:
+            pass
+    rows = fleet_rows(pairs, now, budgets=budgets)
+    return rows, fleet_json(rows, now, budgets)
+
+
+def _warn(line: str) -> None:
+    print(f"tracetui sessions: {line}", file=sys.stderr)
+
+
+def render_table(rows: list, fleet_line: str, now: float) -> str:
+    """The rows as a text table, columns padded, with the fleet's line under it."""
+    from tracetui.views.fleet_table import COLUMNS, row_cells
+
+    cells = [row_cells(r, now) for r in rows]
+    heads = [h for _, h in COLUMNS]
+    widths = [max([len(h)] + [len(c[k]) for c in cells]) for (k, _), h in zip(COLUMNS, heads)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip()]
+    for c in cells:
+        lines.append("  ".join(c[k].ljust(w) for (k, _), w in zip(COLUMNS, widths)).rstrip())
+    lines.append("")
+    lines.append(fleet_line)
+    return "\n".join(lines)
+
+
+def _cmd_sessions(ns: argparse.Namespace) -> int:
+    import orjson
+
+    from tracetui.ingest.discover import projects_dir
+    from tracetui.views.fleet_table import Budgets, fleet_summary, row_json
+    from tracetui.views.safe import json_safe, redact_json
+
+    if ns.all and ns.hours is not None:
+        _warn("--hours and --all exclude each other (--all lists every session, whatever its age)")
+        return 2
+    hours = None if ns.all else (ns.hours or 24.0)
+    now = time.time()
+    budgets = Budgets(ns.budget_usd, ns.budget_usd_day)
+    rows, fleet = sessions_data(hours, now, not ns.no_subagents, not ns.no_cache, budgets)
+    if ns.json:
+        obj, _ = redact_json(
+            {"now": now, "hours": hours, "projects": str(projects_dir()), "fleet": fleet, "sessions": [row_json(r, now) for r in rows]}
+        )
+        text = orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode()
+        sys.stdout.write(json_safe(text) + "\n")
+        return 0
+    if not rows:
+        when = "" if hours is None else f" active in the last {hours:g} hours"
+        print(f"no session{when} under {projects_dir()}")
+        return 0
+    print(render_table(rows, fleet_summary(rows, now, budgets), now))
+    return 0

@@ -1,0 +1,182 @@
+"""What the fleet screen shows, kept for the whole app: each session's
+:class:`~tracetui.views.fleet.SessionFacts`, computed off the UI thread (which never folds,
+prices or reads a ledger for it), and the states at ``now``.
+
+Every session view's sink hands its snapshots here too (:meth:`FleetFeed.snapshot`, on a fold
+worker; the feed's own thread computes their facts a moment later); sessions in the fleet's
+window that have no tab are followed by the feed itself (:meth:`FleetFeed.follow_window`, with a
+sink of its own). :meth:`FleetFeed.tick` classifies every session at ``now`` (cheap: pure rules
+over the facts) and tells ``on_turn`` of sessions that turned *waiting on you* or *failing* since
+the previous tick (the app rings the bell)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+from tracetui.model.state import RunState
+from tracetui.views.fleet import SessionFacts, session_facts
+from tracetui.views.fleet_table import Budgets, FleetRow, fleet_rows
+
+__all__ = ["FleetFeed", "FleetChanged", "ALERT_STATES", "DELAY", "alert"]
+
+#: seconds a new state waits before its facts are computed (newer states of the session replace it)
+DELAY = 0.25
+#: states a session turning into rings the bell
+ALERT_STATES = frozenset({"waiting on you", "failing"})
+
+
+class FleetChanged(Message):
+    """New facts arrived (posted to the fleet screen from a worker; coalesced)."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, FleetChanged)
+
+
+class _FleetSink:
+    """The sink of a session the feed follows without a tab: snapshots only."""
+
+    def __init__(self, feed: FleetFeed, key: str, project: str, agent: str) -> None:
+        self.feed, self.key, self.project, self.agent = feed, key, project, agent
+
+    def snapshot(self, state: RunState, written: float | None) -> None:
+        self.feed.snapshot(self.key, state, written, self.project, self.agent)
+
+    def progress(self, done: int, total: int) -> None:
+        pass
+
+    def notice(self, level: str, text: str) -> None:
+        pass
+
+
+class FleetFeed:
+    """The facts of every session (thread-safe), the states at the last tick, and who to tell.
+
+    ``settings``: the app's :class:`~tracetui.tui.settings.Settings` (rules, budgets, window)."""
+
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        #: the newest state of each session whose facts are not computed yet, and the thread
+        #: that computes them (:meth:`snapshot`)
+        self._cond = threading.Condition()
+        self._todo: dict[str, tuple[RunState, float | None, str, str]] = {}
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+        self._facts: dict[str, tuple[SessionFacts, float | None]] = {}
+        self._states: dict[str, str] = {}
+        #: bumps whenever facts change (the screen redraws when it moved)
+        self.version = 0
+        #: the fleet screen shown, told of new facts (set and cleared by the screen)
+        self.screen: Any = None
+        #: called with the rows that turned waiting on you or failing at a tick
+        self.on_turn: Callable[[list[FleetRow]], Any] | None = None
+        #: sessions the feed follows itself (no tab), by key; ``discovered`` once it listed its window
+        self.followed: set[str] = set()
+        self.discovered = False
+        self.rows: list[FleetRow] = []
+        self._rates: dict = {}  # fleet_rows' cache of burn rates
+
+    @property
+    def budgets(self) -> Budgets:
+        s = self.settings
+        return Budgets(getattr(s, "budget_usd", None), getattr(s, "budget_usd_day", None))
+
+    # -- any thread ----------------------------------------------------------------------------
+    def snapshot(self, key: str, state: RunState, written: float | None, project: str = "", agent: str = "claude") -> None:
+        """A new state of session ``key`` (a fold worker's sink calls it): its facts are computed
+        on the feed's own thread :data:`DELAY` seconds later, the newest state of each session
+        only. Computed at once on the worker, they took the GIL from the UI thread while it drew
+        the same snapshot (append → state in the app: 23 ms median instead of 12 on 100k events)."""
+        with self._cond:
+            self._todo[key] = (state, written, project, agent)
+            if self._thread is None and not self._stopped:
+                self._thread = threading.Thread(target=self._run, name="tracetui-fleet", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def compute(self, key: str, state: RunState, written: float | None, project: str = "", agent: str = "claude") -> None:
+        """Compute and keep the facts of ``state`` now (the caller's thread); tell the screen."""
+        try:
+            facts = session_facts(state, key, project or Path(key).parent.name, agent)
+        except Exception:  # a fleet bug must not stop the session's own view
+            return
+        with self._lock:
+            self._facts[key] = (facts, written)
+            self.version += 1
+        screen = self.screen
+        if screen is not None:
+            screen.post_message(FleetChanged())
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._todo and not self._stopped:
+                    self._cond.wait()
+                if self._stopped:
+                    return
+            time.sleep(DELAY)  # snapshots that come meanwhile replace the queued ones
+            with self._cond:
+                todo, self._todo = self._todo, {}
+            for key, (state, written, project, agent) in todo.items():
+                self.compute(key, state, written, project, agent)
+
+    def stop(self) -> None:
+        """End the feed's thread (queued states are dropped)."""
+        with self._cond:
+            self._stopped = True
+            self._todo.clear()
+            self._cond.notify_all()
+
+    def pairs(self) -> list[tuple[SessionFacts, float | None]]:
+        """``(facts, written)`` of every session in the window."""
+        with self._lock:
+            return list(self._facts.values())
+
+    def follow_window(self, follow: Any, infos: list, open_keys: set[str], subagents: bool = True, use_cache: bool = True) -> None:
+        """Follow the sessions of ``infos`` (:class:`~tracetui.ingest.discover.SessionInfo`) that
+        have no tab (not in ``open_keys``) and are not followed yet, through ``follow``."""
+        self.discovered = True
+        with self._lock:  # the fleet screen's listing thread and the UI thread both call it
+            infos = [i for i in infos if str(i.path) not in open_keys and str(i.path) not in self.followed]
+            self.followed.update(str(i.path) for i in infos)
+        for info in infos:
+            key = str(info.path)
+            sink = _FleetSink(self, key, info.project, getattr(info, "agent", "claude"))
+            follow.open(key, [Path(info.path)], sink, subagents=subagents, use_cache=use_cache)
+
+    # -- the UI thread -------------------------------------------------------------------------
+    def tick(self, now: float) -> list[FleetRow]:
+        """Every session's row at ``now``, sorted by attention; ``on_turn`` hears of those that
+        turned waiting on you or failing since the previous tick (a session seen for the first
+        time turns nothing)."""
+        s = self.settings
+        rows = fleet_rows(self.pairs(), now, s.fleet_rules, self.budgets, self._rates)
+        turned = []
+        for r in rows:
+            k = r.facts.key
+            was = self._states.get(k)
+            if was is not None and was != r.status.state and r.status.state in ALERT_STATES:
+                turned.append(r)
+            self._states[k] = r.status.state
+        self.rows = rows
+        if turned and self.on_turn is not None:
+            self.on_turn(turned)
+        return rows
+
+
+def alert(app: Any, rows: list[FleetRow]) -> None:
+    """Sessions that turned waiting on you or failing: the terminal bell (unless
+    ``settings.bell`` is off) and a notification for each of the first three (safe text)."""
+    from tracetui.views.fleet_table import one_line
+
+    if app.settings.bell:
+        app.bell()
+    for r in rows[:3]:
+        what = one_line(r.facts.title, 40) or r.facts.session_id[:8]
+        app.notify(f"{one_line(r.facts.project, 24)}: {what}: {r.status.state}", title="Fleet", markup=False, timeout=6)

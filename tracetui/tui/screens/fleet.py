@@ -1,0 +1,187 @@
+"""The fleet screen: every session at a glance, which one needs you, and what they cost.
+
+One row per session (open in a tab, or active in the window: ``--hours``, default 24), sorted
+by attention (:mod:`tracetui.views.fleet`: waiting on you, failing, stalled, working, idle,
+ended), with the fleet's burn rates, a sparkline of the last hour and the daily budget above.
+Rows come from the app's :class:`~tracetui.tui.fleet_feed.FleetFeed`, whose facts the fold workers
+compute; this screen only applies the rules at ``now`` and redraws the cells that changed (a
+re-sort rebuilds the table). Enter opens the session's tab; Escape (or f) goes to the monitor.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from tracetui.tui.fleet_feed import FleetChanged, FleetFeed
+from tracetui.tui.settings import SessionSpec
+from tracetui.tui.widgets.fleet_rows import FleetRows
+from tracetui.views.fleet_table import COLUMNS, FleetRow, fleet_summary, flight_age, row_cells, row_detail
+
+__all__ = ["FleetScreen", "STATE_STYLE", "title_chars"]
+
+#: seconds new facts wait for others before the rows are redrawn (200 sessions loading posted a
+#: redraw each; at most five a second leaves the UI thread to the tabs being mounted)
+REDRAW_AFTER = 0.2
+#: how each state is drawn (its word is always there: colour is never the only sign)
+STATE_STYLE = {
+    "waiting on you": "bold reverse yellow",
+    "failing": "bold red",
+    "stalled": "bold magenta",
+    "working": "green",
+    "idle": "dim",
+    "ended": "dim italic",
+}
+
+
+def title_chars(width: int) -> int:
+    """Characters of the title column at a terminal ``width`` (the other columns keep theirs)."""
+    return 24 if width < 100 else 36 if width < 150 else 60
+
+
+def _style_of(col: str, text: str) -> str:
+    """The style of a cell: the state's colour, errors among the anomalies in red."""
+    if col == "state":
+        return STATE_STYLE.get(text, "")
+    if col == "anomalies" and "E" in text:
+        return "bold red"
+    return ""
+
+
+#: columns drawn right-aligned
+_RIGHT = frozenset({"tokens", "cost", "hour_tokens", "hour_cost", "context"})
+
+
+class FleetScreen(Screen[None]):
+    """The fleet. ``feed``: the app's :class:`FleetFeed`."""
+
+    CSS_PATH = "fleet.tcss"
+    AUTO_FOCUS = "#fleet-rows"
+    BINDINGS = [
+        Binding("escape", "back", "Monitor", id="fleet-back", tooltip="Back to the monitor (the session tabs)"),
+        Binding("f", "back", "Monitor", id="fleet-monitor", show=False, tooltip="Back to the monitor (the session tabs)"),
+        Binding("f1", "app.help", "Help", id="fleet-help", key_display="F1", tooltip="Show keys, panes and the fleet's state rules"),
+        Binding("q", "app.quit", "Quit", id="fleet-quit", tooltip="Quit tracetui"),
+    ]
+
+    def __init__(self, feed: FleetFeed) -> None:
+        super().__init__()
+        self.feed = feed
+        self.rows: list[FleetRow] = []
+        self._summary = ""
+        self._detail = ""
+        self._pending = False
+        self._memo: dict[str, tuple] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="fleet-summary")
+        yield FleetRows(COLUMNS, _RIGHT, id="fleet-rows")
+        yield Static("", id="fleet-empty")
+        yield Static("", id="fleet-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.feed.screen = self
+        self.refresh_rows()
+        s = self.app.settings  # type: ignore[attr-defined]
+        self.set_interval(s.tick_seconds, self.refresh_rows)
+        self.discover(self.app.follow)  # type: ignore[attr-defined]  # made here, on the UI thread
+
+    def on_unmount(self) -> None:
+        if self.feed.screen is self:
+            self.feed.screen = None
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="fleet-discover")
+    def discover(self, follow: object) -> None:
+        """Follow the sessions active in the window that have no tab through ``follow`` (the
+        app's; lists the projects folder, in a thread); their facts arrive like the tabs'."""
+        from tracetui.ingest.discover import list_sessions
+
+        app = self.app
+        s = app.settings  # type: ignore[attr-defined]
+        cutoff = s.clock() - s.fleet_hours * 3600
+        infos = [i for i in list_sessions(s.projects_root) if i.mtime >= cutoff]
+        # sessions with a tab, or one to come (``--all`` mounts them in batches), are followed already
+        open_keys = set(app.views) | {sp.key for sp in s.sessions}  # type: ignore[attr-defined]
+        self.feed.follow_window(follow, infos, open_keys, s.subagents, s.use_cache)
+
+    def on_fleet_changed(self, message: FleetChanged) -> None:
+        message.stop()
+        if not self._pending:  # coalesced: one redraw for the snapshots of REDRAW_AFTER seconds
+            self._pending = True
+            self.set_timer(REDRAW_AFTER, self._changed)
+
+    def _changed(self) -> None:
+        self._pending = False
+        self.refresh_rows()
+
+    def refresh_rows(self) -> None:
+        """Apply the rules at the app clock's now and redraw what changed."""
+        if not self.is_attached:
+            return
+        now = self.app.settings.clock()  # type: ignore[attr-defined]
+        rows = self.feed.tick(now)
+        self.rows = rows
+        empty = self.query_one("#fleet-empty", Static)
+        summary = fleet_summary(rows, now, self.feed.budgets)
+        if summary != self._summary:
+            self._summary = summary
+            self.query_one("#fleet-summary", Static).update(Text(summary))
+        if empty.display != (not rows):
+            empty.display = not rows
+            empty.update(Text("No session yet: they appear here as they are read (Escape: the monitor).", style="dim"))
+        title = title_chars(self.app.size.width)
+        keys, cells, styles = [], [], []
+        cols = [c for c, _ in COLUMNS]
+        memo = {}
+        for r in rows:
+            # a row's cells change with its facts, state, rates, budget and the age of its call
+            # (to the minute past the first): the same inputs, the same cells (no work per tick)
+            mk = (r.facts, r.status.state, r.rates, r.budget, title, flight_age(r, now))
+            got = self._memo.get(r.facts.key)
+            if got is None or got[0] != mk:
+                c = row_cells(r, now, title)
+                got = (mk, tuple(c[k] for k in cols), tuple(_style_of(k, c[k]) for k in cols))
+            memo[r.facts.key] = got
+            keys.append(r.facts.key)
+            cells.append(got[1])
+            styles.append(got[2])
+        self._memo = memo
+        self.query_one(FleetRows).set_rows(keys, cells, styles)
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        """The highlighted row's state and why, under the table."""
+        i = self.query_one(FleetRows).cursor
+        detail = self.query_one("#fleet-detail", Static)
+        text = row_detail(self.rows[i]) if self.rows and 0 <= i < len(self.rows) else ""
+        if text != self._detail:  # an update lays the screen out again: only when it changed
+            self._detail = text
+            detail.display = bool(text)
+            detail.update(Text(text))
+
+    def on_fleet_rows_highlighted(self, event: FleetRows.Highlighted) -> None:
+        event.stop()
+        self._show_detail()
+
+    def on_resize(self) -> None:
+        self.refresh_rows()  # the title column's width follows the terminal's
+
+    def on_fleet_rows_selected(self, event: FleetRows.Selected) -> None:
+        """Enter: the session's tab (opened when it has none)."""
+        event.stop()
+        key = event.key
+        row = next((r for r in self.rows if r.facts.key == key), None)
+        label = f"{row.facts.project[-16:]}/{row.facts.session_id[:8]}" if row is not None else Path(key).stem[:8]
+        app = self.app
+        self.dismiss()
+        app.open_session(SessionSpec((Path(key),), label))  # type: ignore[attr-defined]
+
+    def action_back(self) -> None:
+        self.dismiss()

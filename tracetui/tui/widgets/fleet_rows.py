@@ -1,0 +1,187 @@
+"""The fleet's table: one line per session, drawn line by line (Textual's line API).
+
+Textual's ``DataTable`` measured every cell again after each change and rendered each visible
+cell through Rich (about 150 ms a repaint with 200 sessions); here a row is one strip of padded
+cells, rebuilt only when its cells or the cursor changed, and a change redraws only its line.
+The first line is the header (it stays while the rows scroll). Cells are text made safe by the
+views (:func:`tracetui.views.fleet_table.row_cells`); this widget only pads, cuts and colours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+__all__ = ["FleetRows", "MAX_WIDTH"]
+
+#: cells a column takes at most (the title's limit is the views')
+MAX_WIDTH = 60
+
+
+@lru_cache(maxsize=64)
+def _style(spec: str) -> Style:
+    return Style.parse(spec) if spec else Style()
+
+
+class FleetRows(ScrollView, can_focus=True):
+    """Rows of cells under a header. :meth:`set_rows` gives keys, cells and per-cell styles;
+    up/down/page keys move the cursor, Enter (or a click) posts :class:`FleetRows.Selected`."""
+
+    COMPONENT_CLASSES = {"fleet-rows--header", "fleet-rows--cursor"}
+    DEFAULT_CSS = """
+    FleetRows { height: 1fr; }
+    FleetRows > .fleet-rows--header { text-style: bold; background: $panel; }
+    FleetRows > .fleet-rows--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+    FleetRows:blur > .fleet-rows--cursor { background: $block-cursor-blurred-background; }
+    """
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "cursor(-1000000)", "First", show=False),
+        Binding("end", "cursor(1000000)", "Last", show=False),
+        Binding("enter", "select", "Open", show=False),
+    ]
+
+    class Selected(Message):
+        """Enter or a click on the row of ``key``."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    class Highlighted(Message):
+        """The cursor moved to the row of ``key``."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, columns: Sequence[tuple[str, str]], right: frozenset[str] = frozenset(), *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.columns = list(columns)
+        self.right = right
+        self.keys: list[str] = []
+        self.cells: list[tuple[str, ...]] = []
+        self.cell_styles: list[tuple[str, ...]] = []
+        self.widths = [cell_len(h) for _, h in self.columns]
+        self.cursor = 0
+        self._strips: dict[int, tuple[tuple, Strip]] = {}
+
+    # -- data --------------------------------------------------------------------------------
+    def set_rows(self, keys: list[str], cells: list[tuple[str, ...]], styles: list[tuple[str, ...]]) -> None:
+        """The rows in order (``cells`` and ``styles``: one tuple per row, a value per column);
+        the cursor stays on its row's key. Redraws the lines that changed."""
+        at = self.keys[self.cursor] if 0 <= self.cursor < len(self.keys) else None
+        widths = [min(MAX_WIDTH, max([cell_len(h)] + [cell_len(r[i]) for r in cells])) for i, (_, h) in enumerate(self.columns)]
+        full = widths != self.widths or keys != self.keys
+        old = self.cells
+        self.widths = widths
+        self.keys, self.cells, self.cell_styles = keys, cells, styles
+        if at is not None and at in keys:
+            self.cursor = keys.index(at)
+        self.cursor = max(0, min(self.cursor, len(keys) - 1))
+        self.virtual_size = Size(sum(widths) + 2 * len(widths), len(keys) + 1)
+        if full:
+            self._strips.clear()
+            self.refresh()
+            return
+        for i, row in enumerate(cells):
+            if i >= len(old) or old[i] != row:
+                self.refresh_lines(i + 1)
+
+    def row_text(self, i: int) -> list[str]:
+        """The cells of row ``i`` as drawn (for tests)."""
+        return list(self.cells[i])
+
+    @property
+    def cursor_key(self) -> str | None:
+        return self.keys[self.cursor] if 0 <= self.cursor < len(self.keys) else None
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _line(self, values: Sequence[str], styles: Sequence[Style], base: Style) -> list[Segment]:
+        segs = [Segment(" ", base)]
+        for i, v in enumerate(values):
+            w = self.widths[i]
+            text = v if cell_len(v) <= w else set_cell_size(v[: w - 1], w - 1) + "…"
+            pad = w - cell_len(text)
+            text = " " * pad + text if self.columns[i][0] in self.right else text + " " * pad
+            segs.append(Segment(text, base + styles[i]))
+            segs.append(Segment("  ", base))
+        return segs
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.size.width
+        if y == 0:
+            header = self.get_component_rich_style("fleet-rows--header")
+            segs = self._line([h for _, h in self.columns], [Style()] * len(self.columns), header)
+            return Strip(segs).extend_cell_length(scroll_x + width, header).crop(scroll_x, scroll_x + width)
+        i = scroll_y + y - 1
+        if not 0 <= i < len(self.keys):
+            return Strip.blank(width, self.rich_style)
+        cursor = i == self.cursor
+        key = (self.cells[i], self.cell_styles[i], cursor, self.has_focus, scroll_x, width)
+        got = self._strips.get(i)
+        if got is not None and got[0] == key:
+            return got[1]
+        base = self.get_component_rich_style("fleet-rows--cursor") if cursor else self.rich_style
+        segs = self._line(self.cells[i], [_style(s) for s in self.cell_styles[i]], base)
+        strip = Strip(segs).extend_cell_length(scroll_x + width, base).crop(scroll_x, scroll_x + width)
+        self._strips[i] = (key, strip)
+        return strip
+
+    # -- keys and mouse ----------------------------------------------------------------------
+    def _move(self, to: int) -> None:
+        if not self.keys:
+            return
+        old = self.cursor
+        self.cursor = max(0, min(to, len(self.keys) - 1))
+        if self.cursor == old:
+            return
+        self.refresh_lines(old + 1)
+        self.refresh_lines(self.cursor + 1)
+        rows = max(1, self.size.height - 1)  # the header takes a line
+        top = self.scroll_offset.y
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + rows:
+            self.scroll_to(y=self.cursor - rows + 1, animate=False)
+        self.post_message(self.Highlighted(self.keys[self.cursor]))
+
+    def action_cursor(self, step: int) -> None:
+        self._move(self.cursor + step)
+
+    def action_page(self, step: int) -> None:
+        self._move(self.cursor + step * max(1, self.size.height - 2))
+
+    def action_select(self) -> None:
+        if self.cursor_key is not None:
+            self.post_message(self.Selected(self.cursor_key))
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y < 1:
+            return
+        i = self.scroll_offset.y + event.y - 1
+        if 0 <= i < len(self.keys):
+            was = self.cursor
+            self._move(i)
+            if event.chain >= 2 or i == was:  # a click on the row under the cursor opens it
+                self.post_message(self.Selected(self.keys[i]))
+
+    def on_focus(self) -> None:
+        self.refresh_lines(self.cursor + 1)
+
+    def on_blur(self) -> None:
+        self.refresh_lines(self.cursor + 1)

@@ -1,0 +1,301 @@
+"""The fleet's columns, for the monitor's fleet screen and ``tracetui sessions``: one row per
+session from its :class:`~tracetui.views.fleet.SessionFacts`, its files' mtime and ``now``
+(epoch seconds), as text cells (made safe: secrets masked, no control character, one line) or
+as JSON; and the fleet's summary line (burn rates, sparkline, the daily budget). Pure."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+import msgspec
+
+from tracetui.model.anomalies import fmt_span
+from tracetui.views.burn import (
+    Rate,
+    budget_anomaly,
+    budget_status,
+    burn_rates,
+    merge_series,
+    spark_values,
+    sparkline,
+    spent_on,
+)
+from tracetui.views.fleet import FleetRules, SessionFacts, Status, attention_key, classify
+from tracetui.views.format import fmt_short, fmt_usd
+from tracetui.views.safe import cut_redacted, safe_text
+
+__all__ = [
+    "COLUMNS",
+    "Budgets",
+    "FleetRow",
+    "fleet_rows",
+    "row_cells",
+    "row_detail",
+    "row_json",
+    "fleet_json",
+    "fleet_summary",
+    "one_line",
+    "coarse_age",
+    "flight_age",
+    "utc_day_of",
+]
+
+#: ``(id, heading)`` of each column, in order
+COLUMNS = (
+    ("state", "State"),
+    ("project", "Project"),
+    ("title", "Title or goal"),
+    ("agent", "Agent"),
+    ("flight", "In flight"),
+    ("anomalies", "Anomalies"),
+    ("tokens", "Tokens"),
+    ("cost", "Cost"),
+    ("hour_tokens", "Tok/1h"),
+    ("hour_cost", "$/1h"),
+    ("context", "Ctx"),
+)
+#: characters the title and the call in flight keep at most
+TITLE_CHARS = 60
+FLIGHT_CHARS = 40
+
+
+class Budgets(msgspec.Struct, frozen=True):
+    """Optional budgets in USD: ``session`` for each session's cost, ``day`` for the fleet's
+    spend on the current UTC day (``None``: no budget)."""
+
+    session: float | None = None
+    day: float | None = None
+
+
+class FleetRow(msgspec.Struct, frozen=True):
+    """One session as the fleet shows it at ``now``: facts, file time, state, and its rates."""
+
+    facts: SessionFacts
+    written: float | None
+    status: Status
+    rates: tuple[Rate, ...]
+    budget: Any = None  # a BudgetStatus when a session budget is set
+
+
+@lru_cache(maxsize=8192)
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line (whitespace runs as one space), its secrets masked, cut to ``limit``
+    characters, with no terminal control character (transcript text is data)."""
+    return safe_text(cut_redacted(" ".join(text.split()), limit))
+
+
+def utc_day_of(now: float) -> str:
+    """The UTC day (``YYYY-MM-DD``) of ``now`` (epoch seconds)."""
+    return datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
+
+
+def fleet_rows(
+    sessions: Sequence[tuple[SessionFacts, float | None]],
+    now: float,
+    rules: FleetRules = FleetRules(),
+    budgets: Budgets = Budgets(),
+    cache: dict | None = None,
+) -> list[FleetRow]:
+    """Rows of ``(facts, written)`` pairs at ``now``, sorted by attention
+    (:func:`tracetui.views.fleet.attention_key`). ``cache``: a dict kept between calls, where
+    each session's burn rates are kept for the minute of ``now`` (they change only with the
+    minute or the facts)."""
+    rows = []
+    minute = int(now) // 60
+    for facts, written in sessions:
+        status = classify(facts, written, now, rules)
+        got = cache.get(facts.key) if cache is not None else None
+        if got is not None and got[0] is facts and got[1] == minute:
+            rates = got[2]
+        else:
+            rates = burn_rates(facts.minutes, now)
+            if cache is not None:
+                cache[facts.key] = (facts, minute, rates)
+        budget = None
+        if budgets.session is not None and facts.cost_usd is not None:
+            budget = budget_status(budgets.session, facts.cost_usd, rates[1].usd_per_hour, "the session budget")
+        rows.append(FleetRow(facts, written, status, rates, budget))
+    rows.sort(key=lambda r: attention_key(r.status, r.facts))
+    return rows
+
+
+def _anomaly_counts(row: FleetRow) -> tuple[int, int, int]:
+    info, warn, error = row.facts.open_anomalies
+    if row.status.state == "stalled":
+        warn += 1  # the stall detector's view-time anomaly (model/anomalies.py stall_anomalies)
+    a = budget_anomaly(row.budget) if row.budget is not None else None
+    if a is not None:
+        if a.severity == "error":
+            error += 1
+        else:
+            warn += 1
+    return info, warn, error
+
+
+def coarse_age(seconds: float) -> str:
+    """An age as the fleet's rows show it, to the second under a minute, then to the minute
+    (``42s``, ``7m``, ``2h05m``, ``3d04h``): a row then changes once a minute, not every second."""
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    return fmt_span(s)
+
+
+def flight_age(row: FleetRow, now: float) -> str:
+    """The age of ``row``'s first call in flight (:func:`coarse_age`), ``""`` when none or unknown."""
+    f = row.facts.in_flight
+    if not f or f[0].started is None:
+        return ""
+    return coarse_age(max(0.0, now - f[0].started))
+
+
+def _flight(row: FleetRow, now: float) -> str:
+    f = row.facts.in_flight
+    if not f:
+        return ""
+    c = f[0]
+    age = f" {flight_age(row, now)}" if c.started is not None else ""
+    more = f" +{len(f) - 1}" if len(f) > 1 else ""
+    return one_line(f"{c.tool}({c.brief})", FLIGHT_CHARS) + age + more
+
+
+def _hour(row: FleetRow) -> Rate:
+    return row.rates[-1]
+
+
+def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS) -> dict[str, str]:
+    """The text of each column (:data:`COLUMNS`) of ``row`` at ``now``, the title cut to
+    ``title_chars`` characters; safe to draw."""
+    f = row.facts
+    info, warn, error = _anomaly_counts(row)
+    anomalies = " ".join(f"{n}{s}" for n, s in ((error, "E"), (warn, "W"), (info, "I")) if n)
+    hour = _hour(row)
+    fill = f"{100 * f.context_used // f.context_window}%" if f.context_window and f.context_used else ""
+    return {
+        "state": row.status.state,
+        "project": one_line(f.project, 24),
+        "title": one_line(f.title, title_chars) or one_line(f.session_id[:8], 8),
+        "agent": one_line(f.agent, 8),
+        "flight": _flight(row, now),
+        "anomalies": anomalies,
+        "tokens": fmt_short(f.tokens),
+        "cost": fmt_usd(f.cost_usd),
+        "hour_tokens": fmt_short(hour.tokens_per_hour),
+        "hour_cost": fmt_usd(hour.usd_per_hour),
+        "context": fill,
+    }
+
+
+def row_detail(row: FleetRow) -> str:
+    """One line about ``row``: its state and why, the budget when one is set (safe to draw)."""
+    out = f"{row.status.state}: {one_line(row.status.reason, 200)}"
+    if row.budget is not None:
+        out += f" · {row.budget.text}"
+    return out
+
+
+def _num(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else round(x, 6)
+
+
+def row_json(row: FleetRow, now: float) -> dict[str, Any]:
+    """``row`` as a JSON object: the columns' values unformatted (times in epoch seconds,
+    tokens, USD; transcript text as it is: the caller masks secrets, e.g.
+    :func:`tracetui.views.safe.redact_json`)."""
+    f = row.facts
+    info, warn, error = _anomaly_counts(row)
+    flight = [
+        {"tool": c.tool, "brief": c.brief, "age_s": _num(now - c.started) if c.started else None, "main": c.main} for c in f.in_flight
+    ]
+    return {
+        "key": f.key,
+        "session_id": f.session_id,
+        "project": f.project,
+        "title": f.title,
+        "agent": f.agent,
+        "state": row.status.state,
+        "reason": row.status.reason,
+        "quiet_s": _num(row.status.quiet),
+        "written": row.written,
+        "last_record": f.last_record,
+        "in_flight": flight,
+        "anomalies": {"error": error, "warn": warn, "info": info},
+        "tokens": f.tokens,
+        "cost_usd": _num(f.cost_usd),
+        "last_hour": {"tokens": int(_hour(row).tokens_per_hour), "cost_usd": _num(_hour(row).usd_per_hour)},
+        "burn": {f"{r.minutes}m": {"tokens_per_hour": _num(r.tokens_per_hour), "usd_per_hour": _num(r.usd_per_hour)} for r in row.rates},
+        "context": {
+            "used": f.context_used,
+            "window": f.context_window,
+            "fill": _num(f.context_used / f.context_window) if f.context_window else None,
+        },
+        "budget": None
+        if row.budget is None
+        else {"usd": row.budget.budget, "crossed": row.budget.crossed, "eta_s": _num(row.budget.eta), "text": row.budget.text},
+    }
+
+
+#: the last :func:`_fleet` answer and what it was for (the fleet's facts, the minute, the
+#: budgets): the monitor asks every second, and it changes only with those
+_FLEET_MEMO: list = [None, None]
+
+
+def _fleet(rows: Sequence[FleetRow], now: float, budgets: Budgets) -> tuple[tuple[Rate, ...], Any, float, str]:
+    key = (tuple(r.facts for r in rows), int(now) // 60, budgets)
+    if _FLEET_MEMO[0] is not None and _FLEET_MEMO[0] == key:
+        return _FLEET_MEMO[1]
+    out = _fleet_now(rows, now, budgets)
+    _FLEET_MEMO[0], _FLEET_MEMO[1] = key, out
+    return out
+
+
+def _fleet_now(rows: Sequence[FleetRow], now: float, budgets: Budgets) -> tuple[tuple[Rate, ...], Any, float, str]:
+    series = merge_series(r.facts.minutes for r in rows)
+    rates = burn_rates(series, now)
+    day = utc_day_of(now)
+    today = sum(spent_on(r.facts.day_usd, day) for r in rows)
+    budget = budget_status(budgets.day, today, rates[1].usd_per_hour, "the daily budget") if budgets.day is not None else None
+    spark = sparkline(spark_values(series, now, 30))
+    return rates, budget, today, spark
+
+
+def fleet_json(rows: Sequence[FleetRow], now: float, budgets: Budgets = Budgets()) -> dict[str, Any]:
+    """The fleet's totals: burn rates, today's spend, the daily budget, counts per state."""
+    rates, budget, today, _ = _fleet(rows, now, budgets)
+    states: dict[str, int] = {}
+    for r in rows:
+        states[r.status.state] = states.get(r.status.state, 0) + 1
+    return {
+        "sessions": len(rows),
+        "states": states,
+        "burn": {f"{r.minutes}m": {"tokens_per_hour": _num(r.tokens_per_hour), "usd_per_hour": _num(r.usd_per_hour)} for r in rates},
+        "today_usd": _num(today),
+        "budget_day": None
+        if budget is None
+        else {"usd": budget.budget, "crossed": budget.crossed, "eta_s": _num(budget.eta), "text": budget.text},
+    }
+
+
+def fleet_summary(rows: Sequence[FleetRow], now: float, budgets: Budgets = Budgets()) -> str:
+    """Lines about the whole fleet: sessions per state (attention first); the burn rates over
+    5/15/60 min in USD and tokens per hour; a 30-column sparkline of the last hour (tokens, two
+    minutes a column) and today's spend (UTC day); the daily budget when one is set."""
+    from tracetui.views.fleet import STATES
+
+    rates, budget, today, spark = _fleet(rows, now, budgets)
+    counts = {s: 0 for s in STATES}
+    for r in rows:
+        counts[r.status.state] = counts.get(r.status.state, 0) + 1
+    head = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no session"
+    usd = " · ".join(f"{r.minutes}m {fmt_usd(r.usd_per_hour)}/h" for r in rates)
+    tok = " ".join(fmt_short(r.tokens_per_hour) for r in rates)
+    lines = [head, f"burn {usd} ({tok} tok/h)", f"last hour ▕{spark}▏ today {fmt_usd(today)}"]
+    if budget is not None:
+        lines.append(budget.text)
+    return "\n".join(lines)
