@@ -1,6 +1,6 @@
 """Command line: ``tracetui [PATH|SESSION ...]`` opens the app; subcommands are headless.
 
-Subcommands: ``state``, ``view``, ``card``, ``hook``. Every error is one line on stderr naming
+Subcommands: :data:`SUBCOMMANDS` (each registered in ``_build_parser``). Every error is one line on stderr naming
 what and where, with a non-zero exit; never a traceback.
 """
 
@@ -18,6 +18,7 @@ from tracetui.session.open import load_state, resolve_paths, save_store
 
 __all__ = ["main", "SubcommandParser"]
 
+#: every subcommand, in the order ``_build_parser`` registers them (the monitor's help lists them too)
 SUBCOMMANDS = ("state", "view", "card", "hook", "sessions", "export", "report", "search")
 
 
@@ -150,8 +151,6 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"tracetui {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=SubcommandParser)
-    # set after add_subparsers, which derives the subcommands' "tracetui state" from the usage
-    p.usage = "tracetui [PATH|SESSION ...] [monitor options]\n       tracetui {state,view,card,hook} [options]"
     ps = sub.add_parser(
         "state",
         help="fold a transcript and print its state",
@@ -183,6 +182,9 @@ def _build_parser() -> argparse.ArgumentParser:
         ("search", "tracetui.report"),
     ):
         _register_optional(sub, name, mod)
+    # set after add_subparsers, which derives the subcommands' "tracetui state" from the usage, and
+    # after registration: the usage names every subcommand registered, never a list kept by hand
+    p.usage = f"tracetui [PATH|SESSION ...] [monitor options]\n       tracetui {{{','.join(sub.choices)}}} [options]"
     return p
 
 
@@ -224,7 +226,7 @@ def _run_app(argv: list[str]) -> int:
     except ImportError:
         _err("the app is not available in this build; use 'tracetui state PATH'")
         return 2
-    return run_app(argv)
+    return run_app(argv, SUBCOMMANDS)
 
 
 #: the exit status after Ctrl-C (128 + SIGINT, as shells report a process ended by it)

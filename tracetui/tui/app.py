@@ -611,6 +611,18 @@ class TraceApp(App[int]):
                 await view.build()
             view.refresh_panes()
 
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str | None:
+        """Save an SVG of the screen (the palette's Screenshot) into ``path``, by default the
+        folder copies are written to, made when missing (Textual's default, ~/Downloads, need
+        not exist); a folder that cannot be made is said in one notification (``None``)."""
+        folder = Path(path).expanduser() if path else export_dir(self.settings.export_dir)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.notify(f"Screenshot not saved: cannot make {folder}: {exc.strerror or exc}", severity="error")
+            return None
+        return super().deliver_screenshot(filename, str(folder), time_format)
+
     # -- command palette --------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
