@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tracetui.tui.format import activity, fmt_age, fmt_bytes
+from tracetui.tui.format import activity, fmt_age, fmt_bytes, one_line
 from tracetui.tui.settings import SessionSpec
 
 __all__ = ["SessionSwitcher"]
@@ -69,15 +69,15 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
             t.add_row(
                 Text("live" if live else fmt_age(now - s.mtime) + " ago", style="bold" if live else ""),
                 Text(fmt_bytes(s.size), justify="right"),
-                Text(s.project),
-                Text(s.session_id),
+                Text(one_line(s.project)),
+                Text(one_line(s.session_id)),
                 Text(agent_name(s.agent)),
             )
         title = self.query_one("#sessions-title", Static)
         if not found:
             from tracetui.ingest.discover import where_sessions
 
-            title.update(Text(f"No sessions under {where_sessions(self.agent, self.root)}", style="bold"))
+            title.update(Text(f"No sessions under {one_line(str(where_sessions(self.agent, self.root)))}", style="bold"))
         else:
             more = f" (newest 500 of {len(found)})" if len(found) > 500 else ""
             title.update(Text(f"Sessions{more}: Enter opens one in a tab, Escape closes", style="bold"))
