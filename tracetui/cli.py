@@ -56,6 +56,7 @@ def _cmd_state(ns: argparse.Namespace) -> int:
     from tracetui.session.reader import TranscriptError
     from tracetui.views.state_json import state_summary, state_to_json
 
+    redact = not getattr(ns, "no_redact", False)
     if ns.follow:
         # a new session starts empty, or not yet created: follow waits for it, and every
         # state line says what is wrong with a source (``sources[].error``) meanwhile
@@ -69,8 +70,9 @@ def _cmd_state(ns: argparse.Namespace) -> int:
         state = reader.snapshot()
     else:
         paths = resolve_paths(ns.paths, agent=ns.agent)
-        reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
-    redact = not getattr(ns, "no_redact", False)
+        # the session store keeps masked text only (it never holds a secret): the raw text
+        # --no-redact asks for comes from a private fold that neither reads nor writes it
+        reader, state = load_state(paths, not ns.no_subagents, use_cache=redact and not ns.no_cache)
 
     def as_json(state, option: int = 0) -> bytes:
         obj = state_to_json(state)
@@ -169,7 +171,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ps.add_argument(
         "--no-redact",
         action="store_true",
-        help="with --json: keep secrets (API keys, tokens, passwords) as the transcript holds them; by default they are masked in place",
+        help="with --json: keep secrets (API keys, tokens, passwords) as the transcript holds them, folded from the transcript "
+        "without the session store (which holds masked text only), as --no-cache does; by default they are masked in place",
     )
     ps.set_defaults(func=_cmd_state)
     for name, mod in (

@@ -26,6 +26,7 @@ from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec, Settings
 from tracetui.tui.terminal_safe import TerminalSafe
 from tracetui.tui.view_model import EpisodeRow
+from tracetui.views.safe import safe_text
 
 __all__ = ["TraceApp", "make_app", "MIN_SIZE", "NARROW_BELOW", "NARROW_TIMEOUT", "copy_note", "render_export"]
 
@@ -555,7 +556,9 @@ class TraceApp(App[int]):
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None, markup: bool = True) -> None:
         """Textual's notification; in a narrow terminal it stays at most :data:`NARROW_TIMEOUT`
-        seconds (errors twice that)."""
+        seconds (errors twice that). A message names files and sessions: its control characters
+        are shown by their stand-ins (Textual would drop BEL and keep ESC)."""
+        message, title = safe_text(message), safe_text(title)
         if self.narrow:
             cap = NARROW_TIMEOUT * (2 if severity == "error" else 1)
             timeout = min(cap, self.NOTIFICATION_TIMEOUT if timeout is None else timeout)

@@ -16,7 +16,7 @@ from textual.widgets import OptionList, ProgressBar, Static
 from tracetui.ingest.agents import file_agent
 from tracetui.model.state import RunState
 from tracetui.session.follow import Followed
-from tracetui.tui.format import fmt_bytes
+from tracetui.tui.format import fmt_bytes, one_line
 from tracetui.tui.messages import IngestNotice, IngestProgress, SnapshotReady
 from tracetui.tui.settings import SessionSpec, Settings
 from tracetui.tui.view_model import episode_rows, state_as_of
@@ -101,7 +101,7 @@ class SessionView(Vertical):
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         if not self.built:
-            yield Static(Text(f" reading {self.spec.paths[0]}…", style="bold"), classes="placeholder")
+            yield Static(Text(f" reading {one_line(str(self.spec.paths[0]))}…", style="bold"), classes="placeholder")
             return
         header = SessionHeader(classes="session-header")
         header.demo = self.spec.demo
@@ -137,7 +137,7 @@ class SessionView(Vertical):
     def _init_panes(self) -> None:
         self.query_one(".fold-progress").display = False
         self.query_one(".notice").display = False
-        self.query_one(SessionHeader).update(Text(f" reading {self.spec.paths[0]}…", style="bold"))
+        self.query_one(SessionHeader).update(Text(f" reading {one_line(str(self.spec.paths[0]))}…", style="bold"))
         if self._notice is not None:
             self._show_notice(*self._notice)
 
@@ -242,7 +242,7 @@ class SessionView(Vertical):
     def _show_notice(self, level: str, text: str) -> None:
         notice = self.query_one(".notice", Static)
         if level == "error":
-            notice.update(Text(f" ✖ {text}", style="bold"))
+            notice.update(Text(f" ✖ {one_line(text)}", style="bold"))
             notice.set_class(True, "-error")
             notice.display = True
         else:

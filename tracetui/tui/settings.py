@@ -36,7 +36,7 @@ class Settings:
     * ``clock``: seconds since the epoch; tests freeze it so ages are deterministic.
     * ``follow``: keep tailing (``False``: read once, for tests and snapshots).
     * ``watch``: use file events (``False``: polling only).
-    * ``export_dir``: where copied texts are also written (default: the user cache dir).
+    * ``export_dir``: where copied texts are also written (default: ``exports`` in the cache folder, tui/export.py ``export_dir``).
     * ``agent``: ``--agent``, the one agent whose sessions are listed and noticed (``None``: both).
     * ``theme``: a Textual theme name (``textual-dark``, ``textual-light``, ``nord``, …).
     * ``clipboard_cap``: bytes of UTF-8 text sent through OSC 52 at most (terminals and tmux

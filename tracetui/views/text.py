@@ -48,7 +48,16 @@ TOKEN_BYTES = 3.5
 from tracetui.views.safe import cut_redacted, safe_text  # noqa: E402
 
 #: a secret's mask, kept whole by :func:`quote`
-_MASK = re.compile("(\u00abredacted: [^\u00ab\u00bb\n]+\u00bb)")
+_MASK = re.compile("(\u00abredacted: [^\u00ab\u00bb\n\u2026]+\u00bb)")
+
+
+def open_quote(text: str) -> bool:
+    """``text`` ends inside a quoted datum (``«…``: a ``«`` with no ``»`` after it, a secret's
+    mask not counted), as a line cut inside a :func:`quote` does."""
+    if "«" not in text:
+        return False
+    rest = _MASK.sub("", text)
+    return rest.rfind("«") > rest.rfind("»")
 
 
 def one_line(text: str, limit: int) -> str:
@@ -123,8 +132,16 @@ class Item(msgspec.Struct, frozen=True):
     anchor: str = ""
 
     def render(self, limit: int) -> str:
+        """The line at most ``limit`` characters long (at least its anchor and 12 of its body):
+        a body cut inside a quoted datum closes it (``«spec…»``), a figure goes whole."""
         tail = f" @ {self.anchor}" if self.anchor else ""
-        return _cut_at_figure(one_line(self.body, max(limit - len(tail), 12)), self.body) + tail
+        room = max(limit - len(tail), 12)
+        body = one_line(self.body, room)
+        if body.endswith("…") and open_quote(body):
+            body = one_line(self.body, room - 1)
+            body = body[:-1].rstrip() + "…"
+            return (body + "»" if open_quote(body) else body) + tail
+        return _cut_at_figure(body, self.body) + tail
 
 
 class Section(msgspec.Struct):

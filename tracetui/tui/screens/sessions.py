@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tracetui.tui.format import activity, fmt_age, fmt_bytes
+from tracetui.tui.format import activity, fmt_age, fmt_bytes, one_line
 from tracetui.tui.settings import SessionSpec
 
 __all__ = ["SessionSwitcher"]
@@ -87,7 +87,7 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         if not found:
             from tracetui.ingest.discover import where_sessions
 
-            title.update(Text(f"No sessions under {where_sessions(self.agent, self.root)}", style="bold"))
+            title.update(Text(f"No sessions under {one_line(str(where_sessions(self.agent, self.root)))}", style="bold"))
         else:
             more = f" (newest {MAX_ROWS} of {len(found)})" if len(found) > MAX_ROWS else ""
             title.update(Text(f"Sessions{more}: Enter opens one in a tab, Escape closes", style="bold"))
@@ -110,7 +110,7 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
             # "live" only for a file written within format.LIVE_WINDOW; else how long ago
             live = activity(s.mtime, now) == "live"
             age = "live" if live else fmt_age(now - s.mtime) + " ago"
-            rows.append((age, live, fmt_bytes(s.size), s.project, s.session_id, agent_name(s.agent)))
+            rows.append((age, live, fmt_bytes(s.size), one_line(s.project), one_line(s.session_id), agent_name(s.agent)))
         pad = 2 * t.cell_padding
         bar = 2 if len(rows) + 1 > t.size.height > 0 else 0  # the vertical scrollbar
 
