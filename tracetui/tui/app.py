@@ -170,6 +170,8 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
         self.set_interval(self.settings.tick_seconds, self._tick)
         if self.settings.demo_reason:
             self.notify(self.settings.demo_reason, title="Demo", timeout=10, markup=False)
+        for line in self.settings.warnings:
+            self.notify(line, title="Settings", severity="warning", timeout=15, markup=False)
         if self.settings.follow and not self.settings.demo:
             self.watch_sessions()
         if len(self.settings.sessions) > FIRST_TABS:

@@ -62,6 +62,11 @@ def parser(subcommands: Sequence[str] = ()) -> argparse.ArgumentParser:
         "--budget-usd-day", type=float, default=None, metavar="USD", help="a budget for all sessions' spend on the current UTC day"
     )
     p.add_argument("--no-bell", action="store_true", help="no terminal bell when a session turns waiting on you or failing")
+    p.epilog = (
+        "Settings file: $TRACETUI_CONFIG or settings.toml in the user config folder (~/.config/tracetui on Linux):"
+        " bell, budget_usd, budget_usd_day and [fleet] quiet_after, stall_after, idle_after, ended_after (seconds);"
+        " the options win over it."
+    )
     return p
 
 
@@ -92,6 +97,10 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
 
         if ns.theme not in BUILTIN_THEMES:
             raise UsageError(f"--theme {ns.theme!r} is not a theme; themes: {', '.join(sorted(BUILTIN_THEMES))}")
+    from tracetui.session.user_settings import load_user_settings
+    from tracetui.views.fleet import FleetRules
+
+    us = load_user_settings()  # the options win over the settings file
     s = Settings(
         subagents=not ns.no_subagents,
         use_cache=not ns.no_cache,
@@ -102,9 +111,11 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
         agent=ns.agent,
         fleet_first=ns.all,
         fleet_hours=ns.hours,
-        budget_usd=ns.budget_usd,
-        budget_usd_day=ns.budget_usd_day,
-        bell=not ns.no_bell,
+        budget_usd=ns.budget_usd if ns.budget_usd is not None else us.budget_usd,
+        budget_usd_day=ns.budget_usd_day if ns.budget_usd_day is not None else us.budget_usd_day,
+        bell=not ns.no_bell and us.bell is not False,
+        fleet_rules=FleetRules(**us.fleet),
+        warnings=list(us.warnings),
     )
     now = time.time() if now is None else now
     if ns.paths:

@@ -53,6 +53,8 @@ class Settings:
     sessions: list[SessionSpec] = field(default_factory=list)
     demo: bool = False
     demo_reason: str = ""
+    #: lines about what the settings file could not give (told to the user at start)
+    warnings: list[str] = field(default_factory=list)
     demo_speed: float = 0.35
     subagents: bool = True
     use_cache: bool = True
