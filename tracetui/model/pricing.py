@@ -220,6 +220,18 @@ def buckets_of(counts: dict[str, list[int]]) -> tuple[UsageBucket, ...]:
     return tuple(out)
 
 
+def buckets_by_key(counts: dict[tuple[str, str, int], list[int]]) -> tuple[UsageBucket, ...]:
+    """:func:`buckets_of` for running counts keyed by ``(model, day, band)`` (an episode's:
+    no key string to build per message and split again): the same buckets in the same order."""
+    out = [
+        UsageBucket(_intern(model), _intern(day), band, v[0], Tokens(v[1], v[2], v[3], v[4]), v[5])
+        for (model, day, band), v in counts.items()
+        if v[0] > 0
+    ]
+    out.sort(key=lambda b: (b.model, b.day, b.band))
+    return tuple(out)
+
+
 def bucket_key(model: str, day: str, u: tuple[int, ...]) -> str:
     """The running-count key of a message with usage ``u`` (input, output, cache creation,
     cache read, ... tokens): ``"day|band|model"`` (model last: it may hold ``|``)."""
