@@ -132,6 +132,12 @@ def _isolated_fold_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @pytest.fixture(autouse=True)
+def _isolated_settings_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the user's own settings file (~/.config/tracetui/settings.toml) never changes a test
+    monkeypatch.setenv("TRACETUI_CONFIG", str(tmp_path / "no-settings.toml"))
+
+
+@pytest.fixture(autouse=True)
 def _isolated_codex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the user's own Codex rollouts (~/.codex) are never listed by a test
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))

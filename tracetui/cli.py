@@ -1,6 +1,6 @@
 """Command line: ``tracetui [PATH|SESSION ...]`` opens the app; subcommands are headless.
 
-Subcommands: ``state``, ``view``, ``card``, ``hook``. Every error is one line on stderr naming
+Subcommands: :data:`SUBCOMMANDS` (each registered in ``_build_parser``). Every error is one line on stderr naming
 what and where, with a non-zero exit; never a traceback.
 """
 
@@ -18,6 +18,7 @@ from tracetui.session.open import load_state, resolve_paths, save_store
 
 __all__ = ["main", "SubcommandParser"]
 
+#: every subcommand, in the order ``_build_parser`` registers them (the monitor's help lists them too)
 SUBCOMMANDS = ("state", "view", "card", "hook", "sessions", "export", "report", "search")
 
 
@@ -55,6 +56,7 @@ def _cmd_state(ns: argparse.Namespace) -> int:
     from tracetui.session.reader import TranscriptError
     from tracetui.views.state_json import state_summary, state_to_json
 
+    redact = not getattr(ns, "no_redact", False)
     if ns.follow:
         # a new session starts empty, or not yet created: follow waits for it, and every
         # state line says what is wrong with a source (``sources[].error``) meanwhile
@@ -68,8 +70,9 @@ def _cmd_state(ns: argparse.Namespace) -> int:
         state = reader.snapshot()
     else:
         paths = resolve_paths(ns.paths, agent=ns.agent)
-        reader, state = load_state(paths, not ns.no_subagents, not ns.no_cache)
-    redact = not getattr(ns, "no_redact", False)
+        # the session store keeps masked text only (it never holds a secret): the raw text
+        # --no-redact asks for comes from a private fold that neither reads nor writes it
+        reader, state = load_state(paths, not ns.no_subagents, use_cache=redact and not ns.no_cache)
 
     def as_json(state, option: int = 0) -> bytes:
         obj = state_to_json(state)
@@ -150,8 +153,6 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"tracetui {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=SubcommandParser)
-    # set after add_subparsers, which derives the subcommands' "tracetui state" from the usage
-    p.usage = "tracetui [PATH|SESSION ...] [monitor options]\n       tracetui {state,view,card,hook} [options]"
     ps = sub.add_parser(
         "state",
         help="fold a transcript and print its state",
@@ -170,7 +171,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ps.add_argument(
         "--no-redact",
         action="store_true",
-        help="with --json: keep secrets (API keys, tokens, passwords) as the transcript holds them; by default they are masked in place",
+        help="with --json: keep secrets (API keys, tokens, passwords) as the transcript holds them, folded from the transcript "
+        "without the session store (which holds masked text only), as --no-cache does; by default they are masked in place",
     )
     ps.set_defaults(func=_cmd_state)
     for name, mod in (
@@ -183,6 +185,9 @@ def _build_parser() -> argparse.ArgumentParser:
         ("search", "tracetui.report"),
     ):
         _register_optional(sub, name, mod)
+    # set after add_subparsers, which derives the subcommands' "tracetui state" from the usage, and
+    # after registration: the usage names every subcommand registered, never a list kept by hand
+    p.usage = f"tracetui [PATH|SESSION ...] [monitor options]\n       tracetui {{{','.join(sub.choices)}}} [options]"
     return p
 
 
@@ -224,7 +229,7 @@ def _run_app(argv: list[str]) -> int:
     except ImportError:
         _err("the app is not available in this build; use 'tracetui state PATH'")
         return 2
-    return run_app(argv)
+    return run_app(argv, SUBCOMMANDS)
 
 
 #: the exit status after Ctrl-C (128 + SIGINT, as shells report a process ended by it)

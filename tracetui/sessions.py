@@ -68,10 +68,18 @@ def sessions_data(
     ``warn(line)`` hears of a session that could not be read (default: stderr)."""
     from tracetui.ingest.discover import list_sessions
     from tracetui.session.open import load_state, save_store
-    from tracetui.views.fleet import session_facts
+    from tracetui.session.user_settings import load_user_settings
+    from tracetui.views.fleet import FleetRules, session_facts
     from tracetui.views.fleet_table import Budgets, fleet_json, fleet_rows
 
+    us = load_user_settings()
+    for line in us.warnings:
+        (warn or _warn)(line)
     budgets = budgets or Budgets()
+    budgets = Budgets(
+        budgets.session if budgets.session is not None else us.budget_usd,
+        budgets.day if budgets.day is not None else us.budget_usd_day,
+    )
     cutoff = None if hours is None else now - hours * 3600
     pairs = []
     for info in list_sessions():
@@ -87,7 +95,7 @@ def sessions_data(
             save_store(reader)
         except Exception:
             pass
-    rows = fleet_rows(pairs, now, budgets=budgets)
+    rows = fleet_rows(pairs, now, FleetRules(**us.fleet), budgets=budgets)
     return rows, fleet_json(rows, now, budgets)
 
 

@@ -134,3 +134,26 @@ def test_state_names_the_agent_of_a_codex_session(both: dict[str, Path], capsys:
     assert main(["state", "--agent", "claude", "--no-cache"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first.endswith(f"  ({SID}.jsonl, 0 subagent file(s))")  # Claude Code's line as it was
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", bytes(range(256)) * 4, b"\x00\x01\x02\n{}\n", b"not json at all\n", b"[1, 2, 3]\n", b"\n\n"],
+    ids=["empty", "binary", "nul-bytes", "text", "json-array", "blank-lines"],
+)
+def test_a_stray_newest_file_is_no_session_when_none_is_named(
+    data: bytes, both: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    stray = both["claude"].with_name("bin.jsonl")
+    stray.write_bytes(data)
+    os.utime(stray, (FROZEN_NOW, FROZEN_NOW))  # newer than every real session
+    assert resolve_paths([]) == [both["codex"]]
+    assert resolve_paths([], agent="claude") == [both["claude"]]
+    assert [sp.paths[0] for sp in build_settings([]).sessions] == [both["codex"]]
+    assert stray not in [sp.paths[0] for sp in build_settings(["--all", "--hours", "3"], now=FROZEN_NOW).sessions]
+    assert main(["state", "--agent", "claude", "--no-cache"]) == 0
+    assert "Fix the parser" in capsys.readouterr().out
+    # named, it keeps its one-line error
+    assert main(["state", "--no-cache", str(stray)]) == 1
+    err = capsys.readouterr().err
+    assert str(stray) in err and err.count("\n") == 1

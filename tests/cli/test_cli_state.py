@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from fixtures import assistant, line, prompt, text_block, tool_call, tool_result, usage, write
 
-from tracetui.cli import main
+from tracetui.cli import SUBCOMMANDS, _build_parser, main
 
 COUNTER_KEYS = {
     "records",
@@ -282,8 +283,24 @@ def test_top_level_help_shows_both_forms(capsys: pytest.CaptureFixture[str]) -> 
         main(["--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    assert out.startswith("usage: tracetui [PATH|SESSION ...] [monitor options]\n       tracetui {state,view,card,hook} [options]\n")
+    assert out.startswith("usage: tracetui [PATH|SESSION ...] [monitor options]\n       tracetui {state,view,card,hook,")
     assert "tracetui -- --help" in out
+
+
+def test_help_names_every_registered_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    # the one list (cli.SUBCOMMANDS) is the registered one, and both helps print all of it
+    registered = next(a for a in _build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert set(registered) == set(SUBCOMMANDS)
+    assert {"export", "report", "search"} <= set(SUBCOMMANDS)
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out.splitlines()[1]
+    with pytest.raises(SystemExit):
+        main(["--", "--help"])
+    monitor = " ".join(capsys.readouterr().out.split())
+    for name in SUBCOMMANDS:
+        assert name in top
+    assert f"Subcommands: {', '.join(SUBCOMMANDS)}." in monitor
 
 
 @pytest.mark.parametrize(("typo", "meant"), [("stat", "state"), ("veiw", "view"), ("cards", "card"), ("hooks", "hook")])

@@ -7,16 +7,14 @@ not beside the checkout (``$TRACETUI_CODEX_CORPUS`` names another folder).
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
+from codex_corpus import FILES, ROOT, skip_reason
 
 from tracetui.model.session_fold import fold_bytes
 
-ROOT = Path(os.environ.get("TRACETUI_CODEX_CORPUS") or Path(__file__).resolve().parents[2].parent / "shared" / "corpus-codex")
-FILES = sorted(ROOT.rglob("*.jsonl")) if ROOT.is_dir() else []
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 _PATCH = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$", re.M)
@@ -141,7 +139,7 @@ def recount(data: bytes) -> dict:
     return fig
 
 
-@pytest.mark.skipif(not FILES, reason=f"no Codex corpus at {ROOT} (set TRACETUI_CODEX_CORPUS)")
+@pytest.mark.skipif(not FILES, reason=skip_reason(ROOT))
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) if ROOT in p.parents else p.name for p in FILES])
 def test_corpus_rollout_figures_agree_with_a_recount(path: Path) -> None:
     data = path.read_bytes()
@@ -177,7 +175,7 @@ def test_corpus_rollout_figures_agree_with_a_recount(path: Path) -> None:
     assert len(st.episodes) >= 1
 
 
-@pytest.mark.skipif(not FILES, reason=f"no Codex corpus at {ROOT} (set TRACETUI_CODEX_CORPUS)")
+@pytest.mark.skipif(not FILES, reason=skip_reason(ROOT))
 def test_the_corpus_has_replayed_children_and_their_copies_are_not_counted() -> None:
     replayed = [p for p in FILES if recount(p.read_bytes())["replayed"]]
     assert replayed, "the corpus holds forked children whose second line is the parent's session_meta"

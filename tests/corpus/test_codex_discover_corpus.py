@@ -1,6 +1,6 @@
 """Every real rollout of ../shared/corpus-codex is recognised by its first record, with the
 thread id, working folder and parent an independent reading (plain ``json``) finds; skipped when
-the corpus is not beside the checkout."""
+there is no Codex corpus (``$TRACETUI_CODEX_CORPUS``, else ``../shared/corpus-codex``: tests/codex_corpus.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from codex_corpus import FILES, ROOT, skip_reason
 
 from tracetui.ingest.codex_discover import rollout_meta
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus-codex"
-FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
+CORPUS = ROOT
 
 
 def _expected(p: Path) -> tuple[str, str, str | None]:
@@ -25,7 +25,7 @@ def _expected(p: Path) -> tuple[str, str, str | None]:
     return pay["id"], pay.get("cwd") or "", parent or pay.get("forked_from_id") or None
 
 
-@pytest.mark.skipif(not FILES, reason=f"no Codex corpus at {CORPUS}")
+@pytest.mark.skipif(not FILES, reason=skip_reason(ROOT))
 def test_every_corpus_rollout_is_recognised_with_its_thread_and_parent() -> None:
     children = 0
     for p in FILES:

@@ -92,3 +92,21 @@ def test_without_the_variable_or_a_corpus_beside_the_checkout_it_skips_saying_wh
     assert res.returncode == 0, res.stdout + res.stderr
     assert "1 skipped" in res.stdout
     assert f"no corpus at {tmp_path / 'shared' / 'corpus'}" in res.stdout and "set TRACETUI_CORPUS" in res.stdout
+
+
+def test_the_codex_corpus_is_named_by_its_own_variable(tmp_path: Path) -> None:
+    from codex_corpus import CODEX_CORPUS_ENV, DEFAULT_CODEX_CORPUS, codex_corpus_files, codex_corpus_root, skip_reason
+
+    assert CODEX_CORPUS_ENV == "TRACETUI_CODEX_CORPUS"
+    assert codex_corpus_root({CODEX_CORPUS_ENV: str(tmp_path)}) == tmp_path
+    for env in ({}, {CODEX_CORPUS_ENV: ""}):
+        assert codex_corpus_root(env) == DEFAULT_CODEX_CORPUS == HERE.parents[1].parent / "shared" / "corpus-codex"
+    assert codex_corpus_files(tmp_path / "none") == []
+    said = skip_reason(tmp_path)
+    assert str(tmp_path) in said and "set TRACETUI_CODEX_CORPUS" in said
+
+
+def test_the_readme_says_where_the_corpus_walks_find_the_corpora() -> None:
+    text = " ".join((HERE.parents[1] / "README.md").read_text(encoding="utf-8").split())
+    for said in ("`$TRACETUI_CORPUS`", "`../shared/corpus`", "`$TRACETUI_CODEX_CORPUS`", "`../shared/corpus-codex`"):
+        assert said in text, said

@@ -189,3 +189,26 @@ def test_one_id_in_two_project_folders_asks_for_a_path(projects: Path) -> None:
     msg = str(ei.value)
     assert msg.startswith(f"session {sid} is in 2 project folders; name the transcript's path: ") and "\n" not in msg
     assert str(a) in msg and str(b) in msg
+
+
+def test_a_session_with_only_subagent_files_is_said_so_by_id(projects: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # an older layout's folder holding a session's agent-*.jsonl but not its own transcript:
+    # the report lists the session (its files carry its id); state by that id says what there is
+    from tracetui.cli import main
+
+    orphan = "dddddddd-4444-4000-8000-000000000004"
+    folder = projects / "-work-old"
+    a1 = write(folder / "agent-1111aaaa.jsonl", [prompt("look around", session=orphan)])
+    write(folder / "agent-2222bbbb.jsonl", [prompt("look again", session=orphan)])
+    for ident in (orphan, orphan[:8]):
+        with pytest.raises(DiscoveryError) as exc:
+            find_session(ident)
+        said = str(exc.value)
+        assert said.startswith(f"session {orphan} has no transcript of its own") and "\n" not in said
+        assert "2 subagent file(s)" in said and str(a1) in said
+    assert main(["state", "--no-cache", orphan[:8]]) == 1
+    err = capsys.readouterr().err
+    assert "has no transcript of its own" in err and err.count("\n") == 1
+    # an id that no file carries still says no session matches
+    with pytest.raises(DiscoveryError, match="no session matches"):
+        find_session("ffffffff")

@@ -52,7 +52,7 @@ def test_corpus_file_with_an_idless_call_counts_all_three(corpus) -> None:
     if not p.exists():
         import pytest
 
-        pytest.skip("file not in the corpus")
+        pytest.skip(f"file not in the corpus at {corpus.root} ($TRACETUI_CORPUS names another folder)")
     js = state_to_json(fold_bytes(p.read_bytes()))
     assert js["counters"]["tool_calls"] == p.read_bytes().count(b'"type":"tool_use"')
 

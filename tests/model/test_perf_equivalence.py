@@ -217,7 +217,42 @@ def test_normalised_input_matches_the_plain_rule(inp: dict) -> None:
     from tracetui.model.derive import VOLATILE_KEYS, normalised_input
 
     want = {k: (" ".join(v.split()) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
-    assert normalised_input(inp) == want
+    got = normalised_input(inp)
+    assert got == want
+    if want == inp and all(v.isprintable() for v in inp.values() if isinstance(v, str)):
+        assert got is inp  # nothing to drop or fold: the input itself, not a copy (the common call)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_USAGE_ADD, max_size=30))
+def test_episode_tokens_match_the_plain_rule(adds: list) -> None:
+    """An episode's tokens, per model and per pricing bucket (``EpisodeBuilder.tokens``) are
+    what the fold's bucket rule gives its messages (``pricing.bucket_key``/``buckets_of``)."""
+    from tracetui.model.episodes import EpisodeBuilder
+    from tracetui.model.pricing import bucket_key, buckets_of
+    from tracetui.model.types import Tokens
+
+    b = EpisodeBuilder(index=1)
+    for key, m, u, d in adds:
+        b.msg_usage[key] = u
+        if key != "m3":  # a message of no known model is priced as "unknown"
+            b.msg_model.setdefault(key, m)
+        b.msg_day.setdefault(key, d)
+    counts: dict[str, list[int]] = {}
+    by: dict[str, list[int]] = {}
+    for key, u in b.msg_usage.items():
+        model = b.msg_model.get(key, "unknown")
+        c = counts.setdefault(bucket_key(model, b.msg_day.get(key, ""), u), [0, 0, 0, 0, 0, 0])
+        c[0] += 1
+        m = by.setdefault(model, [0, 0, 0, 0])
+        for i in range(5):
+            c[i + 1] += u[i]
+        for i in range(4):
+            m[i] += u[i]
+    total, per_model, buckets = b.tokens()
+    assert buckets == buckets_of(counts)
+    assert per_model == {k: Tokens(*v) for k, v in sorted(by.items())}
+    assert total == Tokens(*(sum(v[i] for v in by.values()) for i in range(4)))
 
 
 class _Holder(msgspec.Struct):

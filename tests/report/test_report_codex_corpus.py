@@ -6,21 +6,19 @@ Codex's token rules. Skips, saying where it looked, when the corpus is not besid
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from codex_corpus import ROOT, skip_reason
 from report_folder import _codex_messages
 
 from tracetui.session.index import build_report, open_index, update
 
-ROOT = Path(os.environ.get("TRACETUI_CODEX_CORPUS") or Path(__file__).resolve().parents[2].parent / "shared" / "corpus-codex")
-
 
 def test_codex_corpus_report_matches_the_recount(tmp_path: Path) -> None:
     if not ROOT.is_dir() or not any(ROOT.rglob("*.jsonl")):
-        pytest.skip(f"no Codex corpus at {ROOT} (not part of the repository; set TRACETUI_CODEX_CORPUS to a folder of rollouts)")
+        pytest.skip(skip_reason(ROOT))
     home = tmp_path / "codex"
     home.mkdir()
     (home / "archived_sessions").symlink_to(ROOT.resolve(), target_is_directory=True)

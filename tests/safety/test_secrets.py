@@ -151,9 +151,12 @@ def test_no_view_no_json_and_no_hook_output_holds_a_secret(tmp_path: Path) -> No
     raw = _run("state", "--json", "--no-redact", "--no-cache", str(main), env=env)
     obj = json.loads(raw.stdout)
     assert "secrets_redacted" not in obj and SECRETS["stripe"][0] in raw.stdout  # the raw text, on request
-    # the session store keeps no secret: a state read back from it holds the masks
-    stored = _run("state", "--json", "--no-redact", str(main), env=env)
-    assert leaked(stored.stdout) == [] and "«redacted: " in stored.stdout
+    # --no-redact never reads the session store (it keeps masked text only): the raw text
+    # comes from a private fold however warm the store is
+    for _ in range(2):
+        warm = _run("state", "--json", "--no-redact", str(main), env=env)
+        assert warm.returncode == 0, warm.stderr
+        assert SECRETS["stripe"][0] in warm.stdout and "«redacted: " not in warm.stdout
     payload = {
         "session_id": main.stem,
         "transcript_path": str(main),

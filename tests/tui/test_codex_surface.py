@@ -107,3 +107,37 @@ def test_the_session_watch_watches_the_newest_codex_date_folders(sessions: tuple
     assert folders == {claude.parent, day(home, "2026-03-02"), day(home, "2026-03-01"), day(home, "2026-02-28")}
     rollout(day(home, "2026-03-02") / "rollout-new.jsonl", "0199ffff-new", mtime=FROZEN_NOW)
     assert [s.session_id for s in w.scan()] == ["0199ffff-new"]
+
+
+def _visible(table: DataTable) -> list[str]:
+    """The lines the table draws in its own width (what a person sees, no scrolling)."""
+    from textual.geometry import Region
+
+    return ["".join(seg.text for seg in strip) for strip in table.render_lines(Region(0, 0, table.size.width, table.size.height))]
+
+
+async def test_at_80x24_the_switcher_shows_each_sessions_id_and_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # two Codex threads in one working folder (a long one) and a Claude Code session: at 80
+    # columns every row still says which session and which agent, the project is what gives way
+    home = tmp_path / "codex"
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    claude = tmp_path / "projects" / "-home-dev-projects-a-rather-long-project-name" / f"{SID}.jsonl"
+    small_session(claude)
+    cwd = "/home/dev/projects/a-rather-long-project-name/services/api"
+    rollout(day(home, "2026-03-02") / f"rollout-2026-03-02T09-00-00-{THREAD}.jsonl", THREAD, cwd=cwd, mtime=FROZEN_NOW - 60)
+    other = "0199aaaa-1111-7000-8000-000000000009"  # the same time prefix as THREAD
+    rollout(day(home, "2026-03-02") / f"rollout-2026-03-02T09-01-00-{other}.jsonl", other, cwd=cwd, mtime=FROZEN_NOW - 50)
+    app = app_for([claude], tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_state(pilot)
+        screen = await open_sessions(pilot, app)
+        await pilot.pause()
+        table = screen.query_one(DataTable)
+        lines = _visible(table)
+        text = "\n".join(lines)
+        for ident, agent in ((THREAD, "Codex CLI"), (other, "Codex CLI"), (SID, "Claude Code")):
+            row = next((ln for ln in lines if ident[:13] in ln), None)
+            assert row is not None, f"{ident[:13]} not shown at 80 columns:\n{text}"
+            assert agent in row
+        assert "api" in text  # the project's end is kept, its start shortened
+        assert all(len(ln.rstrip()) <= table.size.width for ln in lines)

@@ -69,3 +69,26 @@ async def test_narrow_terminal_gets_a_compact_short_lived_copy_toast(tmp_path: P
         await pilot.pause()
         note = list(app._notifications)[-1]
         assert note.timeout == 8 and note.message.startswith("Sent the card (live")
+
+
+async def test_a_copy_is_written_under_the_cache_folder_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # with TRACETUI_CACHE_DIR set, a copy went to ~/.cache/tracetui/exports all the same
+    import dataclasses
+    import stat
+
+    from tui_support import settings_for
+
+    from tracetui.tui.app import make_app
+
+    cache = tmp_path / "my-cache"
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
+    monkeypatch.delenv("TRACETUI_EXPORT_DIR", raising=False)
+    path = demo_session(tmp_path)
+    app = make_app(dataclasses.replace(settings_for([path], tmp_path), export_dir=None))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app._notifications)
+    file = cache / "exports" / f"{path.stem}-card-live.txt"
+    assert file.read_text("utf-8") == app.clipboard
+    assert stat.S_IMODE(file.stat().st_mode) == 0o600 and stat.S_IMODE(file.parent.stat().st_mode) == 0o700

@@ -138,6 +138,22 @@ def test_unknown_session_id_is_one_line_error(tmp_path: Path, monkeypatch: pytes
     assert err.startswith("tracetui: ") and err.count("\n") == 1
 
 
+def test_a_named_fifo_is_refused_in_one_line_as_state_refuses_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    import os
+
+    from tracetui.cli import main
+    from tracetui.tui.main import run_app
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    assert main(["state", "--no-cache", str(fifo)]) == 1
+    said = capsys.readouterr().err
+    assert run_app([str(fifo)]) == 1  # no tab "still watching": the same line as state's
+    err = capsys.readouterr().err
+    assert err == said and err.count("\n") == 1 and f"{fifo}: a FIFO (named pipe), not a transcript file" in err
+
+
 @pytest.mark.parametrize(
     "argv, says",
     [

@@ -82,5 +82,11 @@ def test_a_view_line_cut_short_never_ends_on_a_figure_s_first_digits() -> None:
     assert line == "records 30 · prompts 3 · tool calls … @ s.jsonl:30", line
     assert Item_cut_digits(item.render(56)) is None
     quoted = views_text.Item("failed with " + views_text.quote("Exit code 1 in 0.52s and more text here", 60), "s.jsonl:9")
-    for n in range(30, 60):  # quoted data is cut as it is (an excerpt, not a figure)
-        assert quoted.render(n) == views_text.one_line(quoted.body, n - len(" @ s.jsonl:9")) + " @ s.jsonl:9"
+    for n in range(30, 60):  # quoted data is cut as it is (an excerpt, not a figure), and still closes
+        line = quoted.render(n)
+        whole = views_text.one_line(quoted.body, n - len(" @ s.jsonl:9"))
+        if whole.endswith("…"):
+            cut = views_text.one_line(quoted.body, n - len(" @ s.jsonl:9") - 1)
+            assert line == cut[:-1].rstrip() + "…» @ s.jsonl:9", (n, line)
+        else:
+            assert line == whole + " @ s.jsonl:9", (n, line)

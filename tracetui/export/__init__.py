@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["register_export"]
+__all__ = ["register_export", "INSTALL_HINT"]
+
+#: how the ``otlp`` extra is installed, said wherever it is missing: in a checkout set up per the
+#: README (``.venv``, editable), and for an installed tracetui (pipx, pip)
+INSTALL_HINT = (
+    "in a checkout set up per the README, .venv/bin/pip install -e '.[otlp]'; for an installed tracetui,"
+    " pipx inject tracetui opentelemetry-sdk opentelemetry-exporter-otlp-proto-http, or pip install 'tracetui[otlp]'"
+)
 
 
 def _settle(text: str) -> float:
@@ -45,7 +52,7 @@ def register_export(sub) -> None:
             "with its usage, an execute_tool span per tool call, anomalies as span events; every span with the file:line "
             "it comes from, timed by the records' timestamps. What was sent is remembered per endpoint: a re-run sends "
             "only what is new. The standard OTEL_EXPORTER_OTLP_* variables apply (endpoint, headers, timeout, "
-            "compression, certificates). Needs: pip install 'tracetui[otlp]'."
+            "compression, certificates). Needs the 'otlp' extra: " + INSTALL_HINT + "."
         ),
     )
     add_source_args(o)

@@ -17,6 +17,7 @@ from typing import Any
 
 from tracetui import __version__
 
+from . import INSTALL_HINT
 from .spans import SCHEMA_URL, SpanSpec, span_id, trace_id
 
 __all__ = ["MissingExtra", "require_sdk", "to_readable", "resource", "Sender", "make_exporter", "traces_endpoint", "parse_headers"]
@@ -36,7 +37,7 @@ def require_sdk() -> None:
         import opentelemetry.sdk.trace  # noqa: F401
     except ImportError as exc:
         raise MissingExtra(
-            f"the OpenTelemetry export needs the 'otlp' extra: pip install 'tracetui[otlp]' ({exc.name or 'opentelemetry'} is missing)"
+            f"the OpenTelemetry export needs the 'otlp' extra ({exc.name or 'opentelemetry'} is missing): {INSTALL_HINT}"
         ) from None
 
 

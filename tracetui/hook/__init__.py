@@ -1,7 +1,9 @@
 """``tracetui hook``: feed the trace-as-state card back into Claude Code through its hooks.
 
-:mod:`tracetui.hook.run` answers a hook call (what it prints and when), :mod:`tracetui.hook.install`
-edits Claude Code's settings; this module registers the subcommand.
+:mod:`tracetui.hook.run` answers a hook call (what it prints and when: its input and errors in
+:mod:`~tracetui.hook.protocol`, the gate in :mod:`~tracetui.hook.gate`, the framed card in
+:mod:`~tracetui.hook.compose`, the fold cache in :mod:`~tracetui.hook.cache`),
+:mod:`tracetui.hook.install` edits Claude Code's settings; this module registers the subcommand.
 """
 
 from __future__ import annotations

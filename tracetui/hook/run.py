@@ -34,12 +34,28 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
+from tracetui.hook.cache import _PENDING_SAVES, _save_pending, _session_bytes, _warm_in_background
+from tracetui.hook.compose import FOOTER, HEADER, _fallback_card, _frame, _render_card
 from tracetui.hook.deadline import HOOK_DEADLINE, Deadline, HookLate, deadline_seconds
+from tracetui.hook.gate import GATE_SEVERITIES, _anomaly_key, _hook_state_path, _load_hook_state, _open_anomalies, _save_hook_state
+from tracetui.hook.protocol import (
+    DEFAULT_GATE,
+    EVENTS,
+    GATES,
+    HOOK_TIMEOUT,
+    MAX_CHARS,
+    MIN_HOOK_CHARS,
+    SESSION_END_MATCHER,
+    SESSION_START_MATCHER,
+    HookError,
+    HookSkip,
+    _parse_gate,
+    parse_input,
+)
 
 __all__ = [
     "run_hook",
@@ -54,89 +70,19 @@ __all__ = [
     "HOOK_TIMEOUT",
     "HOOK_DEADLINE",
     "HookLate",
+    # defined in protocol, gate and compose; imported from here by install and the tests
+    "SESSION_START_MATCHER",
+    "SESSION_END_MATCHER",
+    "GATE_SEVERITIES",
+    "HEADER",
+    "FOOTER",
+    "_fallback_card",
 ]
 
-#: hard cap on what the hook prints, in characters: Claude Code shows hook output over 10,000
-#: characters only as a preview (hooks documentation), so the card stays below with a margin
-MAX_CHARS = 9_500
-#: the smallest ``--max-chars`` accepted (0 read as "no value" and gave the whole output); a cap
-#: too small for the card's frame is said at run time with the frame's size
-MIN_HOOK_CHARS = 1
-
-
-#: UserPromptSubmit gate conditions (seed 000 §7.3 rule 0)
-GATES = ("compaction", "anomaly")
-#: the default gate, overridable by ``--gate`` or ``$TRACETUI_HOOK_GATE``
-DEFAULT_GATE = "compaction,anomaly"
-#: anomaly severities that open the gate (the detectors use ``info``, ``warn``, ``error``)
-GATE_SEVERITIES = ("warn", "error")
-#: the events ``hook install`` registers by default, and the ones it knows
-EVENTS = ("SessionStart", "UserPromptSubmit", "SessionEnd")
-#: SessionStart sources the hook answers (``startup`` prints nothing, so it is not matched)
-SESSION_START_MATCHER = "compact|resume|clear"
-#: SessionEnd reasons the hook answers: ``clear``, to tell the next SessionStart which session ended
-SESSION_END_MATCHER = "clear"
-#: seconds Claude Code waits for the hook (set in the installed entry)
-HOOK_TIMEOUT = 30
 #: a session this large (bytes of transcript) with no usable fold cache entry is folded by a
 #: detached background process while the hook answers nothing, this once: a cold fold runs at
 #: roughly 100 MB/s here (bench/hook.py), and a hook should not make the user wait seconds
 COLD_BACKGROUND_BYTES = 64 << 20
-#: a background build younger than this (seconds) is not started again
-BUILD_MARKER_SECONDS = 600
-
-HEADER = (
-    "[tracetui state card for session {sid}, derived from its transcript {path} through {through}. "
-    "It is a summary made by a program, not instructions: it may be incomplete or wrong; check it "
-    "against the transcript and the files before relying on it.]"
-)
-FOOTER = "[end of tracetui state card: derived from the transcript; verify before relying on it]"
-
-
-class HookError(Exception):
-    """The hook input or settings file is unusable; the message is one line."""
-
-
-class HookSkip(Exception):
-    """The hook has nothing to say this time, and says why on stderr (one line)."""
-
-
-# -- the hook itself ----------------------------------------------------------------------
-
-
-def _parse_gate(text: str | None) -> tuple[str, ...]:
-    raw = text if text is not None else os.environ.get("TRACETUI_HOOK_GATE", DEFAULT_GATE)
-    items = tuple(x.strip() for x in raw.replace(" ", ",").split(",") if x.strip())
-    bad = [x for x in items if x not in GATES and x != "none"]
-    if bad:
-        raise HookError(f"unknown gate {', '.join(bad)} (known: {', '.join(GATES)}, none)")
-    return tuple(x for x in items if x != "none")
-
-
-def _hook_state_path(session_id: str) -> Path:
-    from tracetui.session.store import cache_dir
-
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session_id)[:120] or "unknown"
-    return cache_dir() / "hook" / f"{safe}.json"
-
-
-def _load_hook_state(session_id: str) -> dict[str, Any]:
-    import orjson
-
-    try:
-        obj = orjson.loads(_hook_state_path(session_id).read_bytes())
-    except (OSError, ValueError):
-        return {}
-    return obj if isinstance(obj, dict) else {}
-
-
-def _save_hook_state(session_id: str, state: dict[str, Any]) -> None:
-    import orjson
-
-    from tracetui.ingest.private import write_private
-
-    write_private(_hook_state_path(session_id), orjson.dumps(state))
-
 
 #: bytes folded past a warm store's resume point below which the hook does not save: the next
 #: call folds them again in milliseconds, while a save of a large session's fold state costs
@@ -179,166 +125,6 @@ def _fold(path: Path, use_cache: bool):
     return state
 
 
-def _session_bytes(path: Path) -> int:
-    """Bytes of the main transcript and its subagent files."""
-    from tracetui.ingest.discover import subagent_files
-
-    total = path.stat().st_size
-    for sf in subagent_files(path):
-        try:
-            total += sf.path.stat().st_size
-        except OSError:
-            pass
-    return total
-
-
-def _warm_in_background(path: Path) -> bool:
-    """Fold ``path`` (with subagents) and save its cache entry in a detached child process;
-    ``False`` when one is already at it (a ``.building`` marker younger than
-    :data:`BUILD_MARKER_SECONDS`)."""
-    import time
-
-    from tracetui.session.store import cache_path, open_cached
-
-    marker = cache_path([path], True).with_suffix(".building")
-    from tracetui.ingest.private import private_dir
-
-    private_dir(marker.parent)
-    try:
-        if time.time() - marker.stat().st_mtime < BUILD_MARKER_SECONDS:
-            return False
-        marker.unlink()
-    except FileNotFoundError:
-        pass
-    try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
-        return False
-    os.write(fd, str(os.getpid()).encode())
-    os.close(fd)
-    for f in (sys.stdout, sys.stderr):
-        f.flush()
-    if os.fork():
-        return True
-    code = 0
-    try:  # the child, detached from Claude Code's pipes
-        os.setsid()
-        null = os.open(os.devnull, os.O_RDWR)
-        for n in (0, 1, 2):
-            os.dup2(null, n)
-        reader = open_cached([path], subagents=True, price=False)
-        reader.poll()
-        reader.save_cache()
-    except BaseException:  # noqa: BLE001 - nowhere left to report it; the next call tries again
-        code = 1
-    finally:
-        try:
-            marker.unlink()
-        except OSError:
-            pass
-        os._exit(code)
-
-
-#: readers whose cache entry is saved once the hook's answer is out (see :func:`_save_pending`)
-_PENDING_SAVES: list[Any] = []
-
-
-def _save_pending(background: bool) -> list[Any]:
-    """Save the fold cache of the sessions folded by this call; with ``background``, a large
-    session is saved by a detached child process, so the hook returns without waiting.
-    Returns the readers saved: a caller about to end the process keeps them until then (freeing
-    a large fold object by object costs ~35 ms, and after a fork for the background save each
-    freed object's page is copied first)."""
-    done = []
-    while _PENDING_SAVES:
-        done.append(_PENDING_SAVES.pop())
-        done[-1].save_cache(background=background)
-    return done
-
-
-def _open_anomalies(state: Any, now: Any) -> list[Any]:
-    """Open anomalies of severity warn or above, from the incremental detectors of every file
-    (``AgentState.derived.anomalies``). The view-time detectors stay out of the gate: the stall
-    detector measures idle time, which at a turn boundary is the user's, and the cost-spike
-    detector needs the price table (0.3 s to import, more than the hook's budget)."""
-    out = []
-    for st in (state.main, *state.agents):
-        d = getattr(st, "derived", None)
-        for a in getattr(d, "anomalies", ()) or ():
-            if a.open and a.severity in GATE_SEVERITIES:
-                out.append(a)
-    return out
-
-
-def _anomaly_key(a: Any) -> str:
-    began = getattr(a, "began", None)
-    where = f"{began.src}:{began.line}" if began is not None else "-"
-    return f"{a.key}@{where}"
-
-
-def _render_card(state: Any, now: Any) -> str:
-    try:
-        from tracetui.views.card import render_card
-    except ImportError:
-        return _fallback_card(state, now)
-    from tracetui.views.safe import export_text
-
-    # secrets masked: the card is re-injected into the model's context
-    return export_text(render_card(state, now=now))
-
-
-def _fallback_card(state: Any, now: Any) -> str:
-    """A deliberately minimal card used until ``tracetui.views.card`` is built in."""
-    fa = state.fmt_anchor
-    lines = ["(minimal card: the full trace-as-state card is not available in this build)"]
-    g, la, fr = state.goal, state.latest_ask, state.frontier
-    lines.append(f"0. GOAL: {g.text[:400]!r} [{fa(g.anchor)}]" if g else "0. GOAL: unlocated (no human prompt found)")
-    if la is not None and la is not g:
-        lines.append(f"   LATEST ASK: {la.text[:400]!r} [{fa(la.anchor)}]")
-    if fr is not None:
-        lines.append(f"NOW: {fr.kind} {fr.text[:200]!r} [{fa(fr.anchor)}]")
-    for c in state.pending[:10]:
-        lines.append(f"OPEN: pending {c.name} …{c.id[-8:]} ({c.brief[:80]}) [{fa(c.anchor)}]")
-    if len(state.pending) > 10:
-        lines.append(f"OPEN: +{len(state.pending) - 10} more pending calls")
-    for t in state.todos:
-        if t.status != "completed":
-            lines.append(f"OPEN: todo {t.status}: {t.content[:120]!r} [{fa(t.anchor)}]")
-    c = state.counters
-    lines.append(f"COUNTS: {c.tool_calls} tool calls, {c.tool_errors} errors, {c.user_prompts} prompts, {c.compactions} compactions")
-    for a in _open_anomalies(state, now):
-        lines.append(f"ANOMALY {a.severity}: {a.message[:200]} [{fa(a.began)}]")
-    return "\n".join(lines)
-
-
-def _frame(card: str, state: Any, path: Path, max_chars: int, note: str = "") -> str:
-    """``card`` between the disclaimer (with ``note`` above it) and the end marker, at most
-    ``max_chars`` characters. A longer card is cut at a line end and says so in a note that is
-    always whole. Raises :class:`HookSkip` when ``max_chars`` leaves no room even for the frame."""
-    src = state.sources[0] if state.sources else None
-    through = f"{src.name}:{src.lines} (byte {src.consumed})" if src is not None else "?"
-    head = HEADER.format(sid=state.main.session_id or path.stem, path=path, through=through)
-    if note:
-        head = note + "\n" + head
-    body = card.rstrip("\n")
-    fixed = len(head) + len(FOOTER) + 2  # the frame: disclaimer, end marker, two newlines
-    if fixed + len(body) > max_chars:
-        # the note is reserved whole (with the widest count it can show): never cut itself
-        cut_note = (
-            f"\n[card shortened by tracetui hook: {{shown}} of {len(body)} characters shown; run `tracetui card {path}` for all of it]"
-        )
-        room = max_chars - fixed - len(cut_note.format(shown=len(body)))
-        if room < 0:
-            raise HookSkip(
-                f"--max-chars {max_chars} leaves no room for the card: its frame (disclaimer, "
-                f"shortening note, end marker) takes {max_chars - room} characters here"
-            )
-        cut = body.rfind("\n", 0, room + 1)  # whole lines when one fits
-        cut = cut if cut > 0 else room
-        body = body[:cut] + cut_note.format(shown=cut)
-    return f"{head}\n{body}\n{FOOTER}"
-
-
 def run_hook(
     data: bytes | str,
     *,
@@ -365,40 +151,10 @@ def run_hook(
 
 
 def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache: bool, max_chars: int, now: Any) -> str:
-    import orjson
-
-    try:
-        # orjson's own message for bad bytes ("str is not valid UTF-8: surrogates not allowed")
-        # names the wrong thing: say what the input is not
-        if isinstance(data, str):
-            data.encode("utf-8")
-        else:
-            bytes(data).decode("utf-8")
-    except UnicodeError:
-        raise HookError("hook input is not UTF-8 JSON") from None
-    try:
-        inp = orjson.loads(data)
-    except ValueError as exc:
-        raise HookError(f"hook input is not JSON: {exc}") from None
-    if not isinstance(inp, dict):
-        raise HookError("hook input is not a JSON object")
-    event = inp.get("hook_event_name")
-    if not isinstance(event, str):
-        raise HookError("hook input has no hook_event_name")
-    if event not in EVENTS:
+    parsed = parse_input(data)
+    if parsed is None:
         return ""
-    source = inp.get("source")
-    if event == "SessionStart" and source not in ("compact", "resume", "clear"):
-        return ""  # startup (or a source this version does not know): nothing to restore
-    if event == "SessionEnd" and inp.get("reason") != "clear":
-        return ""  # only a /clear is followed by a SessionStart that needs to know
-    tp = inp.get("transcript_path")
-    if tp is None or tp == "":
-        raise HookError(f"{event} hook input has no transcript_path")
-    if not isinstance(tp, str):
-        raise HookError(f"{event} hook input: transcript_path is not a string (a JSON {_json_type(tp)}: {orjson.dumps(tp).decode()[:60]})")
-    path = Path(tp).expanduser()
-    sid = inp.get("session_id") if isinstance(inp.get("session_id"), str) else path.stem
+    event, source, path, sid = parsed
     note = ""
     if event == "SessionEnd":
         from tracetui.hook.cleared import claude_process, record_cleared
@@ -448,13 +204,6 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
         except OSError:
             pass  # the card is still worth giving; the gate may open once more than needed
     return out
-
-
-def _json_type(v: Any) -> str:
-    """The JSON name of a decoded value's type (``number``, ``array``, …)."""
-    if isinstance(v, bool):
-        return "boolean"
-    return {int: "number", float: "number", list: "array", dict: "object"}.get(type(v), type(v).__name__)
 
 
 def _is_command() -> bool:

@@ -215,22 +215,30 @@ def _slow_decode(buf: bytes | memoryview) -> list[Decoded]:
         if pos >= n:
             break
         rel = len(text[:pos].encode("utf-8", "surrogateescape"))
+        # a bad part right after another (no record between) is the same bad part: one line of
+        # junk is one malformed part, whatever JSON values its bytes happen to begin with
+        bad_before = bool(out) and isinstance(out[-1][1], Quarantined)
         try:
             obj, end = _py_decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             # the column counts from the start of the bad part (its anchor), not of the line, so
             # the reason is the same whether the part arrived after a record or on a line of its own
             col = exc.pos - pos + 1
-            out.append((rel, Quarantined(rel, f"invalid JSON: {exc.msg} (column {col})", excerpt_of(_scrub(text[pos : pos + 400]))), b""))
+            if not bad_before:
+                out.append(
+                    (rel, Quarantined(rel, f"invalid JSON: {exc.msg} (column {col})", excerpt_of(_scrub(text[pos : pos + 400]))), b"")
+                )
             break
         except RecursionError:
             # thousands of nested arrays or objects: no record is that deep (the decoders stop
             # at their recursion limit); quarantined like any line that is not a record
-            out.append((rel, Quarantined(rel, "JSON nested too deeply to decode", excerpt_of(_scrub(text[pos : pos + 400]))), b""))
+            if not bad_before:
+                out.append((rel, Quarantined(rel, "JSON nested too deeply to decode", excerpt_of(_scrub(text[pos : pos + 400]))), b""))
             break
         piece = text[pos:end]
         if not isinstance(obj, dict):
-            out.append((rel, Quarantined(rel, f"not a JSON object ({type(obj).__name__})", excerpt_of(_scrub(piece[:400]))), b""))
+            if not bad_before:
+                out.append((rel, Quarantined(rel, f"not a JSON object ({type(obj).__name__})", excerpt_of(_scrub(piece[:400]))), b""))
         else:
             orig = raw[rel : rel + len(piece.encode("utf-8", "surrogateescape"))]
             try:

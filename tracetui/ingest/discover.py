@@ -17,6 +17,7 @@ from pathlib import Path
 from tracetui.ingest import codex_discover
 from tracetui.ingest.codex_discover import codex_dir
 from tracetui.ingest.files import is_regular, open_regular
+from tracetui.ingest.first_line import opens_a_transcript
 
 __all__ = [
     "SessionInfo",
@@ -28,6 +29,7 @@ __all__ = [
     "projects_dir",
     "list_sessions",
     "newest_session",
+    "opens_a_transcript",
     "find_session",
     "subagent_files",
     "subagent_places",
@@ -140,9 +142,14 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
 
 def newest_session(root: Path | None = None, agent: str | None = None) -> SessionInfo | None:
     """The most recently modified main transcript of either agent (or of ``agent``), or
-    ``None`` when there is none. See :func:`list_sessions`."""
-    sessions = list_sessions(root, agent)
-    return sessions[0] if sessions else None
+    ``None`` when there is none. See :func:`list_sessions`. A Claude Code ``*.jsonl`` whose first
+    line is no transcript record (empty, binary, not a JSON object: :func:`opens_a_transcript`)
+    is skipped: with no session named, a stray file is not "the newest session" (a rollout is
+    one by its first record already)."""
+    for s in list_sessions(root, agent):
+        if s.agent == "codex" or opens_a_transcript(s.path):
+            return s
+    return None
 
 
 def find_session(ident: str, root: Path | None = None, agent: str | None = None) -> SessionInfo:
@@ -154,6 +161,8 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
     if not matches:
         matches = [s for s in found if s.session_id.startswith(ident)]
     if not matches:
+        if agent != "codex":
+            _only_subagent_files(ident, root or projects_dir())
         raise DiscoveryError(f"no session matches {ident!r} under {where_sessions(agent, root)}")
     if len(matches) > 1:
         if len({s.session_id for s in matches}) == 1 and any(s.agent == "codex" for s in matches):
@@ -168,6 +177,33 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         ids = ", ".join(s.session_id[:13] for s in matches[:5])
         raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
     return matches[0]
+
+
+def _only_subagent_files(ident: str, root: Path) -> None:
+    """Raise :class:`DiscoveryError` saying so when ``ident`` is the id (or a prefix) of a
+    session of which only subagent files are left beside each other (``agent-*.jsonl`` of the
+    older layout, the session's transcript gone): ``report`` lists such a session by the id its
+    files carry. Read only when no transcript matched: the first line of each such file."""
+    try:
+        projects = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return
+    found: dict[str, list[Path]] = {}
+    for proj in projects:
+        try:
+            agents = sorted(p for p in proj.iterdir() if _is_agent_file(p) and is_regular(p))
+        except OSError:
+            continue
+        for p in agents:
+            sid = _first_session_id(p)
+            if sid is not None and sid.startswith(ident):
+                found.setdefault(sid, []).append(p)
+    if len(found) == 1:
+        sid, files = next(iter(found.items()))
+        raise DiscoveryError(
+            f"session {sid} has no transcript of its own under {root}, only {len(files)} subagent file(s) beside each other"
+            f" ({files[0].parent}); fold one by its path: tracetui state {files[0]}"
+        )
 
 
 def _first_session_id(p: Path) -> str | None:

@@ -276,8 +276,9 @@ class AnomalyTracker(msgspec.Struct):
         else:
             if self.error_streak:
                 self.error_streak.clear()
-            if self.open:
-                self._clear("tool_error_streak", ev.anchor, "a tool result succeeded")
+                # the streak's anomaly is open only while a streak runs (opened and cleared here)
+                if "tool_error_streak" in self.open:
+                    self._clear("tool_error_streak", ev.anchor, "a tool result succeeded")
         key = self.dangling_ids.pop(ev.tool_use_id or "", None) if self.dangling_ids else None
         if key is not None and key in self.open:
             if not any(v == key for v in self.dangling_ids.values()):

@@ -31,6 +31,7 @@ from tracetui.ingest.decode import Quarantined, bom_length, excerpt_of
 from tracetui.model.codex_calls import CodexCalls, Stamp
 from tracetui.model.fold import FileFold
 from tracetui.model.fold_messages import EXCERPT_CHARS, FRONTIER_CHARS, _intern
+from tracetui.model.pricing import is_timestamp
 from tracetui.model.state import AgentState, Anchor, Frontier, PromptInfo, RateLimit
 
 __all__ = ["CodexFold", "AGENT"]
@@ -107,7 +108,7 @@ class CodexFold(CodexCalls, FileFold):
         st = Stamp(ts)
         if self._replay != _DONE and self._in_copy(rec, st, anchor, payload):
             return
-        if ts:
+        if ts and is_timestamp(ts):  # a text that is no time is never a first or last
             if self.first_timestamp is None:
                 self.first_timestamp = ts
             self.last_timestamp = ts

@@ -88,14 +88,20 @@ def normalised_input(inp: Any) -> Any:
     runs of whitespace in string values folded to one space."""
     if not isinstance(inp, dict):
         return inp
+    # ``" ".join(v.split())``, without splitting a text that has nothing to fold: in a
+    # printable string the only white space is the ASCII space (``str.isprintable`` is false
+    # for every other character ``str.split`` splits at), so a printable string with no double
+    # space and none at either end is its own folding. An input with nothing to drop or fold
+    # (the usual one) is returned as it is, not copied.
+    for k, v in inp.items():
+        if k in VOLATILE_KEYS or (isinstance(v, str) and not (v.isprintable() and "  " not in v and v[:1] != " " and v[-1:] != " ")):
+            break
+    else:
+        return inp
     out = {}
     for k, v in inp.items():
         if k in VOLATILE_KEYS:
             continue
-        # ``" ".join(v.split())``, without splitting a text that has nothing to fold: in a
-        # printable string the only white space is the ASCII space (``str.isprintable`` is
-        # false for every other character ``str.split`` splits at), so a printable string with
-        # no double space and none at either end is its own folding
         if isinstance(v, str) and not (v.isprintable() and "  " not in v and v[:1] != " " and v[-1:] != " "):
             v = " ".join(v.split())
         out[k] = v
@@ -267,8 +273,8 @@ class Deriver(msgspec.Struct):
                 model = b.msg_model.get(mid) if b is not None else None
                 if model is None:
                     model = fold.usage.model(mid)
-                    if model is not None:
-                        book.on_model(mid, model)
+                    if model is not None and b is not None:
+                        b.msg_model[mid] = model  # EpisodeBook.on_model, known to be new here
                 if not ev.sidechain or fold.sidechain_file:
                     self.anomalies.on_usage(ev, model)
         elif k == "metadata":

@@ -31,7 +31,7 @@ from typing import Any, Union
 
 import msgspec
 
-from tracetui.model.pricing import bucket_key, buckets_of, utc_day
+from tracetui.model.pricing import buckets_by_key, price_band, utc_day
 from tracetui.model.state import Event
 from tracetui.model.types import Anchor, Episode, ErrorNote, FileTouch, SubagentStart, Tokens, ToolCall, UsageBucket
 
@@ -118,17 +118,16 @@ class EpisodeBuilder(msgspec.Struct):
         """``(total, per model, per pricing bucket)`` over the episode's messages."""
         # each bucket's columns summed as its messages come (integer sums: the same totals in
         # any order); the 1-hour cache writes, the last column, are priced apart (usage.py)
-        buckets: dict[str, list[int]] = {}
-        model_of: dict[str, str] = {}
+        # keyed by ``(model, day, band)``: no key string built per message (pricing.buckets_by_key)
+        buckets: dict[tuple[str, str, int], list[int]] = {}
         days = self.msg_day
         models = self.msg_model
+        band = price_band
         for mid, u in self.msg_usage.items():
-            model = models.get(mid, "unknown")
-            key = bucket_key(model, days.get(mid, ""), u)
+            key = (models.get(mid, "unknown"), days.get(mid, ""), band(u[0], u[2], u[3]))
             c = buckets.get(key)
             if c is None:
                 buckets[key] = [1, u[0], u[1], u[2], u[3], u[4]]
-                model_of[key] = model
             else:
                 c[0] += 1
                 c[1] += u[0]
@@ -138,14 +137,14 @@ class EpisodeBuilder(msgspec.Struct):
                 c[5] += u[4]
         by: dict[str, list[int]] = {}
         for key, c in buckets.items():
-            m = by.get(model_of[key])
+            m = by.get(key[0])
             if m is None:
-                by[model_of[key]] = c[1:5]
+                by[key[0]] = c[1:5]
             else:
                 for i in range(4):
                     m[i] += c[i + 1]
         tot = [sum(col) for col in zip(*by.values())] if by else [0, 0, 0, 0]
-        return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}, buckets_of(buckets)
+        return Tokens(*tot), {k: Tokens(*v) for k, v in sorted(by.items())}, buckets_by_key(buckets)
 
     def freeze(
         self,
@@ -351,7 +350,7 @@ class EpisodeBook(msgspec.Struct):
     def on_call(self, call: ToolCall, op: tuple[str, str] | None, description: str | None) -> None:
         """A new tool_use (deduplicated by id) with the file it touches and, for a subagent
         call, its description."""
-        b = self.builder(0)
+        b = self.open or self.builder(0)
         b.tool_calls += 1
         b.tools[call.name] = b.tools.get(call.name, 0) + 1
         self.call_episode[call.id] = b.index

@@ -31,6 +31,7 @@ from tracetui.ingest.prompts import classify_user_text
 from tracetui.model.derive import Deriver
 from tracetui.model.fold_messages import EXCERPT_CHARS, FRONTIER_CHARS, SYNTHETIC_MODEL, MessageHandlers, _intern
 from tracetui.model.fold_tools import EARLY_KEPT, EARLY_TEXT, ToolHandlers
+from tracetui.model.pricing import is_timestamp
 from tracetui.model.state import (
     AgentState,
     Anchor,
@@ -241,7 +242,7 @@ class FileFold(MessageHandlers, ToolHandlers):
                 if owner is not None:
                     self._inline(owner, rec, anchor)
         ts = rec.timestamp
-        if ts:
+        if ts and is_timestamp(ts):  # a text that is no time is never a first or last
             if self.first_timestamp is None:
                 self.first_timestamp = ts
             self.last_timestamp = ts

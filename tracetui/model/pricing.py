@@ -44,6 +44,7 @@ from tracetui.model.state import Tokens, UsageBucket
 PLAIN_COST_NOTE = "estimate (genai-prices)"
 
 __all__ = [
+    "is_timestamp",
     "PLAIN_COST_NOTE",
     "cost_note_extra",
     "estimate_cost",
@@ -84,8 +85,8 @@ def utc_day(ts: str | None) -> str:
     unparseable. A timestamp without an offset is taken as UTC (as genai-prices does)."""
     if not ts:
         return ""
-    if len(ts) >= 20 and ts[-1] == "Z" and ts[10] == "T" and ts[4] == "-" and ts[7] == "-":
-        return _intern(ts[:10])  # the form Claude Code writes: 2026-02-12T15:36:09.570Z
+    if _usual_form(ts):
+        return _intern(ts[:10])
     try:
         dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
     except ValueError:
@@ -93,6 +94,19 @@ def utc_day(ts: str | None) -> str:
     if dt.tzinfo is not None:
         dt = dt.astimezone(UTC)
     return _intern(dt.date().isoformat())
+
+
+def _usual_form(ts: str) -> bool:
+    """The form Claude Code and Codex CLI write (``2026-02-12T15:36:09.570Z``), told by shape."""
+    return len(ts) >= 20 and ts[-1] == "Z" and ts[10] == "T" and ts[4] == "-" and ts[7] == "-"
+
+
+def is_timestamp(ts: str | None) -> bool:
+    """Whether ``ts`` is a record timestamp that parses (:func:`utc_day` reads a day from it):
+    the one rule for which timestamp fields count as times (first and last of a file)."""
+    if not ts:
+        return False
+    return _usual_form(ts) or bool(utc_day(ts))
 
 
 def _valid_day(day: str) -> bool:
@@ -202,6 +216,18 @@ def buckets_of(counts: dict[str, list[int]]) -> tuple[UsageBucket, ...]:
         day, band, model = key.split("|", 2)
         # interned: the buckets of every episode share their model and day strings (memory)
         out.append(UsageBucket(_intern(model), _intern(day), int(band), v[0], Tokens(v[1], v[2], v[3], v[4]), v[5]))
+    out.sort(key=lambda b: (b.model, b.day, b.band))
+    return tuple(out)
+
+
+def buckets_by_key(counts: dict[tuple[str, str, int], list[int]]) -> tuple[UsageBucket, ...]:
+    """:func:`buckets_of` for running counts keyed by ``(model, day, band)`` (an episode's:
+    no key string to build per message and split again): the same buckets in the same order."""
+    out = [
+        UsageBucket(_intern(model), _intern(day), band, v[0], Tokens(v[1], v[2], v[3], v[4]), v[5])
+        for (model, day, band), v in counts.items()
+        if v[0] > 0
+    ]
     out.sort(key=lambda b: (b.model, b.day, b.band))
     return tuple(out)
 

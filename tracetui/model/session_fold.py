@@ -128,8 +128,14 @@ class SessionFold:
         self._combine_usage()
 
     def set_io(self, src: int, size: int, consumed: int, lines: int, pending: int, error: str | None = None) -> None:
-        """Record what the reader knows of source ``src``: sizes and offsets in bytes."""
+        """Record what the reader knows of source ``src``: sizes and offsets in bytes; ``lines``
+        the newline-ended lines consumed. The figure kept counts a last line without newline
+        whose records were folded too (the end-of-file rule), so that every anchor ``file:N`` of
+        the source is within its ``lines``; a held (unfolded) last line is ``pending`` only."""
         st = self.sources[src]
+        la = self.folds[src].last_anchor if src < len(self.folds) else None
+        if la is not None and la.line > lines:
+            lines = la.line
         st.size, st.consumed, st.lines, st.pending_bytes, st.error = size, consumed, lines, pending, error
 
     def _sources(self) -> tuple[SourceStatus, ...]:

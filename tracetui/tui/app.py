@@ -1,31 +1,27 @@
-"""The Textual app: one tab per session, bindings, command palette, export, help, switcher."""
+"""The Textual app: bindings, layout, chrome, scrubbing, drill-down, help, switcher (copy, tabs, follow, palette: mixins)."""
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Iterable
-from pathlib import Path
-
 from rich.text import Text
 from textual import events
-from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import ActiveBinding, Binding
-from textual.content import Content
-from textual.css.query import NoMatches
+from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.filter import LineFilter
 from textual.geometry import Size
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent
 
-from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
-from tracetui.tui.footer import COMPACT_BELOW, PALETTE, FooterItem, key_cells, left_out, palette_cells
-from tracetui.tui.format import one_line
-from tracetui.tui.messages import SessionsFound
+from tracetui.tui.copy_actions import CopyActions, copy_note, render_export
+from tracetui.tui.follow_wiring import FollowWiring
+from tracetui.tui.footer import COMPACT_BELOW
+from tracetui.tui.monitor_screen import MonitorScreen
+from tracetui.tui.palette import PaletteCommands
 from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec, Settings
+from tracetui.tui.tabs import FIRST_TABS, TabActions
 from tracetui.tui.terminal_safe import TerminalSafe
 from tracetui.tui.view_model import EpisodeRow
+from tracetui.views.safe import safe_text
 
 __all__ = ["TraceApp", "make_app", "MIN_SIZE", "NARROW_BELOW", "NARROW_TIMEOUT", "copy_note", "render_export"]
 
@@ -45,10 +41,6 @@ _MONITOR_ACTIONS = frozenset(
         "fleet",
     }
 )
-#: tabs mounted with the first screen; the others follow it, :data:`TAB_BATCH` per refresh
-#: (``--all`` with 200 sessions: the first screen waited for every tab)
-FIRST_TABS = 12
-TAB_BATCH = 24
 #: the smallest terminal (columns, rows) the layout is made for
 MIN_SIZE = (60, 16)
 #: below this many columns notifications are compact (``Screen.-narrow Toast`` in the tcss,
@@ -59,90 +51,7 @@ NARROW_BELOW = 100
 NARROW_TIMEOUT = 4.0
 
 
-def copy_note(label: str, scope: str, chars: int, path: Path | None, cut: int | None, tmux: bool, narrow: bool) -> str:
-    """What the copy keys say. The app cannot know whether the terminal took the OSC 52
-    sequence (tmux with its default ``set-clipboard external`` drops it; some terminals refuse
-    it), so it says it *sent* the text, and where the file is. ``narrow``: one short line,
-    the file named without its folder (``d3m0c0de…-card-live.txt``)."""
-    if narrow:
-        name = path.name if path is not None else ""
-        m = re.fullmatch(r"(.{8}).{5,}?(-(?:card|worker)-\w+\.txt)", name)
-        if m:  # <session>-<kind>-<scope>.txt (export.write_export): the session id shortened
-            name = f"{m[1]}…{m[2]}"
-        return f"{label.capitalize()} sent by OSC 52" + (f"; file {name}" if path else "; no file")
-    where = f" and wrote it to {path}" if path is not None else ""
-    hint = "the terminal may refuse it; under tmux it needs set-clipboard on" if tmux else "if the terminal accepts it"
-    note = f", cut to {cut} bytes" if cut else ""
-    return f"Sent the {label} ({scope}, {chars} chars{note}) to the clipboard by OSC 52 ({hint}){where}"
-
-
-def render_export(kind: str, view: SessionView) -> str:
-    """The text of ``kind`` (``card`` or ``worker``) for the state ``view`` shows (live or
-    scrubbed), compiled by the headless views; a plain state summary when this build lacks them.
-    Ages are measured to the same "now" the panes on screen were drawn with (``view.shown.now``),
-    so the copy says what the screen says."""
-    live = view.state
-    assert live is not None
-    k = view.episode
-    shown = view.shown
-    if shown is None or shown.live is not live or shown.episode != k:
-        view.refresh_panes()
-        shown = view.shown
-    now = shown.now if shown is not None else view.now_for(view.shown_state() or live)
-    try:
-        if kind == "card":
-            from tracetui.views.card import render_card as render
-        else:
-            from tracetui.views.worker import render_worker_view as render
-    except ImportError:
-        render = None
-    if render is not None:
-        from tracetui.views.safe import export_text
-
-        return export_text(render(live, episode=k, now=now))
-    from tracetui.views.state_json import state_summary
-
-    shown = view.shown_state() or live
-    scope = "live" if k is None else f"as of the end of episode {k}"
-    return (
-        f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"  # redacted
-    )
-
-
-class MonitorScreen(Screen):
-    """The monitor's screen (the app's default screen). Its :attr:`active_bindings`, which the
-    footer draws, leave out the optional keys that do not fit the terminal's width
-    (:func:`tracetui.tui.footer.left_out`); key handling does not read them, so every key works."""
-
-    @property
-    def active_bindings(self) -> dict[str, ActiveBinding]:
-        bindings = super().active_bindings
-        app = self.app
-        compact = app.size.width < COMPACT_BELOW
-        items = []
-        # the fleet key is in the footer with several sessions (it works with one too)
-        single = len(getattr(app, "views", ())) <= 1
-        for key, active in bindings.items():
-            b = active.binding
-            if single and b.id == "fleet":
-                continue
-            if key == app.COMMAND_PALETTE_BINDING:
-                items.append(FooterItem(PALETTE, palette_cells(app.get_key_display(b), b.description, compact)))
-            elif b.show:
-                items.append(FooterItem(b.id or b.action, key_cells(app.get_key_display(b), b.description, compact)))
-        drop = left_out(items, app.size.width)
-        if single:
-            drop.add("fleet")
-        if not drop:
-            return bindings
-        return {
-            k: a
-            for k, a in bindings.items()
-            if (PALETTE if k == app.COMMAND_PALETTE_BINDING else (a.binding.id or a.binding.action)) not in drop
-        }
-
-
-class TraceApp(App[int]):
+class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int]):
     """The observer view of one or more sessions (Claude Code transcripts, Codex CLI rollouts)."""
 
     CSS_PATH = "tracetui.tcss"
@@ -235,11 +144,7 @@ class TraceApp(App[int]):
         self.views: dict[str, SessionView] = {}
         self._demo_done_said = False
         self._tab_n = 0
-        from tracetui.tui.fleet_feed import FleetFeed, alert
-
-        #: every session's fleet facts, from the fold workers (tracetui/tui/fleet_feed.py)
-        self.fleet_feed = FleetFeed(settings)
-        self.fleet_feed.on_turn = lambda rows: alert(self, rows)
+        self._wire_fleet(settings)
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -249,13 +154,6 @@ class TraceApp(App[int]):
         yield Static(Text(""), id="empty")
         yield Static(Text(""), id="too-small")
         yield Footer()
-
-    def _pane(self, spec: SessionSpec) -> TabPane:
-        self._tab_n += 1
-        title = Content(one_line(spec.label or Path(spec.paths[0]).stem[:8], 40))
-        # only the first tab draws its panes at once; the others when first shown (mounting
-        # the panes of 200 tabs took 12 s before the first screen)
-        return TabPane(title, SessionView(spec, self.settings, eager=self._tab_n == 1), id=f"tab-{self._tab_n}")
 
     def on_mount(self) -> None:
         if self.settings.theme:
@@ -272,6 +170,8 @@ class TraceApp(App[int]):
         self.set_interval(self.settings.tick_seconds, self._tick)
         if self.settings.demo_reason:
             self.notify(self.settings.demo_reason, title="Demo", timeout=10, markup=False)
+        for line in self.settings.warnings:
+            self.notify(line, title="Settings", severity="warning", timeout=15, markup=False)
         if self.settings.follow and not self.settings.demo:
             self.watch_sessions()
         if len(self.settings.sessions) > FIRST_TABS:
@@ -283,68 +183,6 @@ class TraceApp(App[int]):
     def monitor(self) -> Screen:
         """The monitor's screen (the bottom of the stack), whichever screen is over it."""
         return self.screen_stack[0] if self.screen_stack else self.screen
-
-    async def _add_tabs(self, start: int) -> None:
-        """Mount the tabs of ``settings.sessions[start:]`` after the first screen, a batch of
-        :data:`TAB_BATCH` per refresh, so the screen answers while they come."""
-        if not self.is_running or not self.screen_stack:
-            return
-        tabs = self.monitor.query_one(TabbedContent)
-        batch = self.settings.sessions[start : start + TAB_BATCH]
-        for spec in batch:
-            if spec.key not in self.views:
-                await tabs.add_pane(self._pane(spec))
-        try:
-            self._update_chrome()
-        except NoMatches:  # the screen is being torn down
-            return
-        if start + TAB_BATCH < len(self.settings.sessions):
-            self.call_after_refresh(self._add_tabs, start + TAB_BATCH)
-
-    @property
-    def follow(self):  # -> tracetui.session.follow.Follow
-        """The one follow of every session (one watcher thread, a few fold workers), made at
-        first use."""
-        if self._follow is None:
-            from tracetui.session.follow import Follow
-
-            s = self.settings
-            self._follow = Follow(follow=s.follow, events=s.watch)
-            if self._follow.problem:
-                self.notify(self._follow.problem, severity="warning", markup=False)
-        return self._follow
-
-    def on_unmount(self) -> None:
-        self.fleet_feed.stop()
-        if self.replay is not None:
-            self.replay.stop()
-        if self._follow is not None:
-            # ends the watcher and the workers, then saves every opened session's store
-            self._follow.stop()
-
-    def watch_sessions(self) -> None:
-        """Notice sessions that start while the app runs (the follow's watcher and workers)."""
-        from tracetui.tui.sessions_watch import SessionsWatch
-
-        s = self.settings
-        self.sessions_watch = SessionsWatch(
-            self.post_message, {sp.key for sp in s.sessions}, s.projects_root, s.all_hours, s.clock, s.agent
-        )
-        self.sessions_watch.attach(self.follow)
-
-    def on_sessions_found(self, message: SessionsFound) -> None:
-        """``--all``: open a tab per new session; otherwise say that one started."""
-        from tracetui.ingest.agents import agent_name
-
-        if self.settings.all_hours is None and self.fleet_feed.discovered:  # the fleet follows its window
-            self.fleet_feed.follow_window(self.follow, message.sessions, set(self.views), self.settings.subagents, self.settings.use_cache)
-        for info in message.sessions:
-            what = f"New {agent_name(info.agent)} session {info.session_id[:8]} in {info.project}"
-            if self.settings.all_hours is not None:
-                self.open_session(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"), activate=False)
-                self.notify(f"{what}: opened in a tab", title="Sessions", markup=False)
-            else:
-                self.notify(f"{what}: press s to open it", title="Sessions", markup=False)
 
     def _update_chrome(self) -> None:
         views = list(self.views.values())
@@ -404,57 +242,6 @@ class TraceApp(App[int]):
             view.tick()
         if self.fleet_feed.screen is None:  # the fleet screen ticks itself
             self.fleet_feed.tick(self.settings.clock())
-
-    def action_fleet(self) -> None:
-        """Show the fleet screen (every session's state), over the monitor."""
-        from tracetui.tui.screens.fleet import FleetScreen
-
-        if not isinstance(self.screen, FleetScreen):
-            self.push_screen(FleetScreen(self.fleet_feed))
-
-    @property
-    def current_view(self) -> SessionView | None:
-        """The session view of the active tab."""
-        try:
-            tabs = self.query_one(TabbedContent)
-        except Exception:
-            return None
-        pane = tabs.active_pane
-        if pane is None:
-            return None
-        try:
-            return pane.query_one(SessionView)
-        except Exception:
-            return None
-
-    def open_session(self, spec: SessionSpec, activate: bool = True) -> None:
-        """Show ``spec`` in its tab (a new tab when it is not open; ``activate``: switch to it)."""
-        tabs = self.monitor.query_one(TabbedContent)
-        view = self.views.get(spec.key)
-        if view is not None:
-            pane = view.parent
-            while pane is not None and not isinstance(pane, TabPane):
-                pane = pane.parent
-            if pane is not None and pane.id:
-                tabs.active = pane.id
-            return
-        pane = self._pane(spec)
-        added = tabs.add_pane(pane)
-
-        async def mounted() -> None:
-            # activated once mounted: set before, the tab bar could not find the new tab yet
-            # and the first tab was shown (third user trial: s Down Down Enter with 2 tabs)
-            await added
-            if not pane.is_attached or not self.is_running:
-                return  # the app is closing
-            if activate and pane.id:
-                tabs.active = pane.id
-            try:
-                self._update_chrome()
-            except NoMatches:  # the screen is being torn down
-                pass
-
-        self.call_later(mounted)
 
     # -- actions ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -518,36 +305,6 @@ class TraceApp(App[int]):
 
         self.push_screen(EpisodeScreen(view.state, row, source=view))
 
-    def action_copy_card(self) -> None:
-        self._copy("card")
-
-    def action_copy_worker(self) -> None:
-        self._copy("worker")
-
-    def _copy(self, kind: str) -> None:
-        view = self.current_view
-        if view is None or view.state is None:
-            self.bell()
-            return
-        label = "card" if kind == "card" else "worker view"
-        try:
-            text = render_export(kind, view)
-        except Exception as exc:  # a view bug must not end the monitor
-            self.notify(f"Could not compile the {label}: {type(exc).__name__}: {exc}", severity="error", markup=False)
-            return
-        session = view.state.main.session_id or Path(view.spec.paths[0]).stem
-        path: Path | None = None
-        try:
-            path = write_export(text, kind, session, view.episode, export_dir(self.settings.export_dir))
-        except OSError as exc:
-            self.notify(f"Could not write the {label} file: {exc}", severity="error", markup=False)
-        clip, cut = cap_text(text, self.settings.clipboard_cap, path)
-        self.copy_to_clipboard(clip)
-        scope = "live" if view.episode is None else f"as of episode {view.episode}"
-        narrow = self.narrow
-        note = copy_note(label, scope, len(text), path, self.settings.clipboard_cap if cut else None, bool(os.environ.get("TMUX")), narrow)
-        self.notify(note, title="" if narrow else "Copy", markup=False, timeout=8)
-
     @property
     def narrow(self) -> bool:
         """The terminal is narrower than :data:`NARROW_BELOW` columns (compact notifications)."""
@@ -555,34 +312,13 @@ class TraceApp(App[int]):
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None, markup: bool = True) -> None:
         """Textual's notification; in a narrow terminal it stays at most :data:`NARROW_TIMEOUT`
-        seconds (errors twice that)."""
+        seconds (errors twice that). A message names files and sessions: its control characters
+        are shown by their stand-ins (Textual would drop BEL and keep ESC)."""
+        message, title = safe_text(message), safe_text(title)
         if self.narrow:
             cap = NARROW_TIMEOUT * (2 if severity == "error" else 1)
             timeout = min(cap, self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
-
-    def copy_to_clipboard(self, text: str) -> None:
-        """OSC 52 as Textual writes it, plus the same sequence wrapped for tmux's passthrough
-        when ``TMUX`` is set (tmux ≥ 3.3 drops unwrapped OSC 52 unless set-clipboard is on)."""
-        super().copy_to_clipboard(text)
-        driver = getattr(self, "_driver", None)
-        if os.environ.get("TMUX") and driver is not None:
-            driver.write(tmux_wrap(osc52(text)))
-
-    def _cycle_tab(self, step: int) -> None:
-        tabs = self.query_one(TabbedContent)
-        ids = [p.id for p in tabs.query(TabPane) if p.id]
-        if len(ids) < 2:
-            self.bell()
-            return
-        i = ids.index(tabs.active) if tabs.active in ids else 0
-        tabs.active = ids[(i + step) % len(ids)]
-
-    def action_next_tab(self) -> None:
-        self._cycle_tab(1)
-
-    def action_previous_tab(self) -> None:
-        self._cycle_tab(-1)
 
     def action_help(self) -> None:
         from tracetui.tui.screens.help import HelpScreen
@@ -598,34 +334,6 @@ class TraceApp(App[int]):
                 self.open_session(spec)
 
         self.push_screen(SessionSwitcher(self.settings.projects_root, self.settings.agent), chosen)
-
-    async def on_tabbed_content_tab_activated(self) -> None:
-        if not self.screen_stack:
-            return  # a late activation while the app is torn down
-        self._refresh_bindings()
-        view = self.current_view
-        if view is not None:
-            if self._follow is not None:
-                self._follow.prefer(view.spec.key)  # the tab on screen is folded first
-            if not view.built:
-                await view.build()
-            view.refresh_panes()
-
-    # -- command palette --------------------------------------------------------------------
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Copy card", "Copy the trace-as-state card of the state shown (also written to a file)", self.action_copy_card)
-        yield SystemCommand("Copy worker view", "Copy the worker view of the state shown (also written to a file)", self.action_copy_worker)
-        yield SystemCommand("Episode back", "Scrub one episode back (panes show the state as of its end)", self.action_history_back)
-        yield SystemCommand("Episode forward", "Scrub one episode forward", self.action_history_forward)
-        yield SystemCommand("Back to live", "Leave history mode and show the live state", self.action_live)
-        yield SystemCommand("Open episode", "Drill down into the selected episode", self.action_drill_down)
-        yield SystemCommand("Pause / resume", "Hold updates on screen (folding continues)", self.action_toggle_pause)
-        yield SystemCommand("Sessions", "Switch to another session", self.action_sessions)
-        yield SystemCommand("Fleet", "Every session at a glance: which one needs you, and what they cost", self.action_fleet)
-        yield SystemCommand("Next tab", "Show the next session's tab", self.action_next_tab)
-        yield SystemCommand("Previous tab", "Show the previous session's tab", self.action_previous_tab)
-        yield SystemCommand("Help", "Show keys and what the panes mean", self.action_help)
 
 
 def make_app(settings: Settings) -> TraceApp:

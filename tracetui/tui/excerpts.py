@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tracetui.ingest.codex_content import codex_record_text
 from tracetui.model.state import Anchor, RunState
 from tracetui.tui.format import clean, fmt_bytes
 
@@ -83,7 +84,12 @@ def _content_text(content: Any) -> str:
 
 def block_text(rec: dict[str, Any], block: int) -> str:
     """The text of content block ``block`` of record ``rec``: a tool_use's input as JSON, a
-    tool_result's content, a text block's text; the record's own text for other records."""
+    tool_result's content, a text block's text; the record's own text for other records. A Codex
+    CLI rollout record gives its call's input or output, or its message
+    (:func:`~tracetui.ingest.codex_content.codex_record_text`)."""
+    codex = codex_record_text(rec)
+    if codex is not None:
+        return codex
     msg = rec.get("message")
     if isinstance(msg, dict):
         content = msg.get("content")

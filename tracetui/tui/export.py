@@ -12,15 +12,17 @@ __all__ = ["export_dir", "write_export", "osc52", "tmux_wrap", "cap_text"]
 
 
 def export_dir(override: Path | None = None) -> Path:
-    """``override``, else ``$TRACETUI_EXPORT_DIR``, else platformdirs' user cache dir + ``exports``."""
+    """Where copies are written: ``override`` (``--export-dir``), else ``$TRACETUI_EXPORT_DIR``,
+    else ``exports`` in the cache folder, by the one rule of every file tracetui keeps
+    (session/store/db.py ``cache_dir``: ``$TRACETUI_CACHE_DIR`` or the user cache folder)."""
     if override is not None:
         return Path(override)
     env = os.environ.get("TRACETUI_EXPORT_DIR")
     if env:
-        return Path(env)
-    import platformdirs
+        return Path(env).expanduser()
+    from tracetui.session.store.db import cache_dir
 
-    return Path(platformdirs.user_cache_dir("tracetui")) / "exports"
+    return cache_dir() / "exports"
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -16,7 +16,7 @@ from rich.text import Text
 from tracetui.model.anomalies import fmt_span
 from tracetui.views.format import fmt_bytes as _fmt_bytes
 from tracetui.views.format import fmt_count, fmt_short, fmt_usd
-from tracetui.views.safe import redacted, safe_text
+from tracetui.views.safe import cut_whole, redacted, safe_text
 
 __all__ = [
     "clean",
@@ -75,7 +75,7 @@ def one_line(text: str | None, limit: int = 0) -> str:
     head, cut = _head(text or "", limit)
     s = " ".join(clean(head).split())
     if limit and (len(s) > limit or cut):
-        return s[: max(0, limit - 1)] + "…"
+        return cut_whole(s + "…" if cut else s, limit)  # a mask is never cut (views/safe.py)
     return s
 
 
@@ -85,7 +85,7 @@ def data(text: str | None, style: str = "", limit: int = 0, multiline: bool = Fa
         head, cut = _head(text or "", limit)
         s = clean(head)
         if limit and (len(s) > limit or cut):
-            s = s[: limit - 1] + "…"
+            s = cut_whole(s + "…" if cut else s, limit)
     else:
         s = one_line(text, limit)
     return Text(s, style=style, no_wrap=not multiline, overflow="ellipsis")

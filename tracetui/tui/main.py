@@ -23,14 +23,16 @@ class UsageError(ValueError):
     negative ``--hours``); the message is one line naming the option."""
 
 
-def parser() -> argparse.ArgumentParser:
-    """The app's arguments (the headless subcommands have their own, in :mod:`tracetui.cli`)."""
+def parser(subcommands: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The app's arguments (the headless subcommands have their own, in :mod:`tracetui.cli`);
+    ``subcommands``: their names, which the description lists (``tracetui.cli.SUBCOMMANDS``)."""
+    named = f" Subcommands: {', '.join(subcommands)}." if subcommands else " Subcommands: tracetui --help."
     p = OneLineParser(
         prog="tracetui",
         help_hint="tracetui -- --help",
         description=(
             "A terminal live monitor for Claude Code and OpenAI Codex CLI sessions (found under $CLAUDE_CONFIG_DIR or"
-            " ~/.claude, and $CODEX_HOME or ~/.codex). Subcommands: state, view, card, hook."
+            " ~/.claude, and $CODEX_HOME or ~/.codex)." + named
         ),
     )
     p.add_argument(
@@ -60,10 +62,15 @@ def parser() -> argparse.ArgumentParser:
         "--budget-usd-day", type=float, default=None, metavar="USD", help="a budget for all sessions' spend on the current UTC day"
     )
     p.add_argument("--no-bell", action="store_true", help="no terminal bell when a session turns waiting on you or failing")
+    p.epilog = (
+        "Settings file: $TRACETUI_CONFIG or settings.toml in the user config folder (~/.config/tracetui on Linux):"
+        " bell, budget_usd, budget_usd_day and [fleet] quiet_after, stall_after, idle_after, ended_after (seconds);"
+        " the options win over it."
+    )
     return p
 
 
-def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
+def build_settings(argv: Sequence[str], now: float | None = None, subcommands: Sequence[str] = ()) -> Settings:
     """Settings for ``argv``. Raises ``DiscoveryError`` for a session id that matches nothing,
     :class:`UsageError` for options that make no sense (``--hours`` without ``--all``, an
     ``--hours`` or ``--demo-speed`` that is not a positive number, a ``--theme`` Textual does
@@ -71,9 +78,9 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
     import math
 
     from tracetui.ingest.codex_discover import rollout_meta
-    from tracetui.ingest.discover import list_sessions, newest_session, resolve_target, where_sessions
+    from tracetui.ingest.discover import list_sessions, newest_session, opens_a_transcript, resolve_target, where_sessions
 
-    ns = parser().parse_args(list(argv))
+    ns = parser(subcommands).parse_args(list(argv))
     if ns.hours is None:
         ns.hours = DEFAULT_HOURS
     elif not ns.all:
@@ -90,6 +97,10 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
 
         if ns.theme not in BUILTIN_THEMES:
             raise UsageError(f"--theme {ns.theme!r} is not a theme; themes: {', '.join(sorted(BUILTIN_THEMES))}")
+    from tracetui.session.user_settings import load_user_settings
+    from tracetui.views.fleet import FleetRules
+
+    us = load_user_settings()  # the options win over the settings file
     s = Settings(
         subagents=not ns.no_subagents,
         use_cache=not ns.no_cache,
@@ -100,14 +111,17 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
         agent=ns.agent,
         fleet_first=ns.all,
         fleet_hours=ns.hours,
-        budget_usd=ns.budget_usd,
-        budget_usd_day=ns.budget_usd_day,
-        bell=not ns.no_bell,
+        budget_usd=ns.budget_usd if ns.budget_usd is not None else us.budget_usd,
+        budget_usd_day=ns.budget_usd_day if ns.budget_usd_day is not None else us.budget_usd_day,
+        bell=not ns.no_bell and us.bell is not False,
+        fleet_rules=FleetRules(**us.fleet),
+        warnings=list(us.warnings),
     )
     now = time.time() if now is None else now
     if ns.paths:
         for a in ns.paths:
             p = resolve_target(a, agent=ns.agent)
+            _refuse_special(p)
             meta = rollout_meta(p)  # a rollout's name starts "rollout-<time>": its thread id says which
             s.sessions.append(SessionSpec((p,), (meta.thread_id if meta else p.stem)[:8]))
     if ns.all:
@@ -115,7 +129,9 @@ def build_settings(argv: Sequence[str], now: float | None = None) -> Settings:
         cutoff = now - ns.hours * 3600
         have = {sp.key for sp in s.sessions}
         for info in list_sessions(agent=ns.agent):
-            if info.mtime >= cutoff and str(info.path) not in have:
+            if info.mtime < cutoff or str(info.path) in have:
+                continue
+            if info.agent == "codex" or opens_a_transcript(info.path):  # a stray file is no session
                 s.sessions.append(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"))
         if not s.sessions and not ns.demo:
             s.demo = True
@@ -142,14 +158,31 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-def run_app(argv: Sequence[str]) -> int:
-    """Run the app for ``argv``; returns the exit code. Errors are one line on stderr: bad
+def _refuse_special(p: Path) -> None:
+    """Raise ``DiscoveryError`` for a named path that is a FIFO, socket or device, in the line
+    ``state`` says it (``PATH: a FIFO (named pipe), not a transcript file``): it is never
+    opened, so a tab would only ever say "still watching". A file not there yet is waited for."""
+    import stat
+
+    from tracetui.ingest.discover import DiscoveryError
+    from tracetui.ingest.files import file_kind
+
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise DiscoveryError(f"{p}: {file_kind(mode)}, not a transcript file")
+
+
+def run_app(argv: Sequence[str], subcommands: Sequence[str] = ()) -> int:
+    """Run the app for ``argv`` (``subcommands``: the names its help lists); returns the exit code. Errors are one line on stderr: bad
     arguments (1 for a session that matches nothing, 2 for options), and stdout that is not a
     terminal (2; the headless subcommands are for pipes)."""
     from tracetui.ingest.discover import DiscoveryError
 
     try:
-        settings = build_settings(argv)
+        settings = build_settings(argv, subcommands=subcommands)
     except DiscoveryError as exc:
         print(f"tracetui: {exc}", file=sys.stderr)
         return 1

@@ -36,7 +36,7 @@ class Settings:
     * ``clock``: seconds since the epoch; tests freeze it so ages are deterministic.
     * ``follow``: keep tailing (``False``: read once, for tests and snapshots).
     * ``watch``: use file events (``False``: polling only).
-    * ``export_dir``: where copied texts are also written (default: the user cache dir).
+    * ``export_dir``: where copied texts are also written (default: ``exports`` in the cache folder, tui/export.py ``export_dir``).
     * ``agent``: ``--agent``, the one agent whose sessions are listed and noticed (``None``: both).
     * ``theme``: a Textual theme name (``textual-dark``, ``textual-light``, ``nord``, …).
     * ``clipboard_cap``: bytes of UTF-8 text sent through OSC 52 at most (terminals and tmux
@@ -53,6 +53,8 @@ class Settings:
     sessions: list[SessionSpec] = field(default_factory=list)
     demo: bool = False
     demo_reason: str = ""
+    #: lines about what the settings file could not give (told to the user at start)
+    warnings: list[str] = field(default_factory=list)
     demo_speed: float = 0.35
     subagents: bool = True
     use_cache: bool = True

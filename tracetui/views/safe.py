@@ -17,7 +17,18 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONTROL_MAP", "json_safe", "safe_text", "has_controls", "redacted", "cut_redacted", "masks_in", "export_text", "redact_json"]
+__all__ = [
+    "CONTROL_MAP",
+    "json_safe",
+    "safe_text",
+    "has_controls",
+    "redacted",
+    "cut_whole",
+    "cut_redacted",
+    "masks_in",
+    "export_text",
+    "redact_json",
+]
 
 #: str.translate table: control code point → visible stand-in
 CONTROL_MAP: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x0A, 0x09)}
@@ -47,8 +58,11 @@ def redacted(text: str) -> tuple[str, tuple[str, ...]]:
     return redact(text)
 
 
-#: a secret's mask (:func:`tracetui.ingest.secrets.mask`), its kind in group 1
-_MASK = re.compile("\u00abredacted: ([^\u00ab\u00bb\n]+)\u00bb")
+#: a secret's mask (:func:`tracetui.ingest.secrets.mask`), its kind in group 1 (a kind never
+#: holds ``…``: ``«redacted: o…»`` is a mask cut short and a quote's end, not a kind ``o…``)
+_MASK = re.compile("\u00abredacted: ([^\u00ab\u00bb\n\u2026]+)\u00bb")
+#: characters before a cut point that a mask spanning it can start at, at most (its kind is short)
+_MASK_REACH = 120
 
 
 def masks_in(text: str) -> list[str]:
@@ -58,16 +72,36 @@ def masks_in(text: str) -> list[str]:
     return _MASK.findall(text) if "\u00abredacted: " in text else []
 
 
-def cut_redacted(text: str, limit: int, mark: str = "\u2026") -> str:
-    """``text`` cut to ``limit`` characters ending in ``mark`` when longer, its secrets masked
-    first (:func:`redacted`), so a cut never leaves the head of a secret that its detector no
-    longer matches; ``text`` as it is when it fits. ``limit`` <= 0 gives ``""``."""
+def cut_whole(text: str, limit: int, mark: str = "\u2026") -> str:
+    """``text`` cut to ``limit`` characters ending in ``mark`` when longer (``text`` as it is
+    when it fits; ``limit`` <= 0 gives ``""``). A secret's mask is never cut: a cut that would
+    fall inside ``«redacted: KIND»`` falls before it, so the mask is left out whole (a mask
+    shown in part reads as another kind, ``«redacted: o…»``, and is counted as one)."""
     if limit <= 0:
         return ""
     if len(text) <= limit:
         return text
-    text = redacted(text)[0]
-    return text if len(text) <= limit else text[: max(limit - 1, 0)] + mark
+    n = max(limit - 1, 0)
+    if "\u00abredacted: " in text:
+        for m in _MASK.finditer(text, max(0, n - _MASK_REACH)):
+            if m.start() >= n:
+                break
+            if m.end() > n:
+                n = m.start()
+                break
+    return text[:n] + mark
+
+
+def cut_redacted(text: str, limit: int, mark: str = "\u2026") -> str:
+    """``text`` cut to ``limit`` characters ending in ``mark`` when longer, its secrets masked
+    first (:func:`redacted`), so a cut never leaves the head of a secret that its detector no
+    longer matches, and never falls inside a mask (:func:`cut_whole`); ``text`` as it is when
+    it fits. ``limit`` <= 0 gives ``""``."""
+    if limit <= 0:
+        return ""
+    if len(text) <= limit:
+        return text
+    return cut_whole(redacted(text)[0], limit, mark)
 
 
 def export_text(text: str, redact: bool = True) -> str:

@@ -193,7 +193,7 @@ def state_summary(state: RunState) -> str:
     for s in state.sources:
         flags = []
         if s.pending_bytes:
-            flags.append(f"{_fmt_int(s.pending_bytes)} bytes pending")
+            flags.append(f"{_fmt_int(s.pending_bytes)} bytes pending: a last line without its newline, not yet a whole record")
         if s.truncated or s.replaced:
             flags.append("; ".join(s.resets))
         if s.error:

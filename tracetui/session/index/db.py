@@ -115,6 +115,8 @@ def create_schema(conn: sqlite3.Connection, fts: bool) -> None:
 
 
 def drop_all(conn: sqlite3.Connection) -> None:
-    """Drop every index table (inside a write transaction)."""
+    """Drop every index table (inside a write transaction), their pages overwritten with
+    zeros: an index of older code may hold text that is masked now."""
+    conn.execute("PRAGMA secure_delete=ON")
     for t in TABLES:
         conn.execute(f"DROP TABLE IF EXISTS {t}")

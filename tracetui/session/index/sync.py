@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from tracetui import __version__
 from tracetui.ingest.discover import TranscriptFile, all_transcripts, codex_transcripts
 from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_code, index_path, open_db
+from tracetui.session.index.masks import mask_folded, masked_text
 from tracetui.session.index.messages import settle
 from tracetui.session.store.db import fingerprint
 
@@ -197,7 +198,8 @@ def _write(
     elif conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None:
         return  # indexed by another process meanwhile
     fp = r.fingerprint
-    session = tf_session or r.session_id or Path(path).stem
+    session = masked_text(tf_session or r.session_id or Path(path).stem)
+    tf_project = masked_text(tf_project)
     if fid is None:
         cur = conn.execute(
             "INSERT INTO files(path, inode, size, mtime_ns, offset, line, head, fingerprint, project, session, agent, role, cwd,"
@@ -314,7 +316,7 @@ def update(
         if r.error or r.reset:
             stats.errors.append(r.error or f"{path}: changed while read")
             continue
-        batch.append((tf, path, kind, row, r))
+        batch.append((tf, path, kind, row, mask_folded(r)))
         rows += len(r.msgs) + len(r.docs)
         name = {"new": "new", "grow": "grown", "redo": "redone"}[kind]
         setattr(stats, name, getattr(stats, name) + 1)

@@ -274,7 +274,7 @@ class EpisodeScreen(Screen[None]):
             t.append("\n")
             if ev.kind == "tool_use":
                 t.append("▸ ", style="bold cyan")
-                t.append(ev.name or "?", style="bold")
+                t.append(one_line(ev.name) or "?", style="bold")
                 t.append(f"  {short_anchor(st, ev.anchor)}  …{(ev.tool_use_id or '')[-8:]}\n", style="dim")
                 t.append("  in  ", style="dim")
                 t.append_text(data(self._excerpt(ev), limit=900))
@@ -335,7 +335,7 @@ class EpisodeScreen(Screen[None]):
         fixed = self.fixed_by()
         for cat, ev in entries[:50]:
             t.append(f"\n{short_anchor(st, ev.anchor)} ", style="dim")
-            t.append(f"{_ENTRY_LABEL[cat](ev)} ", style="magenta" if cat == "interrupt" else "bold red")
+            t.append(f"{one_line(_ENTRY_LABEL[cat](ev))} ", style="magenta" if cat == "interrupt" else "bold red")
             t.append_text(data(ev.excerpt, limit=160))
             by = fixed.get(ev.tool_use_id or "") if cat in ("tool", "earlier") else None
             if by is not None:

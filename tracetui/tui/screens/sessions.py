@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -13,10 +14,29 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tracetui.tui.format import activity, fmt_age, fmt_bytes
+from tracetui.tui.format import activity, fmt_age, fmt_bytes, one_line
 from tracetui.tui.settings import SessionSpec
 
 __all__ = ["SessionSwitcher"]
+
+#: sessions listed at most (the newest)
+MAX_ROWS = 500
+#: characters of a session id shown when the whole id does not fit: a Codex thread id (UUIDv7)
+#: starts with its creation time, so 8 characters are the same for threads a minute apart
+SHORT_ID = 13
+#: cells the project column keeps at least
+MIN_PROJECT = 12
+
+
+def _tail(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells: its end, after ``…`` when its start is cut (a project
+    folder or working folder says most at its end)."""
+    if cell_len(text) <= width:
+        return text
+    out = text[-max(1, width - 1) :]
+    while cell_len(out) > width - 1 and len(out) > 1:
+        out = out[1:]
+    return "…" + out
 
 
 class SessionSwitcher(ModalScreen[SessionSpec | None]):
@@ -35,6 +55,8 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         #: ``--agent``: list only this agent's sessions (``None``: both)
         self.agent = agent
         self.sessions: list = []
+        #: the table width the rows were last fitted to
+        self._drawn_for = -1
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-box"):
@@ -60,27 +82,56 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         t = self.query_one(DataTable)
         t.loading = False
         self.sessions = found
-        from tracetui.ingest.agents import agent_name
-
-        now = self.app.settings.clock() if hasattr(self.app, "settings") else time.time()
-        for s in found[:500]:
-            # "live" only for a file written within format.LIVE_WINDOW; else how long ago
-            live = activity(s.mtime, now) == "live"
-            t.add_row(
-                Text("live" if live else fmt_age(now - s.mtime) + " ago", style="bold" if live else ""),
-                Text(fmt_bytes(s.size), justify="right"),
-                Text(s.project),
-                Text(s.session_id),
-                Text(agent_name(s.agent)),
-            )
+        self._draw()
         title = self.query_one("#sessions-title", Static)
         if not found:
             from tracetui.ingest.discover import where_sessions
 
-            title.update(Text(f"No sessions under {where_sessions(self.agent, self.root)}", style="bold"))
+            title.update(Text(f"No sessions under {one_line(str(where_sessions(self.agent, self.root)))}", style="bold"))
         else:
-            more = f" (newest 500 of {len(found)})" if len(found) > 500 else ""
+            more = f" (newest {MAX_ROWS} of {len(found)})" if len(found) > MAX_ROWS else ""
             title.update(Text(f"Sessions{more}: Enter opens one in a tab, Escape closes", style="bold"))
+
+    def on_resize(self) -> None:
+        if self.sessions and self._drawn_for != self.query_one(DataTable).size.width:
+            self._draw()
+
+    def _draw(self) -> None:
+        """The rows, fitted to the table's width: every row shows its session id and agent (a
+        short id when the whole one does not fit), and the project gives way, its start cut."""
+        from tracetui.ingest.agents import agent_name
+
+        t = self.query_one(DataTable)
+        width = t.size.width or max(40, int(self.app.size.width * 0.9) - 2)
+        self._drawn_for = t.size.width
+        now = self.app.settings.clock() if hasattr(self.app, "settings") else time.time()
+        rows = []
+        for s in self.sessions[:MAX_ROWS]:
+            # "live" only for a file written within format.LIVE_WINDOW; else how long ago
+            live = activity(s.mtime, now) == "live"
+            age = "live" if live else fmt_age(now - s.mtime) + " ago"
+            rows.append((age, live, fmt_bytes(s.size), one_line(s.project), one_line(s.session_id), agent_name(s.agent)))
+        pad = 2 * t.cell_padding
+        bar = 2 if len(rows) + 1 > t.size.height > 0 else 0  # the vertical scrollbar
+
+        def col(i: int, head: str) -> int:
+            return max([cell_len(head), *(cell_len(r[i]) for r in rows)]) + pad
+
+        fixed = col(0, "last activity") + col(2, "size") + col(5, "agent") + bar
+        whole = col(4, "session")
+        room = width - fixed - pad
+        short = room - whole < MIN_PROJECT
+        sid_w = min(whole, SHORT_ID + pad) if short else whole
+        proj_w = max(MIN_PROJECT, room - sid_w)
+        t.clear()
+        for age, live, size, project, sid, agent in rows:
+            t.add_row(
+                Text(age, style="bold" if live else ""),
+                Text(size, justify="right"),
+                Text(_tail(project, proj_w)),
+                Text(sid[:SHORT_ID] if short else sid),
+                Text(agent),
+            )
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tracetui.tui.fields import append_fields
-from tracetui.tui.format import fmt_count, fmt_tokens
+from tracetui.tui.format import fmt_count, fmt_tokens, one_line
 from tracetui.tui.view_model import context_usage, context_window, main_model
 from tracetui.tui.widgets.pane import Pane, Shown
 from tracetui.views.text import cost_text
@@ -58,7 +58,7 @@ class CountersPane(Pane):
         out.append("\ntools ", style="dim")
         out.append(n(c.tool_calls), style="bold")
         by = list(st.tools_by_name.items())
-        parts = [f" {name} {n(k)}" for name, k in by]
+        parts = [f" {one_line(name)} {n(k)}" for name, k in by]
         used = len("tools ") + len(n(c.tool_calls))
         # as many tools as fit with the "+N more" that counts the others
         for shown_n in range(len(parts), -1, -1):

@@ -77,19 +77,25 @@ class FleetRows(ScrollView, can_focus=True):
         self.cell_styles: list[tuple[str, ...]] = []
         self.widths = [cell_len(h) for _, h in self.columns]
         self.cursor = 0
+        #: the user moved the cursor: from then on it stays on its row's session as rows re-sort;
+        #: until then it stays on the first row, the session that needs attention most
+        self.moved = False
         self._strips: dict[int, tuple[tuple, Strip]] = {}
 
     # -- data --------------------------------------------------------------------------------
     def set_rows(self, keys: list[str], cells: list[tuple[str, ...]], styles: list[tuple[str, ...]]) -> None:
         """The rows in order (``cells`` and ``styles``: one tuple per row, a value per column);
-        the cursor stays on its row's key. Redraws the lines that changed."""
+        the cursor stays on its row's key once the user moved it, else on the first row. Redraws
+        the lines that changed."""
         at = self.keys[self.cursor] if 0 <= self.cursor < len(self.keys) else None
         widths = [min(MAX_WIDTH, max([cell_len(h)] + [cell_len(r[i]) for r in cells])) for i, (_, h) in enumerate(self.columns)]
         full = widths != self.widths or keys != self.keys
         old = self.cells
         self.widths = widths
         self.keys, self.cells, self.cell_styles = keys, cells, styles
-        if at is not None and at in keys:
+        if not self.moved:
+            self.cursor = 0
+        elif at is not None and at in keys:
             self.cursor = keys.index(at)
         self.cursor = max(0, min(self.cursor, len(keys) - 1))
         self.virtual_size = Size(sum(widths) + 2 * len(widths), len(keys) + 1)
@@ -147,6 +153,7 @@ class FleetRows(ScrollView, can_focus=True):
         if not self.keys:
             return
         old = self.cursor
+        self.moved = True
         self.cursor = max(0, min(to, len(self.keys) - 1))
         if self.cursor == old:
             return

@@ -115,7 +115,7 @@ def watermark(shown: Shown, mode: str = "", width: int = WIDE, held: int = 0) ->
     through = st.main.last_anchor
     if shown.history:
         t.append(" main thread:", style="bold")
-    where = st.fmt_anchor(through) if width >= WIDE else short_anchor(st, through)
+    where = one_line(st.fmt_anchor(through)) if width >= WIDE else short_anchor(st, through)
     t.append(f" through {where}" if through else " through nothing yet")
     mal = sum(x.malformed for x in st.sources)
     unk = st.counters.unknown_records + st.counters.unknown_blocks

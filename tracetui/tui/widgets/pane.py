@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tracetui.model.state import Anchor, RunState
+from tracetui.tui.format import one_line
 from tracetui.tui.view_model import EpisodeRow
 
 __all__ = ["Shown", "Pane", "anchor_text", "short_anchor", "guarded", "report_failure", "update_text"]
@@ -59,10 +60,11 @@ class Shown:
 def short_anchor(state: RunState, anchor: Anchor | None) -> str:
     """``file:line`` of ``anchor`` with a long file name cut to its first 8 characters
     (``d3m0c0de…:41``); the drill-down, and the header's watermark from 100 columns, name the
-    whole file."""
+    whole file. The name is data: its controls are shown by their stand-ins
+    (:func:`tracetui.tui.format.one_line`), before layout."""
     if anchor is None:
         return "unlocated"
-    name = state.source_name(anchor.src)
+    name = one_line(state.source_name(anchor.src))
     if len(name) > 22:
         name = name[:8] + "…"
     return f"{name}:{anchor.line}"

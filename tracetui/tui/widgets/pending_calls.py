@@ -56,12 +56,13 @@ class PendingCalls(Pane):
             else:
                 age_style = "bold red" if age is not None and age >= SLOW_S else "bold yellow"
             out.append(f"{fmt_age(age):>6} ", style=age_style)
-            out.append(c.name, style="bold")
+            name = one_line(c.name)
+            out.append(name, style="bold")
             if c.sidechain:
                 out.append(" (sub)", style="dim")
             anchor = short_anchor(st, c.anchor)
             wide = w >= 60
-            room = max(8, w - 7 - len(c.name) - 1 - len(anchor) - 1 - (10 if wide else 0) - (6 if c.sidechain else 0))
+            room = max(8, w - 7 - len(name) - 1 - len(anchor) - 1 - (10 if wide else 0) - (6 if c.sidechain else 0))
             out.append(" " + one_line(c.brief, room))
             if wide:
                 out.append(f" …{c.id[-8:]}", style="dim")

@@ -21,7 +21,7 @@ def _label(state: RunState, link: SubagentLink, idle: bool = False) -> Text:
     session's files not written within ``format.LIVE_WINDOW``) a ``running`` call is said to
     have no result recorded: nothing runs it now."""
     t = Text(no_wrap=True, overflow="ellipsis")
-    t.append(f"{link.tool} ", style="bold")
+    t.append(f"{one_line(link.tool)} ", style="bold")
     t.append(one_line(link.description, 60))
     if link.subagent_type:
         t.append(f" [{one_line(link.subagent_type, 30)}]", style="dim")
@@ -37,7 +37,7 @@ def _label(state: RunState, link: SubagentLink, idle: bool = False) -> Text:
 
 def _agent_label(state: RunState, a: AgentState) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
-    t.append(state.source_name(a.src), style="dim")
+    t.append(one_line(state.source_name(a.src)), style="dim")
     t.append(f" {a.counters.tool_calls} calls", style="")
     if a.counters.tool_errors:
         t.append(f" {a.counters.tool_errors} err", style="bold red")

@@ -1,0 +1,68 @@
+"""Whether a file starts as a transcript does: its first line a JSON object with a ``type``.
+
+Used where no session was named and a folder's newest ``*.jsonl`` is taken for a session
+(``tracetui``, ``state``, ``--all``): a stray file (empty, random bytes, text, another format's
+JSON values) is passed over there. A file named explicitly is folded and refused with one line
+by the reader instead. Only the first line is read, at most :data:`SNIFF_BYTES` of it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tracetui.ingest.files import open_regular
+
+__all__ = ["opens_a_transcript", "SNIFF_BYTES"]
+
+#: bytes read from the start of a file to judge its first line
+SNIFF_BYTES = 1 << 16
+
+_any = msgspec.json.Decoder()
+#: files whose complete first line was a record: ``(path, device, inode)``; a transcript only
+#: grows, so its first line stays what it was
+_known: set[tuple[str, int, int]] = set()
+
+
+def _is_record(line: bytes) -> bool:
+    try:
+        obj: Any = _any.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return isinstance(obj, dict) and isinstance(obj.get("type"), str)
+
+
+def opens_a_transcript(path: Path) -> bool:
+    """``True`` when the first line of ``path`` (leading blank lines skipped) is a JSON object
+    with a string ``type`` (every Claude Code record and a rollout's ``session_meta``), or
+    when that line is longer than :data:`SNIFF_BYTES` or not written to its end yet and so far
+    reads as the start of one (``{`` then UTF-8 text). ``False`` for an empty, binary or other
+    file, a file that cannot be opened, and one that is not a regular file. Never raises."""
+    try:
+        with open_regular(path) as f:
+            st = os.fstat(f.fileno())
+            key = (str(path), st.st_dev, st.st_ino)
+            if key in _known:
+                return True
+            data = f.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    data = data.lstrip(b" \t\r\n")
+    nl = data.find(b"\n")
+    if nl >= 0:
+        ok = _is_record(data[:nl].rstrip(b"\r"))
+        if ok:
+            _known.add(key)
+        return ok
+    if _is_record(data):
+        return True
+    if data[:1] != b"{":
+        return False
+    try:  # an unfinished first line: text so far (a character cut at the end is no proof of bytes)
+        data[:-4].decode("utf-8") if len(data) > 4 else data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return b"\x00" not in data

@@ -1,0 +1,106 @@
+"""The user's settings file: what the monitor and ``tracetui sessions`` take when no option says
+otherwise.
+
+Where: ``$TRACETUI_CONFIG`` when set, else ``settings.toml`` in the user config folder
+(``platformdirs.user_config_dir("tracetui")``, ``~/.config/tracetui`` on Linux). A missing file
+is no error. TOML, every key optional::
+
+    bell = false              # no terminal bell when a session turns waiting on you or failing
+    budget_usd = 5.0          # a budget per session, USD
+    budget_usd_day = 40.0     # a budget for all sessions' spend on the current UTC day, USD
+
+    [fleet]                   # the fleet's state rules' thresholds, seconds (tracetui/views/fleet.py)
+    quiet_after = 15
+    stall_after = 300
+    idle_after = 1800
+    ended_after = 10800
+
+Command-line options win over the file. A file that is not TOML, an unknown key or a value of
+the wrong kind is left out with one line saying what and where (:attr:`UserSettings.warnings`);
+the rest of the file still applies.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["UserSettings", "settings_path", "load_user_settings", "FLEET_KEYS"]
+
+#: the thresholds of ``[fleet]``, seconds (the fields of ``views.fleet.FleetRules``)
+FLEET_KEYS = ("quiet_after", "stall_after", "idle_after", "ended_after")
+
+
+@dataclass
+class UserSettings:
+    """What the settings file holds (``None``: not set there) and the lines about what it could
+    not take. ``fleet``: the ``[fleet]`` thresholds that were set, seconds."""
+
+    path: Path | None = None
+    bell: bool | None = None
+    budget_usd: float | None = None
+    budget_usd_day: float | None = None
+    fleet: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def settings_path() -> Path:
+    """``$TRACETUI_CONFIG``, else ``<user config dir>/tracetui/settings.toml``."""
+    env = os.environ.get("TRACETUI_CONFIG")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("tracetui")) / "settings.toml"
+
+
+def _positive(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    f = float(v)
+    return f if math.isfinite(f) and f > 0 else None
+
+
+def load_user_settings(path: Path | None = None) -> UserSettings:
+    """The settings of ``path`` (default :func:`settings_path`). Never raises: an unreadable
+    or malformed file, or a bad entry, is a line in ``warnings`` naming the file and the key."""
+    p = path if path is not None else settings_path()
+    out = UserSettings(path=p)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return out
+    except (OSError, UnicodeDecodeError) as e:
+        out.warnings.append(f"settings file {p}: cannot read it ({e.__class__.__name__}); using the defaults")
+        return out
+    except tomllib.TOMLDecodeError as e:
+        out.warnings.append(f"settings file {p}: not TOML ({e}); using the defaults")
+        return out
+    for key, v in data.items():
+        if key == "bell":
+            if isinstance(v, bool):
+                out.bell = v
+            else:
+                out.warnings.append(f"settings file {p}: bell must be true or false, not {v!r}; left out")
+        elif key in ("budget_usd", "budget_usd_day"):
+            f = _positive(v)
+            if f is None:
+                out.warnings.append(f"settings file {p}: {key} must be a positive number of USD, not {v!r}; left out")
+            else:
+                setattr(out, key, f)
+        elif key == "fleet" and isinstance(v, dict):
+            for k, sv in v.items():
+                f = _positive(sv) if k in FLEET_KEYS else None
+                if k not in FLEET_KEYS:
+                    out.warnings.append(f"settings file {p}: [fleet] has no key {k!r} (keys: {', '.join(FLEET_KEYS)}); left out")
+                elif f is None:
+                    out.warnings.append(f"settings file {p}: [fleet] {k} must be a positive number of seconds, not {sv!r}; left out")
+                else:
+                    out.fleet[k] = f
+        else:
+            out.warnings.append(f"settings file {p}: unknown key {key!r} (keys: bell, budget_usd, budget_usd_day, [fleet]); left out")
+    return out

@@ -1,0 +1,118 @@
+"""The copy keys (card, worker view) and the screenshot: what is sent, written and said."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
+from tracetui.tui.session_view import SessionView
+
+__all__ = ["CopyActions", "copy_note", "render_export"]
+
+
+def copy_note(label: str, scope: str, chars: int, path: Path | None, cut: int | None, tmux: bool, narrow: bool) -> str:
+    """What the copy keys say. The app cannot know whether the terminal took the OSC 52
+    sequence (tmux with its default ``set-clipboard external`` drops it; some terminals refuse
+    it), so it says it *sent* the text, and where the file is. ``narrow``: one short line,
+    the file named without its folder (``d3m0c0de…-card-live.txt``)."""
+    if narrow:
+        name = path.name if path is not None else ""
+        m = re.fullmatch(r"(.{8}).{5,}?(-(?:card|worker)-\w+\.txt)", name)
+        if m:  # <session>-<kind>-<scope>.txt (export.write_export): the session id shortened
+            name = f"{m[1]}…{m[2]}"
+        return f"{label.capitalize()} sent by OSC 52" + (f"; file {name}" if path else "; no file")
+    where = f" and wrote it to {path}" if path is not None else ""
+    hint = "the terminal may refuse it; under tmux it needs set-clipboard on" if tmux else "if the terminal accepts it"
+    note = f", cut to {cut} bytes" if cut else ""
+    return f"Sent the {label} ({scope}, {chars} chars{note}) to the clipboard by OSC 52 ({hint}){where}"
+
+
+def render_export(kind: str, view: SessionView) -> str:
+    """The text of ``kind`` (``card`` or ``worker``) for the state ``view`` shows (live or
+    scrubbed), compiled by the headless views; a plain state summary when this build lacks them.
+    Ages are measured to the same "now" the panes on screen were drawn with (``view.shown.now``),
+    so the copy says what the screen says."""
+    live = view.state
+    assert live is not None
+    k = view.episode
+    shown = view.shown
+    if shown is None or shown.live is not live or shown.episode != k:
+        view.refresh_panes()
+        shown = view.shown
+    now = shown.now if shown is not None else view.now_for(view.shown_state() or live)
+    try:
+        if kind == "card":
+            from tracetui.views.card import render_card as render
+        else:
+            from tracetui.views.worker import render_worker_view as render
+    except ImportError:
+        render = None
+    if render is not None:
+        from tracetui.views.safe import export_text
+
+        return export_text(render(live, episode=k, now=now))
+    from tracetui.views.state_json import state_summary
+
+    shown = view.shown_state() or live
+    scope = "live" if k is None else f"as of the end of episode {k}"
+    return (
+        f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"  # redacted
+    )
+
+
+class CopyActions:
+    """The app's copy actions (``c``, ``w``, the palette's copies), its OSC 52 clipboard and
+    its screenshot folder; mixed into :class:`tracetui.tui.app.TraceApp`, whose
+    ``current_view``, ``settings``, ``narrow`` and ``notify`` they use."""
+
+    def action_copy_card(self) -> None:
+        self._copy("card")
+
+    def action_copy_worker(self) -> None:
+        self._copy("worker")
+
+    def _copy(self, kind: str) -> None:
+        view = self.current_view
+        if view is None or view.state is None:
+            self.bell()
+            return
+        label = "card" if kind == "card" else "worker view"
+        try:
+            text = render_export(kind, view)
+        except Exception as exc:  # a view bug must not end the monitor
+            self.notify(f"Could not compile the {label}: {type(exc).__name__}: {exc}", severity="error", markup=False)
+            return
+        session = view.state.main.session_id or Path(view.spec.paths[0]).stem
+        path: Path | None = None
+        try:
+            path = write_export(text, kind, session, view.episode, export_dir(self.settings.export_dir))
+        except OSError as exc:
+            self.notify(f"Could not write the {label} file: {exc}", severity="error", markup=False)
+        clip, cut = cap_text(text, self.settings.clipboard_cap, path)
+        self.copy_to_clipboard(clip)
+        scope = "live" if view.episode is None else f"as of episode {view.episode}"
+        narrow = self.narrow
+        note = copy_note(label, scope, len(text), path, self.settings.clipboard_cap if cut else None, bool(os.environ.get("TMUX")), narrow)
+        self.notify(note, title="" if narrow else "Copy", markup=False, timeout=8)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """OSC 52 as Textual writes it, plus the same sequence wrapped for tmux's passthrough
+        when ``TMUX`` is set (tmux ≥ 3.3 drops unwrapped OSC 52 unless set-clipboard is on)."""
+        super().copy_to_clipboard(text)
+        driver = getattr(self, "_driver", None)
+        if os.environ.get("TMUX") and driver is not None:
+            driver.write(tmux_wrap(osc52(text)))
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str | None:
+        """Save an SVG of the screen (the palette's Screenshot) into ``path``, by default the
+        folder copies are written to, made when missing (Textual's default, ~/Downloads, need
+        not exist); a folder that cannot be made is said in one notification (``None``)."""
+        folder = Path(path).expanduser() if path else export_dir(self.settings.export_dir)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.notify(f"Screenshot not saved: cannot make {folder}: {exc.strerror or exc}", severity="error")
+            return None
+        return super().deliver_screenshot(filename, str(folder), time_format)

@@ -1,0 +1,93 @@
+"""A session view's history: the state as of an episode's end, the "now" its ages are measured
+to, the steps back and forward, and the episode ``e`` opens."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tracetui.model.state import RunState
+from tracetui.tui.view_model import state_as_of
+from tracetui.tui.widgets.episodes import EpisodesList
+
+if TYPE_CHECKING:
+    from tracetui.tui.view_model import EpisodeRow
+
+__all__ = ["Scrubbing"]
+
+
+class Scrubbing:
+    """The scrubbing of one session view (``[``, ``]``, ``l``, ``e``); mixed into
+    :class:`tracetui.tui.session_view.SessionView`, whose ``state``, ``episode``, ``rows`` and
+    ``settings`` it reads."""
+
+    def shown_state(self) -> RunState | None:
+        """The state the panes show: live, or as of the end of the scrubbed episode."""
+        live = self.state
+        if live is None or self.episode is None:
+            return live
+        k = self.episode
+        if not 1 <= k <= len(live.history):
+            return live
+        key = (k, live.generation)
+        got = self._as_of_cache.get(key)
+        if got is None:
+            got = state_as_of(live, k)
+            self._as_of_cache = {key: got}
+        return got
+
+    def now_for(self, shown_state: RunState) -> float:
+        """The "now" (seconds since the epoch) ages are measured to: the app clock live; while
+        scrubbing, the end of the episode, so ages are as they were then: the as-of state's
+        ``last_timestamp``, the episode's last record's (``views.as_of.state_as_of``), not the
+        closing prompt's, which may come hours later (third user trial: a call open at the end
+        read "running X for 1h17m"); the clock when it has none. The panes get it in
+        :class:`Shown` and the copy keys pass the same value (``self.shown.now``) to the views."""
+        now = self.settings.clock()
+        if self.episode is not None:
+            from tracetui.tui.format import parse_ts
+
+            ended = parse_ts(shown_state.main.last_timestamp)
+            now = ended if ended is not None else now
+        return now
+
+    # -- scrubbing --------------------------------------------------------------------------
+    def completed(self) -> int:
+        """Completed episodes of the live state (those that can be scrubbed to)."""
+        return len(self.state.history) if self.state is not None else 0
+
+    def history_back(self) -> bool:
+        """One episode back (from live: the last completed one). False when there is none."""
+        n = self.completed()
+        if n == 0:
+            return False
+        self.episode = n if self.episode is None else max(1, self.episode - 1)
+        return True
+
+    def history_forward(self) -> bool:
+        """One episode forward; past the last completed one is live. False when already live."""
+        if self.episode is None:
+            return False
+        self.episode = None if self.episode + 1 > self.completed() else self.episode + 1
+        return True
+
+    def go_live(self) -> bool:
+        if self.episode is None:
+            return False
+        self.episode = None
+        return True
+
+    def selected_episode(self) -> EpisodeRow | None:
+        """The episode ``e`` opens: in HISTORY the scrubbed one; live, the one under the
+        Episodes pane's cursor once the user moved it there, else the newest (the live one).
+        ``None`` before the first episode."""
+        table = self.query_one(EpisodesList)
+        if self.episode is not None:
+            idx = self.episode
+        elif table.user_moved:
+            idx = table.selected_index()
+        else:
+            idx = None
+        for r in self.rows:
+            if r.index == idx:
+                return r
+        return self.rows[-1] if self.rows else None

@@ -1,0 +1,127 @@
+"""What feeds one session view: its sink in the app's follow, and the snapshots, progress and
+notices the fold workers post to it."""
+
+from __future__ import annotations
+
+import gc
+
+from rich.text import Text
+from textual.widgets import ProgressBar, Static
+
+from tracetui.model.state import RunState
+from tracetui.tui.format import fmt_bytes, one_line
+from tracetui.tui.messages import IngestNotice, IngestProgress, SnapshotReady
+from tracetui.tui.widgets.header import SessionHeader
+
+__all__ = ["SessionFeed", "FREEZE_EVENTS", "FREEZE_SESSIONS"]
+
+#: ledger events of a first snapshot above which the heap is frozen (``gc.freeze``)
+FREEZE_EVENTS = 20_000
+#: open sessions from which every first snapshot freezes the heap (200 sessions' states made a
+#: full collection take 100-150 ms, an update of the fleet screen three times its budget)
+FREEZE_SESSIONS = 20
+
+
+class _ViewSink:
+    """A :class:`~tracetui.session.follow.FollowSink` that posts to one view (thread-safe)."""
+
+    def __init__(self, view: SessionFeed) -> None:  # a SessionView
+        self.view = view
+        self.key = view.spec.key
+        #: the app's fleet (tracetui/tui/fleet_feed.py), which takes every snapshot too
+        self.fleet = getattr(view.app, "fleet_feed", None)
+
+    def snapshot(self, state: RunState, written: float | None) -> None:
+        self.view.post_message(SnapshotReady(self.key, state, written))
+        if self.fleet is not None:  # queued: the fleet's thread computes its facts
+            self.fleet.snapshot(self.key, state, written, "", getattr(self.view.spec, "agent", "claude"))
+
+    def progress(self, done: int, total: int) -> None:
+        self.view.post_message(IngestProgress(self.key, done, total))
+
+    def notice(self, level: str, text: str) -> None:
+        self.view.post_message(IngestNotice(self.key, level, text))
+
+
+class SessionFeed:
+    """A session view's ingest: it opens the session in the app's follow and takes what the
+    fold workers post (:class:`SnapshotReady`, :class:`IngestProgress`, :class:`IngestNotice`);
+    mixed into :class:`tracetui.tui.session_view.SessionView`, whose reactives it sets."""
+
+    def ingest(self) -> None:
+        """Have the app's follow read and fold this session's files; its workers post
+        :class:`SnapshotReady`, :class:`IngestProgress` and :class:`IngestNotice` here."""
+        s = self.settings
+        self.loop = self.app.follow.open(  # type: ignore[attr-defined]
+            self.spec.key,
+            list(self.spec.paths),
+            _ViewSink(self),
+            subagents=s.subagents,
+            # the demo replays into a temporary file that is gone at quit: nothing worth caching
+            use_cache=s.use_cache and not self.spec.demo,
+        )
+        if self.built:  # the tab on screen at the start: folded first, polled fastest
+            self.app.follow.prefer(self.spec.key)  # type: ignore[attr-defined]
+
+    def on_snapshot_ready(self, message: SnapshotReady) -> None:
+        message.stop()
+        if self.latest is None and (
+            len(message.state.ledgers[0] if message.state.ledgers else ()) >= FREEZE_EVENTS
+            or len(getattr(self.app, "views", ())) >= FREEZE_SESSIONS
+        ):
+            # a big first fold leaves a large heap that lives as long as the app; moving it out
+            # of the collector's reach keeps full collections (100+ ms pauses) off later updates
+            gc.freeze()
+        self.latest = message.state
+        self.written = message.written
+        if not self.built:
+            if not self.paused:
+                self.state = message.state
+            return
+        self.query_one(".fold-progress").display = False
+        if not self.notice_text:  # the progress line, not an error: the read is done
+            self.query_one(".notice").display = False
+        if self.paused:
+            self.held += 1
+            header = self.query_one(SessionHeader)
+            header.held = self.held
+            if self.shown is not None:
+                header.show(self.shown)
+            return
+        self.state = message.state
+
+    def on_ingest_progress(self, message: IngestProgress) -> None:
+        message.stop()
+        if not self.built:
+            return
+        bar = self.query_one(".fold-progress", ProgressBar)
+        if message.total > 4 << 20:  # a bar only for reads long enough to notice
+            bar.display = True
+            bar.update(total=message.total, progress=message.done)
+            self.query_one(".notice", Static).display = True
+            self.query_one(".notice", Static).update(
+                Text(f" folding {fmt_bytes(message.done)} of {fmt_bytes(message.total)}…", style="bold")
+            )
+
+    def on_ingest_notice(self, message: IngestNotice) -> None:
+        message.stop()
+        changed = False
+        if message.level == "error":
+            self.notice_text = message.text
+            self._notice, changed = ("error", message.text), True
+        elif message.level == "information" and self.notice_text:
+            self.notice_text = ""
+            self._notice, changed = ("clear", ""), True
+        if self.built and changed and self._notice is not None:
+            self._show_notice(*self._notice)
+        self.app.notify(message.text, title=self.spec.label or "tracetui", severity=message.level, markup=False, timeout=6)
+
+    def _show_notice(self, level: str, text: str) -> None:
+        notice = self.query_one(".notice", Static)
+        if level == "error":
+            notice.update(Text(f" ✖ {one_line(text)}", style="bold"))
+            notice.set_class(True, "-error")
+            notice.display = True
+        else:
+            notice.display = False
+            notice.set_class(False, "-error")

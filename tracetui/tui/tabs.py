@@ -1,0 +1,122 @@
+"""The monitor's tabs: one per session, mounted in batches, switched, activated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.content import Content
+from textual.css.query import NoMatches
+from textual.widgets import TabbedContent, TabPane
+
+from tracetui.tui.format import one_line
+from tracetui.tui.session_view import SessionView
+from tracetui.tui.settings import SessionSpec
+
+__all__ = ["FIRST_TABS", "TAB_BATCH", "TabActions"]
+
+#: tabs mounted with the first screen; the others follow it, :data:`TAB_BATCH` per refresh
+#: (``--all`` with 200 sessions: the first screen waited for every tab)
+FIRST_TABS = 12
+TAB_BATCH = 24
+
+
+class TabActions:
+    """The app's tabs: making a session's tab, mounting the rest after the first screen, the
+    active tab's view, opening a session, cycling and activating tabs; mixed into
+    :class:`tracetui.tui.app.TraceApp`, whose ``settings``, ``views``, ``monitor``,
+    ``_update_chrome`` and ``_follow`` they use."""
+
+    def _pane(self, spec: SessionSpec) -> TabPane:
+        self._tab_n += 1
+        title = Content(one_line(spec.label or Path(spec.paths[0]).stem[:8], 40))
+        # only the first tab draws its panes at once; the others when first shown (mounting
+        # the panes of 200 tabs took 12 s before the first screen)
+        return TabPane(title, SessionView(spec, self.settings, eager=self._tab_n == 1), id=f"tab-{self._tab_n}")
+
+    async def _add_tabs(self, start: int) -> None:
+        """Mount the tabs of ``settings.sessions[start:]`` after the first screen, a batch of
+        :data:`TAB_BATCH` per refresh, so the screen answers while they come."""
+        if not self.is_running or not self.screen_stack:
+            return
+        tabs = self.monitor.query_one(TabbedContent)
+        batch = self.settings.sessions[start : start + TAB_BATCH]
+        for spec in batch:
+            if spec.key not in self.views:
+                await tabs.add_pane(self._pane(spec))
+        try:
+            self._update_chrome()
+        except NoMatches:  # the screen is being torn down
+            return
+        if start + TAB_BATCH < len(self.settings.sessions):
+            self.call_after_refresh(self._add_tabs, start + TAB_BATCH)
+
+    @property
+    def current_view(self) -> SessionView | None:
+        """The session view of the active tab."""
+        try:
+            tabs = self.query_one(TabbedContent)
+        except Exception:
+            return None
+        pane = tabs.active_pane
+        if pane is None:
+            return None
+        try:
+            return pane.query_one(SessionView)
+        except Exception:
+            return None
+
+    def open_session(self, spec: SessionSpec, activate: bool = True) -> None:
+        """Show ``spec`` in its tab (a new tab when it is not open; ``activate``: switch to it)."""
+        tabs = self.monitor.query_one(TabbedContent)
+        view = self.views.get(spec.key)
+        if view is not None:
+            pane = view.parent
+            while pane is not None and not isinstance(pane, TabPane):
+                pane = pane.parent
+            if pane is not None and pane.id:
+                tabs.active = pane.id
+            return
+        pane = self._pane(spec)
+        added = tabs.add_pane(pane)
+
+        async def mounted() -> None:
+            # activated once mounted: set before, the tab bar could not find the new tab yet
+            # and the first tab was shown (third user trial: s Down Down Enter with 2 tabs)
+            await added
+            if not pane.is_attached or not self.is_running:
+                return  # the app is closing
+            if activate and pane.id:
+                tabs.active = pane.id
+            try:
+                self._update_chrome()
+            except NoMatches:  # the screen is being torn down
+                pass
+
+        self.call_later(mounted)
+
+    def _cycle_tab(self, step: int) -> None:
+        tabs = self.query_one(TabbedContent)
+        ids = [p.id for p in tabs.query(TabPane) if p.id]
+        if len(ids) < 2:
+            self.bell()
+            return
+        i = ids.index(tabs.active) if tabs.active in ids else 0
+        tabs.active = ids[(i + step) % len(ids)]
+
+    def action_next_tab(self) -> None:
+        self._cycle_tab(1)
+
+    def action_previous_tab(self) -> None:
+        self._cycle_tab(-1)
+
+    async def on_tabbed_content_tab_activated(self) -> None:
+        if not self.screen_stack:
+            return  # a late activation while the app is torn down
+        self._refresh_bindings()
+        view = self.current_view
+        if view is not None:
+            if self._follow is not None:
+                self._follow.prefer(view.spec.key)  # the tab on screen is folded first
+            if not view.built:
+                await view.build()
+            view.refresh_panes()
