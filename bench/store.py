@@ -15,7 +15,10 @@ Input: the files of ``$TRACETUI_CORPUS`` or ``../shared/corpus`` concatenated un
 megabytes (10^6 bytes), or ``python bench/gen.py --mb N`` (``--source gen``). Files are made
 under the temporary folder and deleted afterwards.
 
-Targets (issue 9 §4): peak RSS ≤ 120 MB at 500 MB and ≤ 150 MB at 2 GB; warm reopen ≤ 100 ms
+The baseline, measured in the same run on the same file: ``orjson.loads`` of every line
+(bench/fold.py's); the first open's ratio is the baseline's seconds over the open's.
+
+Targets (issue 9 §4): the first open ≥ 0.4× the baseline on the dense mix; peak RSS ≤ 120 MB at 500 MB and ≤ 150 MB at 2 GB; warm reopen ≤ 100 ms
 and ≤ 80 MB; append → state ≤ 10 ms; the database ≤ 15 % of the transcript.
 
 Usage: ``python bench/store.py [--mb 500 2000] [--source corpus|gen] [--keep]``
@@ -30,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from fold import BASELINE  # bench/fold.py's orjson.loads of every line (this folder is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ["TRACETUI_CORPUS"]).expanduser() if os.environ.get("TRACETUI_CORPUS") else ROOT.parent / "shared" / "corpus"
@@ -158,7 +163,7 @@ def measure(mb: int, source: str, tmp: Path, full: bool) -> dict:
     path = make_input(tmp / f"bench-{mb}.jsonl", mb, source)
     cache = tmp / f"cache-{mb}"
     try:
-        out = {"mb": path.stat().st_size / MB, "cold": cold(path, cache)}
+        out = {"mb": path.stat().st_size / MB, "base": _run(BASELINE, str(path), cache=cache), "cold": cold(path, cache)}
         if full:
             out["warm"] = warm(path, cache)
             out["append"] = append_to_state(path, cache)
@@ -191,6 +196,11 @@ def main(argv: list[str] | None = None) -> int:
                     f"  warm reopen {w['seconds'] * 1000:.0f} ms, peak RSS {w['rss_mib']:.0f} MiB (of which {w['rss_before_open_mib']:.0f} before the open)"
                 )
                 print(f"  append -> state {a['median_ms']:.1f} ms median, {a['max_ms']:.1f} ms max ({a['n']} appends)")
+            ratio = r["base"]["seconds"] / c["seconds"]
+            print(
+                f"  baseline orjson.loads of every line {r['base']['seconds']:.2f} s; first open / baseline {ratio:.2f}x "
+                f"(target on the dense mix >= 0.40: {'met' if ratio >= 0.4 else 'not met'})"
+            )
             print(json.dumps(r), flush=True)
     return 0
 

@@ -55,3 +55,36 @@ def test_the_gate_of_bytes_finds_what_straddles_its_windows(monkeypatch: pytest.
         raw = b"x" * at + b"AKIAQ3EGRTYU7VWXZ2AB" + b"y" * 7
         assert secrets.may_hold_secret_bytes(raw)
         assert secrets.may_hold_secret_bytes(b"x" * at + b":" + b"a" * 35) and not secrets.may_hold_secret_bytes(b"x" * at)
+
+
+def test_the_word_gate_finds_what_an_alternation_of_its_words_longest_first_finds() -> None:
+    import random
+    import re
+
+    words = sorted({w for ws in secrets.GATE_WORDS.values() for w in ws}, key=lambda w: (-len(w), w))
+    plain = re.compile("|".join(re.escape(w) for w in words))
+    rng = random.Random(9)
+    pieces = [*words, *(w[:-1] for w in words), " ", "x", "s", "-", "k", "e"]
+    texts = [" ".join(words), "".join(words), "".join(reversed(words)), *("".join(rng.choices(pieces, k=60)) for _ in range(300))]
+    for t in texts:
+        assert secrets._GATE.findall(t) == plain.findall(t), t
+
+
+def test_the_shape_gate_finds_a_shape_where_one_of_the_shapes_alone_does() -> None:
+    import re
+
+    shapes = [re.compile(p) for p in secrets.GATE_SHAPES.values()]
+    texts = [
+        "AKC1234",
+        "an APE at AP9",
+        "x.abc_de.y",
+        "bot:" + "a-" * 18,
+        "AC" + "0a" * 16,
+        "SK" + "b1" * 16,
+        "sk" + "b1" * 16,
+        "AC" + "0A" * 16,
+        "nothing shaped here: a.b.c, AC/DC",
+        *(f"pre {s}" for s in ("AC", "SK", ":", ".", "AP", "AK")),
+    ]
+    for t in texts:
+        assert bool(secrets._GATE_SHAPE.search(t)) == any(rx.search(t) for rx in shapes), t

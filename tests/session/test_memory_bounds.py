@@ -219,3 +219,19 @@ def test_the_episodes_share_their_bucket_strings() -> None:
     assert len(eps) == 3
     a, b = eps[0].usage_buckets[0], eps[1].usage_buckets[0]
     assert a.model == b.model and a.model is b.model and a.day is b.day
+
+
+def test_a_new_call_is_not_looked_for_in_the_store_and_a_late_result_is(tmp_path: Path, small_lag: int) -> None:
+    n = 3 * small_lag
+    recs = many_calls(n)
+    path = write(tmp_path / "s.jsonl", recs)
+    r = open_private([path], price=False)
+    found: list[str] = []
+    r.store.rconn.set_trace_callback(lambda sql: found.append(sql) if "tool_use_id = " in sql else None)
+    r.poll()
+    got = r.snapshot()
+    # each new call asks whether it was read before: the ledger's filter of the ids it holds
+    # answers most of them, so far fewer queries than calls (the late results and the
+    # repeated tool_use are found in the store, and paired as a pure fold pairs them)
+    assert 0 < len(found) < n // 10
+    assert figures(got) == figures(pure_fold(recs, name="s.jsonl"))

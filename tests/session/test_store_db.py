@@ -284,3 +284,21 @@ def test_a_dropped_reader_ends_its_writer_thread(tmp_path: Path) -> None:
     gc.collect()
     thread.join(timeout=30)
     assert not thread.is_alive()
+
+
+def test_a_build_writes_without_syncs_until_its_save_and_a_resumed_fold_with_them(tmp_path: Path) -> None:
+    p = _session(tmp_path)
+    r = open_cached([p], price=False)
+    fold_state(r)
+    r.store.sync()
+    assert r.store.wconn.execute("PRAGMA synchronous").fetchone()[0] == 0  # OFF while building
+    assert r.save_cache()
+    assert r.store.wconn.execute("PRAGMA synchronous").fetchone()[0] == 1 and not r.store.unsynced
+    append(p, jsonl([prompt("one more")]))
+    w = open_cached([p], price=False)
+    assert w.cache_status == "warm"
+    fold_state(w)
+    w.store.sync()
+    assert w.store.wconn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL: a saved state is there
+    assert w.save_cache()
+    assert_same_state(fold_state(open_cached([p], price=False)), fold_state(SessionReader([p], price=False)))

@@ -128,14 +128,38 @@ GATE_SHAPES: dict[str, str] = {
     "artifactory credentials": r"AKC|AP[\dA-F]",
     "discord bot token": r"\.[\w-]{6}\.",
     "telegram bot token": r":[\w-]{35}",
-    "twilio api key": r"(?:AC|SK)[a-z0-9]{32}",
+    "twilio api key": r"AC[a-z0-9]{32}|SK[a-z0-9]{32}",
 }
 
-#: the gates compiled: every word of :data:`GATE_WORDS` (longest first), every shape
-_GATE: re.Pattern[str] = re.compile(
-    "|".join(re.escape(w) for w in sorted({w for ws in GATE_WORDS.values() for w in ws}, key=lambda w: (-len(w), w)))
-)
-_GATE_SHAPE: re.Pattern[str] = re.compile("|".join(f"(?:{p})" for _, p in sorted(GATE_SHAPES.items())))
+
+def _trie_pattern(words: set[str]) -> str:
+    """A regex matching any of ``words``, the longest one where several start at a place (as
+    an alternation of them longest first would), written as a trie: at each place the search
+    tries the one branch of its first character, not every word (~3x faster on transcript
+    text, whose letters start most of the words)."""
+    trie: dict[str, dict] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body  # greedy: a longer word first
+
+    return emit(trie)
+
+
+#: the gates compiled: every word of :data:`GATE_WORDS` (the longest at a place), every shape
+_GATE: re.Pattern[str] = re.compile(_trie_pattern({w for ws in GATE_WORDS.values() for w in ws}))
+#: (the shapes joined as they are: each is an alternation of branches that start with a
+#: literal, so the search skips ahead to the characters they start with, ~3x faster than
+#: with each shape in a group of its own)
+_GATE_SHAPE: re.Pattern[str] = re.compile("|".join(p for _, p in sorted(GATE_SHAPES.items())))
 
 
 def _gated(text: str) -> bool:

@@ -4,7 +4,10 @@ One SQLite file per session (the main transcript named by the user plus its suba
 under ``platformdirs.user_cache_dir("tracetui")/store`` (``$TRACETUI_CACHE_DIR`` overrides the
 folder), created 0700 with the database 0600. WAL mode and ``synchronous=NORMAL``: readers never
 wait for the writer, and a commit costs no fsync (a crash can lose the last commits, never
-corrupt the file; the store is a cache of the transcript, rebuilt from it when in doubt).
+corrupt the file; the store is a cache of the transcript, rebuilt from it when in doubt). A
+build from the start writes with ``synchronous=OFF`` (its checkpoints wait for no disk: a
+quarter of a 500 MB first open) until its save, which syncs the file first: before that the
+database holds no state to resume from, and an OS crash that damaged it costs a rebuild.
 
 Tables (``SCHEMA`` is their version; a database of another version is emptied and rebuilt):
 
@@ -51,7 +54,7 @@ __all__ = [
 ]
 
 #: version of the tables below; bump it when they change
-SCHEMA = 5
+SCHEMA = 6
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the store folder is pruned (least recently written sessions first) above this many bytes

@@ -4,8 +4,9 @@ every :data:`KEYFRAME` snapshots, else what changed since the previous one.
 Consecutive snapshots share most of their content (the files touched, the facts, the anomalies
 grow by a few items per prompt), so storing each whole would make the history the bulk of the
 database. A delta lists, per field that changed: the whole new value, or for a tuple that kept
-its length or grew, only the items that differ (by index), or for a nested Struct (``derived``)
-its own delta. Rows are zlib-compressed MessagePack. Decoding converts each value back with the
+its length or grew, only the items that differ (by index), or for a tuple that is a window
+sliding over a list (the last notes kept: items dropped at its start, added at its end) how many
+items were dropped and the items added, or for a nested Struct (``derived``) its own delta. Rows are zlib-compressed MessagePack. Decoding converts each value back with the
 field's declared type (``msgspec.convert``), as a typed decode of the whole snapshot would.
 """
 
@@ -49,9 +50,30 @@ def _item_type(hint: Any) -> Any:
     return None
 
 
+def _slid(old: tuple, new: tuple) -> int | None:
+    """How many items ``new`` dropped from the start of ``old`` when it is ``old`` without
+    them and with items added at its end (a sliding window: at least half of ``new`` kept,
+    at least one dropped), else ``None``."""
+    if not old or not new:
+        return None
+    first = new[0]
+    for k in range(1, len(old)):
+        x = old[k]
+        if x is first or x == first:
+            keep = len(old) - k
+            if 2 * keep < len(new) or keep > len(new):
+                return None
+            if all(new[i] is old[k + i] or new[i] == old[k + i] for i in range(1, keep)):
+                return k
+            return None
+    return None
+
+
 def _delta(prev: msgspec.Struct, cur: msgspec.Struct) -> list:
-    """``[[name, 0, value] | [name, 1, length, [[index, item], ...]] | [name, 2, delta]]`` for
-    the fields of ``cur`` that differ from ``prev`` (the same Struct type)."""
+    """``[[name, 0, value] | [name, 1, length, [[index, item], ...]] | [name, 2, delta] |
+    [name, 3, dropped, [item, ...]]]`` for the fields of ``cur`` that differ from ``prev``
+    (the same Struct type); kind 3 is a sliding window: ``prev``'s tuple without its first
+    ``dropped`` items, then the items listed."""
     hints = _hints(type(cur))
     out: list = []
     for name in cur.__struct_fields__:
@@ -63,6 +85,10 @@ def _delta(prev: msgspec.Struct, cur: msgspec.Struct) -> list:
             changed = [[i, a[i]] for i in range(len(a)) if i >= len(b) or (a[i] is not b[i] and a[i] != b[i])]
             if 2 * len(changed) < len(a):
                 out.append([name, 1, len(a), changed])
+                continue
+            k = _slid(b, a)
+            if k is not None:
+                out.append([name, 3, k, list(a[len(b) - k :])])
                 continue
         if isinstance(a, msgspec.Struct) and type(a) is type(b):
             out.append([name, 2, _delta(b, a)])
@@ -92,6 +118,12 @@ def _apply(prev: Any, changes: list) -> Any:
             vals[name] = tuple(lst)
         elif kind == 2:
             vals[name] = _apply(getattr(prev, name), ch[2])
+        elif kind == 3:
+            t = _item_type(hints[name])
+            old = getattr(prev, name)
+            if t is None or type(old) is not tuple or not 0 < ch[2] <= len(old):
+                raise ValueError(f"corrupt history: {name} is no window of {len(old)} items")
+            vals[name] = old[ch[2] :] + tuple(msgspec.convert(raw, t) for raw in ch[3])
         else:
             raise ValueError(f"corrupt history: change kind {kind}")
     return msgspec.structs.replace(prev, **vals) if vals else prev

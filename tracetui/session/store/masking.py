@@ -65,12 +65,17 @@ def _check_stamp() -> None:
 
 def _mask_strings(v: Any) -> bool:
     """Mask, in place, the secrets of every string inside ``v`` (a list or dict of a generic
-    msgpack value, keys included); ``True`` when one changed."""
+    msgpack value, keys included); ``True`` when one changed. A string the memo holds as
+    having no secret (most: the same texts come back in every snapshot) costs two lookups
+    here, not a call of :func:`mask_text` (the memo is of the detectors :func:`masked` checked)."""
     changed = False
+    new, old = _new, _old
     if type(v) is list:
         for i, x in enumerate(v):
             t = type(x)
             if t is str:
+                if new.get(x, x) is None or old.get(x, x) is None:
+                    continue  # known to hold no secret
                 y = mask_text(x)
                 if y is not x:
                     v[i], changed = y, True
@@ -79,10 +84,12 @@ def _mask_strings(v: Any) -> bool:
     elif type(v) is dict:
         keys_changed = False
         for k, x in v.items():
-            if type(k) is str and mask_text(k) is not k:
+            if type(k) is str and not (new.get(k, k) is None or old.get(k, k) is None) and mask_text(k) is not k:
                 keys_changed = True
             t = type(x)
             if t is str:
+                if new.get(x, x) is None or old.get(x, x) is None:
+                    continue
                 y = mask_text(x)
                 if y is not x:
                     v[k], changed = y, True
@@ -160,6 +167,8 @@ def masked(raw: bytes | memoryview) -> bytes | memoryview:
         out = _masked_items(raw)
         if out is not None:
             return out
+    if rules_stamp() is not _stamp:
+        _check_stamp()  # other detectors: the memo _mask_strings reads is emptied
     value = msgspec.msgpack.decode(raw)
     if type(value) is str:
         text = mask_text(value)

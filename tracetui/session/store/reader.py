@@ -138,9 +138,10 @@ class StoreReader(SessionReader):
         if pos == self._saved_at or any(st.error for st in self.fold.sources):
             return False
         for f in self.fold.folds:
-            flush = getattr(f.events, "flush", None)
-            if flush is not None:
-                flush()
+            for sink in (f.events, f.history):
+                flush = getattr(sink, "flush", None)
+                if flush is not None:
+                    flush()
             versions = getattr(getattr(f.derive, "book", None), "versions", None)
             if isinstance(versions, StoreEpisodes):
                 versions.flush()
@@ -169,7 +170,9 @@ class StoreReader(SessionReader):
             "prices": [(k, v[0], v[1]) for k, v in self._prices.items()],
         }
         c = self.store.wconn
+        db = cache_path(self.paths, self.subagents)
         with self.store.wlock:
+            self.store.synced(str(db))  # a build's rows on the disk before the state naming them
             c.execute(f"PRAGMA busy_timeout={SAVE_BUSY_MS}")
             try:
                 c.execute("BEGIN IMMEDIATE")
@@ -195,7 +198,6 @@ class StoreReader(SessionReader):
             except sqlite3.Error:
                 pass
         self._saved_at = pos
-        db = cache_path(self.paths, self.subagents)
         prune(db.parent, db, MAX_STORE_BYTES)
         return True
 
