@@ -9,6 +9,7 @@ with 200 tabs). bench/idle.py measures the figures; these tests pin the mechanis
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
@@ -73,3 +74,25 @@ async def test_only_the_tab_on_screen_mounts_its_panes(tmp_path: Path) -> None:
         await wait_until(pilot, drawn, 300, 0.01)
         assert app.current_view is views[1] and views[1].built
         assert "Now add a test for empty input" in str(views[1].query_one(GoalPane).content)
+
+
+async def test_a_view_is_built_only_once_its_panes_are_mounted(tmp_path: Path) -> None:
+    # ``built`` means every pane is there: a snapshot or a refresh arriving while the panes
+    # are being mounted (recompose awaits, other messages run) must not look for them
+    paths = []
+    for i in range(2):
+        p = tmp_path / "projects" / "-p" / f"5e55a0c2-0000-4000-8000-{i:012d}.jsonl"
+        small_session(p)
+        paths.append(p)
+    app = make_app(settings_for(paths, tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        views = list(app.query(SessionView))
+        await wait_until(pilot, lambda: all(v.state is not None for v in views), 1500, 0.02)
+        view = views[1]
+        assert not view.built
+        task = asyncio.ensure_future(view.build())
+        await asyncio.sleep(0)  # the build has started: it waits inside recompose
+        assert not task.done() and not view.built
+        view.refresh_panes()  # what a snapshot arriving now does: nothing, no pane looked up
+        await task
+        assert view.built and len(view.query(GoalPane)) == 1

@@ -55,6 +55,8 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
         super().__init__(id=id, classes="session")
         #: whether the panes are mounted: a tab not shown yet holds one line until :meth:`build`
         self.built = eager
+        #: :meth:`build` is mounting the panes (``built`` turns true once they are all there)
+        self._building = False
         self._notice: tuple[str, str] | None = None
         self.spec = spec
         self.settings = settings
@@ -74,7 +76,7 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        if not self.built:
+        if not (self.built or self._building):
             yield Static(Text(f" reading {one_line(str(self.spec.paths[0]))}…", style="bold"), classes="placeholder")
             return
         header = SessionHeader(classes="session-header")
@@ -117,17 +119,22 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
 
     async def build(self) -> None:
         """Mount the panes (the first time the tab is shown) and draw the newest state."""
-        if self.built:
+        if self.built or self._building:
             return
-        self.built = True
-        await self.recompose()
+        # ``built`` stays false until every pane is mounted: a snapshot or a refresh arriving
+        # while recompose runs (its awaits let other messages in) skips the panes
+        self._building = True
+        try:
+            await self.recompose()
+        finally:
+            self._building = False
         if not self.query(".fold-progress"):
             # Textual's recompose does nothing while the widget is not attached (its tab pane is
             # still being mounted when a quick activation arrives): build again once it is
-            self.built = False
             if self.app.is_running:
                 self.app.call_later(self._build_later)
             return
+        self.built = True
         self._init_panes()
         if self.state is not None:
             self.refresh_panes()
