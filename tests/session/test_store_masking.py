@@ -42,3 +42,27 @@ def test_bytes_are_kept_as_they_are_and_not_copied_to_be_searched(monkeypatch: p
     out = msgspec.msgpack.decode(masking.masked(raw))
     assert out[1]["parts"][0] == blob and AWS not in out[1]["parts"][1]
     assert masking.masked(msgspec.msgpack.encode(blob)) == msgspec.msgpack.encode(blob)
+
+
+def test_a_tool_name_holding_a_secret_is_stored_masked(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # tool names are chosen by the user (an MCP server's name): the events table keeps them
+    # masked like the excerpts, so no file of the store holds the key
+    from fixtures import prompt, tool_call, tool_result, write
+
+    from tracetui.session.store import open_cached
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
+    name = f"mcp__{AWS}__deploy"
+    path = write(tmp_path / "s.jsonl", [prompt("deploy it"), tool_call("toolu_1", name, {"env": "prod"}), tool_result("toolu_1", "done")])
+    r = open_cached([path], price=False)
+    r.poll()
+    st = r.snapshot()
+    assert st.counters.tool_calls == 1
+    r.save_cache()
+    r.store.close()
+    files = [p for p in cache.rglob("*") if p.is_file()]
+    assert files
+    for p in files:
+        data = p.read_bytes()
+        assert AWS.encode() not in data and AWS[4:-4].encode() not in data, p

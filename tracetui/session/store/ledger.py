@@ -86,11 +86,16 @@ def event_row(src: int, ev: Event) -> tuple:
     """The ``events`` row of ``ev`` of source ``src``: the one place an event, its excerpt
     included, is turned into what is stored. The excerpt is stored with its secrets masked
     (:func:`~tracetui.session.store.masking.mask_text`, a cut one too: an excerpt ends where it was cut),
-    so the store never keeps a secret the transcript held; no figure depends on its text."""
+    so the store never keeps a secret the transcript held; no figure depends on its text. So is
+    the name (a tool's name is the user's choice for an MCP server's tools; the memo makes a
+    name met again cost a lookup)."""
     a = ev.anchor
     excerpt = ev.excerpt
     if excerpt:
         excerpt = mask_text(excerpt)
+    name = ev.name
+    if name:
+        name = mask_text(name)
     u = ev.usage
     return (
         src << SRC_SHIFT | ev.seq,
@@ -104,7 +109,7 @@ def event_row(src: int, ev: Event) -> tuple:
         ev.sha256,
         excerpt,
         ev.status,
-        ev.name,
+        name,
         _pack_uuid(ev.parent_uuid),
         ev.timestamp,
         ev.is_error,
