@@ -242,3 +242,22 @@ async def test_a_crossed_session_budget_is_a_badge_in_the_session(tmp_path: Path
         app.fleet_feed.tick(NOW)
         other.refresh_panes()
         assert not [r for r in other.query_one(AnomalyBadges).rows if r.kind == "budget"]
+
+
+async def test_enter_on_the_fleet_opened_from_a_tab_shows_the_chosen_session(tmp_path: Path) -> None:
+    # the monitor had focus in the first tab: closing the fleet gave it back, and a focused
+    # widget's tab became the active one (second user trial: Enter showed the first tab)
+    app, paths = fleet_app(tmp_path, first=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_until(pilot, lambda: app.current_view is not None and app.current_view.state is not None, 300, 0.02)
+        first = app.current_view.spec.key
+        await pilot.press("f")
+        screen = await fleet_ready(pilot)
+        i = next(i for i, r in enumerate(screen.rows) if i > 0 and r.facts.key != first)
+        await pilot.press(*["down"] * i)
+        want = screen.rows[i].facts.key
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not isinstance(app.screen, FleetScreen), 300, 0.02)
+        for _ in range(3):
+            await pilot.pause()
+        assert app.current_view is not None and app.current_view.spec.key == want

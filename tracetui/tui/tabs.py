@@ -120,3 +120,20 @@ class TabActions:
             if not view.built:
                 await view.build()
             view.refresh_panes()
+            self._focus_in(view)
+
+    def _focus_in(self, view: SessionView) -> None:
+        """Move focus into ``view``'s tab (its episode list), or nowhere. A screen closing over
+        the monitor gives focus back to the widget focused before it opened, and Textual makes
+        a focused widget's tab pane the active tab: focus left in another tab switched to it."""
+        from tracetui.tui.widgets.episodes import EpisodesList
+
+        screen = view.screen
+        focused = screen.focused
+        if focused is not None and view in focused.ancestors_with_self:
+            return
+        lists = view.query(EpisodesList)
+        if lists:
+            lists.first().focus(scroll_visible=False)
+        else:
+            screen.set_focus(None)
