@@ -184,7 +184,8 @@ class _Planner:
             for i, ev in enumerate(events):
                 k = ev.kind
                 mid = ev.message_id
-                if mid is not None and k in _MSG_KINDS:
+                # a Codex response is its token_count (a metadata event with usage)
+                if mid is not None and (k in _MSG_KINDS or k == "metadata" and ev.usage is not None):
                     m = msgs.get(mid)
                     if m is None:
                         m = msgs[mid] = _Msg(st.src, mid, i, ev, prev_ts)

@@ -105,11 +105,13 @@ def ts_ns(ts: str | None) -> int | None:
 
 def usage_attributes(u: tuple[int, ...], provider: str = "anthropic") -> dict[str, AttrValue]:
     """The ``gen_ai.usage.*`` attributes of a usage ``(input, output, cache_creation,
-    cache_read[, cache_write_1h])`` in tokens. For Anthropic ``input_tokens`` is input + cache
-    read + cache creation (the GenAI conventions' rule); the uncached part is
-    ``tracetui.usage.uncached_input_tokens``."""
+    cache_read[, cache_write_1h])`` in tokens, ``input`` the uncached part as the fold keeps it
+    for both agents (a Codex count's ``input_tokens - cached_input_tokens``). ``input_tokens`` is
+    input + cache read + cache creation: the GenAI conventions' rule for Anthropic, and what
+    OpenAI's own ``input_tokens`` counts (cached tokens included); the uncached part is
+    ``tracetui.usage.uncached_input_tokens``. ``provider`` is kept for callers; the rule is one."""
     inp, out, cc, cr = u[0], u[1], u[2], u[3]
-    total_in = inp + cc + cr if provider == "anthropic" else inp
+    total_in = inp + cc + cr
     attrs: dict[str, AttrValue] = {
         "gen_ai.usage.input_tokens": total_in,
         "gen_ai.usage.output_tokens": out,
