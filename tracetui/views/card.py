@@ -62,9 +62,15 @@ def _found(st: RunState) -> list[Item]:
         if parts[0] == "tests" and len(parts) == 3:
             runners.setdefault((src, parts[1]), {})[parts[2]] = agg
     facts = [f for s in (st.main, *st.agents) if s.derived is not None for f in s.derived.facts]
-    for (src, runner), fields in runners.items():
+    for (src, runner), all_fields in runners.items():
+        # the last run's own figures: a count its output did not give keeps an older run's
+        # value in its aggregate (the card said "failed_tests 1" of a run that passed)
+        lines = [a.through.line for a in all_fields.values() if a.through is not None]  # type: ignore[attr-defined]
+        fields = all_fields
+        if lines:
+            fields = {k: a for k, a in all_fields.items() if a.through is not None and a.through.line == max(lines)}  # type: ignore[attr-defined]
         last = {k: a.last for k, a in fields.items()}  # type: ignore[attr-defined]
-        any_agg = next(iter(fields.values()))
+        any_agg = max(fields.values(), key=lambda a: a.count)  # type: ignore[attr-defined]
         q = next((f.quote for f in reversed(facts) if f.key.startswith(f"tests.{runner}.") and f.anchor == any_agg.through), "")  # type: ignore[attr-defined]
         where = "" if src == st.main.src else f"({st.source_name(src)}) "
         counts = ", ".join(f"{k} {v}" for k, v in sorted(last.items()))
