@@ -46,3 +46,32 @@ def test_rule_prefers_a_declared_window() -> None:
     assert context_window("gpt-5.4", 10, 258_400) == 258_400
     assert context_window("gpt-5.4", 10) == 200_000
     assert context_window("claude-sonnet-4-5", 300_000) == 1_000_000
+
+
+def test_context_used_is_the_last_request_not_a_jump_of_the_total() -> None:
+    from tracetui.views.fleet import context_usage
+
+    b = RolloutBuilder()
+    b.turn("Refactor the parser")
+    b.tokens(20_000, 15_000, 200)
+    # a cumulative total that jumps (a restart, a copied history): the request held 240,000
+    t = {
+        "input_tokens": 99_999_999,
+        "cached_input_tokens": 0,
+        "output_tokens": 300,
+        "reasoning_output_tokens": 0,
+        "total_tokens": 100_000_299,
+    }
+    last = {
+        "input_tokens": 240_000,
+        "cached_input_tokens": 200_000,
+        "output_tokens": 100,
+        "reasoning_output_tokens": 0,
+        "total_tokens": 240_100,
+    }
+    b.tick(1).event(
+        "token_count", info={"total_token_usage": t, "last_token_usage": last, "model_context_window": 258_400}, rate_limits=None
+    )
+    st = fold_bytes(b.data())
+    assert st.main.context_used == 240_000
+    assert context_usage(st)[0] == 240_000

@@ -166,6 +166,8 @@ class TokenInfo(msgspec.Struct, gc=False):
     """``token_count.info`` (``null`` when the event carries rate limits only)."""
 
     total_token_usage: Union[TokenTotals, None] = None
+    #: the last response's own tokens (its ``input_tokens``: what its request held)
+    last_token_usage: Union[TokenTotals, None] = None
     model_context_window: Union[int, None] = None
 
 

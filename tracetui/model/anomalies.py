@@ -304,15 +304,17 @@ class AnomalyTracker(msgspec.Struct):
                 an.add_evidence(ev.anchor)
             an.message = f"{n} API errors or retries in a row"
 
-    def on_usage(self, ev: Event, model: str | None) -> None:
-        """A main-thread assistant event with usage: a successful API response."""
+    def on_usage(self, ev: Event, model: str | None, context: int | None = None) -> None:
+        """A main-thread assistant event with usage: a successful API response. ``context``:
+        the tokens its request held, when the agent says so (Codex ``last_token_usage``); else
+        the event's input + cache creation + cache read."""
         if self.api_streak:
             self.api_streak.clear()
             self._clear("api_error_streak", ev.anchor, "an API response succeeded")
         u = ev.usage
         if u is None:
             return
-        used = u[0] + u[2] + u[3]
+        used = context if context is not None else u[0] + u[2] + u[3]
         if used < (self.window or CONTEXT_WINDOW_TOKENS) * CONTEXT_PRESSURE_RATIO and "context_pressure" not in self.open:
             return  # below the ratio of the smallest window it may have: no pressure, none to clear
         window = context_window(model, used, self.window)

@@ -234,6 +234,9 @@ class CodexCalls:
             self.context_window = window
             if self.derive is not None:
                 self.derive.anomalies.window = window
+        last = info.last_token_usage if info is not None else None
+        if last is not None:
+            self.context_used = last.input_tokens  # cached included: the whole request
         t = info.total_token_usage if info is not None else None
         if t is None:
             return None
@@ -267,7 +270,7 @@ class CodexCalls:
             self.derive.book.on_model(key, self.model or "unknown")  # the episode's tokens by model
             # a response's tokens: what a Claude assistant event with usage tells the anomaly
             # trackers (an API error streak ends, the context_pressure rule)
-            self.derive.anomalies.on_usage(ev, self.model)
+            self.derive.anomalies.on_usage(ev, self.model, self.context_used or None)
 
 
 def _statuses(p: Payload) -> dict[str, str]:

@@ -70,6 +70,8 @@ class CodexFold(CodexCalls, FileFold):
         self.rate_limits: dict[str, RateLimit] = {}
         #: the context window (tokens) the latest ``token_count`` declared, 0 before one did
         self.context_window = 0
+        #: the tokens the last response's request held (``last_token_usage.input_tokens``)
+        self.context_used = 0
         #: call ids whose exec_command_end / patch_apply_end failed before their call was read
         self._failed_early: set[str] = set()
         #: the last turn ended (``task_complete``): its episode is closed, not in progress
@@ -317,5 +319,7 @@ class CodexFold(CodexCalls, FileFold):
         limits = tuple(self.rate_limits.values())
         if last is not None and last.rate_limits == limits:
             limits = last.rate_limits
-        snap = self._last_snapshot = msgspec.structs.replace(snap, agent=AGENT, rate_limits=limits, context_window=self.context_window)
+        snap = self._last_snapshot = msgspec.structs.replace(
+            snap, agent=AGENT, rate_limits=limits, context_window=self.context_window, context_used=self.context_used
+        )
         return snap

@@ -300,6 +300,9 @@ class AgentState(msgspec.Struct):
     #: the context window (tokens) the agent declared for its model (Codex
     #: ``token_count.info.model_context_window``); 0: none declared, the model's rule applies
     context_window: int = 0
+    #: the tokens the last request held, as the agent reported them (Codex
+    #: ``last_token_usage.input_tokens``); 0: taken from the last API message's usage
+    context_used: int = 0
 
 
 class RunState(msgspec.Struct):

@@ -192,7 +192,7 @@ def context_usage(state: RunState, scan: int = TAIL_SCAN) -> tuple[int, Anchor |
         ev = led[i]
         if ev.usage is not None and not ev.sidechain:
             u = ev.usage
-            return u[0] + u[2] + u[3], ev.anchor
+            return main.context_used or u[0] + u[2] + u[3], ev.anchor
     return 0, None
 
 
