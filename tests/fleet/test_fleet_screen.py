@@ -261,3 +261,16 @@ async def test_enter_on_the_fleet_opened_from_a_tab_shows_the_chosen_session(tmp
         for _ in range(3):
             await pilot.pause()
         assert app.current_view is not None and app.current_view.spec.key == want
+
+
+async def test_every_column_fits_at_150_with_a_long_call_in_flight(tmp_path: Path) -> None:
+    # the title gives way to a long call in flight, so tokens, cost and the context stay on
+    # screen (second user trial: they were off to the right at 160 columns)
+    from tracetui.tui.widgets.fleet_rows import FleetRows
+
+    app, _ = fleet_app(tmp_path)
+    async with app.run_test(size=(150, 50)) as pilot:
+        screen = await fleet_ready(pilot)
+        table = screen.query_one(FleetRows)
+        assert any(len(c[4]) >= 30 for c in table.cells)  # a long call in flight is shown
+        assert table.virtual_size.width <= table.size.width

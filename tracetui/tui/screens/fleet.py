@@ -136,9 +136,9 @@ class FleetScreen(Screen[None]):
         if empty.display != (not rows):
             empty.display = not rows
             empty.update(Text("No session yet: they appear here as they are read (Escape: the monitor).", style="dim"))
-        title = title_chars(self.app.size.width)
-        keys, cells, styles = [], [], []
         cols = [c for c, _ in COLUMNS]
+        title = self._title_width(rows, now, cols)
+        keys, cells, styles = [], [], []
         memo = {}
         for r in rows:
             # a row's cells change with its facts, state, rates, budget and the age of its call
@@ -155,6 +155,23 @@ class FleetScreen(Screen[None]):
         self._memo = memo
         self.query_one(FleetRows).set_rows(keys, cells, styles)
         self._show_detail()
+
+    def _title_width(self, rows: list, now: float, cols: list[str]) -> int:
+        """The title column's width: :func:`title_chars` of the terminal's, narrower when the
+        other columns' cells (a long call in flight) would push the last ones off-screen and 12
+        cells or more make them fit; where nothing would make them fit (80 columns), as wide as
+        :func:`title_chars` says."""
+        from rich.cells import cell_len
+
+        from tracetui.tui.widgets.fleet_rows import MAX_WIDTH
+
+        want = title_chars(self.app.size.width)
+        if not rows:
+            return want
+        cells = [row_cells(r, now, 12) for r in rows]
+        others = sum(min(MAX_WIDTH, max([cell_len(h)] + [cell_len(c[k]) for c in cells])) for k, h in COLUMNS if k != "title")
+        room = self.app.size.width - others - 2 * len(cols) - 2  # two cells between columns, the scrollbar
+        return min(want, room) if room >= 12 else want
 
     def _show_detail(self) -> None:
         """The highlighted row's state and why, under the table."""
