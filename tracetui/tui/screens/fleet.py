@@ -137,7 +137,16 @@ class FleetScreen(Screen[None]):
             empty.display = not rows
             empty.update(Text("No session yet: they appear here as they are read (Escape: the monitor).", style="dim"))
         cols = [c for c, _ in COLUMNS]
-        title = self._title_width(rows, now, cols)
+        want = title_chars(self.app.size.width)
+        keys, cells, styles = self._cells(rows, now, cols, want)
+        title = self._title_width(cells, cols, want)
+        if title != want:  # only the title cells change: the other columns are as measured
+            keys, cells, styles = self._cells(rows, now, cols, title)
+        self.query_one(FleetRows).set_rows(keys, cells, styles)
+        self._show_detail()
+
+    def _cells(self, rows: list, now: float, cols: list[str], title: int) -> tuple[list, list, list]:
+        """``(keys, cells, styles)`` of ``rows`` with the title cut to ``title`` characters."""
         keys, cells, styles = [], [], []
         memo = {}
         for r in rows:
@@ -153,23 +162,22 @@ class FleetScreen(Screen[None]):
             cells.append(got[1])
             styles.append(got[2])
         self._memo = memo
-        self.query_one(FleetRows).set_rows(keys, cells, styles)
-        self._show_detail()
+        return keys, cells, styles
 
-    def _title_width(self, rows: list, now: float, cols: list[str]) -> int:
-        """The title column's width: :func:`title_chars` of the terminal's, narrower when the
-        other columns' cells (a long call in flight) would push the last ones off-screen and 12
-        cells or more make them fit; where nothing would make them fit (80 columns), as wide as
-        :func:`title_chars` says."""
+    def _title_width(self, cells: list, cols: list[str], want: int) -> int:
+        """The title column's width: ``want`` (:func:`title_chars` of the terminal's), narrower
+        when the other columns' ``cells`` (a long call in flight) would push the last ones
+        off-screen and 12 cells or more make them fit; where nothing would make them fit (80
+        columns), ``want``."""
         from rich.cells import cell_len
 
         from tracetui.tui.widgets.fleet_rows import MAX_WIDTH
 
-        want = title_chars(self.app.size.width)
-        if not rows:
+        if not cells:
             return want
-        cells = [row_cells(r, now, 12) for r in rows]
-        others = sum(min(MAX_WIDTH, max([cell_len(h)] + [cell_len(c[k]) for c in cells])) for k, h in COLUMNS if k != "title")
+        others = sum(
+            min(MAX_WIDTH, max([cell_len(h)] + [cell_len(c[i]) for c in cells])) for i, (k, h) in enumerate(COLUMNS) if k != "title"
+        )
         room = self.app.size.width - others - 2 * len(cols) - 2  # two cells between columns, the scrollbar
         return min(want, room) if room >= 12 else want
 
