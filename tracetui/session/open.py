@@ -61,9 +61,19 @@ def load_state(paths: list[Path], subagents: bool = True, use_cache: bool = True
         from tracetui.session.store import open_cached
 
         reader = open_cached(paths, subagents=subagents)
+        reader.poll()
     else:
-        reader = SessionReader(paths, subagents=subagents)
-    reader.poll()
+        from tracetui.session.derive_proc import DeriveProcessError
+
+        # a long cold read derives in a second process (session/derive_proc.py); should that
+        # process fail, the files are folded again with the hook in process: the same figures
+        reader = SessionReader(paths, subagents=subagents, derive_process=True)
+        try:
+            reader.poll()
+        except DeriveProcessError:
+            reader = SessionReader(paths, subagents=subagents)
+            reader.poll()
+        reader.derive_process = False  # the reads that follow are appends: in process
     reader.check_transcript()
     return reader, reader.snapshot()
 

@@ -23,6 +23,7 @@ from tracetui.ingest.tail import Tailer
 from tracetui.model.codex_fold import CodexFold
 from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
+from tracetui.session.derive_proc import DeriveProcess, usable
 
 __all__ = ["SessionReader", "TranscriptError", "describe_os_error"]
 
@@ -57,12 +58,20 @@ class SessionReader:
     ``subagents=True`` the subagent files of each are discovered too, now and on every poll.
     ``progress(done_bytes, total_bytes)`` is called between chunks of a long first read.
     ``sinks``: where the folds keep their ledgers and histories (:class:`SessionFold`; lists
-    when ``None``, the session store's when given).
+    when ``None``, the session store's when given). With ``derive_process`` a long read of a
+    file runs the fold's derive hook in a second process (``session/derive_proc.py``); a poll
+    whose derive process failed raises ``DeriveProcessError`` (fold again without it).
     """
 
     def __init__(
-        self, paths: list[Path] | Path, subagents: bool = True, price: bool = True, sinks: Callable[[int], tuple[Any, ...]] | None = None
+        self,
+        paths: list[Path] | Path,
+        subagents: bool = True,
+        price: bool = True,
+        sinks: Callable[[int], tuple[Any, ...]] | None = None,
+        derive_process: bool = False,
     ) -> None:
+        self.derive_process = derive_process
         if isinstance(paths, (str, Path)):
             paths = [Path(paths)]
         self.paths = [Path(p) for p in paths]
@@ -142,11 +151,29 @@ class SessionReader:
                 feed(src, line_no, offset, buf)
                 if not self.fold.undecided(src):
                     break
-        feed_file = self.fold.folds[src].feed_line  # the same, one call less per line
-        for line_no, offset, buf in lines:
-            feed_file(line_no, offset, buf)
-            if self.progress is not None and line_no % 2048 == 0:
-                self.progress(offset, total)
+        fold = self.fold.folds[src]
+        feed_file = fold.feed_line  # the same, one call less per line
+        proc = None
+        if self.derive_process and usable(fold, total - t.offset):
+            try:
+                proc = DeriveProcess(fold)
+            except OSError:
+                proc = None  # no fork: the hook stays in process
+        try:
+            for line_no, offset, buf in lines:
+                feed_file(line_no, offset, buf)
+                if self.progress is not None and line_no % 2048 == 0:
+                    self.progress(offset, total)
+        except OSError:
+            if proc is not None:  # what was folded before the error stays, derived as well
+                proc.finish(fold)
+            raise
+        except BaseException:
+            if proc is not None:
+                proc.abort(fold)
+            raise
+        if proc is not None:
+            proc.finish(fold)
         if final and t.held:
             # the complete records at the start of a line without newline count; a bad part
             # after them stays held (so the result does not depend on when the reads happened)

@@ -1,0 +1,434 @@
+"""The derive hook of a big cold fold, run in a second process.
+
+A cold fold spends about 40 % of its time in the derive hook (episodes, facts, anomalies:
+``model/derive.py``), one Python step after another, so on one core it cannot pass half of
+``orjson.loads``' speed (issue 9, ``bench/fold.py``). :class:`DeriveProcess` takes the hook's
+place in a :class:`~tracetui.model.fold.FileFold` for one long read: it forks a child that
+holds the fold's :class:`~tracetui.model.derive.Deriver` (inherited by the fork), and sends it,
+in batches, every call the fold makes to its hook together with the few parts of the fold's
+state the deriver reads at that call (``len(events)``, the pending calls at a prompt, the
+latest ask, the message's model, the last PR link). The child replays the calls in the same
+order against a :class:`_Mirror` of those parts, so it computes exactly what the hook would
+have computed in process. At the end (:meth:`DeriveProcess.finish`) the child's deriver and the
+derived snapshots of the per-prompt history come back in one pickle (which keeps the objects
+the snapshots share shared), and the fold carries on with that deriver in process.
+
+The fold stays deterministic: the child sees the same calls in the same order; only where the
+work runs changes. A child that fails (killed, out of memory, an exception) costs a refold in
+process, never a wrong figure: :meth:`finish` raises :class:`DeriveProcessError` and the caller
+folds again (``session.open.load_state``).
+
+Used only where it is safe and pays: Linux, a process with one thread (a fork copies a process
+whose other threads would be missing in the child), a fold whose history is a plain list, and at
+least :data:`MIN_BYTES` to read.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import sys
+import threading
+from multiprocessing.connection import Connection
+from typing import Any, Union
+
+import msgspec
+
+from tracetui.model.derive import SHELL_TOOLS, Deriver
+from tracetui.model.state import Event, PromptInfo, ToolCall
+
+__all__ = ["DeriveProcess", "DeriveProcessError", "MIN_BYTES", "usable"]
+
+#: bytes still to read in one file below which the hook stays in process (a fork, the child's
+#: first page faults and the final pickle cost a few ms: worth it only for a long read)
+MIN_BYTES = 8 << 20
+#: calls sent to the child in one batch, and the result bytes after which a batch goes early
+BATCH = 512
+BATCH_BYTES = 256 << 10
+#: the pipe's buffer (``F_SETPIPE_SZ``): batches the fold may be ahead of the child before a
+#: send waits (Linux' default is 64 KiB; 1 MiB is the default limit for a user)
+PIPE_BYTES = 1 << 20
+_F_SETPIPE_SZ = 1031
+#: the todo and task tools whose results the deriver reads (``Deriver.on_call`` keeps their input)
+_TODO_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate"})
+#: events of an assistant message that carry its usage (``derive._USAGE_KINDS``)
+_USAGE_KINDS = frozenset({"assistant_text", "tool_use", "thinking"})
+
+
+class DeriveProcessError(Exception):
+    """The derive process failed; the fold it served must be folded again in process."""
+
+
+# -- the messages ---------------------------------------------------------------------------
+# A batch is ``(events, extras)``: the ledger events the fold handed its hook, in order, and
+# the other calls and facts, each with ``at``, the number of the batch's events before it. The
+# child counts the events (``len(fold.events)`` grows by one before each ``on_event``), so a
+# plain event travels alone: most batches are their events and little else.
+class _Call(msgspec.Struct, array_like=True, tag=1):
+    at: int
+    call: ToolCall
+    inp: Any
+    op: Union[tuple[str, str], None, bool] = False  # False: not given (on_call works it out)
+
+
+class _Result(msgspec.Struct, array_like=True, tag=2):
+    at: int
+    call: ToolCall
+    raw: Union[bytes, None] = None  # the content was msgspec.Raw: its bytes
+    text: Union[str, None] = None  # the content was a text
+    other: Any = None  # the content was another value (a decoded one)
+
+
+class _State(msgspec.Struct, array_like=True, tag=3):
+    """The fold's latest ask and sidechain flag, sent when either changed."""
+
+    at: int
+    ask: Union[PromptInfo, None]
+    sidechain_file: Union[bool, None]
+
+
+class _Snap(msgspec.Struct, array_like=True, tag=4):
+    at: int
+    index: int  # where the snapshot goes in fold.history (episodes False), else -1
+    episodes: bool
+    pending: tuple[ToolCall, ...]
+
+
+class _Pending(msgspec.Struct, array_like=True, tag=5):
+    """``fold.pending`` before a prompt or an interrupt event (the deriver reads it there)."""
+
+    at: int
+    pending: tuple[ToolCall, ...]
+
+
+class _Model(msgspec.Struct, array_like=True, tag=6):
+    """``fold.usage.model(message id)`` for the usage events from here on (sent when it changes)."""
+
+    at: int
+    model: Union[str, None]
+
+
+class _Pr(msgspec.Struct, array_like=True, tag=7):
+    """``fold.pr_links[-1]`` before a pr-link metadata event."""
+
+    at: int
+    pr: str
+
+
+_Extra = Union[_Call, _Result, _State, _Snap, _Pending, _Model, _Pr]
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(tuple[list[Event], list[_Extra]])
+_MSGPACK, _PICKLE, _END = b"M", b"P", b"E"
+#: an ``at`` past every batch
+_NEVER = 1 << 62
+
+
+def usable(fold: Any, to_read: int) -> bool:
+    """Whether a read of ``to_read`` bytes into ``fold`` may run its derive hook in a second
+    process: Linux, one thread in this process, a Claude Code :class:`FileFold` whose hook is
+    a :class:`Deriver` and whose history is a plain list, and at least :data:`MIN_BYTES`."""
+    from tracetui.model.fold import FileFold
+
+    return (
+        to_read >= MIN_BYTES
+        and sys.platform.startswith("linux")
+        and _single_threaded()
+        and type(fold) is FileFold
+        and type(fold.derive) is Deriver
+        and type(fold.history) is list
+        and os.environ.get("TRACETUI_DERIVE_PROCESS", "1") != "0"
+    )
+
+
+def _single_threaded() -> bool:
+    """Whether this process runs one thread (a fork copies only the calling thread)."""
+    return threading.active_count() == 1
+
+
+class _Len:
+    """``len(fold.events)`` as the child knows it."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+
+class _Usage:
+    """``fold.usage.model(mid)`` as the child knows it: the model sent with the event."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: str | None = None
+
+    def model(self, mid: str) -> str | None:
+        return self.value
+
+
+class _Last:
+    """``fold._last_snapshot`` as the deriver reads it: only its ``derived``."""
+
+    __slots__ = ("derived",)
+
+    def __init__(self, derived: Any) -> None:
+        self.derived = derived
+
+
+class _Mirror:
+    """The parts of a :class:`FileFold` the deriver reads, kept by the child from the messages."""
+
+    def __init__(self, fold: Any) -> None:
+        self.events = _Len(len(fold.events))
+        self.latest_ask = fold.latest_ask
+        self.sidechain_file = fold.sidechain_file
+        self.pending: dict[str, ToolCall] = dict(fold.pending)
+        self.usage = _Usage()
+        self.pr_links: list[str] = list(fold.pr_links[-1:])
+        last = fold._last_snapshot
+        self._last_snapshot = _Last(last.derived) if last is not None else None
+
+
+def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror) -> None:
+    """The child's loop: replay the batches against ``deriver`` until the end marker, then send
+    back ``pickle((deriver, [(history index, Derived), ...]))``; on any failure, ``b"X" + why``."""
+    try:
+        snaps: list[tuple[int, Any]] = []
+        events = mirror.events
+        on_event = deriver.on_event
+
+        def extra(m: Any) -> None:
+            t = type(m)
+            if t is _Call:
+                deriver.on_call(mirror, m.call, m.inp, m.op)
+            elif t is _Result:
+                content = msgspec.Raw(m.raw) if m.raw is not None else m.text if m.text is not None else m.other
+                deriver.on_result(mirror, m.call, content, None)
+            elif t is _Model:
+                mirror.usage.value = m.model
+            elif t is _Pending:
+                mirror.pending = {c.id: c for c in m.pending}
+            elif t is _State:
+                mirror.latest_ask, mirror.sidechain_file = m.ask, m.sidechain_file
+            elif t is _Pr:
+                mirror.pr_links = [m.pr]
+            else:  # _Snap
+                mirror.pending = {c.id: c for c in m.pending}
+                d = deriver.snapshot(mirror, episodes=m.episodes)
+                mirror._last_snapshot = _Last(d)
+                if m.index < 0:
+                    back.send_bytes(pickle.dumps(d, pickle.HIGHEST_PROTOCOL))
+                else:
+                    snaps.append((m.index, d))
+
+        while True:
+            data = conn.recv_bytes()
+            head = data[:1]
+            if head == _END:
+                break
+            evs, extras = _decoder.decode(memoryview(data)[1:]) if head == _MSGPACK else pickle.loads(memoryview(data)[1:])
+            if not extras:
+                for ev in evs:
+                    events.n += 1
+                    on_event(mirror, ev)
+                continue
+            j, ne = 0, len(extras)
+            nxt = extras[0].at
+            for i, ev in enumerate(evs):
+                while nxt == i:
+                    extra(extras[j])
+                    j += 1
+                    nxt = extras[j].at if j < ne else _NEVER
+                events.n += 1
+                on_event(mirror, ev)
+            while j < ne:
+                extra(extras[j])
+                j += 1
+        back.send_bytes(pickle.dumps((deriver, snaps), pickle.HIGHEST_PROTOCOL))
+    except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which refolds
+        try:
+            back.send_bytes(b"X" + f"{type(exc).__name__}: {exc}".encode("utf-8", "replace")[:500])
+        except OSError:
+            pass
+
+
+class DeriveProcess:
+    """Stands in for a fold's derive hook (``fold.derive``) while a long read runs, and
+    forwards the hook's calls to a forked child (module docstring).
+
+    ``DeriveProcess(fold)`` forks and installs itself as ``fold.derive``; feed the fold as
+    usual, then call :meth:`finish` (or :meth:`abort` on an error). Raises ``OSError`` when the
+    fork fails (the caller then keeps the hook in process)."""
+
+    def __init__(self, fold: Any) -> None:
+        self._deriver: Deriver = fold.derive
+        ctx = multiprocessing.get_context("fork")
+        # two pipes (one each way, not a socket pair): a pipe's buffer can be raised
+        down_r, down_w = ctx.Pipe(duplex=False)
+        up_r, up_w = ctx.Pipe(duplex=False)
+        try:
+            import fcntl
+
+            fcntl.fcntl(down_w.fileno(), _F_SETPIPE_SZ, PIPE_BYTES)
+        except (ImportError, OSError):
+            pass  # a lower limit: the default buffer works, only with more waits
+        self._proc = ctx.Process(target=_child, args=(down_r, up_w, self._deriver, _Mirror(fold)), daemon=True, name="tracetui-derive")
+        self._proc.start()
+        down_r.close()
+        up_w.close()
+        self._conn, self._back = down_w, up_r
+        self._evs: list[Event] = []
+        self._extras: list[Any] = []
+        self._bytes = 0
+        self._ask = fold.latest_ask
+        self._side = fold.sidechain_file
+        self._model: str | None = None
+        self._model_sent = False
+        #: pending calls whose result the deriver reads (a file change, a todo or task tool)
+        self._wanted: set[str] = set()
+        #: whether the fold's last snapshot was one whose derived part is still in the child
+        self._last_async = False
+        fold.derive = self
+
+    # -- the hook's interface ---------------------------------------------------------------
+    def _state(self, fold: Any) -> None:
+        self._ask, self._side = fold.latest_ask, fold.sidechain_file
+        self._extras.append(_State(len(self._evs), self._ask, self._side))
+
+    def on_event(self, fold: Any, ev: Event) -> None:
+        """``Deriver.on_event``: the event and what the deriver reads of the fold with it."""
+        if fold.latest_ask is not self._ask or fold.sidechain_file is not self._side:
+            self._state(fold)
+        k = ev.kind
+        evs = self._evs
+        if k in _USAGE_KINDS:
+            mid = ev.message_id
+            if ev.usage is not None and mid:
+                model = fold.usage.model(mid)
+                if model != self._model or not self._model_sent:
+                    self._model, self._model_sent = model, True
+                    self._extras.append(_Model(len(evs), model))
+        elif k == "prompt" or k == "interrupt":
+            self._extras.append(_Pending(len(evs), tuple(fold.pending.values())))
+        elif k == "metadata" and ev.name == "pr-link" and fold.pr_links:
+            self._extras.append(_Pr(len(evs), fold.pr_links[-1]))
+        evs.append(ev)
+        if len(evs) >= BATCH:
+            self._flush()
+
+    def on_call(self, fold: Any, call: ToolCall, inp: Any, op: Any = False) -> None:
+        """``Deriver.on_call``: the call, its input and the file it touches."""
+        if fold.latest_ask is not self._ask or fold.sidechain_file is not self._side:
+            self._state(fold)
+        if call.name in _TODO_TOOLS or (op is not None and (op is False or op[1] != "read")):
+            self._wanted.add(call.id)
+        self._extras.append(_Call(len(self._evs), call, inp, op))
+
+    def on_result(self, fold: Any, call: ToolCall, content: Any, rec: Any) -> None:
+        """``Deriver.on_result``: the paired call and, when a rule of the deriver reads it, the
+        result's content (a failed call, a shell tool, a file change or a todo or task tool)."""
+        if rec is not None:
+            raise DeriveProcessError("a tool result with its record cannot be sent to the derive process")
+        if fold.latest_ask is not self._ask or fold.sidechain_file is not self._side:
+            self._state(fold)
+        tid = call.id
+        wanted = tid in self._wanted
+        if wanted:
+            self._wanted.discard(tid)
+        msg = _Result(len(self._evs), call)
+        if wanted or call.is_error or call.name in SHELL_TOOLS:
+            if type(content) is msgspec.Raw:
+                msg.raw = bytes(content)
+                self._bytes += len(msg.raw)
+            elif isinstance(content, str):
+                msg.text = content
+                self._bytes += len(content)
+            else:
+                msg.other = content
+        self._extras.append(msg)
+        if self._bytes >= BATCH_BYTES:
+            self._flush()
+
+    def snapshot(self, fold: Any, episodes: bool = True) -> Any:
+        """``Deriver.snapshot``. For a history snapshot (``episodes`` false: the fold is about
+        to append it to ``fold.history``) the derived part is computed by the child and put in
+        place by :meth:`finish`; ``None`` stands for it until then. Otherwise the child is asked
+        and answers at once."""
+        if fold.latest_ask is not self._ask or fold.sidechain_file is not self._side:
+            self._state(fold)
+        pending = tuple(fold.pending.values())
+        if not episodes:
+            self._extras.append(_Snap(len(self._evs), len(fold.history), False, pending))
+            self._last_async = True
+            return None
+        self._extras.append(_Snap(len(self._evs), -1, True, pending))
+        self._flush()
+        self._last_async = False
+        return self._receive()
+
+    # -- transport ---------------------------------------------------------------------------
+    def _flush(self) -> None:
+        if not self._evs and not self._extras:
+            return
+        batch = (self._evs, self._extras)
+        try:
+            data = _MSGPACK + _encoder.encode(batch)
+        except Exception:  # noqa: BLE001 - a value MessagePack cannot hold (an int past 64 bits, a lone surrogate)
+            data = _PICKLE + pickle.dumps(batch, pickle.HIGHEST_PROTOCOL)
+        self._evs, self._extras = [], []
+        self._bytes = 0
+        try:
+            self._conn.send_bytes(data)
+        except OSError as exc:
+            raise DeriveProcessError(f"the derive process is gone ({exc.strerror or exc})") from None
+
+    def _receive(self) -> Any:
+        try:
+            data = self._back.recv_bytes()
+        except (OSError, EOFError) as exc:
+            raise DeriveProcessError(f"the derive process is gone ({exc})") from None
+        if data[:1] == b"X":
+            raise DeriveProcessError("the derive process failed: " + data[1:].decode("utf-8", "replace"))
+        return pickle.loads(data)
+
+    def finish(self, fold: Any) -> None:
+        """Send what is left, take the child's deriver back as ``fold.derive`` and put the
+        derived snapshots in place in ``fold.history``. Raises :class:`DeriveProcessError`
+        when the child failed (the fold is then unusable: fold again in process)."""
+        try:
+            self._flush()
+            try:
+                self._conn.send_bytes(_END)
+            except OSError as exc:
+                raise DeriveProcessError(f"the derive process is gone ({exc.strerror or exc})") from None
+            deriver, snaps = self._receive()
+        finally:
+            self._close()
+        fold.derive = deriver
+        hist = fold.history
+        replace = msgspec.structs.replace
+        for index, d in snaps:
+            hist[index] = replace(hist[index], derived=d)
+        last = fold._last_snapshot
+        if snaps and self._last_async and last is not None:
+            fold._last_snapshot = replace(last, derived=snaps[-1][1])
+
+    def abort(self, fold: Any) -> None:
+        """Stop the child and give the fold its hook as it was at the fork (call only when the
+        fold is thrown away or folded again: the calls since then are lost)."""
+        self._close(kill=True)
+        fold.derive = self._deriver
+
+    def _close(self, kill: bool = False) -> None:
+        for conn in (self._conn, self._back):
+            try:
+                conn.close()
+            except OSError:
+                pass
+        if kill and self._proc.is_alive():
+            self._proc.kill()
+        self._proc.join(timeout=None if not kill else 5)
