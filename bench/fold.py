@@ -340,7 +340,11 @@ def report(mix: str, path: Path, size: int, how: str, m: dict[str, Any]) -> dict
     print(
         f"            without the derive hook:    {c_mbs:7.1f} MB/s  ({core[0]['seconds']:.2f} s; ratio {c_mbs / b_mbs:.2f}; peak RSS {core[1]:.1f} MB)"
     )
-    both = f"; with the derive process's {fold[0]['child_rss']:.1f} MB: {fold[1] + fold[0]['child_rss']:.1f} MB" if fold[0].get("child_rss") else ""
+    both = (
+        f"; with the derive process's {fold[0]['child_rss']:.1f} MB: {fold[1] + fold[0]['child_rss']:.1f} MB"
+        if fold[0].get("child_rss")
+        else ""
+    )
     print(f"  peak RSS  fold of {size / 1e6:.0f} MB:            {fold[1]:7.1f} MB{both}")
     if "read" not in m:  # a Codex mix: no stages, no floor (they are the Claude Code decoder's)
         return {"baseline_mbs": b_mbs, "fold_mbs": f_mbs, "ratio": f_mbs / b_mbs}

@@ -173,7 +173,7 @@ def test_a_snapshot_asked_for_during_the_read(tmp_path: Path) -> None:
 
 
 def test_a_failed_child_costs_a_refold_not_a_figure(tmp_path: Path, started: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    path = _session(tmp_path, prompts=8)
+    path = _session(tmp_path, prompts=200)  # batches still go to the child after it failed
     expect = _fold([path], process=False).snapshot()
     parent = os.getpid()
     on_event = dp.Deriver.on_event

@@ -10,8 +10,9 @@ state the deriver reads at that call (``len(events)``, the pending calls at a pr
 latest ask, the message's model, the last PR link). The child replays the calls in the same
 order against a :class:`_Mirror` of those parts, so it computes exactly what the hook would
 have computed in process. At the end (:meth:`DeriveProcess.finish`) the child's deriver and the
-derived snapshots of the per-prompt history come back in one pickle (which keeps the objects
-the snapshots share shared), and the fold carries on with that deriver in process.
+derived snapshots of the per-prompt history come back in one message of pickles (from one
+Pickler, which keeps the objects the snapshots share shared), and the fold carries on with that
+deriver in process.
 
 The fold stays deterministic: the child sees the same calls in the same order; only where the
 work runs changes. A child that fails (killed, out of memory, an exception) costs a refold in
@@ -25,6 +26,7 @@ least :data:`MIN_BYTES` to read.
 
 from __future__ import annotations
 
+import io
 import multiprocessing
 import os
 import pickle
@@ -137,6 +139,7 @@ def usable(fold: Any, to_read: int) -> bool:
         and type(fold) is FileFold
         and type(fold.derive) is Deriver
         and type(fold.history) is list
+        and type(fold.derive.book.versions) is list
         and os.environ.get("TRACETUI_DERIVE_PROCESS", "1") != "0"
     )
 
@@ -195,9 +198,19 @@ class _Mirror:
 
 def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror) -> None:
     """The child's loop: replay the batches against ``deriver`` until the end marker, then send
-    back ``pickle((deriver, [(history index, Derived), ...]))``; on any failure, ``b"X" + why``."""
+    back one message of pickles from one Pickler: lists of ``(history index, Derived)`` and of
+    new episode versions, ``None``, then the deriver; on any failure, ``b"X" + why``."""
     try:
+        # one Pickler for everything sent back: its memo spans the dumps, so an object pickled
+        # once (a fact, an episode version) is a reference in every later dump, as shared as in
+        # process. What is frozen (the snapshots' derived parts, episode versions: their leaves
+        # are replaced, never mutated, model/derive.py) is pickled while the child would wait
+        # for the next batch, so little is left to do once the last one arrives.
+        out = io.BytesIO()
+        pickler = pickle.Pickler(out, pickle.HIGHEST_PROTOCOL)
         snaps: list[tuple[int, Any]] = []
+        versions = deriver.book.versions
+        sent = 0  # versions pickled so far
         events = mirror.events
         on_event = deriver.on_event
 
@@ -225,7 +238,18 @@ def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror
                 else:
                     snaps.append((m.index, d))
 
+        def ahead() -> None:
+            nonlocal sent, snaps
+            if snaps:
+                pickler.dump(snaps)
+                snaps = []
+            if len(versions) > sent:
+                pickler.dump(versions[sent:])
+                sent = len(versions)
+
         while True:
+            if (snaps or len(versions) > sent) and not conn.poll():
+                ahead()  # nothing to read: pickle what is frozen instead of waiting
             data = conn.recv_bytes()
             head = data[:1]
             if head == _END:
@@ -248,7 +272,10 @@ def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror
             while j < ne:
                 extra(extras[j])
                 j += 1
-        back.send_bytes(pickle.dumps((deriver, snaps), pickle.HIGHEST_PROTOCOL))
+        ahead()
+        pickler.dump(None)  # the end of the snapshots and versions
+        pickler.dump(deriver)
+        back.send_bytes(out.getbuffer())
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which refolds
         try:
             back.send_bytes(b"X" + f"{type(exc).__name__}: {exc}".encode("utf-8", "replace")[:500])
@@ -384,16 +411,30 @@ class DeriveProcess:
         try:
             self._conn.send_bytes(data)
         except OSError as exc:
-            raise DeriveProcessError(f"the derive process is gone ({exc.strerror or exc})") from None
+            raise self._gone(exc) from None
 
-    def _receive(self) -> Any:
+    def _gone(self, exc: OSError) -> DeriveProcessError:
+        """The error for a child that stopped reading: what it said before it went, if it did."""
+        try:
+            if self._back.poll(1):
+                data = self._back.recv_bytes()
+                if data[:1] == b"X":
+                    return DeriveProcessError("the derive process failed: " + data[1:].decode("utf-8", "replace"))
+        except (OSError, EOFError):
+            pass
+        return DeriveProcessError(f"the derive process is gone ({exc.strerror or exc})")
+
+    def _receive_raw(self) -> bytes:
         try:
             data = self._back.recv_bytes()
         except (OSError, EOFError) as exc:
             raise DeriveProcessError(f"the derive process is gone ({exc})") from None
         if data[:1] == b"X":
             raise DeriveProcessError("the derive process failed: " + data[1:].decode("utf-8", "replace"))
-        return pickle.loads(data)
+        return data
+
+    def _receive(self) -> Any:
+        return pickle.loads(self._receive_raw())
 
     def finish(self, fold: Any) -> None:
         """Send what is left, take the child's deriver back as ``fold.derive`` and put the
@@ -404,8 +445,19 @@ class DeriveProcess:
             try:
                 self._conn.send_bytes(_END)
             except OSError as exc:
-                raise DeriveProcessError(f"the derive process is gone ({exc.strerror or exc})") from None
-            deriver, snaps = self._receive()
+                raise self._gone(exc) from None
+            data = self._receive_raw()
+            unpickler = pickle.Unpickler(io.BytesIO(data))
+            snaps: list[tuple[int, Any]] = []
+            while True:
+                part = unpickler.load()
+                if part is None:
+                    break
+                if part and type(part[0]) is tuple:
+                    snaps.extend(part)
+            deriver = unpickler.load()
+        except (pickle.UnpicklingError, EOFError, ValueError) as exc:
+            raise DeriveProcessError(f"the derive process sent back what does not unpickle ({exc})") from None
         finally:
             self._close()
         fold.derive = deriver
