@@ -30,6 +30,7 @@ from tracetui.ingest.decode import (
 from tracetui.ingest.prompts import classify_user_text
 from tracetui.model.derive import Deriver
 from tracetui.model.fold_messages import EXCERPT_CHARS, FRONTIER_CHARS, SYNTHETIC_MODEL, MessageHandlers, _intern
+from tracetui.model.fold_snapshot import SnapshotMixin
 from tracetui.model.fold_tools import EARLY_KEPT, EARLY_TEXT, ToolHandlers
 from tracetui.model.pricing import is_timestamp
 from tracetui.model.state import (
@@ -46,7 +47,6 @@ from tracetui.model.state import (
     ToolCall,
     UnknownEntry,
 )
-from tracetui.model.state import share as _share
 from tracetui.model.usage import UsageBook
 
 __all__ = ["UsageBook", "FileFold", "SYNTHETIC_MODEL", "EXCERPT_CHARS", "FRONTIER_CHARS", "EARLY_KEPT", "EARLY_TEXT"]
@@ -57,7 +57,7 @@ _sha = hashlib.sha256
 _BLANK = frozenset(b" \t\r\n\x0b\x0c")
 
 
-class FileFold(MessageHandlers, ToolHandlers):
+class FileFold(MessageHandlers, ToolHandlers, SnapshotMixin):
     """Folds the records of one transcript file, in file order, into events and state.
 
     Feed it with :meth:`feed_line` (one complete line: number, byte offset, bytes) or
@@ -356,92 +356,3 @@ class FileFold(MessageHandlers, ToolHandlers):
         for k, v in attrs.items():
             setattr(f, k, v)
         return f
-
-    # -- output -----------------------------------------------------------------------------
-    def frontier(self) -> Frontier | None:
-        """The newest main-thread call in flight, else the last action."""
-        for call in reversed(self.pending.values()):
-            if not call.sidechain or self.sidechain_file:
-                return Frontier("in_flight", f"{call.name}({call.brief})", call.anchor, call.name, call.id, call.timestamp)
-        return self.last_action
-
-    def snapshot(self, history: bool = False) -> AgentState:
-        """A frozen copy of this file's state: containers copied, leaves shared (the fold
-        replaces a leaf instead of mutating it, so a snapshot never changes afterwards).
-
-        A container that did not change since the previous snapshot is the same object
-        (``old.files is new.files``, likewise the dicts ``tools_by_name`` and
-        ``tokens_by_model``): views can skip work, and the per-prompt history costs memory only
-        for what changed. With ``history`` (the snapshot kept in :attr:`history` as a prompt
-        closes an episode) the derived state leaves out the episodes (``derived.episodes`` is
-        empty): every version records where it was made, so the episodes as of that point are
-        ``episodes_as_of(state.episodes, snapshot.ledger_len)`` (views/text.py), and a copy per
-        prompt would cost time and memory quadratic in the prompts."""
-        last = self._last_snapshot
-        if last is None:
-            pending, files, todos, subagents = (
-                tuple(self.pending.values()),
-                tuple(self.files.values()),
-                tuple(self.todos.values()),
-                tuple(self.subagents.values()),
-            )
-            compactions, quarantine, unknown, pr_links = (
-                tuple(self.compactions),
-                tuple(self.quarantine),
-                tuple(self.unknown),
-                tuple(self.pr_links),
-            )
-        else:
-            pending = _share(last.pending, self.pending.values())
-            files = _share(last.files, self.files.values())
-            todos = _share(last.todos, self.todos.values())
-            subagents = _share(last.subagents, self.subagents.values())
-            compactions = _share(last.compactions, self.compactions)
-            quarantine = _share(last.quarantine, self.quarantine)
-            unknown = _share(last.unknown, self.unknown)
-            pr_links = _share(last.pr_links, self.pr_links)
-        tools_by_name = self.tools_by_name
-        tokens_by_model = self.usage.tokens_by_model()
-        if last is not None and last.tools_by_name == tools_by_name:
-            tools_by_name = last.tools_by_name
-        else:
-            tools_by_name = dict(tools_by_name)
-        if last is not None and last.tokens_by_model == tokens_by_model:
-            tokens_by_model = last.tokens_by_model
-        usage_buckets = self.usage.usage_buckets()
-        if last is not None and last.usage_buckets == usage_buckets:
-            usage_buckets = last.usage_buckets
-        snap = self._last_snapshot = AgentState(
-            src=self.src,
-            agent_id=self.agent_id,
-            counters=msgspec.structs.replace(self.counters),
-            tools_by_name=tools_by_name,
-            tokens=self.usage.tokens(),
-            tokens_by_model=tokens_by_model,
-            models=tuple(sorted(self.models)),
-            pending=pending,
-            files=files,
-            todos=todos,
-            goal=self.goal,
-            latest_ask=self.latest_ask,
-            frontier=self.frontier(),
-            subagents=subagents,
-            compactions=compactions,
-            quarantine=quarantine,
-            unknown=unknown,
-            prompts=self.prompts,
-            ledger_len=len(self.events),
-            session_id=self.session_id,
-            cwd=self.cwd,
-            version=self.version,
-            git_branch=self.git_branch,
-            title=self.title,
-            first_timestamp=self.first_timestamp,
-            last_timestamp=self.last_timestamp,
-            last_anchor=self.last_anchor,
-            sidechain_file=bool(self.sidechain_file),
-            pr_links=pr_links,
-            derived=self.derive.snapshot(self, episodes=not history) if self.derive is not None else None,
-            usage_buckets=usage_buckets,
-        )
-        return snap
