@@ -118,7 +118,38 @@ class _Pr(msgspec.Struct, array_like=True, tag=7):
     pr: str
 
 
-_Extra = Union[_Call, _Result, _State, _Snap, _Pending, _Model, _Pr]
+class _Window(msgspec.Struct, array_like=True, tag=8):
+    """``Deriver.on_context_window`` (a Codex rollout's declared context window)."""
+
+    at: int
+    window: int
+
+
+class _OnModel(msgspec.Struct, array_like=True, tag=9):
+    """``Deriver.on_model`` (a Codex message priced as ``model``)."""
+
+    at: int
+    key: str
+    model: str
+
+
+class _CodexUsage(msgspec.Struct, array_like=True, tag=10):
+    """``Deriver.on_codex_usage`` (a Codex token count that added usage)."""
+
+    at: int
+    ev: Event
+    model: Union[str, None]
+    context: Union[int, None]
+
+
+class _TurnDone(msgspec.Struct, array_like=True, tag=11):
+    """``Deriver.on_turn_done`` (a Codex turn ended, or a new one began)."""
+
+    at: int
+    done: bool
+
+
+_Extra = Union[_Call, _Result, _State, _Snap, _Pending, _Model, _Pr, _Window, _OnModel, _CodexUsage, _TurnDone]
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(tuple[list[Event], list[_Extra]])
 _MSGPACK, _PICKLE, _END = b"M", b"P", b"E"
@@ -128,15 +159,17 @@ _NEVER = 1 << 62
 
 def usable(fold: Any, to_read: int) -> bool:
     """Whether a read of ``to_read`` bytes into ``fold`` may run its derive hook in a second
-    process: Linux, one thread in this process, a Claude Code :class:`FileFold` whose hook is
-    a :class:`Deriver` and whose history is a plain list, and at least :data:`MIN_BYTES`."""
+    process: Linux, one thread in this process, a Claude Code :class:`FileFold` or a Codex
+    :class:`CodexFold` whose hook is a :class:`Deriver` and whose history and episode versions
+    are plain lists, and at least :data:`MIN_BYTES`."""
+    from tracetui.model.codex_fold import CodexFold
     from tracetui.model.fold import FileFold
 
     return (
         to_read >= MIN_BYTES
         and sys.platform.startswith("linux")
         and _single_threaded()
-        and type(fold) is FileFold
+        and type(fold) in (FileFold, CodexFold)
         and type(fold.derive) is Deriver
         and type(fold.history) is list
         and type(fold.derive.book.versions) is list
@@ -229,6 +262,14 @@ def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror
                 mirror.latest_ask, mirror.sidechain_file = m.ask, m.sidechain_file
             elif t is _Pr:
                 mirror.pr_links = [m.pr]
+            elif t is _OnModel:
+                deriver.on_model(m.key, m.model)
+            elif t is _CodexUsage:
+                deriver.on_codex_usage(m.ev, m.model, m.context)
+            elif t is _TurnDone:
+                deriver.on_turn_done(m.done)
+            elif t is _Window:
+                deriver.on_context_window(m.window)
             else:  # _Snap
                 mirror.pending = {c.id: c for c in m.pending}
                 d = deriver.snapshot(mirror, episodes=m.episodes)
@@ -379,6 +420,23 @@ class DeriveProcess:
         self._extras.append(msg)
         if self._bytes >= BATCH_BYTES:
             self._flush()
+
+    # the Codex fold's hooks (Deriver.on_context_window, on_model, on_codex_usage, on_turn_done)
+    def on_context_window(self, window: int) -> None:
+        """``Deriver.on_context_window``."""
+        self._extras.append(_Window(len(self._evs), window))
+
+    def on_model(self, key: str, model: str) -> None:
+        """``Deriver.on_model``."""
+        self._extras.append(_OnModel(len(self._evs), key, model))
+
+    def on_codex_usage(self, ev: Event, model: str | None, context: int | None) -> None:
+        """``Deriver.on_codex_usage``."""
+        self._extras.append(_CodexUsage(len(self._evs), ev, model, context))
+
+    def on_turn_done(self, done: bool) -> None:
+        """``Deriver.on_turn_done``."""
+        self._extras.append(_TurnDone(len(self._evs), done))
 
     def snapshot(self, fold: Any, episodes: bool = True) -> Any:
         """``Deriver.snapshot``. For a history snapshot (``episodes`` false: the fold is about
