@@ -12,9 +12,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from tracetui.model.anomalies import STALL_SECONDS, Anomaly, detect_anomalies
-from tracetui.model.episodes import Episode, parse_ts
+from tracetui.model.anomalies import Anomaly, detect_anomalies
+from tracetui.model.anomaly_rules import STALL_SECONDS
+from tracetui.model.episodes import Episode
 from tracetui.model.state import RunState, unknown_text
+from tracetui.model.timestamps import parse_ts
 from tracetui.views.derived import (
     _derived_of,
     _ruled_out_total,
