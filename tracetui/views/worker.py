@@ -139,7 +139,7 @@ def _anomaly_item(state: RunState, a: Anomaly) -> Item:
 #: seconds without a record after which an in-progress episode is called idle in the view: a
 #: transcript never marks the end of a session, so the last episode of a finished session stays
 #: ``in_progress``; the view says how long nothing happened instead (the stall rule's figure,
-#: model/anomalies.py ``STALL_SECONDS``)
+#: model/anomaly_rules.py ``STALL_SECONDS``)
 IDLE_SECONDS = STALL_SECONDS
 
 
