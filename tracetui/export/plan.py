@@ -44,7 +44,7 @@ __all__ = ["Plan", "plan_spans", "DEFAULT_SETTLE", "usage_attributes"]  # usage_
 
 #: seconds without a record after which a session counts as over and its open spans are sent
 #: as they stand: longer than the tests and builds a call usually waits for (the stall
-#: anomaly's five minutes, model/anomalies.py ``STALL_SECONDS``)
+#: anomaly's five minutes, model/anomaly_rules.py ``STALL_SECONDS``)
 DEFAULT_SETTLE = 300.0
 
 _MSG_KINDS = frozenset(("assistant_text", "thinking", "tool_use", "api_error"))

@@ -17,7 +17,7 @@ from typing import Union
 
 import msgspec
 
-from tracetui.model.episodes import parse_ts
+from tracetui.model.timestamps import parse_ts
 
 __all__ = [
     "AttrValue",

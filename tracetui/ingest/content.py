@@ -7,7 +7,8 @@ from typing import Any, Union
 
 import msgspec
 
-from tracetui.ingest.decode import _scrub, excerpt_of
+from tracetui.ingest.decode import excerpt_of
+from tracetui.ingest.repair import scrub
 from tracetui.ingest.schema import ResultPart
 
 __all__ = ["result_text", "result_excerpt", "result_tail", "decode_any", "PREFIX_BYTES", "TAIL_FROM"]
@@ -159,6 +160,6 @@ def decode_any(raw: msgspec.Raw | bytes | None) -> Any:
         return _any_decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
         try:
-            return _scrub(json.loads(bytes(raw).decode("utf-8", "surrogateescape")))
+            return scrub(json.loads(bytes(raw).decode("utf-8", "surrogateescape")))
         except (ValueError, RecursionError):
             return None

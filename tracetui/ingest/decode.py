@@ -17,16 +17,21 @@ degrades to a counted result instead of an exception:
   recovered, each anchored at its own byte offset;
 * invalid UTF-8 and escaped lone surrogates (``\\udcb2``) become U+FFFD;
 * JSON nested deeper than the decoders' recursion limit is quarantined, never a ``RecursionError``.
+
+Content blocks, messages and heads are decoded by :mod:`tracetui.ingest.decode_blocks`, the
+repairs both share are :mod:`tracetui.ingest.repair`'s; this module re-exports their functions.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Union
 
 import msgspec
 
+from tracetui.ingest.decode_blocks import decode_block, decode_block_fast, decode_head, decode_message
+from tracetui.ingest.repair import scrub as _scrub
+from tracetui.ingest.repair import without_bad_fields as _without_bad_fields
 from tracetui.ingest.schema import (
     KNOWN_BLOCK_TYPES,
     KNOWN_RECORD_TYPES,
@@ -38,9 +43,6 @@ from tracetui.ingest.schema import (
     Record,
     ResultPart,
     Usage,
-    _BlockFast,
-    _Head,
-    _MessageRawUsage,
     _RecordFast,
     _TypeOnly,
 )
@@ -71,15 +73,11 @@ __all__ = [
 
 _record_decoder = msgspec.json.Decoder(Record)
 _fast_record_decoder = msgspec.json.Decoder(_RecordFast)
-_fast_block_decoder = msgspec.json.Decoder(_BlockFast)
-_head_decoder = msgspec.json.Decoder(_Head)
 _type_decoder = msgspec.json.Decoder(_TypeOnly)
-_block_decoder = msgspec.json.Decoder(Block)
-_message_decoder = msgspec.json.Decoder(Message)
-_message_raw_usage_decoder = msgspec.json.Decoder(_MessageRawUsage)
-_usage_decoder = msgspec.json.Decoder(Usage)
-_any_decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
+
+#: fields whose bad type makes the object unknown rather than kept without them
+_ESSENTIAL_RECORD = frozenset({"type"})
 
 #: one decoded item of a line: the byte offset within the line, and the record or quarantine
 Decoded = tuple[int, Union[Record, Quarantined], bytes | memoryview]
@@ -120,44 +118,6 @@ def _record_from_obj(obj: dict[str, Any]) -> Record:
         return Record(type=t if isinstance(t, str) else None, schema_error=str(exc))
 
 
-#: the path of a ValidationError at a top-level field: ``... - at `$.timestamp```
-_AT_FIELD = re.compile(r"^(.*) - at `\$\.([A-Za-z_][A-Za-z0-9_]*)`$", re.S)
-#: fields whose bad type makes the object unknown rather than kept without them
-_ESSENTIAL_RECORD = frozenset({"type"})
-_ESSENTIAL_BLOCK = frozenset({"type", "id", "tool_use_id"})
-
-
-def _without_bad_fields(buf: Any, exc: msgspec.ValidationError, decoders: tuple[Any, ...], essential: frozenset[str]) -> Any:
-    """Decode ``buf`` (a JSON object that failed with ``exc``) with the bad-typed fields left
-    out, trying each of ``decoders`` in turn; the result's ``shape_error`` names them. Raises
-    ``exc`` (or the next ValidationError) when a field of ``essential`` is bad or the error is
-    not at a top-level field."""
-    obj: Any = None
-    reasons: list[str] = []
-    while True:
-        m = _AT_FIELD.match(str(exc))
-        if m is None or m.group(2) in essential:
-            raise exc
-        if obj is None:
-            obj = _any_decoder.decode(buf)
-            if not isinstance(obj, dict):
-                raise exc
-        field = m.group(2)
-        if field not in obj:  # the message names a field the object lacks: not ours to fix
-            raise exc
-        del obj[field]
-        reasons.append(f"{field}: {m.group(1)} (field ignored)")
-        fixed = _encoder.encode(obj)
-        for dec in decoders:
-            try:
-                out = dec.decode(fixed)
-            except msgspec.ValidationError as e:
-                exc = e
-                continue
-            out.shape_error = "; ".join(reasons)
-            return out
-
-
 def _typed(buf: bytes | memoryview) -> Record:
     """Decode one JSON object; a field of unexpected type is left out (``shape_error``), a
     ``type`` of another type keeps only the type (``schema_error``). Raises DecodeError."""
@@ -176,21 +136,6 @@ def _typed(buf: bytes | memoryview) -> Record:
     head = _type_decoder.decode(buf)  # raises ValidationError if not an object
     t = head.type
     return Record(type=t if isinstance(t, str) else None, schema_error=str(err))
-
-
-def _scrub(obj: Any) -> Any:
-    """Replace lone UTF-16 surrogates in every string of ``obj`` with U+FFFD."""
-    if isinstance(obj, str):
-        try:
-            obj.encode("utf-8")
-            return obj
-        except UnicodeEncodeError:
-            return obj.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if isinstance(obj, dict):
-        return {_scrub(k): _scrub(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_scrub(v) for v in obj]
-    return obj
 
 
 _py_decoder = json.JSONDecoder()
@@ -291,115 +236,3 @@ def bom_length(offset: int, buf: bytes | memoryview) -> int:
 #: or ``msgspec.ValidationError`` where :func:`decode_line` takes a slower path; when it
 #: returns, ``decode_line(buf)`` would give ``[(0, that record, buf)]`` (callers check the ends).
 decode_record_fast = _fast_record_decoder.decode
-
-
-#: the first try of :func:`decode_block`, called in place by the fold (once per block): raises
-#: ``msgspec.DecodeError``, ``msgspec.ValidationError`` or ``RecursionError`` where
-#: :func:`decode_block` takes a slower path; when it returns, ``decode_block`` gives the same
-decode_block_fast = _fast_block_decoder.decode
-
-
-def _repair(raw: msgspec.Raw | bytes | memoryview) -> bytes | None:
-    """Re-encode a JSON value whose bytes msgspec rejects (invalid UTF-8, escaped lone
-    surrogates) with U+FFFD in place of the bad characters; ``None`` when it is not JSON."""
-    try:
-        obj = json.loads(bytes(raw).decode("utf-8", "surrogateescape"))
-    except (ValueError, RecursionError):
-        return None
-    return _encoder.encode(_scrub(obj))
-
-
-def decode_block(raw: msgspec.Raw | bytes) -> Block:
-    """Decode one content block. A block of unexpected shape comes back with ``schema_error``.
-
-    A tool_result's ``content`` comes back as :class:`msgspec.Raw` (see :func:`result_text`
-    and :func:`result_excerpt`); a tool_use's ``input`` as a Python value when it decodes, else
-    as :class:`msgspec.Raw` (see :func:`decode_any`, which takes both)."""
-    try:
-        return _fast_block_decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
-        pass
-    try:
-        return _block_decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
-        fixed = _repair(raw)
-        if fixed is None:
-            return Block(type="", schema_error="invalid JSON")
-        raw = fixed
-    try:
-        return _block_decoder.decode(raw)
-    except msgspec.ValidationError as exc:
-        try:
-            return _without_bad_fields(raw, exc, (_fast_block_decoder, _block_decoder), _ESSENTIAL_BLOCK)
-        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-            pass
-        try:
-            head = _type_decoder.decode(raw)
-            t = head.type if isinstance(head.type, str) else ""
-        except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
-            t = ""
-        return Block(type=t, schema_error=str(exc))
-    except (msgspec.DecodeError, RecursionError) as exc:
-        return Block(type="", schema_error=str(exc))
-
-
-def _without_usage(raw: msgspec.Raw | bytes) -> Message | None:
-    """The message with its ``usage`` rejected (``usage_error`` says why), when the usage alone
-    made it fail to decode; ``None`` when something else is wrong too."""
-    try:
-        m = _message_raw_usage_decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
-        return None
-    try:
-        usage = _usage_decoder.decode(m.usage) if m.usage else None
-        err = None
-    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError) as exc:
-        usage, err = None, str(exc).split("\n")[0]
-    return Message(m.id, m.model, m.content, usage, err)
-
-
-def decode_message(raw: msgspec.Raw | Message | None) -> Message | None:
-    """Decode ``record.message``; ``None`` when absent or not of the expected shape. A message
-    decoded with its record already is returned as is.
-
-    A message whose only fault is its ``usage`` (a token count outside ``0..MAX_TOKENS``, such
-    as ``1e23`` or ``-5``, or a field of another type) comes back with ``usage=None`` and the
-    reason in ``usage_error``: its content is still the record's, its tokens are not counted."""
-    if raw is None or isinstance(raw, Message):
-        return raw
-    if not raw:
-        return None
-    try:
-        return _message_decoder.decode(raw)
-    except msgspec.ValidationError:
-        return _without_usage(raw)
-    except (msgspec.DecodeError, RecursionError):
-        fixed = _repair(raw)
-        if fixed is None:
-            return None
-        try:
-            return _message_decoder.decode(fixed)
-        except msgspec.ValidationError:
-            return _without_usage(fixed)
-        except (msgspec.DecodeError, RecursionError):
-            return None
-
-
-def decode_head(raw: msgspec.Raw | bytes | None) -> tuple[Any, Any]:
-    """``(type, agentId)`` of a raw JSON object, skipping the rest; ``(None, None)`` when it is
-    absent or not an object."""
-    if not raw:
-        return None, None
-    try:
-        h = _head_decoder.decode(raw)
-    except msgspec.ValidationError:
-        return None, None
-    except (msgspec.DecodeError, RecursionError):
-        fixed = _repair(raw)
-        if fixed is None:
-            return None, None
-        try:
-            h = _head_decoder.decode(fixed)
-        except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
-            return None, None
-    return h.type, h.agentId

@@ -8,7 +8,8 @@ so is its public-IP plugin (an address is not a secret). Shapes it does not know
 detectors of the same form (:data:`EXTRA`): Anthropic keys, OpenAI keys without the legacy
 ``T3BlbkFJ`` marker, Google API keys, ``github_pat_`` tokens, bearer tokens. A private-key
 block is masked from its ``BEGIN`` line to its ``END`` line (or to the end of the text, when
-an excerpt cut it).
+an excerpt cut it). The patterns are :mod:`tracetui.ingest.secret_patterns`' (re-exported
+here), the gates :mod:`tracetui.ingest.secret_gate`'s; this module compiles and runs them.
 
 Cost: the rules are read from detect-secrets once per process on first use (~80 ms to import
 it), or installed from plain data a caller cached (:func:`rules_spec`, :func:`use_rules`: ~10
@@ -28,48 +29,43 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tracetui.ingest.secret_gate import GATE as _GATE
+from tracetui.ingest.secret_gate import GATE_SHAPE as _GATE_SHAPE
+from tracetui.ingest.secret_gate import gated as _gated
+from tracetui.ingest.secret_gate import gated_kinds as _gated_kinds
+from tracetui.ingest.secret_patterns import (
+    CUT,
+    CUT_MARK,
+    EXTRA,
+    GATE_SHAPES,
+    GATE_WORDS,
+    GENERIC_KINDS,
+    JWT_TAIL,
+    KEY_END,
+    KEYWORD,
+    SKIP_PLUGINS,
+    TOKEN_TAIL,
+    VALUE_END,
+)
+
 __all__ = [
     "redact",
     "may_hold_secret",
+    "may_hold_secret_bytes",
     "mask",
     "summary",
     "EXTRA",
     "KEYWORD",
+    "GATE_WORDS",
+    "GATE_SHAPES",
+    "CUT_MARK",
+    "CUT",
     "rules_spec",
     "use_rules",
     "rules_loaded",
     "rules_stamp",
     "set_source",
 ]
-
-#: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
-#: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
-EXTRA: tuple[tuple[str, str, int, int], ...] = (
-    # a key's prefix is enough to mask what follows it, so a key cut by an excerpt goes too
-    ("anthropic api key", r"sk-ant-[A-Za-z0-9_-]{6,}", 0, 0),
-    ("openai api key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", 0, 0),
-    ("google api key", r"AIza[0-9A-Za-z_-]{35}", 0, 0),
-    ("github token", r"github_pat_[A-Za-z0-9_]{22,}", 0, 0),
-    # an opaque bearer token in an Authorization header (curl -H, HTTP traces)
-    ("bearer token", r"\bBearer\s+([A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE, 1),
-)
-#: the kind of a ``password = …`` / ``secret: …`` finding (detect-secrets' keyword plugin)
-KEYWORD = "password or secret"
-#: kinds that say where a secret is, not what it is: a named detector's kind wins over them
-_GENERIC = (KEYWORD, "bearer token")
-#: where a keyword's value ends in running text
-_VALUE_END = re.compile(r"[\s'\"`,;)]")
-#: a token's characters: a whole-match finding runs on over them (a pattern that stops early
-#: leaves no piece of the token); a JSON Web Token's over its dots too (its lazy pattern stops
-#: before the signature). Not over ``/`` or ``.`` otherwise: a key in a path keeps the path.
-_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-=]*")
-_JWT_TAIL = re.compile(r"[A-Za-z0-9_\-=.+/]*")
-
-#: detect-secrets plugins not used: entropy (ids and hashes), public IP addresses, and the
-#: keyword plugin (used through its config-file patterns instead, see :func:`_build`)
-_SKIP = ("HighEntropyString", "IPPublicDetector", "KeywordDetector")
-#: the end of a private-key block
-_KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|---- END SSH2 ENCRYPTED PRIVATE KEY ----")
 
 
 @dataclass(frozen=True)
@@ -90,109 +86,6 @@ _UNGATED: list[_Rule] = []
 #: the detectors of a secret cut by a truncation marker (:data:`CUT`)
 _CUT_RULES: list[_Rule] = []
 
-#: the words (lower case) one of which every finding of a kind holds, by kind: a text whose
-#: lower-cased form holds none of them (one search of one regex of literals, ~1-2 µs for an
-#: excerpt), and no shape of :data:`GATE_SHAPES`, holds no secret and skips the detectors. A
-#: kind in neither (a detector a newer detect-secrets adds) is searched in every text.
-GATE_WORDS: dict[str, tuple[str, ...]] = {
-    "anthropic api key": ("sk-ant-",),
-    "openai api key": ("sk-",),
-    "openai token": ("t3blbkfj",),
-    "google api key": ("aiza",),
-    "github token": ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-    "bearer token": ("bearer",),
-    "aws access key": ("a3t", "abia", "acca", "akia", "asia", "aws"),
-    "azure storage account access key": ("accountkey=",),
-    "basic auth credentials": ("://",),
-    "cloudant credentials": ("key", "pw", "pass", "token"),
-    "ibm cos hmac credentials": ("key",),
-    "ibm cloud iam key": ("key", "pwd", "pass", "token"),
-    "softlayer credentials": ("key", "pwd", "pass", "token", "softlayer"),
-    "gitlab token": ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "gr1348941"),
-    "json web token": ("eyj",),
-    "mailchimp access key": ("-us",),
-    "npm tokens": ("_authtoken=",),
-    "private key": ("begin", "putty-user-key-file"),
-    "pypi token": ("pypi-",),
-    "sendgrid api key": ("sg.",),
-    "slack token": ("xox", "hooks.slack.com"),
-    "square oauth secret": ("sq0csp-",),
-    "stripe access key": ("k_live_",),
-    # the keyword detectors' words (``api_key``, ``db_pass``, ``passwd``...) and ``token`` (a
-    # cut ``token=…``, :data:`CUT`)
-    KEYWORD: ("key", "pass", "pwd", "secret", "contrase", "token"),
-}
-#: the kinds without a telling word: a shape (case-sensitive, starting with a literal, so the
-#: search skips ahead fast) each finding holds, searched in the text as it is
-GATE_SHAPES: dict[str, str] = {
-    "artifactory credentials": r"AKC|AP[\dA-F]",
-    "discord bot token": r"\.[\w-]{6}\.",
-    "telegram bot token": r":[\w-]{35}",
-    "twilio api key": r"AC[a-z0-9]{32}|SK[a-z0-9]{32}",
-}
-
-
-def _trie_pattern(words: set[str]) -> str:
-    """A regex matching any of ``words``, the longest one where several start at a place (as
-    an alternation of them longest first would), written as a trie: at each place the search
-    tries the one branch of its first character, not every word (~3x faster on transcript
-    text, whose letters start most of the words)."""
-    trie: dict[str, dict] = {}
-    for w in words:
-        node = trie
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict[str, dict]) -> str:
-        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body  # greedy: a longer word first
-
-    return emit(trie)
-
-
-#: the gates compiled: every word of :data:`GATE_WORDS` (the longest at a place), every shape
-_GATE: re.Pattern[str] = re.compile(_trie_pattern({w for ws in GATE_WORDS.values() for w in ws}))
-#: (the shapes joined as they are: each is an alternation of branches that start with a
-#: literal, so the search skips ahead to the characters they start with, ~3x faster than
-#: with each shape in a group of its own)
-_GATE_SHAPE: re.Pattern[str] = re.compile("|".join(p for _, p in sorted(GATE_SHAPES.items())))
-
-
-def _gated(text: str) -> bool:
-    """``text`` holds a word or a shape of the gates (no detector needed to say so)."""
-    return _GATE.search(text.lower()) is not None or _GATE_SHAPE.search(text) is not None
-
-
-def _kinds_of_word(w: str) -> frozenset[str]:
-    """The kinds gate word ``w`` lets through when the search finds it: those with a word it
-    holds (shorter words at the same place are not found apart), and those with a word that
-    starts in its last characters (the search goes on after ``w``, so that word is not found)."""
-    words = {x for ws in GATE_WORDS.values() for x in ws}
-    over = {x for x in words if any(w.endswith(x[:i]) for i in range(1, min(len(w), len(x))))}
-    return frozenset(k for k, ws in GATE_WORDS.items() if any(x in w or x in over for x in ws))
-
-
-#: gate word -> the kinds its finding lets through (:func:`_kinds_of_word`)
-_WORD_KINDS: dict[str, frozenset[str]] = {w: _kinds_of_word(w) for ws in GATE_WORDS.values() for w in ws}
-
-
-def _gated_kinds(text: str) -> frozenset[str]:
-    """The kinds of secret ``text`` may hold by the gates: those a word found in its lower-cased
-    form lets through, and every shape kind when it holds one of :data:`GATE_SHAPES` (every
-    finding of a kind holds one of its words or its shape, so only these kinds' detectors need
-    run)."""
-    kinds: set[str] = set()
-    for w in set(_GATE.findall(text.lower())):
-        kinds |= _WORD_KINDS[w]
-    if _GATE_SHAPE.search(text) is not None:
-        kinds.update(GATE_SHAPES)
-    return frozenset(kinds)
-
-
 #: the detectors (and cut detectors) to run for a set of gated kinds, in their order, with the
 #: ungated ones; emptied when other detectors are installed
 _BY_KINDS: dict[frozenset[str], tuple[list[_Rule], list[_Rule]]] = {}
@@ -207,26 +100,6 @@ def _rules_for(kinds: frozenset[str], rules: list[_Rule]) -> tuple[list[_Rule], 
         if len(_BY_KINDS) < 4096:
             _BY_KINDS[kinds] = got
     return got
-
-
-#: the marker a cut text ends with (the views', the fold's excerpts')
-CUT_MARK = "\u2026"
-#: a secret cut short by a truncation marker, which its full detector no longer matches: a
-#: token that starts like a known secret and runs into the marker, by kind (``(kind, pattern,
-#: group)``, the marker (or the text's end, for a text said cut) right after the match)
-CUT: tuple[tuple[str, str, int], ...] = (
-    ("github token", r"\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*", 0),
-    ("aws access key", r"\b(?:AKIA|ASIA|A3T[A-Z0-9]|ABIA|ACCA)[0-9A-Z]{1,15}", 0),
-    ("anthropic api key", r"\bsk-ant-[A-Za-z0-9_-]*", 0),
-    ("openai api key", r"\bsk-[A-Za-z0-9_-]*", 0),
-    ("stripe access key", r"\b[sr]k_live_[0-9a-zA-Z]*", 0),
-    ("slack token", r"\bxox[abposr]-[A-Za-z0-9-]*", 0),
-    ("google api key", r"\bAIza[0-9A-Za-z_-]*", 0),
-    ("gitlab token", r"\bgl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_-]*", 0),
-    ("json web token", r"\beyJ[A-Za-z0-9_\-=.+/]*", 0),
-    ("private key", r"-----BEGIN[A-Z0-9 ]*", 0),
-    ("basic auth credentials", r"://[^:/?#\[\]@\s]+:([^/?#\[\]@\s\u2026]+)", 1),
-)
 
 
 def mask(kind: str) -> str:
@@ -248,7 +121,7 @@ def rules_spec() -> dict[str, object]:
 
     rules: Spec = [[kind, p, flags, group, False] for kind, p, flags, group in EXTRA]
     for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
-        if any(s in cls.__name__ for s in _SKIP) or not issubclass(cls, RegexBasedDetector):
+        if any(s in cls.__name__ for s in SKIP_PLUGINS) or not issubclass(cls, RegexBasedDetector):
             continue
         block = cls.__name__ == "PrivateKeyDetector"
         for rx in cls.denylist:
@@ -324,7 +197,7 @@ def _finding(text: str, m: re.Match[str], rule: _Rule) -> tuple[int, int, str] |
     """``(start, end, kind)`` of the secret match ``m`` of ``rule`` found, or ``None`` when it
     is no secret (a keyword followed by code or a reference)."""
     if rule.block:
-        end = _KEY_END.search(text, m.end())
+        end = KEY_END.search(text, m.end())
         # the block starts with the dashes before its header
         start = text.rfind("-----", 0, m.start())
         return (start if start >= 0 and m.start() - start < 12 else m.start(), end.end() if end else len(text), rule.kind)
@@ -338,10 +211,10 @@ def _finding(text: str, m: re.Match[str], rule: _Rule) -> tuple[int, int, str] |
     if keyword:
         # in a command or a sentence the value ends at the first space (or a closing quote,
         # comma, semicolon, parenthesis)
-        cut = _VALUE_END.search(text, start, end)
+        cut = VALUE_END.search(text, start, end)
         end = cut.start() if cut else end
         return (start, end, rule.kind) if _plausible(text[start:end]) else None
-    tail = (_JWT_TAIL if rule.kind == "json web token" else _TOKEN_TAIL).match(text, end)
+    tail = (JWT_TAIL if rule.kind == "json web token" else TOKEN_TAIL).match(text, end)
     end = tail.end() if tail else end
     while end > m.end() and text[end - 1] == ".":
         end -= 1
@@ -412,7 +285,7 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     if not spans:
         return text, ()
     # the longest finding first at a place; of equal ones, a named kind before a generic one
-    spans.sort(key=lambda s: (s[0], -s[1], s[2] in _GENERIC))
+    spans.sort(key=lambda s: (s[0], -s[1], s[2] in GENERIC_KINDS))
     out: list[str] = []
     kinds: list[str] = []
     pos = 0

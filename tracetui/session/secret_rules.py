@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 
-from tracetui.ingest import secrets
+from tracetui.ingest import secret_patterns, secrets
 
 __all__ = ["RULES_FILE", "cached_rules"]
 
@@ -16,11 +16,13 @@ RULES_FILE = "secret-rules.json"
 
 def _key() -> str:
     """What the cached detectors were read from: detect-secrets' install and this build's
-    ``tracetui.ingest.secrets`` (their paths and modification times); ``""`` when unknown."""
+    ``tracetui.ingest.secrets`` and ``tracetui.ingest.secret_patterns`` (the detectors it adds),
+    their paths and modification times; ``""`` when unknown."""
     found = importlib.util.find_spec("detect_secrets")
     origin = found.origin if found is not None else None
     try:
-        return f"{origin}:{os.stat(origin).st_mtime_ns if origin else 0}:{secrets.__file__}:{os.stat(secrets.__file__).st_mtime_ns}"
+        ours = ":".join(f"{m.__file__}:{os.stat(m.__file__).st_mtime_ns}" for m in (secrets, secret_patterns) if m.__file__)
+        return f"{origin}:{os.stat(origin).st_mtime_ns if origin else 0}:{ours}"
     except OSError:
         return ""
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from rich.text import Text
 
-from tracetui.model.anomalies import fmt_span
+from tracetui.model.timestamps import fmt_span
 from tracetui.views.format import fmt_bytes as _fmt_bytes
 from tracetui.views.format import fmt_count, fmt_short, fmt_usd
 from tracetui.views.safe import cut_whole, redacted, safe_text

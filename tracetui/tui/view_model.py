@@ -191,7 +191,7 @@ def context_window(model: str | None, used: int = 0, declared: int = 0) -> int:
     if declared > 0:
         return declared
     try:
-        from tracetui.model.anomalies import context_window as rule
+        from tracetui.model.anomaly_rules import context_window as rule
     except ImportError:
         rule = None
     if rule is not None:

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from tracetui.model.episodes import parse_ts
 from tracetui.model.state import AgentState, RunState
+from tracetui.model.timestamps import parse_ts
 from tracetui.model.types import Anomaly
 
 __all__ = [
@@ -206,7 +206,7 @@ def spent_on(day_usd: Iterable[tuple[str, float]], day: str) -> float:
 def budget_status(budget: float, spent: float, usd_per_hour: float | None, what: str = "the budget") -> BudgetStatus:
     """``spent`` USD against ``budget`` USD at ``usd_per_hour``; ``text`` says whether it is
     crossed or when it will be (``what`` names the budget: ``the session budget``)."""
-    from tracetui.model.anomalies import fmt_span
+    from tracetui.model.timestamps import fmt_span
 
     rate = usd_per_hour if usd_per_hour is not None and usd_per_hour > 0 else 0.0
     if spent >= budget:

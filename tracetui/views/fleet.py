@@ -43,9 +43,10 @@ from collections.abc import Sequence
 
 import msgspec
 
-from tracetui.model.anomalies import STALL_SECONDS, context_window, timeless_anomalies
-from tracetui.model.episodes import parse_ts
+from tracetui.model.anomalies import timeless_anomalies
+from tracetui.model.anomaly_rules import STALL_SECONDS, context_window
 from tracetui.model.state import Anchor, Event, RunState
+from tracetui.model.timestamps import parse_ts
 from tracetui.views.burn import minute_series
 
 __all__ = [
@@ -277,7 +278,7 @@ def quiet_seconds(facts: SessionFacts, written: float | None, now: float) -> flo
 def classify(facts: SessionFacts, written: float | None, now: float, rules: FleetRules = FleetRules()) -> Status:
     """The state of a session by the rules of the module docstring (first that holds wins).
     ``written``: its files' newest mtime (epoch seconds, ``None`` unknown); ``now``: epoch seconds."""
-    from tracetui.model.anomalies import fmt_span
+    from tracetui.model.timestamps import fmt_span
 
     q = quiet_seconds(facts, written, now)
     span = fmt_span(q) if math.isfinite(q) else "ever"
@@ -321,8 +322,8 @@ def attention_key(status: Status, facts: SessionFacts) -> tuple[int, float, str]
 def rules_help(rules: FleetRules = FleetRules()) -> tuple[tuple[str, str], ...]:
     """``(state, rule)`` pairs as the monitor's help and ``tracetui sessions --help`` show them,
     with ``rules``' thresholds, in attention order."""
-    from tracetui.model.anomalies import API_ERROR_STREAK, TOOL_ERROR_STREAK
-    from tracetui.model.anomalies import fmt_span as f
+    from tracetui.model.anomaly_rules import API_ERROR_STREAK, TOOL_ERROR_STREAK
+    from tracetui.model.timestamps import fmt_span as f
 
     q, st, idle, end = f(rules.quiet_after), f(rules.stall_after), f(rules.idle_after), f(rules.ended_after)
     return (

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from tracetui.model.anomalies import fmt_span
+from tracetui.model.timestamps import fmt_span
 from tracetui.views.burn import (
     Rate,
     budget_anomaly,

@@ -10,9 +10,9 @@ import math
 
 import msgspec
 
-from tracetui.model.anomalies import as_datetime, fmt_span
 from tracetui.model.pricing import cost_note_extra
 from tracetui.model.state import Anchor, RunState
+from tracetui.model.timestamps import as_datetime, fmt_span
 from tracetui.views.as_of import episode_count, episodes_as_of, state_as_of
 from tracetui.views.fit import CHARS, Additive, LazyItems, Section, fit
 from tracetui.views.format import fmt_short, fmt_usd
@@ -53,7 +53,7 @@ def fmt_n(n: int | float) -> str:
 
 def fmt_duration(seconds: float | None) -> str:
     """``42s``, ``3m10s``, ``2h05m``, ``277d10h`` (rounded to the second); ``?`` for unknown.
-    The model's :func:`~tracetui.model.anomalies.fmt_span` does the formatting, so the views,
+    The model's :func:`~tracetui.model.timestamps.fmt_span` does the formatting, so the views,
     the anomaly messages and the monitor write a span the same way."""
     if seconds is None:
         return "?"

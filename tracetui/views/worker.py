@@ -12,9 +12,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from tracetui.model.anomalies import STALL_SECONDS, Anomaly, detect_anomalies
-from tracetui.model.episodes import Episode, parse_ts
+from tracetui.model.anomalies import Anomaly, detect_anomalies
+from tracetui.model.anomaly_rules import STALL_SECONDS
+from tracetui.model.episodes import Episode
 from tracetui.model.state import RunState, unknown_text
+from tracetui.model.timestamps import parse_ts
 from tracetui.views.derived import (
     _derived_of,
     _ruled_out_total,
@@ -137,7 +139,7 @@ def _anomaly_item(state: RunState, a: Anomaly) -> Item:
 #: seconds without a record after which an in-progress episode is called idle in the view: a
 #: transcript never marks the end of a session, so the last episode of a finished session stays
 #: ``in_progress``; the view says how long nothing happened instead (the stall rule's figure,
-#: model/anomalies.py ``STALL_SECONDS``)
+#: model/anomaly_rules.py ``STALL_SECONDS``)
 IDLE_SECONDS = STALL_SECONDS
 
 

@@ -18,7 +18,7 @@ Tables (``SCHEMA`` is their version; a database of another version is emptied an
   held head bytes, the head/tail fingerprint, and how many events and history snapshots of it
   the saved state covers;
 * ``events``: the ledger, one row per event (``id`` is ``src << 40 | seq``; canonical UUIDs
-  as their 16 bytes, a usage as a msgpack array; store/ledger.py ``event_row``), indexed by
+  as their 16 bytes, a usage as a msgpack array; store/event_rows.py ``event_row``), indexed by
   the tool_use id of its ``tool_use`` events (a closed call is found again there, store/calls.py);
 * ``history``: the per-prompt :class:`~tracetui.model.state.AgentState` snapshots (store/history.py);
 * ``episodes``: every version of every episode (zlib-compressed msgpack, with its lifecycle,

@@ -2,8 +2,8 @@
 
 A :class:`Store` holds the connections to one session database (store/db.py). The fold appends
 each event to a :class:`StoreLedger` and each per-prompt snapshot to a :class:`StoreHistory`;
-they batch what they get and hand it to the :class:`Writer`, whose thread inserts it
-(``executemany``), so the fold's thread keeps folding and memory holds a batch or two, not the
+they batch what they get and hand it to the :class:`~tracetui.session.store.writer.Writer`,
+whose thread inserts it (``executemany`` of store/event_rows.py's rows), so the fold's thread keeps folding and memory holds a batch or two, not the
 ledger. A snapshot holds their views (store/views.py): read-only sequences of the items
 appended until then, which read the database when indexed.
 
@@ -17,7 +17,6 @@ reads stays right, and it saves no state the next run would resume from.
 from __future__ import annotations
 
 import os
-import queue
 import sqlite3
 import threading
 import weakref
@@ -28,18 +27,19 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derived refers to
-from tracetui.model.state import AgentState, Anchor, Event, ToolCall
-from tracetui.model.types import Episode
+from tracetui.model.state import AgentState, Event, ToolCall
 from tracetui.session.store import history as hist_codec
 from tracetui.session.store.calls import find_call
 from tracetui.session.store.db import SRC_SHIFT
-from tracetui.session.store.episodes import StoreEpisodes, episode_row
-from tracetui.session.store.masking import mask_text
+from tracetui.session.store.episodes import StoreEpisodes
+from tracetui.session.store.event_rows import SELECT_EVENTS, event_row
+from tracetui.session.store.event_rows import event_of as _event_of
+from tracetui.session.store.writer import GROUP, QUEUE_BATCHES, Writer
 
 if TYPE_CHECKING:
     from tracetui.session.store.views import HistoryView, LedgerView
 
-__all__ = ["Store", "StoreLedger", "StoreHistory", "event_row", "BATCH"]
+__all__ = ["Store", "StoreLedger", "StoreHistory", "Writer", "event_row", "BATCH", "GROUP", "QUEUE_BATCHES"]
 
 #: events handed to the writer at once (one ``executemany``, one transaction)
 BATCH = 4096
@@ -48,234 +48,6 @@ BATCH = 4096
 ID_FILTER_BYTES = 1 << 15
 #: history snapshots handed to the writer at once
 HISTORY_BATCH = 64
-#: jobs the writer runs in one transaction at most (those queued when it takes one)
-GROUP = 16
-#: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
-QUEUE_BATCHES = 4
-
-_enc = msgspec.msgpack.Encoder()
-_usage_dec = msgspec.msgpack.Decoder(tuple[int, int, int, int, int])
-
-_INSERT = "INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-_SELECT = (
-    "SELECT id, kind, line, offset, uuid, block, tool_use_id, message_id, sha256, excerpt, status, name,"
-    " parent_uuid, timestamp, is_error, sidechain, usage FROM events WHERE id > ? AND id <= ? ORDER BY id"
-)
-
-
-def _pack_uuid(s: str | None) -> str | bytes | None:
-    """A canonical lowercase UUID as its 16 bytes (20 bytes less per row), anything else as is."""
-    if s is not None and len(s) == 36 and s[8] == s[13] == s[18] == s[23] == "-" and s.islower():
-        try:
-            b = bytes.fromhex(s.replace("-", ""))
-        except ValueError:
-            return s
-        if len(b) == 16:
-            return b
-    return s
-
-
-def _unpack_uuid(v: str | bytes | None) -> str | None:
-    if type(v) is bytes:
-        h = v.hex()
-        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-    return v  # type: ignore[return-value]
-
-
-def event_row(src: int, ev: Event) -> tuple:
-    """The ``events`` row of ``ev`` of source ``src``: the one place an event, its excerpt
-    included, is turned into what is stored. The excerpt is stored with its secrets masked
-    (:func:`~tracetui.session.store.masking.mask_text`, a cut one too: an excerpt ends where it was cut),
-    so the store never keeps a secret the transcript held; no figure depends on its text. So is
-    the name (a tool's name is the user's choice for an MCP server's tools; the memo makes a
-    name met again cost a lookup)."""
-    a = ev.anchor
-    excerpt = ev.excerpt
-    if excerpt:
-        excerpt = mask_text(excerpt)
-    name = ev.name
-    if name:
-        name = mask_text(name)
-    u = ev.usage
-    return (
-        src << SRC_SHIFT | ev.seq,
-        ev.kind,
-        a.line,
-        a.offset,
-        _pack_uuid(ev.uuid),
-        ev.block,
-        ev.tool_use_id,
-        ev.message_id,
-        ev.sha256,
-        excerpt,
-        ev.status,
-        name,
-        _pack_uuid(ev.parent_uuid),
-        ev.timestamp,
-        ev.is_error,
-        ev.sidechain,
-        _enc.encode(u) if u is not None else None,
-    )
-
-
-def _event_of(src: int, r: tuple) -> Event:
-    u = r[16]
-    return Event(
-        r[0] & ((1 << SRC_SHIFT) - 1),
-        r[1],
-        Anchor(src, r[2], r[3]),
-        _unpack_uuid(r[4]),
-        r[5],
-        r[8],
-        r[9],
-        r[10],
-        r[11],
-        r[6],
-        r[7],
-        _unpack_uuid(r[12]),
-        r[13],
-        bool(r[14]),
-        bool(r[15]),
-        _usage_dec.decode(u) if u is not None else None,
-    )
-
-
-class Writer:
-    """One thread that runs the store's writes in order, the jobs queued when it takes one
-    (:data:`GROUP` at most) in one transaction.
-
-    Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, first idx, [AgentState, ...])``,
-    ``("episodes", src, [(pos, Episode), ...])``, or a
-    callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
-
-    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
-        self.conn = conn
-        self.lock = lock
-        self._q: queue.Queue[Any] = queue.Queue(maxsize=QUEUE_BATCHES)
-        self._cond = threading.Condition()
-        self._sent = 0
-        self._done = 0
-        self._thread: threading.Thread | None = None
-        #: why a write failed (then every later job is kept in memory, see :class:`Store`)
-        self.failed: str | None = None
-        self.mem_events: dict[int, dict[int, Event]] = {}
-        self.mem_history: dict[tuple[int, int], AgentState] = {}
-        self.mem_episodes: dict[int, dict[int, Episode]] = {}
-        #: whether episode versions are written with their secrets masked (a shared store)
-        self.mask = True
-        #: per source, the last history snapshot written (index, state): the next is a delta
-        self._last_hist: dict[int, tuple[int, AgentState]] = {}
-
-    def submit(self, job: Any) -> int:
-        """Queue ``job``; returns its number (jobs are done in order: see :attr:`done`)."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
-            self._thread.start()
-        with self._cond:
-            self._sent += 1
-            n = self._sent
-        self._q.put(job)
-        return n
-
-    @property
-    def done(self) -> int:
-        """How many jobs are done (written, or kept in memory): those numbered up to it."""
-        return self._done
-
-    def stop(self) -> None:
-        """End the thread once the jobs submitted so far are done."""
-        if self._thread is not None:
-            self._q.put(None)
-
-    def sync(self) -> None:
-        """Wait until every job submitted so far is written (or kept in memory)."""
-        with self._cond:
-            while self._done < self._sent:
-                self._cond.wait()
-
-    def _run(self) -> None:
-        while True:
-            job = self._q.get()
-            if job is None:
-                return
-            jobs, last, nxt = [job], False, None
-            while len(jobs) < GROUP:
-                try:
-                    nxt = self._q.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is None:
-                    last = True
-                    break
-                jobs.append(nxt)
-            try:
-                if self.failed is None:
-                    try:
-                        with self.lock:
-                            self.conn.execute("BEGIN IMMEDIATE")
-                            try:
-                                for job in jobs:
-                                    self._write(job)
-                                self.conn.execute("COMMIT")
-                            except BaseException:
-                                self.conn.execute("ROLLBACK")
-                                raise
-                        for job in jobs:
-                            if type(job) is tuple and job[0] == "events":
-                                job[3].on_disk = job[2][-1].seq  # committed: readers need not wait
-                    except sqlite3.Error as exc:
-                        self.failed = f"{type(exc).__name__}: {exc}"
-                if self.failed is not None:
-                    for job in jobs:
-                        self._keep(job)
-            except BaseException as exc:  # noqa: BLE001 - a bug here must not hang sync()
-                self.failed = self.failed or f"{type(exc).__name__}: {exc}"
-            finally:
-                n = len(jobs)
-                job = nxt = None  # they hold a sink, so its store: not kept while waiting for the next
-                jobs.clear()
-                with self._cond:
-                    self._done += n
-                    self._cond.notify_all()
-            if last:
-                return
-
-    def _write(self, job: Any) -> None:
-        c = self.conn
-        if callable(job):
-            job(c)
-        elif job[0] == "events":
-            src = job[1]
-            c.executemany(_INSERT, [event_row(src, ev) for ev in job[2]])
-        elif job[0] == "history":
-            src, idx = job[1], job[2]
-            last = self._last_hist.get(src)
-            prev = last[1] if last is not None and last[0] == idx - 1 else None
-            rows = []
-            for i, state in enumerate(job[3], idx):
-                rows.append((src, i, hist_codec.encode(prev, state, i)))
-                prev = state
-            c.executemany("INSERT OR REPLACE INTO history VALUES (?,?,?)", rows)
-            self._last_hist[src] = (idx + len(job[3]) - 1, job[3][-1])
-        elif job[0] == "episodes":
-            src, mask = job[1], self.mask
-            c.executemany(
-                "INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?,?)", [episode_row(src, pos, ep, mask) for pos, ep in job[2]]
-            )
-
-    def _keep(self, job: Any) -> None:
-        if callable(job):
-            return
-        if job[0] == "events":
-            mem = self.mem_events.setdefault(job[1], {})
-            for ev in job[2]:
-                mem[ev.seq] = ev
-            job[3].on_disk = job[2][-1].seq
-        elif job[0] == "history":
-            for i, state in enumerate(job[3], job[2]):
-                self.mem_history[(job[1], i)] = state
-        elif job[0] == "episodes":
-            self.mem_episodes.setdefault(job[1], {}).update(job[2])
 
 
 class Store:
@@ -396,7 +168,7 @@ class Store:
         base = src << SRC_SHIFT
         try:
             with self.rlock:
-                rows = self.rconn.execute(_SELECT, (base + start, base + stop)).fetchall()
+                rows = self.rconn.execute(SELECT_EVENTS, (base + start, base + stop)).fetchall()
         except sqlite3.Error:
             rows = []  # no tables (nothing could be written), or damaged: what memory holds
         out = [_event_of(src, r) for r in rows]

@@ -1,0 +1,111 @@
+"""What a secret looks like: the detectors tracetui adds to detect-secrets', the literals and
+shapes every finding of a kind holds (the gates), and the heads of a secret cut short. Plain
+data: :mod:`tracetui.ingest.secrets` compiles and runs them."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "EXTRA",
+    "KEYWORD",
+    "GENERIC_KINDS",
+    "VALUE_END",
+    "TOKEN_TAIL",
+    "JWT_TAIL",
+    "SKIP_PLUGINS",
+    "KEY_END",
+    "GATE_WORDS",
+    "GATE_SHAPES",
+    "CUT_MARK",
+    "CUT",
+]
+
+#: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
+#: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
+EXTRA: tuple[tuple[str, str, int, int], ...] = (
+    # a key's prefix is enough to mask what follows it, so a key cut by an excerpt goes too
+    ("anthropic api key", r"sk-ant-[A-Za-z0-9_-]{6,}", 0, 0),
+    ("openai api key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", 0, 0),
+    ("google api key", r"AIza[0-9A-Za-z_-]{35}", 0, 0),
+    ("github token", r"github_pat_[A-Za-z0-9_]{22,}", 0, 0),
+    # an opaque bearer token in an Authorization header (curl -H, HTTP traces)
+    ("bearer token", r"\bBearer\s+([A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE, 1),
+)
+#: the kind of a ``password = …`` / ``secret: …`` finding (detect-secrets' keyword plugin)
+KEYWORD = "password or secret"
+#: kinds that say where a secret is, not what it is: a named detector's kind wins over them
+GENERIC_KINDS = (KEYWORD, "bearer token")
+#: where a keyword's value ends in running text
+VALUE_END = re.compile(r"[\s'\"`,;)]")
+#: a token's characters: a whole-match finding runs on over them (a pattern that stops early
+#: leaves no piece of the token); a JSON Web Token's over its dots too (its lazy pattern stops
+#: before the signature). Not over ``/`` or ``.`` otherwise: a key in a path keeps the path.
+TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-=]*")
+JWT_TAIL = re.compile(r"[A-Za-z0-9_\-=.+/]*")
+
+#: detect-secrets plugins not used: entropy (ids and hashes), public IP addresses, and the
+#: keyword plugin (used through its config-file patterns instead, see :func:`tracetui.ingest.secrets.rules_spec`)
+SKIP_PLUGINS = ("HighEntropyString", "IPPublicDetector", "KeywordDetector")
+#: the end of a private-key block
+KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|---- END SSH2 ENCRYPTED PRIVATE KEY ----")
+
+#: the words (lower case) one of which every finding of a kind holds, by kind: a text whose
+#: lower-cased form holds none of them (one search of one regex of literals, ~1-2 µs for an
+#: excerpt), and no shape of :data:`GATE_SHAPES`, holds no secret and skips the detectors. A
+#: kind in neither (a detector a newer detect-secrets adds) is searched in every text.
+GATE_WORDS: dict[str, tuple[str, ...]] = {
+    "anthropic api key": ("sk-ant-",),
+    "openai api key": ("sk-",),
+    "openai token": ("t3blbkfj",),
+    "google api key": ("aiza",),
+    "github token": ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "bearer token": ("bearer",),
+    "aws access key": ("a3t", "abia", "acca", "akia", "asia", "aws"),
+    "azure storage account access key": ("accountkey=",),
+    "basic auth credentials": ("://",),
+    "cloudant credentials": ("key", "pw", "pass", "token"),
+    "ibm cos hmac credentials": ("key",),
+    "ibm cloud iam key": ("key", "pwd", "pass", "token"),
+    "softlayer credentials": ("key", "pwd", "pass", "token", "softlayer"),
+    "gitlab token": ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "gr1348941"),
+    "json web token": ("eyj",),
+    "mailchimp access key": ("-us",),
+    "npm tokens": ("_authtoken=",),
+    "private key": ("begin", "putty-user-key-file"),
+    "pypi token": ("pypi-",),
+    "sendgrid api key": ("sg.",),
+    "slack token": ("xox", "hooks.slack.com"),
+    "square oauth secret": ("sq0csp-",),
+    "stripe access key": ("k_live_",),
+    # the keyword detectors' words (``api_key``, ``db_pass``, ``passwd``...) and ``token`` (a
+    # cut ``token=…``, :data:`CUT`)
+    KEYWORD: ("key", "pass", "pwd", "secret", "contrase", "token"),
+}
+#: the kinds without a telling word: a shape (case-sensitive, starting with a literal, so the
+#: search skips ahead fast) each finding holds, searched in the text as it is
+GATE_SHAPES: dict[str, str] = {
+    "artifactory credentials": r"AKC|AP[\dA-F]",
+    "discord bot token": r"\.[\w-]{6}\.",
+    "telegram bot token": r":[\w-]{35}",
+    "twilio api key": r"AC[a-z0-9]{32}|SK[a-z0-9]{32}",
+}
+
+#: the marker a cut text ends with (the views', the fold's excerpts')
+CUT_MARK = "\u2026"
+#: a secret cut short by a truncation marker, which its full detector no longer matches: a
+#: token that starts like a known secret and runs into the marker, by kind (``(kind, pattern,
+#: group)``, the marker (or the text's end, for a text said cut) right after the match)
+CUT: tuple[tuple[str, str, int], ...] = (
+    ("github token", r"\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*", 0),
+    ("aws access key", r"\b(?:AKIA|ASIA|A3T[A-Z0-9]|ABIA|ACCA)[0-9A-Z]{1,15}", 0),
+    ("anthropic api key", r"\bsk-ant-[A-Za-z0-9_-]*", 0),
+    ("openai api key", r"\bsk-[A-Za-z0-9_-]*", 0),
+    ("stripe access key", r"\b[sr]k_live_[0-9a-zA-Z]*", 0),
+    ("slack token", r"\bxox[abposr]-[A-Za-z0-9-]*", 0),
+    ("google api key", r"\bAIza[0-9A-Za-z_-]*", 0),
+    ("gitlab token", r"\bgl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_-]*", 0),
+    ("json web token", r"\beyJ[A-Za-z0-9_\-=.+/]*", 0),
+    ("private key", r"-----BEGIN[A-Z0-9 ]*", 0),
+    ("basic auth credentials", r"://[^:/?#\[\]@\s]+:([^/?#\[\]@\s\u2026]+)", 1),
+)

@@ -1,0 +1,160 @@
+"""The store's writer thread: runs the session database's writes in order, a group of jobs in
+one ``BEGIN IMMEDIATE`` transaction, and keeps them in memory when a write fails."""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+from typing import Any
+
+from tracetui.model.state import AgentState, Event
+from tracetui.model.types import Episode
+from tracetui.session.store import history as hist_codec
+from tracetui.session.store.episodes import episode_row
+from tracetui.session.store.event_rows import INSERT_EVENT, event_row
+
+__all__ = ["Writer", "GROUP", "QUEUE_BATCHES"]
+
+#: jobs the writer runs in one transaction at most (those queued when it takes one)
+GROUP = 16
+#: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
+QUEUE_BATCHES = 4
+
+
+class Writer:
+    """One thread that runs the store's writes in order, the jobs queued when it takes one
+    (:data:`GROUP` at most) in one transaction.
+
+    Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, first idx, [AgentState, ...])``,
+    ``("episodes", src, [(pos, Episode), ...])``, or a
+    callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
+        self.conn = conn
+        self.lock = lock
+        self._q: queue.Queue[Any] = queue.Queue(maxsize=QUEUE_BATCHES)
+        self._cond = threading.Condition()
+        self._sent = 0
+        self._done = 0
+        self._thread: threading.Thread | None = None
+        #: why a write failed (then every later job is kept in memory, see :class:`Store`)
+        self.failed: str | None = None
+        self.mem_events: dict[int, dict[int, Event]] = {}
+        self.mem_history: dict[tuple[int, int], AgentState] = {}
+        self.mem_episodes: dict[int, dict[int, Episode]] = {}
+        #: whether episode versions are written with their secrets masked (a shared store)
+        self.mask = True
+        #: per source, the last history snapshot written (index, state): the next is a delta
+        self._last_hist: dict[int, tuple[int, AgentState]] = {}
+
+    def submit(self, job: Any) -> int:
+        """Queue ``job``; returns its number (jobs are done in order: see :attr:`done`)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
+            self._thread.start()
+        with self._cond:
+            self._sent += 1
+            n = self._sent
+        self._q.put(job)
+        return n
+
+    @property
+    def done(self) -> int:
+        """How many jobs are done (written, or kept in memory): those numbered up to it."""
+        return self._done
+
+    def stop(self) -> None:
+        """End the thread once the jobs submitted so far are done."""
+        if self._thread is not None:
+            self._q.put(None)
+
+    def sync(self) -> None:
+        """Wait until every job submitted so far is written (or kept in memory)."""
+        with self._cond:
+            while self._done < self._sent:
+                self._cond.wait()
+
+    def _run(self) -> None:
+        while True:
+            job = self._q.get()
+            if job is None:
+                return
+            jobs, last, nxt = [job], False, None
+            while len(jobs) < GROUP:
+                try:
+                    nxt = self._q.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    last = True
+                    break
+                jobs.append(nxt)
+            try:
+                if self.failed is None:
+                    try:
+                        with self.lock:
+                            self.conn.execute("BEGIN IMMEDIATE")
+                            try:
+                                for job in jobs:
+                                    self._write(job)
+                                self.conn.execute("COMMIT")
+                            except BaseException:
+                                self.conn.execute("ROLLBACK")
+                                raise
+                        for job in jobs:
+                            if type(job) is tuple and job[0] == "events":
+                                job[3].on_disk = job[2][-1].seq  # committed: readers need not wait
+                    except sqlite3.Error as exc:
+                        self.failed = f"{type(exc).__name__}: {exc}"
+                if self.failed is not None:
+                    for job in jobs:
+                        self._keep(job)
+            except BaseException as exc:  # noqa: BLE001 - a bug here must not hang sync()
+                self.failed = self.failed or f"{type(exc).__name__}: {exc}"
+            finally:
+                n = len(jobs)
+                job = nxt = None  # they hold a sink, so its store: not kept while waiting for the next
+                jobs.clear()
+                with self._cond:
+                    self._done += n
+                    self._cond.notify_all()
+            if last:
+                return
+
+    def _write(self, job: Any) -> None:
+        c = self.conn
+        if callable(job):
+            job(c)
+        elif job[0] == "events":
+            src = job[1]
+            c.executemany(INSERT_EVENT, [event_row(src, ev) for ev in job[2]])
+        elif job[0] == "history":
+            src, idx = job[1], job[2]
+            last = self._last_hist.get(src)
+            prev = last[1] if last is not None and last[0] == idx - 1 else None
+            rows = []
+            for i, state in enumerate(job[3], idx):
+                rows.append((src, i, hist_codec.encode(prev, state, i)))
+                prev = state
+            c.executemany("INSERT OR REPLACE INTO history VALUES (?,?,?)", rows)
+            self._last_hist[src] = (idx + len(job[3]) - 1, job[3][-1])
+        elif job[0] == "episodes":
+            src, mask = job[1], self.mask
+            c.executemany(
+                "INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?,?)", [episode_row(src, pos, ep, mask) for pos, ep in job[2]]
+            )
+
+    def _keep(self, job: Any) -> None:
+        if callable(job):
+            return
+        if job[0] == "events":
+            mem = self.mem_events.setdefault(job[1], {})
+            for ev in job[2]:
+                mem[ev.seq] = ev
+            job[3].on_disk = job[2][-1].seq
+        elif job[0] == "history":
+            for i, state in enumerate(job[3], job[2]):
+                self.mem_history[(job[1], i)] = state
+        elif job[0] == "episodes":
+            self.mem_episodes.setdefault(job[1], {}).update(job[2])
