@@ -223,7 +223,7 @@ def test_pr_link_record_alone() -> None:
 
 
 def test_stated_criteria_and_constraints_rule() -> None:
-    from tracetui.model.derive import _statements
+    from tracetui.model.derive_rules import statements as _statements
 
     got = _statements("Keep going. Leave the tests alone. Do not push to main. It should compile. Thanks!")
     assert got == [("constraint", "Leave the tests alone."), ("constraint", "Do not push to main."), ("criterion", "It should compile.")]
@@ -232,7 +232,7 @@ def test_stated_criteria_and_constraints_rule() -> None:
 
 def test_stated_sentences_are_not_split_at_dots_inside_urls_versions_and_file_names() -> None:
     """Issue 10 item 12: "https://x.org/v2.1/api.html" or "3.11.4" is no sentence end."""
-    from tracetui.model.derive import _statements
+    from tracetui.model.derive_rules import statements as _statements
 
     got = _statements(
         "Follow https://docs.example.com/v2.1/api.html exactly, do not use v1. "

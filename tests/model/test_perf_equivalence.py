@@ -52,7 +52,7 @@ def _statements_reference(text: str) -> list[tuple[str, str]]:
     """The statement rule, plainly: each sentence of the first 4000 characters, stripped, of 8
     characters or more, searched whole for a constraint, else for a criterion."""
     from tracetui.ingest.tools import one_line
-    from tracetui.model.derive import _CONSTRAINT, _CRITERION, _SENTENCE
+    from tracetui.model.derive_rules import _CONSTRAINT, _CRITERION, _SENTENCE
 
     out = []
     for m in _SENTENCE.finditer(text[:4000]):
@@ -100,7 +100,7 @@ _SEPS = [" ", "  ", ". ", "! ", "!!", "?", "\n", ".", "\t", "..."]
 @settings(max_examples=600, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPS)), max_size=40), st.booleans())
 def test_statements_match_the_plain_rule(parts: list[tuple[str, str]], ascii_only: bool) -> None:
-    from tracetui.model.derive import _statements
+    from tracetui.model.derive_rules import statements as _statements
 
     text = "".join(w + s for w, s in parts)
     if ascii_only:
@@ -109,7 +109,7 @@ def test_statements_match_the_plain_rule(parts: list[tuple[str, str]], ascii_onl
 
 
 def test_statements_of_a_long_prompt_match_the_plain_rule() -> None:
-    from tracetui.model.derive import _statements
+    from tracetui.model.derive_rules import statements as _statements
 
     text = ("Run it. Leave the fixtures alone. " * 40 + "You must not push. ") * 5
     assert _statements(text) == _statements_reference(text)
@@ -214,7 +214,7 @@ _INPUT_TEXT = st.text(alphabet=st.sampled_from([" ", "\n", "\t", "\u00a0", "\u20
 def test_normalised_input_matches_the_plain_rule(inp: dict) -> None:
     """The tool-loop detector's input: volatile keys dropped, white space of every string
     folded as ``" ".join(s.split())`` folds it (a string with nothing to fold is kept as is)."""
-    from tracetui.model.derive import VOLATILE_KEYS, normalised_input
+    from tracetui.model.derive_rules import VOLATILE_KEYS, normalised_input
 
     want = {k: (" ".join(v.split()) if isinstance(v, str) else v) for k, v in inp.items() if k not in VOLATILE_KEYS}
     got = normalised_input(inp)

@@ -14,17 +14,15 @@ MessagePack for the fold cache (``msgspec.msgpack.encode(deriver)`` and
 
 from __future__ import annotations
 
-import hashlib
-import re
 from typing import Any, Union
 
 import msgspec
-import orjson
 
 from tracetui.ingest.content import result_tail, result_text
 from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.ingest.tools import one_line as _one_line
 from tracetui.model.anomalies import AnomalyTracker
+from tracetui.model.derive_rules import VOLATILE_KEYS, input_digest, normalised_input, retry_keys, statements
 from tracetui.model.episodes import EpisodeBook
 from tracetui.model.facts import (
     TAIL_BYTES,
@@ -38,7 +36,18 @@ from tracetui.model.state import Event
 from tracetui.model.state import share as _share
 from tracetui.model.types import Anchor, Derived, Fact, FileTouch, Note, ToolCall
 
-__all__ = ["Derived", "Deriver", "Note", "SHELL_TOOLS", "NOTES_KEPT", "REJECTED_PREFIX", "STATED_KEPT", "retry_keys", "normalised_input"]
+__all__ = [
+    "Derived",
+    "Deriver",
+    "Note",
+    "SHELL_TOOLS",
+    "NOTES_KEPT",
+    "REJECTED_PREFIX",
+    "STATED_KEPT",
+    "VOLATILE_KEYS",
+    "retry_keys",
+    "normalised_input",
+]
 
 #: tools whose results are scanned for test summaries, commits, PR links and exit codes (the
 #: last two: the Codex CLI's shell command and its polls, model/codex_fold.py)
@@ -53,131 +62,6 @@ EDITS_KEPT = 50
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 #: the text of a tool_result the user interrupted
 INTERRUPTED_PREFIX = "[Request interrupted by user"
-
-_CONSTRAINT_WORDS = (
-    r"don'?t|do not|never|must not|mustn'?t|shouldn'?t|should not|only|without|avoid|no more than|at most|not allowed"
-    r"|leave .{1,40} (?:alone|unchanged|as is)"
-)
-_CRITERION_WORDS = (
-    r"must|should|needs? to|make sure|ensure|so that|acceptance|done when|until|pass(?:es|ing)?\b|tests? (?:pass|green)|verify|expected?"
-)
-_CONSTRAINT = re.compile(rf"\b({_CONSTRAINT_WORDS})", re.I)
-_CRITERION = re.compile(rf"\b({_CRITERION_WORDS})", re.I)
-#: where a match of either may start (the leftmost one: no sentence before it holds a match)
-_EITHER = re.compile(rf"\b(?:{_CONSTRAINT_WORDS}|{_CRITERION_WORDS})", re.I)
-#: the same three, case-sensitive, for an ASCII text lowered (the same matches: lowering ASCII
-#: keeps every position, and ``re.I`` compares ASCII letters by their lower case; several
-#: times faster, as a case-sensitive branch skips on its first letter)
-_CONSTRAINT_LOW, _CRITERION_LOW, _EITHER_LOW = (re.compile(x.pattern) for x in (_CONSTRAINT, _CRITERION, _EITHER))
-#: a sentence ends at ``.``, ``!`` or ``?`` followed by white space or the end, or at a line end:
-#: a dot inside a URL, a version number or a file name (``https://x.org/a.b``, ``2.1.38``,
-#: ``conftest.py``) and after ``e.g.``, ``i.e.``, ``vs.``, ``cf.`` does not end it
-_SENTENCE = re.compile(
-    r"(?:[^.!?\n]+|[.!?](?=[^\s.!?])|(?<=\be\.g)\.|(?<=\bi\.e)\.|(?<=\bvs)\.|(?<=\bcf)\.)+[.!?]*",
-    re.I,
-)
-
-
-#: input keys left out when comparing tool inputs for the tool-loop detector: the agent rewords
-#: a Bash ``description`` or changes a ``timeout`` while repeating the very same command
-VOLATILE_KEYS = frozenset({"description", "timeout", "run_in_background"})
-
-
-def normalised_input(inp: Any) -> Any:
-    """A tool input as the tool-loop detector compares it: :data:`VOLATILE_KEYS` dropped and
-    runs of whitespace in string values folded to one space."""
-    if not isinstance(inp, dict):
-        return inp
-    # ``" ".join(v.split())``, without splitting a text that has nothing to fold: in a
-    # printable string the only white space is the ASCII space (``str.isprintable`` is false
-    # for every other character ``str.split`` splits at), so a printable string with no double
-    # space and none at either end is its own folding. An input with nothing to drop or fold
-    # (the usual one) is returned as it is, not copied.
-    for k, v in inp.items():
-        if k in VOLATILE_KEYS or (isinstance(v, str) and not (v.isprintable() and "  " not in v and v[:1] != " " and v[-1:] != " ")):
-            break
-    else:
-        return inp
-    out = {}
-    for k, v in inp.items():
-        if k in VOLATILE_KEYS:
-            continue
-        if isinstance(v, str) and not (v.isprintable() and "  " not in v and v[:1] != " " and v[-1:] != " "):
-            v = " ".join(v.split())
-        out[k] = v
-    return out
-
-
-_blake2b = hashlib.blake2b
-_dumps = orjson.dumps
-_SORTED = orjson.OPT_SORT_KEYS
-
-
-def _digest(inp: Any) -> str:
-    try:
-        data = _dumps(inp, option=_SORTED)
-    except TypeError:
-        data = repr(inp).encode("utf-8", "replace")
-    return _blake2b(data, digest_size=8).hexdigest()
-
-
-def retry_keys(name: str, inp: Any, op: tuple[str, str] | None, main: bool) -> tuple[str, ...]:
-    """The keys under which a failed call waits for a successful retry (the resolution rule).
-
-    A failed call counts as resolved when a later call of the same file and thread (main thread
-    or sidechain, ``main``) succeeds and shares a key with it:
-
-    * the same tool with the same input as :func:`normalised_input` gives it (the tool-loop
-      detector's notion of "the same call": ``Bash(mix test)`` re-run, its description or
-      timeout changed), or
-    * for file tools (``tools.file_ops``), a call on the same path of the same kind: reading
-      it, or changing it (Write/Edit/MultiEdit/NotebookEdit alike; an Edit whose ``old_string``
-      was not found is resolved by a later successful Edit of that file).
-
-    Source: the fresh-user trial of the model layer (notes/model-fixes.md §2): a failure a retry
-    fixed was listed as open. Pure and order-free within a file: keys depend on the input only.
-    """
-    t = "m|" if main else "s|"
-    first = t + name + ":" + _digest(normalised_input(inp))
-    if op is None:
-        return (first,)
-    return (first, t + ("file:read:" if op[1] == "read" else "file:change:") + op[0])
-
-
-def _statements(text: str) -> list[tuple[str, str]]:
-    """``[(kind, sentence)]``: sentences of a prompt that state a constraint or a criterion.
-
-    A sentence is a constraint when :data:`_CONSTRAINT` matches it, else a criterion when
-    :data:`_CRITERION` does. Both are searched within the sentence's span of the text (the same
-    matches as in the stripped sentence: the characters around a span are white space, line
-    ends or sentence punctuation, no word characters), and only in sentences that reach the
-    next place :data:`_EITHER` matches at: a sentence ending before it holds no match."""
-    t = text[:4000]
-    if t.isascii():
-        low, con, cri, either = t.lower(), _CONSTRAINT_LOW, _CRITERION_LOW, _EITHER_LOW
-    else:
-        low, con, cri, either = t, _CONSTRAINT, _CRITERION, _EITHER
-    out: list[tuple[str, str]] = []
-    nxt = either.search(low)
-    if nxt is None:
-        return out
-    at = nxt.start()
-    for m in _SENTENCE.finditer(t):
-        a, e = m.span()
-        if e <= at:
-            continue
-        s = m.group(0).strip()
-        if len(s) >= 8:
-            if con.search(low, a, e):
-                out.append(("constraint", _one_line(s, 160)))
-            elif cri.search(low, a, e):
-                out.append(("criterion", _one_line(s, 160)))
-        nxt = either.search(low, e)
-        if nxt is None:
-            break
-        at = nxt.start()
-    return out
-
 
 #: events whose only derived effect is the episode book's (``EpisodeBook.on_event``)
 _QUIET_KINDS = frozenset({"progress", "attachment", "user_text", "image", "unknown_block", "unknown_record", "compact_summary"})
@@ -232,7 +116,7 @@ class Deriver(msgspec.Struct):
             return
         self.ask_anchor = None
         self.book.fill_ask(la.text, la.anchor)
-        for kind, s in _statements(la.text):
+        for kind, s in statements(la.text):
             self.stated_total += 1
             if len(self.stated) < STATED_KEPT:
                 self.stated.append(Note(kind, s, la.anchor, s, self.book.prompts))
@@ -322,7 +206,7 @@ class Deriver(msgspec.Struct):
             old, new = inp.get("old_string"), inp.get("new_string")
             if isinstance(old, str) and isinstance(new, str):
                 path = op[0]
-                d_old, d_new = _digest(old), _digest(new)
+                d_old, d_new = input_digest(old), input_digest(new)
                 fwd, back = f"{d_old}>{d_new}", f"{d_new}>{d_old}"
                 seen = self.edits.setdefault(path, [])
                 if back in seen:
