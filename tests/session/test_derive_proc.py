@@ -243,3 +243,36 @@ class _ListLike:
 
     def __len__(self) -> int:
         return len(self.rows)
+
+
+_ORPHAN = """
+import os, signal
+import tracetui.session.derive_proc as dp
+from tracetui.model.fold import FileFold
+p = dp.DeriveProcess(FileFold())
+print(p._proc.pid, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_the_child_ends_when_the_fold_is_killed() -> None:
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.run([sys.executable, "-c", _ORPHAN], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -9
+    child = int(proc.stdout.split()[0])
+    deadline = time.monotonic() + 30  # a bound for a loaded machine, not a synchronisation
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the derive process outlived the fold that forked it"

@@ -229,10 +229,14 @@ class _Mirror:
         self._last_snapshot = _Last(last.derived) if last is not None else None
 
 
-def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror) -> None:
+def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror, parent_ends: tuple[Connection, ...]) -> None:
     """The child's loop: replay the batches against ``deriver`` until the end marker, then send
     back one message of pickles from one Pickler: lists of ``(history index, Derived)`` and of
     new episode versions, ``None``, then the deriver; on any failure, ``b"X" + why``."""
+    for end in parent_ends:
+        # the fork copied the parent's ends of both pipes: closed here, the parent's death is an
+        # end of file for the child (which then exits) instead of a wait for ever
+        end.close()
     try:
         # one Pickler for everything sent back: its memo spans the dumps, so an object pickled
         # once (a fact, an episode version) is a reference in every later dump, as shared as in
@@ -344,7 +348,7 @@ class DeriveProcess:
             fcntl.fcntl(down_w.fileno(), _F_SETPIPE_SZ, PIPE_BYTES)
         except (ImportError, OSError):
             pass  # a lower limit: the default buffer works, only with more waits
-        self._proc = ctx.Process(target=_child, args=(down_r, up_w, self._deriver, _Mirror(fold)), daemon=True, name="tracetui-derive")
+        self._proc = ctx.Process(target=_child, args=(down_r, up_w, self._deriver, _Mirror(fold), (down_w, up_r)), daemon=True, name="tracetui-derive")
         self._proc.start()
         down_r.close()
         up_w.close()
