@@ -233,7 +233,7 @@ class CodexCalls:
         if window and window != self.context_window:
             self.context_window = window
             if self.derive is not None:
-                self.derive.anomalies.window = window
+                self.derive.on_context_window(window)
         last = info.last_token_usage if info is not None else None
         if last is not None:
             self.context_used = last.input_tokens  # cached included: the whole request
@@ -267,10 +267,10 @@ class CodexCalls:
                 self.on_usage(key, model, u, self.usage.day_of(key))
         ev = self._event("metadata", anchor, st, 0, payload, "token_count", name="token_count", message_id=key, usage=u)
         if key is not None and self.derive is not None:
-            self.derive.book.on_model(key, self.model or "unknown")  # the episode's tokens by model
+            self.derive.on_model(key, self.model or "unknown")  # the episode's tokens by model
             # a response's tokens: what a Claude assistant event with usage tells the anomaly
             # trackers (an API error streak ends, the context_pressure rule)
-            self.derive.anomalies.on_usage(ev, self.model, self.context_used or None)
+            self.derive.on_codex_usage(ev, self.model, self.context_used or None)
 
 
 def _statuses(p: Payload) -> dict[str, str]:

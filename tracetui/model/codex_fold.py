@@ -309,7 +309,7 @@ class CodexFold(CodexCalls, FileFold):
         ``in_progress`` (:attr:`EpisodeBook.turn_done`)."""
         self._turn_done = done
         if self.derive is not None:
-            self.derive.book.turn_done = done
+            self.derive.on_turn_done(done)
 
     def snapshot(self, history: bool = False) -> AgentState:
         """:meth:`FileFold.snapshot`, naming the agent, its rate-limit windows and the context

@@ -496,3 +496,28 @@ class Deriver(msgspec.Struct):
             stated_total=self.stated_total,
             changed=changed,  # leaves are replaced, never mutated
         )
+
+    # -- the Codex fold's hooks (it talks to its deriver only through methods) ------------------
+    def on_context_window(self, window: int) -> None:
+        """The context window (tokens, ``> 0``) the agent declared for its model (Codex
+        ``token_count.info.model_context_window``): what the ``context_pressure`` rule measures
+        against from now on."""
+        self.anomalies.window = window
+
+    def on_model(self, key: str, model: str) -> None:
+        """Message ``key`` (a usage entry of the fold's book) was priced as ``model``: the open
+        episode's tokens by model take it, unless the episode knows that message already."""
+        self.book.on_model(key, model)
+
+    def on_codex_usage(self, ev: Event, model: str | None, context: int | None) -> None:
+        """A Codex ``token_count`` event ``ev`` that added usage (``ev.usage`` set): a
+        successful response, as a Claude assistant event with usage tells the anomaly trackers
+        (an API error streak ends; the ``context_pressure`` rule reads ``context``, the tokens
+        its request held, or ``None`` when the agent did not say)."""
+        self.anomalies.on_usage(ev, model, context)
+
+    def on_turn_done(self, done: bool) -> None:
+        """Whether the open episode's turn ended (Codex ``task_complete``: ``True``; a new turn
+        or prompt: ``False``). A done turn shows the status the next prompt will close it with,
+        not ``in_progress`` (``EpisodeBook.turn_done``)."""
+        self.book.turn_done = done
