@@ -33,32 +33,19 @@ from tracetui.ingest.codex_decode import (
     text_of,
     token_info,
 )
-from tracetui.ingest.codex_schema import Payload
-from tracetui.ingest.content import decode_any
+from tracetui.ingest.codex_schema import CodexRecord, Payload
+from tracetui.ingest.content import decode_any, result_excerpt
 from tracetui.ingest.decode import excerpt_of
 from tracetui.model.fold_messages import EXCERPT_CHARS, _intern
 from tracetui.model.fold_tools import CALLS_TRIM
 from tracetui.model.pricing import utc_day
 from tracetui.model.state import Anchor, Frontier, RateLimit, SubagentLink, Todo, ToolCall
 
-__all__ = ["CodexCalls", "Stamp", "SPAWN_TOOL", "PLAN_TOOL", "PATCH_TOOL"]
+__all__ = ["CodexCalls", "SPAWN_TOOL", "PLAN_TOOL", "PATCH_TOOL"]
 
 SPAWN_TOOL = "spawn_agent"
 PLAN_TOOL = "update_plan"
 PATCH_TOOL = "apply_patch"
-
-
-class Stamp:
-    """What a ledger event takes from its record (``FileFold._event`` reads these): a rollout
-    record has a timestamp, no uuid, no parent, no sidechain flag."""
-
-    __slots__ = ("timestamp",)
-    uuid = None
-    parentUuid = None
-    isSidechain = False
-
-    def __init__(self, timestamp: str | None) -> None:
-        self.timestamp = timestamp
 
 
 class CodexCalls:
@@ -66,7 +53,7 @@ class CodexCalls:
 
     last_action: Frontier | None
 
-    def _call(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _call(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         pt = p.type
         if pt == "function_call":
             args = call_arguments(p.arguments)
@@ -76,9 +63,10 @@ class CodexCalls:
             args = decode_any(p.action)
         name = _intern(p.name or ("local_shell" if pt == "local_shell_call" else "?"))
         cid = p.call_id or ""
-        brief = call_brief(name, args)
-        self._event("tool_use", anchor, st, 0, payload, excerpt_of(f"{name}({brief})", EXCERPT_CHARS), name=name, tool_use_id=cid)
         ops = patch_files(args) if name == PATCH_TOOL and isinstance(args, str) else []
+        brief = call_brief(name, args, ops)
+        label = f"{name}({brief})"
+        self._event("tool_use", anchor, st, 0, payload, excerpt_of(label, EXCERPT_CHARS), name=name, tool_use_id=cid)
         if cid and (cid in self.calls or self._find_call(cid, self._seq) is not None):
             return  # the same call read twice is one call
         self.counters.tool_calls += 1
@@ -87,7 +75,7 @@ class CodexCalls:
         self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
         for op in ops:
             self._touch(op, anchor)
-        self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, tool_use_id=cid or None, timestamp=st.timestamp)
+        self.last_action = Frontier("tool_use", label, anchor, tool=name, tool_use_id=cid or None, timestamp=st.timestamp)
         if not cid:
             # a call no output can ever answer: counted, listed as a shape problem, never pending
             self._shape(anchor, f"response_item:{pt}", "call without call_id")
@@ -123,7 +111,7 @@ class CodexCalls:
         if call is not None and cid not in self.pending and not call.is_error:
             self.calls[cid] = msgspec.structs.replace(call, is_error=True)
 
-    def _call_end(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _call_end(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         """``exec_command_end`` / ``patch_apply_end``: whether the call failed. A failure read
         after the call's output (a command that outlived its first output) is the call's result
         from then on: a ``tool_result`` event (the episode and the anomalies count the error),
@@ -169,7 +157,7 @@ class CodexCalls:
             if self.derive is not None:
                 self.derive.on_result(self, call, text_of(p.aggregated_output) or text, None)
 
-    def _output(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _output(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         """A ``*_output`` answering call ``call_id``: the call leaves ``pending``."""
         cid = p.call_id or ""
         call = self.calls.get(cid) if cid else None
@@ -178,8 +166,15 @@ class CodexCalls:
         if call is not None:
             cid = call.id
         is_error = cid in self._tool_error_ids
-        text = text_of(p.output)
-        exc = excerpt_of(text, EXCERPT_CHARS)
+        out = p.output
+        if out and memoryview(out)[0] == 34:  # type: ignore[arg-type]
+            # a string, the common output: kept raw, its excerpt from its start and its text
+            # decoded only where a rule reads it (as a Claude tool_result's content)
+            content: Any = out
+            exc = result_excerpt(out, EXCERPT_CHARS)
+        else:
+            content = text_of(out)
+            exc = excerpt_of(content, EXCERPT_CHARS)
         name = call.name if call is not None else None
         self._event("tool_result", anchor, st, 0, payload, exc, name=name, tool_use_id=cid, is_error=is_error)
         if call is None:
@@ -188,7 +183,7 @@ class CodexCalls:
             return
         if cid not in self.calls:
             self.calls[cid] = call
-        self._pair(call, anchor, is_error, exc, text, None, st.timestamp)
+        self._pair(call, anchor, is_error, exc, content, None, st.timestamp)
         if call.name == SPAWN_TOOL:
             link = self.subagents.get(cid)
             if link is not None and link.status == "running":
@@ -201,7 +196,7 @@ class CodexCalls:
             return
         self.todos = {str(n + 1): Todo(str(n + 1), step, status, anchor, PLAN_TOOL) for n, (step, status) in enumerate(inp)}
 
-    def _collab(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _collab(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         """A subagent's spawn (it names the child thread), wait or close (its status)."""
         cid = p.call_id or ""
         pt = _intern(p.type or "")
@@ -242,7 +237,7 @@ class CodexCalls:
             return None
         return (t.input_tokens, t.cached_input_tokens, t.output_tokens, t.cache_write_input_tokens)
 
-    def _token_count(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _token_count(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         for wname, w in rate_windows(p.rate_limits).items():
             self.rate_limits[wname] = RateLimit(wname, w.used_percent, w.window_minutes, w.resets_at, anchor)
         cur = self._totals(p)
