@@ -148,18 +148,28 @@ def patch_files(patch: str) -> list[tuple[str, str]]:
     edits one, ``*** Move to: PATH`` (after an update) writes the new path. Paths are exactly as
     written (the rest of the header line, a trailing ``\\r`` removed)."""
     out: list[tuple[str, str]] = []
-    if "*** " not in patch:
-        return out
-    for line in patch.split("\n"):
-        if not line.startswith("*** "):
-            continue
+    # the header lines: the first line when it starts with "*** ", and each one after a newline
+    # that does (found by substring scans, not by splitting a patch of thousands of lines)
+    pos = 0 if patch.startswith("*** ") else _next_header(patch, 0)
+    while pos >= 0:
+        end = patch.find("\n", pos)
+        line = patch[pos:end] if end >= 0 else patch[pos:]
         for prefix, kind in _PATCH_OPS:
             if line.startswith(prefix):
                 path = line[len(prefix) :].rstrip("\r")
                 if path:
                     out.append((path, kind))
                 break
+        if end < 0:
+            break
+        pos = _next_header(patch, end)
     return out
+
+
+def _next_header(patch: str, start: int) -> int:
+    """Where the next line starting with ``*** `` after ``start`` begins, or -1."""
+    j = patch.find("\n*** ", start)
+    return j + 1 if j >= 0 else -1
 
 
 def plan_todos(args: Any) -> list[tuple[str, str]] | None:

@@ -224,48 +224,53 @@ class CodexCalls:
         ``token_count``, or ``None``; keeps the context window it declares (``context_window``,
         and the anomaly tracker's, which the ``context_pressure`` rule reads)."""
         info = token_info(p.info)
+        if info is None:
+            return None
         window = context_window_of(info)
         if window and window != self.context_window:
             self.context_window = window
             if self.derive is not None:
                 self.derive.on_context_window(window)
-        last = info.last_token_usage if info is not None else None
+        last = info.last_token_usage
         if last is not None:
             self.context_used = last.input_tokens  # cached included: the whole request
-        t = info.total_token_usage if info is not None else None
+        t = info.total_token_usage
         if t is None:
             return None
         return (t.input_tokens, t.cached_input_tokens, t.output_tokens, t.cache_write_input_tokens)
 
     def _token_count(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
-        for wname, w in rate_windows(p.rate_limits).items():
-            self.rate_limits[wname] = RateLimit(wname, w.used_percent, w.window_minutes, w.resets_at, anchor)
+        if p.rate_limits:  # absent or null: no window to keep
+            for wname, w in rate_windows(p.rate_limits).items():
+                self.rate_limits[wname] = RateLimit(wname, w.used_percent, w.window_minutes, w.resets_at, anchor)
         cur = self._totals(p)
-        u: tuple[int, int, int, int, int] | None = None
-        key = None
-        if cur is not None and cur != self._tok_base:
-            base = self._tok_base
-            if base is None or cur[0] < base[0] or cur[1] < base[1] or cur[2] < base[2] or cur[3] < base[3]:
-                d = cur  # the first total, or one below the last: a new count
-            else:
-                d = (cur[0] - base[0], cur[1] - base[1], cur[2] - base[2], cur[3] - base[3])
-            self._tok_base = cur
-            # input includes the cached part; never below zero (a cache count grown past input)
-            u = (max(d[0] - d[1], 0), d[2], d[3], d[1], 0)
-            key = f"{self.thread_id or self.src}#{self._tok_n}"
-            self._tok_n += 1
-            model = self.model or "unknown"
-            self.models[model] = self.models.get(model, 0) + 1
-            self.usage.add(key, model, u, utc_day(st.timestamp))
-            self.counters.api_messages = len(self.usage)
-            if self.on_usage is not None:
-                self.on_usage(key, model, u, self.usage.day_of(key))
+        if cur is None or cur == self._tok_base:  # no total, or a repeated one: no usage
+            self._event("metadata", anchor, st, 0, payload, "token_count", name="token_count")
+            return
+        base = self._tok_base
+        if base is None or cur[0] < base[0] or cur[1] < base[1] or cur[2] < base[2] or cur[3] < base[3]:
+            d = cur  # the first total, or one below the last: a new count
+        else:
+            d = (cur[0] - base[0], cur[1] - base[1], cur[2] - base[2], cur[3] - base[3])
+        self._tok_base = cur
+        # input includes the cached part; never below zero (a cache count grown past input)
+        u = (max(d[0] - d[1], 0), d[2], d[3], d[1], 0)
+        key = f"{self.thread_id or self.src}#{self._tok_n}"
+        self._tok_n += 1
+        model = self.model or "unknown"
+        self.models[model] = self.models.get(model, 0) + 1
+        usage = self.usage
+        usage.add(key, model, u, utc_day(st.timestamp))
+        self.counters.api_messages = len(usage)
+        if self.on_usage is not None:
+            self.on_usage(key, model, u, usage.day_of(key))
         ev = self._event("metadata", anchor, st, 0, payload, "token_count", name="token_count", message_id=key, usage=u)
-        if key is not None and self.derive is not None:
-            self.derive.on_model(key, self.model or "unknown")  # the episode's tokens by model
+        derive = self.derive
+        if derive is not None:
+            derive.on_model(key, model)  # the episode's tokens by model
             # a response's tokens: what a Claude assistant event with usage tells the anomaly
             # trackers (an API error streak ends, the context_pressure rule)
-            self.derive.on_codex_usage(ev, self.model, self.context_used or None)
+            derive.on_codex_usage(ev, self.model, self.context_used or None)
 
 
 def _statuses(p: Payload) -> dict[str, str]:
