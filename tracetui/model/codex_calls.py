@@ -69,13 +69,15 @@ class CodexCalls:
         self._event("tool_use", anchor, st, 0, payload, excerpt_of(label, EXCERPT_CHARS), name=name, tool_use_id=cid)
         if cid and (cid in self.calls or self._find_call(cid, self._seq) is not None):
             return  # the same call read twice is one call
-        self.counters.tool_calls += 1
-        if self.counters.tool_calls % CALLS_TRIM == 0:
+        c = self.counters
+        c.tool_calls += 1
+        if c.tool_calls % CALLS_TRIM == 0:
             self._trim_calls()  # closed calls leave ``calls`` when the ledger can find them again
-        self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
+        by_name = self.tools_by_name
+        by_name[name] = by_name.get(name, 0) + 1
         for op in ops:
             self._touch(op, anchor)
-        self.last_action = Frontier("tool_use", label, anchor, tool=name, tool_use_id=cid or None, timestamp=st.timestamp)
+        self.last_action = Frontier("tool_use", label, anchor, name, cid or None, st.timestamp)
         if not cid:
             # a call no output can ever answer: counted, listed as a shape problem, never pending
             self._shape(anchor, f"response_item:{pt}", "call without call_id")
