@@ -169,7 +169,7 @@ class CodexCalls:
             cid = call.id
         is_error = cid in self._tool_error_ids
         out = p.output
-        if out and memoryview(out)[0] == 34:  # type: ignore[arg-type]
+        if out and memoryview(out)[0] == 34:
             # a string, the common output: kept raw, its excerpt from its start and its text
             # decoded only where a rule reads it (as a Claude tool_result's content)
             content: Any = out
