@@ -56,8 +56,8 @@ def _record(buf: Any) -> CodexRecord:
     (``schema_error`` says which)."""
     try:
         return _fast.decode(buf)
-    except msgspec.ValidationError:
-        pass
+    except (msgspec.ValidationError, RecursionError):
+        pass  # a part of another shape (or nested too deep to type): read it raw
     try:
         return _raw_parts.decode(buf)
     except msgspec.ValidationError as exc:

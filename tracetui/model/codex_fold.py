@@ -90,7 +90,7 @@ class CodexFold(CodexCalls, FileFold):
         if first == 123 and buf[-1] == 125:  # the common line, decoded in one call
             try:
                 rec: CodexRecord | None = decode_codex_fast(buf)
-            except msgspec.ValidationError:  # a part of another shape: read raw, each rule takes what it can
+            except (msgspec.ValidationError, RecursionError):  # a part of another shape: read raw, each rule takes what it can
                 try:
                     rec = decode_codex_raw(buf)
                 except _DECODE_ERRORS:
