@@ -5,6 +5,8 @@ the parent a session_meta names."""
 from __future__ import annotations
 
 import msgspec
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tracetui.demo.codex_records import RolloutBuilder
 from tracetui.ingest.codex_decode import call_arguments, call_brief, is_codex_first_line, parent_of, patch_files, plan_todos
@@ -51,6 +53,26 @@ def test_patch_paths_exactly_as_written() -> None:
     ]
     assert patch_files("no patch here") == []
     assert call_brief("apply_patch", patch) == "docs/A b.md (+4)"
+
+
+def _headers_by_splitting(patch: str) -> list[tuple[str, str]]:
+    """patch_files' rule read the plain way: every line split out and tried."""
+    ops = {"*** Add File: ": "write", "*** Update File: ": "edit", "*** Delete File: ": "write", "*** Move to: ": "write"}
+    out = []
+    for line in patch.split("\n"):
+        for prefix, kind in ops.items():
+            if line.startswith(prefix) and line[len(prefix) :].rstrip("\r"):
+                out.append((line[len(prefix) :].rstrip("\r"), kind))
+    return out
+
+
+_PIECES = ["*** ", "*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ", "\n", "\r", "a.py", " ", "+", "*"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=30))
+def test_patch_headers_found_by_scanning_are_those_of_every_line(pieces: list[str]) -> None:
+    patch = "".join(pieces)
+    assert patch_files(patch) == _headers_by_splitting(patch)
 
 
 def test_update_plan_todos() -> None:

@@ -196,6 +196,34 @@ def test_rate_limit_windows_are_kept() -> None:
     assert (w.name, w.used_percent, w.window_minutes, w.resets_at) == ("primary", 12.5, 300, 1772445600)
 
 
+def test_token_counts_and_rate_limits_of_another_shape_are_read_as_far_as_they_go() -> None:
+    b = RolloutBuilder()
+    b.turn("go").tokens(1000, 200, 100)
+    good = {"used_percent": 40.0, "window_minutes": 300, "resets_at": 1772445600}
+    # a count below zero: no total read from it (no usage), the record kept and not unknown
+    bad = {"total_token_usage": {"input_tokens": -5, "cached_input_tokens": 0, "output_tokens": 1}}
+    b.event("token_count", info=bad, rate_limits={"primary": good, "secondary": "weekly"})
+    b.event("token_count", info="n/a", rate_limits=7)  # neither of the expected shape
+    b.tokens(1500, 300, 150)
+    st = fold_bytes(b.data())
+    assert st.counters.unknown_records == 0 and st.main.unknown == ()
+    assert (st.tokens.input, st.tokens.cache_read, st.tokens.output) == (2000, 500, 250)  # the two good responses
+    assert st.counters.api_messages == 2
+    # the good window of the odd rate_limits kept (the later token count's windows replace it)
+    b2 = RolloutBuilder()
+    b2.turn("go").event("token_count", info=None, rate_limits={"primary": good, "secondary": "weekly"})
+    (w,) = fold_bytes(b2.data()).main.rate_limits
+    assert (w.name, w.used_percent) == ("primary", 40.0)
+
+
+def test_a_declared_field_of_another_type_makes_the_record_unknown() -> None:
+    b = RolloutBuilder()
+    b.turn("go").item("function_call", name="exec_command", arguments="{}", call_id=17)
+    st = fold_bytes(b.data())
+    assert st.counters.unknown_records == 1 and st.counters.tool_calls == 0
+    assert "call_id" in st.main.unknown[0].reason
+
+
 def test_state_json_names_the_agent_and_keeps_the_claude_keys() -> None:
     from tracetui.demo.transcript import TranscriptBuilder
 

@@ -10,7 +10,7 @@ from typing import Any, Union
 
 import msgspec
 
-from tracetui.ingest.codex_schema import CodexEnvelope, CodexRecord, RateWindow, TokenInfo, TokenTotals
+from tracetui.ingest.codex_schema import CodexEnvelope, CodexRecord, RateLimits, RateWindow, TokenInfo, TokenTotals, TypedRecord
 from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import Quarantined, decode_line, excerpt_of
 from tracetui.ingest.schema import MAX_TOKENS
@@ -19,6 +19,7 @@ __all__ = [
     "CodexDecoded",
     "decode_codex_line",
     "decode_codex_fast",
+    "decode_codex_raw",
     "is_codex_first_line",
     "call_arguments",
     "patch_files",
@@ -33,12 +34,18 @@ __all__ = [
     "text_of",
 ]
 
-_fast = msgspec.json.Decoder(CodexRecord)
+_fast = msgspec.json.Decoder(TypedRecord)
+_raw_parts = msgspec.json.Decoder(CodexRecord)
 _envelope = msgspec.json.Decoder(CodexEnvelope)
 
-#: the one-pass decode of the common line (one JSON object, braces at both ends). Raises
-#: ``msgspec.DecodeError``/``ValidationError`` where :func:`decode_codex_line` takes a slower path
+#: the one-pass decode of the common line (one JSON object, braces at both ends), its token
+#: counts and rate limits typed (:class:`TypedRecord`). Raises ``msgspec.DecodeError`` or
+#: ``ValidationError``; on a ``ValidationError`` :func:`decode_codex_raw` reads the line
 decode_codex_fast = _fast.decode
+#: the same line with its token counts and rate limits raw (:class:`CodexRecord`), for a line
+#: whose parts have another shape; raises as :data:`decode_codex_fast` does, where
+#: :func:`decode_codex_line` takes a slower path
+decode_codex_raw = _raw_parts.decode
 
 #: ``(rel_offset, CodexRecord | Quarantined, payload bytes)``, as :func:`decode_line` gives
 CodexDecoded = tuple[int, "CodexRecord | Quarantined", Any]
@@ -49,6 +56,10 @@ def _record(buf: Any) -> CodexRecord:
     (``schema_error`` says which)."""
     try:
         return _fast.decode(buf)
+    except (msgspec.ValidationError, RecursionError):
+        pass  # a part of another shape (or nested too deep to type): read it raw
+    try:
+        return _raw_parts.decode(buf)
     except msgspec.ValidationError as exc:
         try:
             env = _envelope.decode(buf)
@@ -137,18 +148,28 @@ def patch_files(patch: str) -> list[tuple[str, str]]:
     edits one, ``*** Move to: PATH`` (after an update) writes the new path. Paths are exactly as
     written (the rest of the header line, a trailing ``\\r`` removed)."""
     out: list[tuple[str, str]] = []
-    if "*** " not in patch:
-        return out
-    for line in patch.split("\n"):
-        if not line.startswith("*** "):
-            continue
+    # the header lines: the first line when it starts with "*** ", and each one after a newline
+    # that does (found by substring scans, not by splitting a patch of thousands of lines)
+    pos = 0 if patch.startswith("*** ") else _next_header(patch, 0)
+    while pos >= 0:
+        end = patch.find("\n", pos)
+        line = patch[pos:end] if end >= 0 else patch[pos:]
         for prefix, kind in _PATCH_OPS:
             if line.startswith(prefix):
                 path = line[len(prefix) :].rstrip("\r")
                 if path:
                     out.append((path, kind))
                 break
+        if end < 0:
+            break
+        pos = _next_header(patch, end)
     return out
+
+
+def _next_header(patch: str, start: int) -> int:
+    """Where the next line starting with ``*** `` after ``start`` begins, or -1."""
+    j = patch.find("\n*** ", start)
+    return j + 1 if j >= 0 else -1
 
 
 def plan_todos(args: Any) -> list[tuple[str, str]] | None:
@@ -170,10 +191,12 @@ def is_poll(name: str, args: Any) -> bool:
     return name == "write_stdin" and isinstance(args, dict) and not args.get("chars")
 
 
-def call_brief(name: str, args: Any) -> str:
+def call_brief(name: str, args: Any, files: list[tuple[str, str]] | None = None) -> str:
     """A call's input on one short line: the command of ``exec_command`` (``cmd``) and of the
     ``shell``/``local_shell_call`` forms (``command``, a list or a string), the first file of an
-    ``apply_patch``, the message of a ``spawn_agent``, else the arguments in brief."""
+    ``apply_patch``, the message of a ``spawn_agent``, else the arguments in brief. ``files``:
+    :func:`patch_files` of ``args`` when the caller has them already (worked out here when
+    ``None``)."""
     if isinstance(args, dict):
         for key in ("cmd", "command"):
             v = args.get(key)
@@ -191,7 +214,8 @@ def call_brief(name: str, args: Any) -> str:
         except (TypeError, msgspec.EncodeError):
             return ""
     if isinstance(args, str):
-        files = patch_files(args) if name == "apply_patch" else []
+        if files is None:
+            files = patch_files(args) if name == "apply_patch" else []
         if files:
             more = f" (+{len(files) - 1})" if len(files) > 1 else ""
             return excerpt_of(files[0][0], 80) + more
@@ -202,9 +226,12 @@ def call_brief(name: str, args: Any) -> str:
 _info = msgspec.json.Decoder(TokenInfo)
 
 
-def token_info(raw: msgspec.Raw) -> TokenInfo | None:
+def token_info(raw: TokenInfo | msgspec.Raw | None) -> TokenInfo | None:
     """``token_count.info`` decoded once, or ``None`` (``null``, absent, or of another shape:
-    a count of another type or outside ``0..MAX_TOKENS``)."""
+    a count of another type or outside ``0..MAX_TOKENS``). ``raw``: the raw field, or the
+    value a :class:`~tracetui.ingest.codex_schema.TypedRecord` decoded already."""
+    if raw is None or type(raw) is TokenInfo:
+        return raw  # type: ignore[return-value]
     if not raw or bytes(raw) == b"null":
         return None
     try:
@@ -213,7 +240,7 @@ def token_info(raw: msgspec.Raw) -> TokenInfo | None:
         return None
 
 
-def token_totals(raw: msgspec.Raw) -> TokenTotals | None:
+def token_totals(raw: TokenInfo | msgspec.Raw | None) -> TokenTotals | None:
     """``token_count.info.total_token_usage``, or ``None`` (see :func:`token_info`)."""
     info = token_info(raw)
     return info.total_token_usage if info is not None else None
@@ -227,25 +254,23 @@ def context_window_of(info: TokenInfo | None) -> int:
 
 
 _window = msgspec.json.Decoder(RateWindow)
+_windows = msgspec.json.Decoder(RateLimits)
 
 
-class _Windows(msgspec.Struct):
-    primary: Union[RateWindow, None] = None
-    secondary: Union[RateWindow, None] = None
-
-
-_windows = msgspec.json.Decoder(_Windows)
-
-
-def rate_windows(raw: msgspec.Raw) -> dict[str, RateWindow]:
+def rate_windows(raw: RateLimits | msgspec.Raw | None) -> dict[str, RateWindow]:
     """The rate-limit windows of ``token_count.rate_limits`` by name (``primary``,
-    ``secondary``), each only when it is an object of the expected shape."""
-    if not raw or bytes(raw) == b"null":
+    ``secondary``), each only when it is an object of the expected shape. ``raw``: the raw
+    field, or the value a :class:`~tracetui.ingest.codex_schema.TypedRecord` decoded already."""
+    w: RateLimits | None
+    if type(raw) is RateLimits:
+        w = raw
+    elif raw is None or not raw or bytes(raw) == b"null":
         return {}
-    try:
-        w = _windows.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        w = None
+    else:
+        try:
+            w = _windows.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            w = None
     if w is not None:
         out = {}
         if w.primary is not None:

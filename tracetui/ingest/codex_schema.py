@@ -10,7 +10,7 @@ line is decoded in one pass. :mod:`tracetui.ingest.codex_decode` turns lines int
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, ClassVar, Union
 
 import msgspec
 
@@ -24,6 +24,9 @@ __all__ = [
     "OUTPUT_TYPES",
     "Payload",
     "CodexRecord",
+    "TypedPayload",
+    "TypedRecord",
+    "RateLimits",
     "CodexEnvelope",
     "TokenTotals",
     "TokenInfo",
@@ -77,13 +80,14 @@ CALL_TYPES: frozenset[str] = frozenset({"function_call", "custom_tool_call", "lo
 #: the response items that answer a call, by ``call_id``
 OUTPUT_TYPES: frozenset[str] = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
 
-_RAW = msgspec.field(default_factory=msgspec.Raw)
+#: an absent raw field: one shared empty value (a Raw is immutable), not one made per record
+_RAW = msgspec.Raw()
 
 #: a token count: an int in ``0..MAX_TOKENS`` (msgspec rejects anything else)
 Tok = Annotated[int, msgspec.Meta(ge=0, le=MAX_TOKENS)]
 
 
-class Payload(msgspec.Struct):
+class Payload(msgspec.Struct, gc=False):
     """The ``payload`` object of any known line kind: the union of the fields the fold reads.
 
     ``type`` is the payload's own type (``function_call``, ``token_count``, ...; absent for
@@ -133,15 +137,22 @@ class Payload(msgspec.Struct):
     status: msgspec.Raw = _RAW
 
 
-class CodexRecord(msgspec.Struct):
+class CodexRecord(msgspec.Struct, gc=False):
     """One rollout line. ``schema_error`` is set (by the decoder) when a declared field had an
     unexpected type; the record then keeps only its ``type`` and ``timestamp`` and is counted
-    as unknown, as a Claude Code record is."""
+    as unknown, as a Claude Code record is.
+
+    A record is what a ledger event takes from it (``uuid``, ``parentUuid``, ``isSidechain``,
+    ``timestamp``): a rollout record has no uuid, no parent and no sidechain flag."""
 
     timestamp: Union[str, None] = None
     type: Union[str, None] = None
     payload: Union[Payload, None] = None
     schema_error: Union[str, None] = None
+
+    uuid: ClassVar[None] = None
+    parentUuid: ClassVar[None] = None
+    isSidechain: ClassVar[bool] = False
 
 
 class CodexEnvelope(msgspec.Struct):
@@ -178,3 +189,26 @@ class RateWindow(msgspec.Struct, gc=False):
     used_percent: Union[float, None] = None
     window_minutes: Union[int, None] = None
     resets_at: Union[int, None] = None
+
+
+class RateLimits(msgspec.Struct, gc=False):
+    """``token_count.rate_limits``: its two windows, each ``None`` when absent or ``null``."""
+
+    primary: Union[RateWindow, None] = None
+    secondary: Union[RateWindow, None] = None
+
+
+class TypedPayload(Payload, gc=False):
+    """A :class:`Payload` whose ``token_count`` parts are decoded with the line (``info`` and
+    ``rate_limits`` of the expected shapes, or ``None`` when absent or ``null``). A line whose
+    parts have another shape fails this decode and is read as a :class:`CodexRecord` (raw
+    parts, each rule then taking what it can)."""
+
+    info: Union[TokenInfo, None] = None  # type: ignore[assignment]
+    rate_limits: Union[RateLimits, None] = None  # type: ignore[assignment]
+
+
+class TypedRecord(CodexRecord, gc=False):
+    """A :class:`CodexRecord` with a :class:`TypedPayload`: the one-pass decode of the common line."""
+
+    payload: Union[TypedPayload, None] = None  # type: ignore[assignment]

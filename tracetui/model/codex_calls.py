@@ -33,32 +33,19 @@ from tracetui.ingest.codex_decode import (
     text_of,
     token_info,
 )
-from tracetui.ingest.codex_schema import Payload
-from tracetui.ingest.content import decode_any
+from tracetui.ingest.codex_schema import CodexRecord, Payload
+from tracetui.ingest.content import decode_any, result_excerpt
 from tracetui.ingest.decode import excerpt_of
 from tracetui.model.fold_messages import EXCERPT_CHARS, _intern
 from tracetui.model.fold_tools import CALLS_TRIM
 from tracetui.model.pricing import utc_day
 from tracetui.model.state import Anchor, Frontier, RateLimit, SubagentLink, Todo, ToolCall
 
-__all__ = ["CodexCalls", "Stamp", "SPAWN_TOOL", "PLAN_TOOL", "PATCH_TOOL"]
+__all__ = ["CodexCalls", "SPAWN_TOOL", "PLAN_TOOL", "PATCH_TOOL"]
 
 SPAWN_TOOL = "spawn_agent"
 PLAN_TOOL = "update_plan"
 PATCH_TOOL = "apply_patch"
-
-
-class Stamp:
-    """What a ledger event takes from its record (``FileFold._event`` reads these): a rollout
-    record has a timestamp, no uuid, no parent, no sidechain flag."""
-
-    __slots__ = ("timestamp",)
-    uuid = None
-    parentUuid = None
-    isSidechain = False
-
-    def __init__(self, timestamp: str | None) -> None:
-        self.timestamp = timestamp
 
 
 class CodexCalls:
@@ -66,7 +53,7 @@ class CodexCalls:
 
     last_action: Frontier | None
 
-    def _call(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _call(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         pt = p.type
         if pt == "function_call":
             args = call_arguments(p.arguments)
@@ -76,18 +63,21 @@ class CodexCalls:
             args = decode_any(p.action)
         name = _intern(p.name or ("local_shell" if pt == "local_shell_call" else "?"))
         cid = p.call_id or ""
-        brief = call_brief(name, args)
-        self._event("tool_use", anchor, st, 0, payload, excerpt_of(f"{name}({brief})", EXCERPT_CHARS), name=name, tool_use_id=cid)
         ops = patch_files(args) if name == PATCH_TOOL and isinstance(args, str) else []
+        brief = call_brief(name, args, ops)
+        label = f"{name}({brief})"
+        self._event("tool_use", anchor, st, 0, payload, excerpt_of(label, EXCERPT_CHARS), name=name, tool_use_id=cid)
         if cid and (cid in self.calls or self._find_call(cid, self._seq) is not None):
             return  # the same call read twice is one call
-        self.counters.tool_calls += 1
-        if self.counters.tool_calls % CALLS_TRIM == 0:
+        c = self.counters
+        c.tool_calls += 1
+        if c.tool_calls % CALLS_TRIM == 0:
             self._trim_calls()  # closed calls leave ``calls`` when the ledger can find them again
-        self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
+        by_name = self.tools_by_name
+        by_name[name] = by_name.get(name, 0) + 1
         for op in ops:
             self._touch(op, anchor)
-        self.last_action = Frontier("tool_use", f"{name}({brief})", anchor, tool=name, tool_use_id=cid or None, timestamp=st.timestamp)
+        self.last_action = Frontier("tool_use", label, anchor, name, cid or None, st.timestamp)
         if not cid:
             # a call no output can ever answer: counted, listed as a shape problem, never pending
             self._shape(anchor, f"response_item:{pt}", "call without call_id")
@@ -123,7 +113,7 @@ class CodexCalls:
         if call is not None and cid not in self.pending and not call.is_error:
             self.calls[cid] = msgspec.structs.replace(call, is_error=True)
 
-    def _call_end(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _call_end(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         """``exec_command_end`` / ``patch_apply_end``: whether the call failed. A failure read
         after the call's output (a command that outlived its first output) is the call's result
         from then on: a ``tool_result`` event (the episode and the anomalies count the error),
@@ -169,7 +159,7 @@ class CodexCalls:
             if self.derive is not None:
                 self.derive.on_result(self, call, text_of(p.aggregated_output) or text, None)
 
-    def _output(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _output(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         """A ``*_output`` answering call ``call_id``: the call leaves ``pending``."""
         cid = p.call_id or ""
         call = self.calls.get(cid) if cid else None
@@ -178,8 +168,15 @@ class CodexCalls:
         if call is not None:
             cid = call.id
         is_error = cid in self._tool_error_ids
-        text = text_of(p.output)
-        exc = excerpt_of(text, EXCERPT_CHARS)
+        out = p.output
+        if out and memoryview(out)[0] == 34:
+            # a string, the common output: kept raw, its excerpt from its start and its text
+            # decoded only where a rule reads it (as a Claude tool_result's content)
+            content: Any = out
+            exc = result_excerpt(out, EXCERPT_CHARS)
+        else:
+            content = text_of(out)
+            exc = excerpt_of(content, EXCERPT_CHARS)
         name = call.name if call is not None else None
         self._event("tool_result", anchor, st, 0, payload, exc, name=name, tool_use_id=cid, is_error=is_error)
         if call is None:
@@ -188,7 +185,7 @@ class CodexCalls:
             return
         if cid not in self.calls:
             self.calls[cid] = call
-        self._pair(call, anchor, is_error, exc, text, None, st.timestamp)
+        self._pair(call, anchor, is_error, exc, content, None, st.timestamp)
         if call.name == SPAWN_TOOL:
             link = self.subagents.get(cid)
             if link is not None and link.status == "running":
@@ -201,7 +198,7 @@ class CodexCalls:
             return
         self.todos = {str(n + 1): Todo(str(n + 1), step, status, anchor, PLAN_TOOL) for n, (step, status) in enumerate(inp)}
 
-    def _collab(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _collab(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         """A subagent's spawn (it names the child thread), wait or close (its status)."""
         cid = p.call_id or ""
         pt = _intern(p.type or "")
@@ -229,48 +226,53 @@ class CodexCalls:
         ``token_count``, or ``None``; keeps the context window it declares (``context_window``,
         and the anomaly tracker's, which the ``context_pressure`` rule reads)."""
         info = token_info(p.info)
+        if info is None:
+            return None
         window = context_window_of(info)
         if window and window != self.context_window:
             self.context_window = window
             if self.derive is not None:
                 self.derive.on_context_window(window)
-        last = info.last_token_usage if info is not None else None
+        last = info.last_token_usage
         if last is not None:
             self.context_used = last.input_tokens  # cached included: the whole request
-        t = info.total_token_usage if info is not None else None
+        t = info.total_token_usage
         if t is None:
             return None
         return (t.input_tokens, t.cached_input_tokens, t.output_tokens, t.cache_write_input_tokens)
 
-    def _token_count(self: Any, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
-        for wname, w in rate_windows(p.rate_limits).items():
-            self.rate_limits[wname] = RateLimit(wname, w.used_percent, w.window_minutes, w.resets_at, anchor)
+    def _token_count(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
+        if p.rate_limits:  # absent or null: no window to keep
+            for wname, w in rate_windows(p.rate_limits).items():
+                self.rate_limits[wname] = RateLimit(wname, w.used_percent, w.window_minutes, w.resets_at, anchor)
         cur = self._totals(p)
-        u: tuple[int, int, int, int, int] | None = None
-        key = None
-        if cur is not None and cur != self._tok_base:
-            base = self._tok_base
-            if base is None or cur[0] < base[0] or cur[1] < base[1] or cur[2] < base[2] or cur[3] < base[3]:
-                d = cur  # the first total, or one below the last: a new count
-            else:
-                d = (cur[0] - base[0], cur[1] - base[1], cur[2] - base[2], cur[3] - base[3])
-            self._tok_base = cur
-            # input includes the cached part; never below zero (a cache count grown past input)
-            u = (max(d[0] - d[1], 0), d[2], d[3], d[1], 0)
-            key = f"{self.thread_id or self.src}#{self._tok_n}"
-            self._tok_n += 1
-            model = self.model or "unknown"
-            self.models[model] = self.models.get(model, 0) + 1
-            self.usage.add(key, model, u, utc_day(st.timestamp))
-            self.counters.api_messages = len(self.usage)
-            if self.on_usage is not None:
-                self.on_usage(key, model, u, self.usage.day_of(key))
+        if cur is None or cur == self._tok_base:  # no total, or a repeated one: no usage
+            self._event("metadata", anchor, st, 0, payload, "token_count", name="token_count")
+            return
+        base = self._tok_base
+        if base is None or cur[0] < base[0] or cur[1] < base[1] or cur[2] < base[2] or cur[3] < base[3]:
+            d = cur  # the first total, or one below the last: a new count
+        else:
+            d = (cur[0] - base[0], cur[1] - base[1], cur[2] - base[2], cur[3] - base[3])
+        self._tok_base = cur
+        # input includes the cached part; never below zero (a cache count grown past input)
+        u = (max(d[0] - d[1], 0), d[2], d[3], d[1], 0)
+        key = f"{self.thread_id or self.src}#{self._tok_n}"
+        self._tok_n += 1
+        model = self.model or "unknown"
+        self.models[model] = self.models.get(model, 0) + 1
+        usage = self.usage
+        usage.add(key, model, u, utc_day(st.timestamp))
+        self.counters.api_messages = len(usage)
+        if self.on_usage is not None:
+            self.on_usage(key, model, u, usage.day_of(key))
         ev = self._event("metadata", anchor, st, 0, payload, "token_count", name="token_count", message_id=key, usage=u)
-        if key is not None and self.derive is not None:
-            self.derive.on_model(key, self.model or "unknown")  # the episode's tokens by model
+        derive = self.derive
+        if derive is not None:
+            derive.on_model(key, model)  # the episode's tokens by model
             # a response's tokens: what a Claude assistant event with usage tells the anomaly
             # trackers (an API error streak ends, the context_pressure rule)
-            self.derive.on_codex_usage(ev, self.model, self.context_used or None)
+            derive.on_codex_usage(ev, self.model, self.context_used or None)
 
 
 def _statuses(p: Payload) -> dict[str, str]:

@@ -24,11 +24,11 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.codex_decode import decode_codex_fast, decode_codex_line, parent_of, text_of
+from tracetui.ingest.codex_decode import decode_codex_fast, decode_codex_line, decode_codex_raw, parent_of, text_of
 from tracetui.ingest.codex_schema import CODEX_RECORD_TYPES, KNOWN_EVENT_TYPES, KNOWN_ITEM_TYPES, CodexRecord, Payload
 from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import Quarantined, bom_length, excerpt_of
-from tracetui.model.codex_calls import CodexCalls, Stamp
+from tracetui.model.codex_calls import CodexCalls
 from tracetui.model.fold import FileFold
 from tracetui.model.fold_messages import EXCERPT_CHARS, FRONTIER_CHARS, _intern
 from tracetui.model.pricing import is_timestamp
@@ -84,16 +84,24 @@ class CodexFold(CodexCalls, FileFold):
         if offset == 0 and bom_length(0, buf):
             buf = buf[3:]
             offset = 3
-        if not buf or buf[0] in _BLANK and not bytes(buf).strip():
+        if not buf:
             return
-        if buf[0] == 123 and buf[-1] == 125:  # the common line, decoded in one call
+        first = buf[0]
+        if first == 123 and buf[-1] == 125:  # the common line, decoded in one call
             try:
-                rec = decode_codex_fast(buf)
+                rec: CodexRecord | None = decode_codex_fast(buf)
+            except (msgspec.ValidationError, RecursionError):  # a part of another shape: read raw, each rule takes what it can
+                try:
+                    rec = decode_codex_raw(buf)
+                except _DECODE_ERRORS:
+                    rec = None  # the general path says what is wrong
             except _DECODE_ERRORS:
-                pass  # the general path says what is wrong
-            else:
+                rec = None
+            if rec is not None:
                 self.feed_record(rec, Anchor(self.src, line_no, offset), buf)
                 return
+        elif first in _BLANK and not bytes(buf).strip():
+            return
         for rel, item, payload in decode_codex_line(buf):
             anchor = Anchor(self.src, line_no, offset + rel)
             if isinstance(item, Quarantined):
@@ -102,14 +110,15 @@ class CodexFold(CodexCalls, FileFold):
                 self.feed_record(item, anchor, payload)
 
     def feed_record(self, rec: CodexRecord, anchor: Anchor, payload: bytes | memoryview) -> None:  # type: ignore[override]
-        """Fold one decoded rollout record found at ``anchor`` (``payload``: its JSON bytes)."""
+        """Fold one decoded rollout record found at ``anchor`` (``payload``: its JSON bytes).
+        The record is what its ledger events take their stamp from (its timestamp; a rollout
+        record has no uuid, parent or sidechain flag)."""
         c = self.counters
         c.records += 1
         self.last_anchor = anchor
-        ts = rec.timestamp
-        st = Stamp(ts)
-        if self._replay != _DONE and self._in_copy(rec, st, anchor, payload):
+        if self._replay != _DONE and self._in_copy(rec, anchor, payload):
             return
+        ts = rec.timestamp
         if ts and is_timestamp(ts):  # a text that is no time is never a first or last
             if self.first_timestamp is None:
                 self.first_timestamp = ts
@@ -118,34 +127,34 @@ class CodexFold(CodexCalls, FileFold):
         p = rec.payload
         if t not in CODEX_RECORD_TYPES or rec.schema_error or p is None:
             self._unknown_record(
-                st, anchor, payload, str(t), rec.schema_error or ("no payload" if t in CODEX_RECORD_TYPES else "unknown record type")
+                rec, anchor, payload, str(t), rec.schema_error or ("no payload" if t in CODEX_RECORD_TYPES else "unknown record type")
             )
             return
         if t == "response_item":
-            self._item(p, st, anchor, payload)
+            self._item(p, rec, anchor, payload)
         elif t == "event_msg":
-            self._event_msg(p, st, anchor, payload)
+            self._event_msg(p, rec, anchor, payload)
         elif t == "turn_context":
             if p.model:
                 self.model = _intern(p.model)
             if p.cwd:
                 self.cwd = p.cwd
             self.turn_id = p.turn_id or self.turn_id
-            self._event("metadata", anchor, st, 0, payload, excerpt_of(f"turn_context: {p.model or ''}"), name="turn_context")  # type: ignore[arg-type]
+            self._event("metadata", anchor, rec, 0, payload, excerpt_of(f"turn_context: {p.model or ''}"), name="turn_context")  # type: ignore[arg-type]
         elif t == "session_meta":
-            self._session_meta(p, st, anchor, payload)
+            self._session_meta(p, rec, anchor, payload)
         else:  # compacted
             c.compactions += 1
             self.compactions.append(anchor)
-            self._event("compaction", anchor, st, 0, payload, "compaction (compacted history)", name="compacted")  # type: ignore[arg-type]
+            self._event("compaction", anchor, rec, 0, payload, "compaction (compacted history)", name="compacted")  # type: ignore[arg-type]
 
-    def _unknown_record(self, st: Stamp, anchor: Anchor, payload: Any, type_: str, reason: str) -> None:
+    def _unknown_record(self, st: CodexRecord, anchor: Anchor, payload: Any, type_: str, reason: str) -> None:
         self.counters.unknown_records += 1
         reason = reason.split("\n")[0]
         self._unknown(anchor, type_, reason)
         self._event("unknown_record", anchor, st, 0, payload, excerpt_of(f"{type_}: {reason}"), "unknown", name=type_)  # type: ignore[arg-type]
 
-    def _in_copy(self, rec: CodexRecord, st: Stamp, anchor: Anchor, payload: Any) -> bool:
+    def _in_copy(self, rec: CodexRecord, anchor: Anchor, payload: Any) -> bool:
         """Whether ``rec`` is part of the copy of the parent's history (then it is counted as
         replayed, and its token totals become the child's starting point)."""
         p = rec.payload
@@ -173,11 +182,11 @@ class CodexFold(CodexCalls, FileFold):
             if base is not None:
                 self._tok_base = base
         exc = _REPLAYED.get(rec.type) or excerpt_of(f"replayed: {rec.type}")  # type: ignore[arg-type]
-        self._event("metadata", anchor, st, 0, payload, exc, name="replayed")  # type: ignore[arg-type]
+        self._event("metadata", anchor, rec, 0, payload, exc, name="replayed")  # type: ignore[arg-type]
         return True
 
     # -- records ----------------------------------------------------------------------------
-    def _session_meta(self, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _session_meta(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         if self.thread_id is None and p.id:
             self.thread_id = self.session_id = p.id
             parent, nick, _role = parent_of(p.source, p.forked_from_id)
@@ -194,7 +203,7 @@ class CodexFold(CodexCalls, FileFold):
                 self.git_branch = git["branch"]
         self._event("metadata", anchor, st, 0, payload, excerpt_of(f"session_meta: {p.id or ''}"), name="session_meta")  # type: ignore[arg-type]
 
-    def _item(self, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _item(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         pt = p.type
         if pt not in KNOWN_ITEM_TYPES:
             self._unknown_record(st, anchor, payload, f"response_item:{pt}", "unknown payload type")
@@ -216,7 +225,7 @@ class CodexFold(CodexCalls, FileFold):
         else:
             self._output(p, st, anchor, payload)
 
-    def _event_msg(self, p: Payload, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _event_msg(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         pt = p.type
         if pt not in KNOWN_EVENT_TYPES:
             self._unknown_record(st, anchor, payload, f"event_msg:{pt}", "unknown payload type")
@@ -245,7 +254,7 @@ class CodexFold(CodexCalls, FileFold):
                 text = str(p.reason)
             self._event("metadata", anchor, st, 0, payload, excerpt_of(f"{pt}: {text}", EXCERPT_CHARS) if text else pt, name=pt)  # type: ignore[arg-type]
 
-    def _prompt(self, text: str, st: Stamp, anchor: Anchor, payload: Any) -> None:
+    def _prompt(self, text: str, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         """A human prompt (``user_message``): the goal when first, the latest ask always; the
         episode of the previous prompt is complete and its state kept for scrubbing."""
         if self.goal is not None:

@@ -348,7 +348,9 @@ class DeriveProcess:
             fcntl.fcntl(down_w.fileno(), _F_SETPIPE_SZ, PIPE_BYTES)
         except (ImportError, OSError):
             pass  # a lower limit: the default buffer works, only with more waits
-        self._proc = ctx.Process(target=_child, args=(down_r, up_w, self._deriver, _Mirror(fold), (down_w, up_r)), daemon=True, name="tracetui-derive")
+        self._proc = ctx.Process(
+            target=_child, args=(down_r, up_w, self._deriver, _Mirror(fold), (down_w, up_r)), daemon=True, name="tracetui-derive"
+        )
         self._proc.start()
         down_r.close()
         up_w.close()
