@@ -103,6 +103,9 @@ if len(sys.argv) > 2 and sys.argv[2] == "core":  # the fold without its derive h
         self.derive = None
     fold_mod.FileFold.__init__ = _no_derive
 path = Path(sys.argv[1])
+import os
+import tracetui.session.derive_proc as derive_proc
+spare, load = derive_proc._spare_cpu(), os.getloadavg()[0]  # whether a long read derives in a second process
 t = time.perf_counter()
 c = time.process_time()
 reader, state = load_state([path], subagents=True, use_cache=False)
@@ -110,7 +113,7 @@ dt = time.perf_counter() - t
 import resource
 ch = resource.getrusage(resource.RUSAGE_CHILDREN)  # the derive process (session/derive_proc.py), joined by now
 print(json.dumps({"seconds": dt, "cpu": time.process_time() - c, "records": state.counters.records, "events": sum(len(l) for l in state.ledgers),
-                  "child_cpu": ch.ru_utime + ch.ru_stime, "child_rss": ch.ru_maxrss / 1024}))
+                  "child_cpu": ch.ru_utime + ch.ru_stime, "child_rss": ch.ru_maxrss / 1024, "spare": spare, "load": load}))
 """
 
 
@@ -331,6 +334,13 @@ def report(mix: str, path: Path, size: int, how: str, m: dict[str, Any]) -> dict
     print(
         f"  fold      tracetui state, cold:       {f_mbs:7.1f} MB/s  ({fold[0]['seconds']:.2f} s, CPU {fold[0]['cpu']:.2f} s, {fold[0]['events']:,} events)"
     )
+    if not fold[0].get("child_cpu") and "spare" in fold[0]:
+        print(
+            f"            in one process: no CPU to spare for the derive process (load average {fold[0]['load']:.2f};"
+            " session/derive_proc.py _spare_cpu)"
+            if not fold[0]["spare"]
+            else "            in one process (the derive process was not used)"
+        )
     if fold[0].get("child_cpu"):
         print(
             f"            of which the derive process: CPU {fold[0]['child_cpu']:.2f} s, peak RSS {fold[0]['child_rss']:.1f} MB"

@@ -25,6 +25,7 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every read may use the derive process; returns the fold types it was started for."""
     monkeypatch.setattr(dp, "MIN_BYTES", 0)
     monkeypatch.setattr(dp, "_single_threaded", lambda: True)
+    monkeypatch.setattr(dp, "_spare_cpu", lambda: True)
     seen: list[str] = []
     init = dp.DeriveProcess.__init__
 

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 def test_the_corpus_folds_alike_in_two_processes(corpus_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dp, "MIN_BYTES", 0)
     monkeypatch.setattr(dp, "_single_threaded", lambda: True)
+    monkeypatch.setattr(dp, "_spare_cpu", lambda: True)
     folds = []
     for process in (False, True):
         reader = SessionReader([corpus_file], subagents=False, derive_process=process)

@@ -31,6 +31,7 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     returns the list of the folds' sources a derive process was started for."""
     monkeypatch.setattr(dp, "MIN_BYTES", 0)
     monkeypatch.setattr(dp, "_single_threaded", lambda: True)
+    monkeypatch.setattr(dp, "_spare_cpu", lambda: True)
     seen: list[int] = []
     init = dp.DeriveProcess.__init__
 
@@ -210,6 +211,7 @@ def test_a_killed_child_is_an_error_not_a_hang(tmp_path: Path, monkeypatch: pyte
 def test_where_the_process_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fold = FileFold()
     monkeypatch.setattr(dp, "_single_threaded", lambda: True)
+    monkeypatch.setattr(dp, "_spare_cpu", lambda: True)
     assert dp.usable(fold, dp.MIN_BYTES)
     assert not dp.usable(fold, dp.MIN_BYTES - 1)  # a short read: not worth a fork
     monkeypatch.setenv("TRACETUI_DERIVE_PROCESS", "0")
@@ -219,8 +221,28 @@ def test_where_the_process_is_not_used(tmp_path: Path, monkeypatch: pytest.Monke
     assert not dp.usable(fold, dp.MIN_BYTES)
     stored = FileFold(history=_ListLike())  # a store's sink: its rows cannot be put in place later
     assert not dp.usable(stored, dp.MIN_BYTES)
+    monkeypatch.setattr(dp, "_spare_cpu", lambda: False)  # the two processes would take turns
+    assert not dp.usable(FileFold(), dp.MIN_BYTES)
+    monkeypatch.setattr(dp, "_spare_cpu", lambda: True)
     monkeypatch.setattr(dp, "_single_threaded", lambda: False)  # a fork would miss the other threads
     assert not dp.usable(FileFold(), dp.MIN_BYTES)
+
+
+@pytest.mark.parametrize(
+    ("cpus", "load", "spare"),
+    [
+        ((0,), 0.0, False),
+        ((0, 1), 0.2, True),
+        ((0, 1), 1.4, True),
+        ((0, 1), 1.5, False),
+        ((0, 1, 2, 3), 3.2, True),
+        ((0, 1, 2, 3), 3.6, False),
+    ],
+)
+def test_a_spare_cpu_is_one_the_load_leaves_idle(monkeypatch: pytest.MonkeyPatch, cpus: tuple[int, ...], load: float, spare: bool) -> None:
+    monkeypatch.setattr(dp.os, "sched_getaffinity", lambda pid: set(cpus))
+    monkeypatch.setattr(dp.os, "getloadavg", lambda: (load, load, load))
+    assert dp._spare_cpu() is spare
 
 
 def test_single_threaded_counts_this_process_threads() -> None:
