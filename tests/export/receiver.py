@@ -70,6 +70,7 @@ class Receiver:
                                     "events": [
                                         {"name": e.name, "time": e.time_unix_nano, "attributes": _attrs(e.attributes)} for e in s.events
                                     ],
+                                    "links": [ln.span_id.hex() for ln in s.links],
                                     "start": s.start_time_unix_nano,
                                     "end": s.end_time_unix_nano,
                                     "scope": ss.scope.name,

@@ -98,6 +98,7 @@ def export_session(
     :class:`ExportFailed` at the first batch the endpoint did not take."""
     from .otlp import resource, to_readable
     from .plan import plan_spans
+    from .spans import ledger_keys
 
     plan = plan_spans(
         state,
@@ -114,7 +115,7 @@ def export_session(
         batch = plan.spans[i : i + sender.batch]
         if not sender.send(to_readable(sid, batch, res)):
             raise ExportFailed(sender.last_error, done, len(plan.spans))
-        ledger.mark(sid, [k for s in batch for k in (s.key, *(e.key for e in s.events if e.key))])
+        ledger.mark(sid, ledger_keys(batch))
         done += len(batch)
     return done, plan.held
 

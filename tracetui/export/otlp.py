@@ -56,10 +56,12 @@ def resource(service: str | None = None) -> Any:
 
 def to_readable(session_id: str, specs: Sequence[SpanSpec], res: Any) -> list[Any]:
     """``specs`` of session ``session_id`` as SDK ``ReadableSpan`` s (ids from
-    :func:`~tracetui.export.spans.trace_id` / :func:`~tracetui.export.spans.span_id`)."""
+    :func:`~tracetui.export.spans.trace_id` / :func:`~tracetui.export.spans.span_id`; each
+    key of ``links`` a link to that span of the same trace)."""
     from opentelemetry import trace as api
     from opentelemetry.sdk.trace import Event, ReadableSpan
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+    from opentelemetry.trace import Link
     from opentelemetry.trace.status import Status, StatusCode
 
     scope = InstrumentationScope("tracetui", __version__, SCHEMA_URL)
@@ -73,6 +75,7 @@ def to_readable(session_id: str, specs: Sequence[SpanSpec], res: Any) -> list[An
         parent = api.SpanContext(tid, span_id(session_id, s.parent), is_remote=False, trace_flags=flags) if s.parent else None
         status = Status(codes[s.status], s.status_message or None) if s.status == "error" else Status(codes[s.status])
         events = [Event(e.name, dict(e.attributes), e.time_ns) for e in s.events]
+        links = [Link(api.SpanContext(tid, span_id(session_id, k), is_remote=False, trace_flags=flags)) for k in s.links]
         out.append(
             ReadableSpan(
                 s.name,
@@ -81,6 +84,7 @@ def to_readable(session_id: str, specs: Sequence[SpanSpec], res: Any) -> list[An
                 resource=res,
                 attributes=dict(s.attributes),
                 events=events,
+                links=links,
                 kind=kinds[s.kind],
                 status=status,
                 start_time=s.start_ns,

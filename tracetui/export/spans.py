@@ -12,6 +12,7 @@ find it when it arrives. Times are nanoseconds since the epoch from the records'
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Union
 
@@ -30,6 +31,8 @@ __all__ = [
     "AGENT_NAMES",
     "PROVIDERS",
     "usage_attributes",
+    "ledger_keys",
+    "rev_key",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -73,6 +76,22 @@ class SpanSpec(msgspec.Struct):
     status: str = "unset"
     status_message: str = ""
     events: tuple[SpanEventSpec, ...] = ()
+    #: keys of spans of the same trace this one links to (a revision: the span it revises)
+    links: tuple[str, ...] = ()
+    #: more ledger keys recorded with this span (the version it was sent at: :func:`rev_key`)
+    marks: tuple[str, ...] = ()
+
+
+def rev_key(tag: str, key: str) -> str:
+    """The ledger key of span ``key`` as sent at version ``tag`` (``rev:<tag>:<key>``; ``tag``
+    holds no colon), and the key of the revision span that sends that version."""
+    return f"rev:{tag}:{key}"
+
+
+def ledger_keys(specs: Iterable[SpanSpec]) -> list[str]:
+    """Every key to record once ``specs`` were acknowledged: each span's key, its marks and its
+    events' keys."""
+    return [k for s in specs for k in (s.key, *s.marks, *(e.key for e in s.events if e.key))]
 
 
 def _digest(text: str, n: int) -> int:
