@@ -55,7 +55,9 @@ def register_export(sub) -> None:
             "open); the rest when the session settles (see --settle). A sent span is never sent again: what changes after "
             "it went (an episode's new version, a resumed session's end and totals, a late result) goes as a revision, "
             "a span of the same name under the one it revises and linked to it (tracetui.revision.of). The standard "
-            "OTEL_EXPORTER_OTLP_* variables apply (endpoint, headers, timeout, compression, certificates). Needs the 'otlp' extra: " + INSTALL_HINT + "."
+            "OTEL_EXPORTER_OTLP_* variables apply (endpoint, headers, timeout, compression, certificates). Needs the 'otlp' extra: "
+            + INSTALL_HINT
+            + "."
         ),
     )
     add_source_args(o)
