@@ -42,7 +42,7 @@ from tracetui.views.safe import export_text
 
 from .anomaly_events import anomalies_of, place_anomalies
 from .revise import revision, tagged_keys
-from .spans import AGENT_NAMES, PROVIDERS, AttrValue, SpanSpec, rev_key, ts_ns, usage_attributes
+from .spans import AGENT_NAMES, PROVIDERS, AttrValue, SpanSpec, mask_spec, rev_key, ts_ns, usage_attributes
 
 __all__ = ["Plan", "plan_spans", "DEFAULT_SETTLE", "usage_attributes"]  # usage_attributes: from spans
 
@@ -246,6 +246,8 @@ class _Planner:
         for tid, c in calls.items():
             self._tool(tid, c, by_src[c.src], agent_keys)
         place_anomalies(self, anomalies, agent_keys, seen_ts)
+        for spec in self.out:  # no secret leaves, whatever field of the transcript held it
+            mask_spec(spec)
         return Plan(self.out, self.held)
 
     def _session(self) -> None:

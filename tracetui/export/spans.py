@@ -33,6 +33,8 @@ __all__ = [
     "usage_attributes",
     "ledger_keys",
     "rev_key",
+    "mask_spec",
+    "TEXT_ATTRIBUTES",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -141,3 +143,39 @@ def usage_attributes(u: tuple[int, ...], provider: str = "anthropic") -> dict[st
     if len(u) > 4:
         attrs["tracetui.usage.cache_creation_1h.input_tokens"] = u[4]
     return attrs
+
+
+#: the attributes that carry transcript text (``--content``): masked and counted where they
+#: are made (:func:`tracetui.views.safe.export_text`), so :func:`mask_spec` leaves them
+TEXT_ATTRIBUTES = frozenset(
+    (
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+        "gen_ai.agent.description",
+        "tracetui.anomaly.message",
+    )
+)
+
+
+def _mask(text: str) -> str:
+    from tracetui.views.safe import redacted, safe_text
+
+    return safe_text(redacted(text)[0])
+
+
+def mask_spec(spec: SpanSpec) -> None:
+    """Mask in place every secret in what ``spec`` sends besides its text attributes: its name,
+    status message and every other string attribute of it and its events (tool and subagent
+    names, models, ids, anchors hold whatever the transcript wrote, and the session store masks
+    only some of them). Masks are left as they are, so masking twice changes nothing."""
+    spec.name = _mask(spec.name)
+    spec.status_message = _mask(spec.status_message)
+    for k, v in spec.attributes.items():
+        if isinstance(v, str) and k not in TEXT_ATTRIBUTES:
+            spec.attributes[k] = _mask(v)
+    for e in spec.events:
+        for k, v in e.attributes.items():
+            if isinstance(v, str) and k not in TEXT_ATTRIBUTES:
+                e.attributes[k] = _mask(v)
