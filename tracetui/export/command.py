@@ -62,6 +62,12 @@ def _err(msg: str) -> None:
     print(f"tracetui export otlp: {msg}", file=sys.stderr, flush=True)
 
 
+def _say_notes(sender: Any) -> None:
+    """Say the sender's remarks (a bad OTEL variable, a partial success), one line each."""
+    for note in sender.take_notes():
+        _err(note)
+
+
 def record_model(state: RunState) -> Callable[[int, Anchor], str | None]:
     """``model_of(src, anchor)``: the ``message.model`` of the record at ``anchor`` read back
     from its transcript, or ``None`` when it cannot be read."""
@@ -189,11 +195,13 @@ def _once(paths: list[Path], sender: Any, ledger: Any, ns: argparse.Namespace) -
         try:
             sent, held = export_session(state, sid, sender, ledger, content=ns.content, settle=ns.settle)
         except ExportFailed as exc:
+            _say_notes(sender)
             _err(
                 f"cannot send to {sender.endpoint}: {exc.reason}; session {sid}: {exc.sent} of {exc.planned} spans sent, "
                 "the rest go with the next run"
             )
             return 1
+        _say_notes(sender)
         print(_summary(sid, sent, held), flush=True)
     return 0
 
@@ -249,10 +257,12 @@ def follow(
                             continue
                         sid = session_id_of(s.state, s.path)
                         sent, held = export_session(s.state, sid, sender, ledger, content=ns.content, settle=ns.settle, now=now)
+                        _say_notes(sender)
                         if sent:
                             print(_summary(sid, sent, held), flush=True)
                         s.planned, s.due = now, now + RECHECK_SECONDS if held else float("inf")
                 except ExportFailed as exc:
+                    _say_notes(sender)
                     if not down:
                         _err(f"cannot send to {sender.endpoint}: {exc.reason}; folding on, sending again with backoff (Ctrl-C to stop)")
                     down, retry_at, pause = True, now + pause, min(pause * 2, BACKOFF_MAX)

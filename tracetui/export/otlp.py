@@ -12,6 +12,7 @@ took it; the SDK's own log lines are kept and summed up in one line (:attr:`Send
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +24,7 @@ from .spans import SCHEMA_URL, SpanSpec, span_id, trace_id
 __all__ = ["MissingExtra", "require_sdk", "to_readable", "resource", "Sender", "make_exporter", "traces_endpoint", "parse_headers"]
 
 #: the loggers whose records the SDK writes on a failed export (kept, never printed)
-_LOGGERS = ("opentelemetry.exporter", "opentelemetry.sdk", "opentelemetry.exporter.otlp.common")
+_LOGGERS = ("opentelemetry.exporter", "opentelemetry.sdk", "opentelemetry.exporter.otlp.common", "opentelemetry.util")
 
 
 class MissingExtra(Exception):
@@ -118,14 +119,58 @@ def parse_headers(text: str) -> dict[str, str]:
     return out
 
 
+#: the SDK's variables naming a credential provider that makes the exporter's session itself
+_CREDENTIAL_VARS = ("OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER", "OTEL_PYTHON_EXPORTER_OTLP_HTTP_TRACES_CREDENTIAL_PROVIDER")
+
+
 def make_exporter(endpoint: str | None = None, headers: dict[str, str] | None = None, timeout: float | None = None) -> Any:
     """An ``OTLPSpanExporter``: ``endpoint`` (``None``: ``$OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``,
     else ``$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces``, else ``http://localhost:4318/v1/traces``),
     ``headers`` over the ones of ``$OTEL_EXPORTER_OTLP_HEADERS``, ``timeout`` seconds per export
-    with its retries (``None``: ``$OTEL_EXPORTER_OTLP_TIMEOUT`` or 10)."""
+    with its retries (``None``: ``$OTEL_EXPORTER_OTLP_TIMEOUT`` or 10). Its ``requests`` session
+    carries an :class:`~tracetui.export.answers.Answers` hook (``tracetui_answers``; none when a
+    credential provider variable makes the session); what the SDK logged while reading its
+    variables (a bad timeout, compression, headers) is kept, one line each, in
+    ``tracetui_notes``."""
+    import os
+
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    return OTLPSpanExporter(endpoint=endpoint, headers=headers, timeout=timeout)
+    from .answers import Answers
+
+    session, answers = None, None
+    if not any(os.environ.get(v) for v in _CREDENTIAL_VARS):
+        import requests
+
+        session, answers = requests.Session(), Answers()
+        session.hooks["response"].append(answers)
+    keep = _Keep()
+    saved = _capture(keep)
+    try:
+        exporter = OTLPSpanExporter(endpoint=endpoint, headers=headers, timeout=timeout, session=session)
+    finally:
+        _release(keep, saved)
+    exporter.tracetui_answers = answers
+    exporter.tracetui_notes = [r.getMessage().split("\n")[0][:300] for r in keep.records]
+    return exporter
+
+
+def _capture(handler: logging.Handler) -> dict[str, bool]:
+    """Route the SDK's loggers to ``handler`` only; returns what :func:`_release` restores."""
+    saved: dict[str, bool] = {}
+    for name in _LOGGERS:
+        lg = logging.getLogger(name)
+        saved[name] = lg.propagate
+        lg.addHandler(handler)
+        lg.propagate = False
+    return saved
+
+
+def _release(handler: logging.Handler, saved: dict[str, bool]) -> None:
+    for name, was in saved.items():
+        lg = logging.getLogger(name)
+        lg.removeHandler(handler)
+        lg.propagate = was
 
 
 class _Keep(logging.Handler):
@@ -142,20 +187,34 @@ class _Keep(logging.Handler):
 
 def _reason(records: list[logging.LogRecord]) -> str:
     """A short reason from the SDK's log records of a failed send: the newest error it names
-    (``connection refused``, ``timed out``, the error's class and first line), else the newest
-    record's first line."""
+    (``connection refused``, ``timed out``, ``cannot resolve the host …``, ``connection closed
+    without an answer``, else the error's class and first line), else the newest record's first
+    line."""
     for record in reversed(records):
         for a in record.args if isinstance(record.args, tuple) else ():
             if isinstance(a, BaseException):
-                text = str(a).split("\n")[0]
-                if "refused" in text.lower():
-                    return "connection refused"
-                if "timed out" in text.lower() or "timeout" in text.lower():
-                    return "timed out"
-                return f"{type(a).__name__}: {text[:160]}"
+                return _error_text(a)
     if not records:
         return "no answer"
-    return records[-1].getMessage().split("\n")[0][:200].rstrip(".")
+    text = records[-1].getMessage().split("\n")[0][:200].rstrip(".")
+    if "due to timeout" in text:  # the one try took the whole timeout: no answer came
+        return "no answer within the timeout ($OTEL_EXPORTER_OTLP_TIMEOUT, default 10 s)"
+    return text
+
+
+def _error_text(exc: BaseException) -> str:
+    text = str(exc).split("\n")[0]
+    low = text.lower()
+    if "refused" in low:
+        return "connection refused"
+    if "nameresolution" in low or "name or service not known" in low or "nodename nor servname" in low or "getaddrinfo" in low:
+        m = re.search(r"host='([^']*)'", text)
+        return f"cannot resolve the host {m.group(1)}" if m else "cannot resolve the host"
+    if "timed out" in low or "timeout" in low:
+        return "timed out"
+    if "connection aborted" in low or "reset by peer" in low or "remotedisconnected" in low:
+        return "the connection was closed without an answer"
+    return f"{type(exc).__name__}: {text[:160]}"
 
 
 class Sender:
@@ -169,13 +228,12 @@ class Sender:
         self.batch = batch
         self.endpoint: str = getattr(exporter, "_endpoint", "") or "?"
         self.last_error = ""
+        #: one-line remarks to say (the SDK's about its variables, a partial success), taken
+        #: by :meth:`take_notes`
+        self.notes: list[str] = [f"OpenTelemetry exporter: {n}" for n in getattr(exporter, "tracetui_notes", ())]
+        self._answers = getattr(exporter, "tracetui_answers", None)
         self._keep = _Keep()
-        self._propagate: dict[str, bool] = {}
-        for name in _LOGGERS:
-            lg = logging.getLogger(name)
-            self._propagate[name] = lg.propagate
-            lg.addHandler(self._keep)
-            lg.propagate = False
+        self._propagate = _capture(self._keep)
 
     def send(self, spans: Sequence[Any]) -> bool:
         """Export ``spans`` (ReadableSpans, at most :attr:`batch` of them); ``True`` when the
@@ -183,6 +241,9 @@ class Sender:
         from opentelemetry.sdk.trace.export import SpanExportResult
 
         self._keep.records = []
+        ans = self._answers
+        if ans is not None:
+            ans.reset()
         try:
             ok = self.exporter.export(list(spans)) == SpanExportResult.SUCCESS
         except Exception as exc:  # an exporter must not raise; one that does is a failed batch
@@ -190,14 +251,30 @@ class Sender:
             return False
         if not ok:
             self.last_error = _reason(self._keep.records)
-        return ok
+            if ans is not None and ans.status is not None:  # the status the endpoint last gave
+                gave_up = "timeout" in self.last_error or "retries" in self.last_error
+                self.last_error = ans.status_line() + (", still so when the timeout ran out" if gave_up else "")
+            return False
+        if ans is not None:
+            why = ans.refusal()
+            if why is not None:
+                self.last_error = why
+                return False
+            rejected = ans.rejected()
+            if rejected is not None:
+                n, msg = rejected
+                said = f": {msg[:200]}" if msg else ""
+                self.notes.append(f"{self.endpoint} rejected {n} of {len(spans)} spans{said} (OTLP: not to be sent again)")
+        return True
+
+    def take_notes(self) -> list[str]:
+        """The remarks gathered since the last call (see :attr:`notes`), cleared."""
+        out, self.notes = self.notes, []
+        return out
 
     def close(self) -> None:
         try:
             self.exporter.shutdown()
         except Exception:
             pass
-        for name, was in self._propagate.items():
-            lg = logging.getLogger(name)
-            lg.removeHandler(self._keep)
-            lg.propagate = was
+        _release(self._keep, self._propagate)
