@@ -153,3 +153,22 @@ def test_a_ledger_without_revision_marks_sends_no_revision(tmp_path):
     old = {s.key for s in first.spans} | {e.key for s in first.spans for e in s.events}
     later = plan_spans(_state(path, after), settle=1e9, now=0, sent=old)
     assert not [s for s in later.spans if s.key.startswith("rev:")]
+
+
+def test_a_message_sent_open_gets_a_revision_when_more_of_it_comes(tmp_path):
+    b = TranscriptBuilder(session_id=SESSION)
+    b.prompt("read both")
+    with b.message():
+        t1 = b.tool_use("Read", {"file_path": "a.py"})
+        b.tick(0.1).tool_result(t1, "a")
+        before = b.data()
+        t2 = b.tool_use("Read", {"file_path": "b.py"})
+    b.tick(0.1).tool_result(t2, "b")
+    b.tick(1).text("Both read.")
+    path = tmp_path / f"{SESSION}.jsonl"
+    first = plan_spans(_state(path, before), settle=0)  # settled while the message was open
+    chat = next(s for s in first.spans if s.key.startswith("chat:"))
+    assert chat.attributes["gen_ai.usage.output_tokens"] == 80
+    later = plan_spans(_state(path, b.data()), settle=0, sent=set(ledger_keys(first.spans)))
+    rev = [s for s in later.spans if s.attributes.get("tracetui.revision.of") == chat.key]
+    assert len(rev) == 1 and rev[0].attributes["gen_ai.usage.output_tokens"] == 160

@@ -361,7 +361,8 @@ class _Planner:
             over = ep is not None and ep.status != "in_progress"
         else:
             over = st.src in self.agents_done
-        self._emit(spec, m.closed or over)
+        # one sent while open (the session settled) is revised if more of its records come
+        self._emit(spec, m.closed or over, f"r{m.last}", m.closed or over)
 
     def _tool(self, tid: str, c: _Call, st: AgentState, agent_keys: dict[int, str]) -> None:
         ev, res = c.ev, c.result

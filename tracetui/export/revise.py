@@ -8,11 +8,12 @@ first), so a span is never sent twice. What can change after a span went:
   a new version (tracetui/model/episodes.py);
 * the session: it resumes (more records appended, or ``--follow`` started again) after its span
   went when it settled; its end and totals move;
-* a subagent or a call sent as it stood when the session settled: it goes on, or its result
-  comes.
+* a subagent, a call or an API message sent as it stood when the session settled: it goes on,
+  its result comes, more of its records come.
 
-Such a span is planned with a *tag* naming its version (``v3`` for an episode, the number of
-events for the session). Sent, it records ``rev:<tag>:<key>`` in the ledger beside its key.
+Such a span is planned with a *tag* naming its version (``v3`` for an episode, ``n<events>`` for
+the session, ``<status>.<events>`` for a subagent, ``pending``/``done`` for a call, ``r<its last
+event>`` for a message). Sent, it records ``rev:<tag>:<key>`` in the ledger beside its key.
 When the tag it has now is not recorded, the new version goes as a *revision*: a span of its own
 (key ``rev:<tag>:<key>``, so its id is derived and it is sent once), the same name, its current
 times and attributes plus ``tracetui.revision`` (the tag) and ``tracetui.revision.of`` (the
