@@ -95,6 +95,7 @@ def test_an_episode_changed_after_it_went_gets_a_linked_revision(tmp_path):
     r = rev[0]
     assert r.parent == "episode:1" and r.links == ("episode:1",) and r.name == "episode 1"
     assert r.attributes["tracetui.episode.version"] == cur.version and r.attributes["tracetui.episode.status"] == "errors"
+    assert r.attributes["tracetui.revision.number"] == 1
     assert r.status == "unset"  # no longer an error: it was resolved
     # sent once: a third plan adds nothing
     sent |= set(ledger_keys(later.spans))

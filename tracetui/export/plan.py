@@ -167,7 +167,7 @@ class _Planner:
             if not (complete or self.settled):
                 self.held += 1
                 return
-            spec = revision(spec, tag)
+            spec = revision(spec, tag, self.tagged[key])
         elif not (complete or self.settled):
             self.held += 1
             return
