@@ -154,3 +154,13 @@ def test_an_unknown_host_is_named():
         "(Caused by NameResolutionError(\"HTTPConnection(host='collector.example', port=4318): Failed to resolve\"))"
     )
     assert _error_text(exc) == "cannot resolve the host collector.example"
+
+
+def test_a_password_in_the_endpoint_is_not_shown(tmp_path, capsys):
+    from receiver import closed_port
+
+    path, _ = build(tmp_path)
+    for url in (f"http://otel:hunter2-pass@127.0.0.1:{closed_port()}", "hunter2-pass@no-scheme"):
+        rc, out, err = _export(capsys, path, "--endpoint", url)
+        assert rc == 1 and len(err.splitlines()) == 1 and "hunter2" not in err, err
+        assert "127.0.0.1" in err or "MissingSchema: Invalid URL '***@no-scheme" in err, err  # where, all the same

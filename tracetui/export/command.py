@@ -197,7 +197,7 @@ def _once(paths: list[Path], sender: Any, ledger: Any, ns: argparse.Namespace) -
         except ExportFailed as exc:
             _say_notes(sender)
             _err(
-                f"cannot send to {sender.endpoint}: {exc.reason}; session {sid}: {exc.sent} of {exc.planned} spans sent, "
+                f"cannot send to {sender.shown}: {exc.reason}; session {sid}: {exc.sent} of {exc.planned} spans sent, "
                 "the rest go with the next run"
             )
             return 1
@@ -264,7 +264,7 @@ def follow(
                 except ExportFailed as exc:
                     _say_notes(sender)
                     if not down:
-                        _err(f"cannot send to {sender.endpoint}: {exc.reason}; folding on, sending again with backoff (Ctrl-C to stop)")
+                        _err(f"cannot send to {sender.shown}: {exc.reason}; folding on, sending again with backoff (Ctrl-C to stop)")
                     down, retry_at, pause = True, now + pause, min(pause * 2, BACKOFF_MAX)
                 else:
                     down, pause = False, backoff

@@ -21,7 +21,17 @@ from tracetui import __version__
 from . import INSTALL_HINT
 from .spans import SCHEMA_URL, SpanSpec, span_id, trace_id
 
-__all__ = ["MissingExtra", "require_sdk", "to_readable", "resource", "Sender", "make_exporter", "traces_endpoint", "parse_headers"]
+__all__ = [
+    "shown_url",
+    "MissingExtra",
+    "require_sdk",
+    "to_readable",
+    "resource",
+    "Sender",
+    "make_exporter",
+    "traces_endpoint",
+    "parse_headers",
+]
 
 #: the loggers whose records the SDK writes on a failed export (kept, never printed)
 _LOGGERS = ("opentelemetry.exporter", "opentelemetry.sdk", "opentelemetry.exporter.otlp.common", "opentelemetry.util")
@@ -94,6 +104,23 @@ def to_readable(session_id: str, specs: Sequence[SpanSpec], res: Any) -> list[An
             )
         )
     return out
+
+
+#: the user info of a URL (``user:pass@`` after the scheme, if any, before the host)
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)?[^/@?#]*@")
+
+
+#: the user info of any URL in a text
+_URL_USERINFO = re.compile(r"(://)[^/@\s'\"]*@")
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: a password or user in it (``https://user:pass@host``) as
+    ``***``, and any secret in it (a token in the query) masked."""
+    from tracetui.views.safe import redacted, safe_text
+
+    url = _USERINFO.sub(r"\1***@", url, count=1)
+    return safe_text(redacted(url)[0])
 
 
 def traces_endpoint(url: str) -> str:
@@ -227,6 +254,8 @@ class Sender:
         self.exporter = exporter
         self.batch = batch
         self.endpoint: str = getattr(exporter, "_endpoint", "") or "?"
+        #: the endpoint as messages show it (:func:`shown_url`)
+        self.shown = shown_url(self.endpoint)
         self.last_error = ""
         #: one-line remarks to say (the SDK's about its variables, a partial success), taken
         #: by :meth:`take_notes`
@@ -247,10 +276,10 @@ class Sender:
         try:
             ok = self.exporter.export(list(spans)) == SpanExportResult.SUCCESS
         except Exception as exc:  # an exporter must not raise; one that does is a failed batch
-            self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            self.last_error = self._scrub(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
             return False
         if not ok:
-            self.last_error = _reason(self._keep.records)
+            self.last_error = self._scrub(_reason(self._keep.records))
             if ans is not None and ans.status is not None:  # the status the endpoint last gave
                 gave_up = "timeout" in self.last_error or "retries" in self.last_error
                 self.last_error = ans.status_line() + (", still so when the timeout ran out" if gave_up else "")
@@ -264,8 +293,15 @@ class Sender:
             if rejected is not None:
                 n, msg = rejected
                 said = f": {msg[:200]}" if msg else ""
-                self.notes.append(f"{self.endpoint} rejected {n} of {len(spans)} spans{said} (OTLP: not to be sent again)")
+                self.notes.append(f"{self.shown} rejected {n} of {len(spans)} spans{said} (OTLP: not to be sent again)")
         return True
+
+    def _scrub(self, reason: str) -> str:
+        """``reason`` with the endpoint as shown (:func:`shown_url`), any other URL's user info
+        as ``***`` and its secrets masked."""
+        from tracetui.views.safe import redacted, safe_text
+
+        return safe_text(redacted(_URL_USERINFO.sub(r"\1***@", reason.replace(self.endpoint, self.shown)))[0])
 
     def take_notes(self) -> list[str]:
         """The remarks gathered since the last call (see :attr:`notes`), cleared."""
