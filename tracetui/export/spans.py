@@ -2,7 +2,8 @@
 
 A :class:`SpanSpec` is one span with a stable ``key`` (unique within its session: ``session``,
 ``agent:<tool_use id>``, ``episode:<n>``, ``chat:<message id>``, ``tool:<tool_use id>``,
-``anomaly:<anomaly key>@<file:line>``). Its trace id and span id are derived from the session id
+``anomaly:<anomaly key>@<file:line>``, and a revision's ``rev:<version>:<key>``,
+tracetui/export/revise.py). Its trace id and span id are derived from the session id
 and that key (:func:`trace_id`, :func:`span_id`: SHA-256, truncated), so the same transcript
 gives the same ids on every run, on every machine: a span sent twice (a crash between the
 collector's answer and the record of it) is the same span, and children sent before their parent
