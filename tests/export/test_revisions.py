@@ -63,6 +63,20 @@ def test_an_episode_with_a_call_open_waits_for_its_late_result(tmp_path):
     assert ep1[0].attributes["tracetui.episode.status"] == cur.status
 
 
+def test_an_episode_with_a_call_that_never_returns_waits_one_episode_only(tmp_path):
+    b = TranscriptBuilder(session_id=SESSION)
+    b.prompt("run the build")
+    b.tick(1).tool_use("Bash", {"command": "make build"})
+    b.tick(5).prompt("never mind, what is 2+2?")
+    b.tick(1).text("4.")
+    path = tmp_path / f"{SESSION}.jsonl"
+    assert "episode:1" not in {s.key for s in plan_spans(_state(path, b.data()), settle=1e9, now=0).spans}
+    b.tick(5).prompt("and 3+3?")  # the episode after it is closed: no late result came
+    b.tick(1).text("6.")
+    ep1 = [s for s in plan_spans(_state(path, b.data()), settle=1e9, now=0).spans if s.key == "episode:1"]
+    assert len(ep1) == 1 and ep1[0].attributes["tracetui.episode.status"] == "interrupted"
+
+
 def _retry_session() -> tuple[bytes, bytes]:
     """Episode 1 ends on a failing test run (unresolved); in episode 2 the same run passes,
     which resolves it (a new version of episode 1, status ``errors``)."""

@@ -20,7 +20,7 @@ Every span carries ``tracetui.anchor`` (``file:line`` of its source record); sta
 times are the records' timestamps. A span is planned once it is complete, so that what is sent
 never needs sending again: a call when its result is in, a message when another message or a
 prompt follows it in its file, an episode when the next prompt closed it and none of its calls is
-open (a late result would make a new version), a subagent when its call returned, the session
+open (a late result would make a new version) or the episode after it is closed too, a subagent when its call returned, the session
 never by itself. Once the session is *settled* (no record for ``settle`` seconds before ``now``)
 everything still open is complete as it stands. ``sent`` holds the keys already exported; they
 are left out, except that a sent span that may still change (an episode, the session, a call or
@@ -304,7 +304,8 @@ class _Planner:
         return keys
 
     def _episodes(self) -> None:
-        for ep in self.episodes:
+        n = len(self.episodes)
+        for k, ep in enumerate(self.episodes):
             attrs: dict[str, AttrValue] = {
                 "gen_ai.conversation.id": self.sid,
                 "tracetui.episode.index": ep.index,
@@ -331,8 +332,10 @@ class _Planner:
             if ep.status == "unresolved":
                 spec.status, spec.status_message = "error", "the episode ended on an error or without an answer"
             # closed by the next prompt, and no call of it still open: a late result would make
-            # a new version. A later retry may still make one: it goes as a revision
-            self._emit(spec, ep.status != "in_progress" and not ep.dangling, f"v{ep.version}")
+            # a new version (it comes during the next episode, if at all: once that one is
+            # closed too, the episode goes as it stands). What changes later goes as a revision
+            closed = ep.status != "in_progress" and (not ep.dangling or k + 2 < n)
+            self._emit(spec, closed, f"v{ep.version}")
 
     def _chat(self, m: _Msg, st: AgentState, agent_keys: dict[int, str]) -> None:
         model = st.models[0] if len(st.models) == 1 else None
