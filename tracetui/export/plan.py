@@ -18,14 +18,15 @@
 
 Every span carries ``tracetui.anchor`` (``file:line`` of its source record); start and end
 times are the records' timestamps. A span is planned once it is complete, so that what is sent
-never needs sending again: a call when its result is in, a message when another message or a
-prompt follows it in its file, an episode when the next prompt closed it and none of its calls is
-open (a late result would make a new version) or the episode after it is closed too, a subagent when its call returned, the session
-never by itself. Once the session is *settled* (no record for ``settle`` seconds before ``now``)
-everything still open is complete as it stands. ``sent`` holds the keys already exported; they
-are left out, except that a sent span that may still change (an episode, the session, a call or
-subagent sent while running) is planned again as a *revision* when its version is not the one
-it went at (tracetui/export/revise.py). Pure: no clock (``now`` is an argument), no I/O but ``model_of``.
+seldom needs sending again: a call when its result is in, a message when another message or a
+prompt follows it in its file, an episode when the next prompt closed it and none of its calls
+is open (a late result would make a new version) or the episode after it is closed too, a
+subagent when its call returned, the session never by itself. Once the session is *settled* (no
+record for ``settle`` seconds before ``now``) everything still open is complete as it stands.
+``sent`` holds the keys already exported; they are left out, except that a sent span that may
+still change (an episode, the session, a call, message or subagent sent while open) is planned
+again as a *revision* when its version is not the one it went at (tracetui/export/revise.py).
+Pure: no clock (``now`` is an argument), no I/O but ``model_of``.
 """
 
 from __future__ import annotations
