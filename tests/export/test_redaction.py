@@ -30,6 +30,7 @@ KEYS = {
     "api": "sk-ant-api03-" + "ApIeRr_kLm2-Q" * 7 + "AA",
     "answer": "AKIAQ3EGRTYU7ANSWER2",
     "type": "ghp_" + "TyPeNmE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ",
+    "folder": "AKIAQ3EGRTYU7FOLDER2",  # the transcript's own folder
 }
 
 
@@ -70,7 +71,7 @@ def test_no_planted_key_leaves(tmp_path, capsys, monkeypatch, content, cache):
     for k in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_SERVICE_NAME"):
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test")
-    path = _session(tmp_path / "proj")
+    path = _session(tmp_path / f"-home-dev-{KEYS['folder']}-shop")
     with Receiver() as rx:
         opts = [*(["--content"] if content else []), *([] if cache else ["--no-cache"])]
         rc = main(["export", "otlp", str(path), "--endpoint", rx.url, "--settle", "0", *opts])
