@@ -4,7 +4,8 @@ each POST to ``/v1/traces`` decoded as an ``ExportTraceServiceRequest`` (opentel
 ``spans`` lists every span received (dicts: name, ids as hex, parent, kind, status, attributes,
 events, times); ``requests`` is set at each request (a :class:`threading.Event` per count is
 not needed: :meth:`wait_requests` waits on a condition). ``fail_with`` makes it answer that HTTP
-status instead (nothing recorded)."""
+status instead (nothing recorded); ``answer_with`` = ``(status, content type, body)`` makes it
+answer that after decoding (a proxy's page, a partial success), recording nothing either."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class Receiver:
         self.resources: list[dict[str, Any]] = []
         self.count = 0
         self.fail_with: int | None = None
+        self.answer_with: tuple[int, str, bytes] | None = None
         self._cond = threading.Condition()
         rx = self
 
@@ -70,12 +72,24 @@ class Receiver:
                                     "events": [
                                         {"name": e.name, "time": e.time_unix_nano, "attributes": _attrs(e.attributes)} for e in s.events
                                     ],
+                                    "links": [ln.span_id.hex() for ln in s.links],
                                     "start": s.start_time_unix_nano,
                                     "end": s.end_time_unix_nano,
                                     "scope": ss.scope.name,
                                     "resource": res,
                                 }
                             )
+                if rx.answer_with is not None:
+                    status, ctype, page = rx.answer_with
+                    self.send_response(status)
+                    self.send_header("Content-Type", ctype)
+                    self.send_header("Content-Length", str(len(page)))
+                    self.end_headers()
+                    self.wfile.write(page)
+                    with rx._cond:
+                        rx.count += 1
+                        rx._cond.notify_all()
+                    return
                 out = ExportTraceServiceResponse().SerializeToString()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-protobuf")

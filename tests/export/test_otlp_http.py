@@ -117,6 +117,31 @@ def test_appended_transcript_sends_only_what_is_new(tmp_path, capsys):
         assert sorted(s["span_id"] for s in other.spans) == sorted(ids)
 
 
+def test_a_resumed_session_goes_as_a_revision_never_the_same_span_twice(tmp_path, capsys):
+    path, _ = build(tmp_path, second_prompt=False)
+    first = path.read_bytes()
+    full, _ = build(tmp_path / "full")
+    with Receiver() as rx:
+        assert _export(capsys, path, "--endpoint", rx.url, "--settle", "0")[0] == 0  # settled: the session span goes
+        root = next(s for s in rx.spans if s["name"] == "invoke_agent Claude Code")
+        n1 = len(rx.spans)
+        with path.open("ab") as f:  # the session resumes
+            f.write(full.read_bytes()[len(first) :])
+        rc, out, _ = _export(capsys, path, "--endpoint", rx.url, "--settle", "0")
+        assert rc == 0
+        new = rx.spans[n1:]
+        ids = [s["span_id"] for s in rx.spans]
+        assert len(ids) == len(set(ids))  # no span id twice
+        rev = [s for s in new if s["name"] == "invoke_agent Claude Code"]
+        assert len(rev) == 1 and rev[0]["parent"] == root["span_id"] and rev[0]["links"] == [root["span_id"]]
+        assert rev[0]["end"] > root["end"] and rev[0]["attributes"]["tracetui.revision.of"] == "session"
+        assert rev[0]["attributes"]["gen_ai.usage.output_tokens"] > root["attributes"]["gen_ai.usage.output_tokens"]
+        assert "episode 2" in {s["name"] for s in new}
+        # and a restart with nothing new sends nothing
+        rc, out, _ = _export(capsys, path, "--endpoint", rx.url, "--settle", "0")
+        assert rc == 0 and f"{SESSION}: 0 spans sent" in out
+
+
 def test_unreachable_endpoint_is_one_line_and_loses_nothing(tmp_path, capsys, monkeypatch):
     path, _ = build(tmp_path)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "0.5")  # the SDK's first backoff (1 s) is past it: one try

@@ -51,8 +51,13 @@ def register_export(sub) -> None:
             "an invoke_agent span for the session and for each subagent, a span per episode, a chat span per API message "
             "with its usage, an execute_tool span per tool call, anomalies as span events; every span with the file:line "
             "it comes from, timed by the records' timestamps. What was sent is remembered per endpoint: a re-run sends "
-            "only what is new. The standard OTEL_EXPORTER_OTLP_* variables apply (endpoint, headers, timeout, "
-            "compression, certificates). Needs the 'otlp' extra: " + INSTALL_HINT + "."
+            "only what is new. A span goes once complete (an episode when the next prompt closed it and no call of it is "
+            "open, or the episode after it is closed too); the rest when the session settles (see --settle). A sent span is never sent again: what changes after "
+            "it went (an episode's new version, a resumed session's end and totals, a late result) goes as a revision, "
+            "a span of the same name under the one it revises and linked to it (tracetui.revision.of). The standard "
+            "OTEL_EXPORTER_OTLP_* variables apply (endpoint, headers, timeout, compression, certificates). Needs the 'otlp' extra: "
+            + INSTALL_HINT
+            + "."
         ),
     )
     add_source_args(o)

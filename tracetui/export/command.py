@@ -62,6 +62,12 @@ def _err(msg: str) -> None:
     print(f"tracetui export otlp: {msg}", file=sys.stderr, flush=True)
 
 
+def _say_notes(sender: Any) -> None:
+    """Say the sender's remarks (a bad OTEL variable, a partial success), one line each."""
+    for note in sender.take_notes():
+        _err(note)
+
+
 def record_model(state: RunState) -> Callable[[int, Anchor], str | None]:
     """``model_of(src, anchor)``: the ``message.model`` of the record at ``anchor`` read back
     from its transcript, or ``None`` when it cannot be read."""
@@ -98,6 +104,7 @@ def export_session(
     :class:`ExportFailed` at the first batch the endpoint did not take."""
     from .otlp import resource, to_readable
     from .plan import plan_spans
+    from .spans import ledger_keys
 
     plan = plan_spans(
         state,
@@ -114,7 +121,7 @@ def export_session(
         batch = plan.spans[i : i + sender.batch]
         if not sender.send(to_readable(sid, batch, res)):
             raise ExportFailed(sender.last_error, done, len(plan.spans))
-        ledger.mark(sid, [k for s in batch for k in (s.key, *(e.key for e in s.events if e.key))])
+        ledger.mark(sid, ledger_keys(batch))
         done += len(batch)
     return done, plan.held
 
@@ -188,11 +195,13 @@ def _once(paths: list[Path], sender: Any, ledger: Any, ns: argparse.Namespace) -
         try:
             sent, held = export_session(state, sid, sender, ledger, content=ns.content, settle=ns.settle)
         except ExportFailed as exc:
+            _say_notes(sender)
             _err(
-                f"cannot send to {sender.endpoint}: {exc.reason}; session {sid}: {exc.sent} of {exc.planned} spans sent, "
+                f"cannot send to {sender.shown}: {exc.reason}; session {sid}: {exc.sent} of {exc.planned} spans sent, "
                 "the rest go with the next run"
             )
             return 1
+        _say_notes(sender)
         print(_summary(sid, sent, held), flush=True)
     return 0
 
@@ -248,12 +257,14 @@ def follow(
                             continue
                         sid = session_id_of(s.state, s.path)
                         sent, held = export_session(s.state, sid, sender, ledger, content=ns.content, settle=ns.settle, now=now)
+                        _say_notes(sender)
                         if sent:
                             print(_summary(sid, sent, held), flush=True)
                         s.planned, s.due = now, now + RECHECK_SECONDS if held else float("inf")
                 except ExportFailed as exc:
+                    _say_notes(sender)
                     if not down:
-                        _err(f"cannot send to {sender.endpoint}: {exc.reason}; folding on, sending again with backoff (Ctrl-C to stop)")
+                        _err(f"cannot send to {sender.shown}: {exc.reason}; folding on, sending again with backoff (Ctrl-C to stop)")
                     down, retry_at, pause = True, now + pause, min(pause * 2, BACKOFF_MAX)
                 else:
                     down, pause = False, backoff

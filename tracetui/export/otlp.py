@@ -12,6 +12,7 @@ took it; the SDK's own log lines are kept and summed up in one line (:attr:`Send
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,10 +21,20 @@ from tracetui import __version__
 from . import INSTALL_HINT
 from .spans import SCHEMA_URL, SpanSpec, span_id, trace_id
 
-__all__ = ["MissingExtra", "require_sdk", "to_readable", "resource", "Sender", "make_exporter", "traces_endpoint", "parse_headers"]
+__all__ = [
+    "shown_url",
+    "MissingExtra",
+    "require_sdk",
+    "to_readable",
+    "resource",
+    "Sender",
+    "make_exporter",
+    "traces_endpoint",
+    "parse_headers",
+]
 
 #: the loggers whose records the SDK writes on a failed export (kept, never printed)
-_LOGGERS = ("opentelemetry.exporter", "opentelemetry.sdk", "opentelemetry.exporter.otlp.common")
+_LOGGERS = ("opentelemetry.exporter", "opentelemetry.sdk", "opentelemetry.exporter.otlp.common", "opentelemetry.util")
 
 
 class MissingExtra(Exception):
@@ -56,10 +67,12 @@ def resource(service: str | None = None) -> Any:
 
 def to_readable(session_id: str, specs: Sequence[SpanSpec], res: Any) -> list[Any]:
     """``specs`` of session ``session_id`` as SDK ``ReadableSpan`` s (ids from
-    :func:`~tracetui.export.spans.trace_id` / :func:`~tracetui.export.spans.span_id`)."""
+    :func:`~tracetui.export.spans.trace_id` / :func:`~tracetui.export.spans.span_id`; each
+    key of ``links`` a link to that span of the same trace)."""
     from opentelemetry import trace as api
     from opentelemetry.sdk.trace import Event, ReadableSpan
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+    from opentelemetry.trace import Link
     from opentelemetry.trace.status import Status, StatusCode
 
     scope = InstrumentationScope("tracetui", __version__, SCHEMA_URL)
@@ -73,6 +86,7 @@ def to_readable(session_id: str, specs: Sequence[SpanSpec], res: Any) -> list[An
         parent = api.SpanContext(tid, span_id(session_id, s.parent), is_remote=False, trace_flags=flags) if s.parent else None
         status = Status(codes[s.status], s.status_message or None) if s.status == "error" else Status(codes[s.status])
         events = [Event(e.name, dict(e.attributes), e.time_ns) for e in s.events]
+        links = [Link(api.SpanContext(tid, span_id(session_id, k), is_remote=False, trace_flags=flags)) for k in s.links]
         out.append(
             ReadableSpan(
                 s.name,
@@ -81,6 +95,7 @@ def to_readable(session_id: str, specs: Sequence[SpanSpec], res: Any) -> list[An
                 resource=res,
                 attributes=dict(s.attributes),
                 events=events,
+                links=links,
                 kind=kinds[s.kind],
                 status=status,
                 start_time=s.start_ns,
@@ -89,6 +104,23 @@ def to_readable(session_id: str, specs: Sequence[SpanSpec], res: Any) -> list[An
             )
         )
     return out
+
+
+#: the user info of a URL (``user:pass@`` after the scheme, if any, before the host)
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)?[^/@?#]*@")
+
+
+#: the user info of any URL in a text
+_URL_USERINFO = re.compile(r"(://)[^/@\s'\"]*@")
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: a password or user in it (``https://user:pass@host``) as
+    ``***``, and any secret in it (a token in the query) masked."""
+    from tracetui.views.safe import redacted, safe_text
+
+    url = _USERINFO.sub(r"\1***@", url, count=1)
+    return safe_text(redacted(url)[0])
 
 
 def traces_endpoint(url: str) -> str:
@@ -114,14 +146,58 @@ def parse_headers(text: str) -> dict[str, str]:
     return out
 
 
+#: the SDK's variables naming a credential provider that makes the exporter's session itself
+_CREDENTIAL_VARS = ("OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER", "OTEL_PYTHON_EXPORTER_OTLP_HTTP_TRACES_CREDENTIAL_PROVIDER")
+
+
 def make_exporter(endpoint: str | None = None, headers: dict[str, str] | None = None, timeout: float | None = None) -> Any:
     """An ``OTLPSpanExporter``: ``endpoint`` (``None``: ``$OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``,
     else ``$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces``, else ``http://localhost:4318/v1/traces``),
     ``headers`` over the ones of ``$OTEL_EXPORTER_OTLP_HEADERS``, ``timeout`` seconds per export
-    with its retries (``None``: ``$OTEL_EXPORTER_OTLP_TIMEOUT`` or 10)."""
+    with its retries (``None``: ``$OTEL_EXPORTER_OTLP_TIMEOUT`` or 10). Its ``requests`` session
+    carries an :class:`~tracetui.export.answers.Answers` hook (``tracetui_answers``; none when a
+    credential provider variable makes the session); what the SDK logged while reading its
+    variables (a bad timeout, compression, headers) is kept, one line each, in
+    ``tracetui_notes``."""
+    import os
+
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    return OTLPSpanExporter(endpoint=endpoint, headers=headers, timeout=timeout)
+    from .answers import Answers
+
+    session, answers = None, None
+    if not any(os.environ.get(v) for v in _CREDENTIAL_VARS):
+        import requests
+
+        session, answers = requests.Session(), Answers()
+        session.hooks["response"].append(answers)
+    keep = _Keep()
+    saved = _capture(keep)
+    try:
+        exporter = OTLPSpanExporter(endpoint=endpoint, headers=headers, timeout=timeout, session=session)
+    finally:
+        _release(keep, saved)
+    exporter.tracetui_answers = answers
+    exporter.tracetui_notes = [r.getMessage().split("\n")[0][:300] for r in keep.records]
+    return exporter
+
+
+def _capture(handler: logging.Handler) -> dict[str, bool]:
+    """Route the SDK's loggers to ``handler`` only; returns what :func:`_release` restores."""
+    saved: dict[str, bool] = {}
+    for name in _LOGGERS:
+        lg = logging.getLogger(name)
+        saved[name] = lg.propagate
+        lg.addHandler(handler)
+        lg.propagate = False
+    return saved
+
+
+def _release(handler: logging.Handler, saved: dict[str, bool]) -> None:
+    for name, was in saved.items():
+        lg = logging.getLogger(name)
+        lg.removeHandler(handler)
+        lg.propagate = was
 
 
 class _Keep(logging.Handler):
@@ -138,20 +214,34 @@ class _Keep(logging.Handler):
 
 def _reason(records: list[logging.LogRecord]) -> str:
     """A short reason from the SDK's log records of a failed send: the newest error it names
-    (``connection refused``, ``timed out``, the error's class and first line), else the newest
-    record's first line."""
+    (``connection refused``, ``timed out``, ``cannot resolve the host …``, ``connection closed
+    without an answer``, else the error's class and first line), else the newest record's first
+    line."""
     for record in reversed(records):
         for a in record.args if isinstance(record.args, tuple) else ():
             if isinstance(a, BaseException):
-                text = str(a).split("\n")[0]
-                if "refused" in text.lower():
-                    return "connection refused"
-                if "timed out" in text.lower() or "timeout" in text.lower():
-                    return "timed out"
-                return f"{type(a).__name__}: {text[:160]}"
+                return _error_text(a)
     if not records:
         return "no answer"
-    return records[-1].getMessage().split("\n")[0][:200].rstrip(".")
+    text = records[-1].getMessage().split("\n")[0][:200].rstrip(".")
+    if "due to timeout" in text:  # the one try took the whole timeout: no answer came
+        return "no answer within the timeout ($OTEL_EXPORTER_OTLP_TIMEOUT, default 10 s)"
+    return text
+
+
+def _error_text(exc: BaseException) -> str:
+    text = str(exc).split("\n")[0]
+    low = text.lower()
+    if "refused" in low:
+        return "connection refused"
+    if "nameresolution" in low or "name or service not known" in low or "nodename nor servname" in low or "getaddrinfo" in low:
+        m = re.search(r"host='([^']*)'", text)
+        return f"cannot resolve the host {m.group(1)}" if m else "cannot resolve the host"
+    if "timed out" in low or "timeout" in low:
+        return "timed out"
+    if "connection aborted" in low or "reset by peer" in low or "remotedisconnected" in low:
+        return "the connection was closed without an answer"
+    return f"{type(exc).__name__}: {text[:160]}"
 
 
 class Sender:
@@ -164,14 +254,15 @@ class Sender:
         self.exporter = exporter
         self.batch = batch
         self.endpoint: str = getattr(exporter, "_endpoint", "") or "?"
+        #: the endpoint as messages show it (:func:`shown_url`)
+        self.shown = shown_url(self.endpoint)
         self.last_error = ""
+        #: one-line remarks to say (the SDK's about its variables, a partial success), taken
+        #: by :meth:`take_notes`
+        self.notes: list[str] = [f"OpenTelemetry exporter: {n}" for n in getattr(exporter, "tracetui_notes", ())]
+        self._answers = getattr(exporter, "tracetui_answers", None)
         self._keep = _Keep()
-        self._propagate: dict[str, bool] = {}
-        for name in _LOGGERS:
-            lg = logging.getLogger(name)
-            self._propagate[name] = lg.propagate
-            lg.addHandler(self._keep)
-            lg.propagate = False
+        self._propagate = _capture(self._keep)
 
     def send(self, spans: Sequence[Any]) -> bool:
         """Export ``spans`` (ReadableSpans, at most :attr:`batch` of them); ``True`` when the
@@ -179,21 +270,47 @@ class Sender:
         from opentelemetry.sdk.trace.export import SpanExportResult
 
         self._keep.records = []
+        ans = self._answers
+        if ans is not None:
+            ans.reset()
         try:
             ok = self.exporter.export(list(spans)) == SpanExportResult.SUCCESS
         except Exception as exc:  # an exporter must not raise; one that does is a failed batch
-            self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            self.last_error = self._scrub(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
             return False
         if not ok:
-            self.last_error = _reason(self._keep.records)
-        return ok
+            self.last_error = self._scrub(_reason(self._keep.records))
+            if ans is not None and ans.status is not None:  # the status the endpoint last gave
+                gave_up = "timeout" in self.last_error or "retries" in self.last_error
+                self.last_error = ans.status_line() + (", still so when the timeout ran out" if gave_up else "")
+            return False
+        if ans is not None:
+            why = ans.refusal()
+            if why is not None:
+                self.last_error = why
+                return False
+            rejected = ans.rejected()
+            if rejected is not None:
+                n, msg = rejected
+                said = f": {msg[:200]}" if msg else ""
+                self.notes.append(f"{self.shown} rejected {n} of {len(spans)} spans{said} (OTLP: not to be sent again)")
+        return True
+
+    def _scrub(self, reason: str) -> str:
+        """``reason`` with the endpoint as shown (:func:`shown_url`), any other URL's user info
+        as ``***`` and its secrets masked."""
+        from tracetui.views.safe import redacted, safe_text
+
+        return safe_text(redacted(_URL_USERINFO.sub(r"\1***@", reason.replace(self.endpoint, self.shown)))[0])
+
+    def take_notes(self) -> list[str]:
+        """The remarks gathered since the last call (see :attr:`notes`), cleared."""
+        out, self.notes = self.notes, []
+        return out
 
     def close(self) -> None:
         try:
             self.exporter.shutdown()
         except Exception:
             pass
-        for name, was in self._propagate.items():
-            lg = logging.getLogger(name)
-            lg.removeHandler(self._keep)
-            lg.propagate = was
+        _release(self._keep, self._propagate)

@@ -18,11 +18,15 @@
 
 Every span carries ``tracetui.anchor`` (``file:line`` of its source record); start and end
 times are the records' timestamps. A span is planned once it is complete, so that what is sent
-never needs sending again: a call when its result is in, a message when another message or a
-prompt follows it in its file, an episode when the next prompt closed it, a subagent when its call returned, the session
-never by itself. Once the session is *settled* (no record for ``settle`` seconds before ``now``)
-everything still open is complete as it stands. ``sent`` holds the keys already exported; they
-are left out. Pure: no clock (``now`` is an argument), no I/O but ``model_of``.
+seldom needs sending again: a call when its result is in, a message when another message or a
+prompt follows it in its file, an episode when the next prompt closed it and none of its calls
+is open (a late result would make a new version) or the episode after it is closed too, a
+subagent when its call returned, the session never by itself. Once the session is *settled* (no
+record for ``settle`` seconds before ``now``) everything still open is complete as it stands.
+``sent`` holds the keys already exported; they are left out, except that a sent span that may
+still change (an episode, the session, a call, message or subagent sent while open) is planned
+again as a *revision* when its version is not the one it went at (tracetui/export/revise.py).
+Pure: no clock (``now`` is an argument), no I/O but ``model_of``.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ from tracetui.model.types import Episode
 from tracetui.views.safe import export_text
 
 from .anomaly_events import anomalies_of, place_anomalies
-from .spans import AGENT_NAMES, PROVIDERS, AttrValue, SpanSpec, ts_ns, usage_attributes
+from .revise import revision, tagged_keys
+from .spans import AGENT_NAMES, PROVIDERS, AttrValue, SpanSpec, mask_spec, rev_key, ts_ns, usage_attributes
 
 __all__ = ["Plan", "plan_spans", "DEFAULT_SETTLE", "usage_attributes"]  # usage_attributes: from spans
 
@@ -115,6 +120,10 @@ class _Planner:
         self.provider = PROVIDERS.get(self.agent, self.agent)
         self.content = content
         self.sent = sent
+        #: the sent keys recorded with the version they went at (tracetui/export/revise.py)
+        self.tagged = tagged_keys(sent)
+        #: events per source, and in all: the session's and a subagent's version tags
+        self.n_events: dict[int, int] = {}
         self.model_of = model_of
         self.files = (state.main, *state.agents)
         lasts = [t for t in (ts_ns(s.last_timestamp) for s in self.files) if t is not None]
@@ -147,12 +156,24 @@ class _Planner:
         v = ts_ns(ts)
         return fallback if v is None else v
 
-    def _emit(self, spec: SpanSpec, complete: bool) -> None:
-        if spec.key in self.sent:
-            return
-        if not (complete or self.settled):
+    def _emit(self, spec: SpanSpec, complete: bool, tag: str | None = None, final: bool = False) -> None:
+        """Plan ``spec`` if it is not sent and ``complete`` (or the session settled). ``tag``
+        names the version of a span that may change after it went (``final``: it cannot any
+        more): a sent span whose tag is not recorded goes again as a revision
+        (tracetui/export/revise.py)."""
+        key = spec.key
+        if key in self.sent:
+            if tag is None or key not in self.tagged or rev_key(tag, key) in self.sent:
+                return
+            if not (complete or self.settled):
+                self.held += 1
+                return
+            spec = revision(spec, tag, self.tagged[key])
+        elif not (complete or self.settled):
             self.held += 1
             return
+        elif tag is not None and not final:
+            spec.marks = (rev_key(tag, key),)
         spec.end_ns = max(spec.end_ns, spec.start_ns)
         self.out.append(spec)
 
@@ -178,6 +199,7 @@ class _Planner:
         seen_ts: dict[tuple[int, int], str] = {}
         for st in self.files:
             events = state.events(st.src)
+            self.n_events[st.src] = len(events)
             prev_ts: str | None = None
             #: the file's messages not yet followed by another message or a prompt
             open_msgs: list[_Msg] = []
@@ -225,6 +247,8 @@ class _Planner:
         for tid, c in calls.items():
             self._tool(tid, c, by_src[c.src], agent_keys)
         place_anomalies(self, anomalies, agent_keys, seen_ts)
+        for spec in self.out:  # no secret leaves, whatever field of the transcript held it
+            mask_spec(spec)
         return Plan(self.out, self.held)
 
     def _session(self) -> None:
@@ -244,7 +268,9 @@ class _Planner:
         if st.version:
             attrs["tracetui.claude_code.version"] = st.version
         spec = SpanSpec("session", None, f"invoke_agent {name}", "internal", self.first_ns, self.last_ns, attrs)
-        self._emit(spec, False)
+        # never complete by itself (a session may resume any time): it goes when settled, and
+        # again as a revision when it settled again with more records
+        self._emit(spec, False, f"n{sum(self.n_events.values())}")
 
     def _agents(self, calls: dict[str, _Call]) -> dict[int, str]:
         """The span key of every subagent file (by source), its span planned."""
@@ -275,11 +301,12 @@ class _Planner:
             done = ln is not None and ln.status in ("completed", "error")
             if done:
                 self.agents_done.add(st.src)
-            self._emit(spec, done)
+            self._emit(spec, done, f"{ln.status if ln is not None else 'unlinked'}.{self.n_events.get(st.src, 0)}", done)
         return keys
 
     def _episodes(self) -> None:
-        for ep in self.episodes:
+        n = len(self.episodes)
+        for k, ep in enumerate(self.episodes):
             attrs: dict[str, AttrValue] = {
                 "gen_ai.conversation.id": self.sid,
                 "tracetui.episode.index": ep.index,
@@ -305,7 +332,11 @@ class _Planner:
             spec = SpanSpec(f"episode:{ep.index}", "session", f"episode {ep.index}", "internal", start, self._ns(ep.end, start), attrs)
             if ep.status == "unresolved":
                 spec.status, spec.status_message = "error", "the episode ended on an error or without an answer"
-            self._emit(spec, ep.status != "in_progress")
+            # closed by the next prompt, and no call of it still open: a late result would make
+            # a new version (it comes during the next episode, if at all: once that one is
+            # closed too, the episode goes as it stands). What changes later goes as a revision
+            closed = ep.status != "in_progress" and (not ep.dangling or k + 2 < n)
+            self._emit(spec, closed, f"v{ep.version}")
 
     def _chat(self, m: _Msg, st: AgentState, agent_keys: dict[int, str]) -> None:
         model = st.models[0] if len(st.models) == 1 else None
@@ -334,7 +365,8 @@ class _Planner:
             over = ep is not None and ep.status != "in_progress"
         else:
             over = st.src in self.agents_done
-        self._emit(spec, m.closed or over)
+        # one sent while open (the session settled) is revised if more of its records come
+        self._emit(spec, m.closed or over, f"r{m.last}", m.closed or over)
 
     def _tool(self, tid: str, c: _Call, st: AgentState, agent_keys: dict[int, str]) -> None:
         ev, res = c.ev, c.result
@@ -363,4 +395,4 @@ class _Planner:
                 spec.status = "error"
                 spec.status_message = self._text(res.excerpt) if self.content else "tool error"
                 attrs["error.type"] = "tool_error"
-        self._emit(spec, res is not None)
+        self._emit(spec, res is not None, "pending" if res is None else "done", res is not None)

@@ -3,7 +3,8 @@
 ``<cache dir>/export/otlp.sqlite`` (``$TRACETUI_CACHE_DIR`` or the user cache folder, as the
 session store, ``tracetui.session.store.cache_dir``), created 0600 in a 0700 folder. One table,
 ``sent(endpoint, session, key)``: the span and span-event keys (``tracetui.export.spans``) that
-an OTLP endpoint acknowledged for a session. A key is written only after the exporter reported
+an OTLP endpoint acknowledged for a session, and for a span that may still change the version
+it went at (``rev:<version>:<key>``, tracetui/export/revise.py). A key is written only after the exporter reported
 success, in the transaction of that batch, so a run that stops anywhere (a crash, Ctrl-C, an
 unreachable collector) sends again at most the batch whose answer it did not record, and never
 skips one it did not send. Kept per endpoint: exporting to a second collector sends it all.

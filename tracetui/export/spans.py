@@ -2,7 +2,8 @@
 
 A :class:`SpanSpec` is one span with a stable ``key`` (unique within its session: ``session``,
 ``agent:<tool_use id>``, ``episode:<n>``, ``chat:<message id>``, ``tool:<tool_use id>``,
-``anomaly:<anomaly key>@<file:line>``). Its trace id and span id are derived from the session id
+``anomaly:<anomaly key>@<file:line>``, and a revision's ``rev:<version>:<key>``,
+tracetui/export/revise.py). Its trace id and span id are derived from the session id
 and that key (:func:`trace_id`, :func:`span_id`: SHA-256, truncated), so the same transcript
 gives the same ids on every run, on every machine: a span sent twice (a crash between the
 collector's answer and the record of it) is the same span, and children sent before their parent
@@ -12,6 +13,7 @@ find it when it arrives. Times are nanoseconds since the epoch from the records'
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Union
 
@@ -30,6 +32,10 @@ __all__ = [
     "AGENT_NAMES",
     "PROVIDERS",
     "usage_attributes",
+    "ledger_keys",
+    "rev_key",
+    "mask_spec",
+    "TEXT_ATTRIBUTES",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -73,6 +79,22 @@ class SpanSpec(msgspec.Struct):
     status: str = "unset"
     status_message: str = ""
     events: tuple[SpanEventSpec, ...] = ()
+    #: keys of spans of the same trace this one links to (a revision: the span it revises)
+    links: tuple[str, ...] = ()
+    #: more ledger keys recorded with this span (the version it was sent at: :func:`rev_key`)
+    marks: tuple[str, ...] = ()
+
+
+def rev_key(tag: str, key: str) -> str:
+    """The ledger key of span ``key`` as sent at version ``tag`` (``rev:<tag>:<key>``; ``tag``
+    holds no colon), and the key of the revision span that sends that version."""
+    return f"rev:{tag}:{key}"
+
+
+def ledger_keys(specs: Iterable[SpanSpec]) -> list[str]:
+    """Every key to record once ``specs`` were acknowledged: each span's key, its marks and its
+    events' keys."""
+    return [k for s in specs for k in (s.key, *s.marks, *(e.key for e in s.events if e.key))]
 
 
 def _digest(text: str, n: int) -> int:
@@ -122,3 +144,39 @@ def usage_attributes(u: tuple[int, ...], provider: str = "anthropic") -> dict[st
     if len(u) > 4:
         attrs["tracetui.usage.cache_creation_1h.input_tokens"] = u[4]
     return attrs
+
+
+#: the attributes that carry transcript text (``--content``): masked and counted where they
+#: are made (:func:`tracetui.views.safe.export_text`), so :func:`mask_spec` leaves them
+TEXT_ATTRIBUTES = frozenset(
+    (
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+        "gen_ai.agent.description",
+        "tracetui.anomaly.message",
+    )
+)
+
+
+def _mask(text: str) -> str:
+    from tracetui.views.safe import redacted, safe_text
+
+    return safe_text(redacted(text)[0])
+
+
+def mask_spec(spec: SpanSpec) -> None:
+    """Mask in place every secret in what ``spec`` sends besides its text attributes: its name,
+    status message and every other string attribute of it and its events (tool and subagent
+    names, models, ids, anchors hold whatever the transcript wrote, and the session store masks
+    only some of them). Masks are left as they are, so masking twice changes nothing."""
+    spec.name = _mask(spec.name)
+    spec.status_message = _mask(spec.status_message)
+    for k, v in spec.attributes.items():
+        if isinstance(v, str) and k not in TEXT_ATTRIBUTES:
+            spec.attributes[k] = _mask(v)
+    for e in spec.events:
+        for k, v in e.attributes.items():
+            if isinstance(v, str) and k not in TEXT_ATTRIBUTES:
+                e.attributes[k] = _mask(v)

@@ -1,0 +1,91 @@
+"""No secret leaves in an export, with ``--content`` or without: keys planted in a prompt, a tool
+input, a tool result, the cwd, a file path, a subagent's description and type, an MCP tool's name, an API
+error and the answer, looked for in every string a collector receives (span names, attributes,
+events, status messages, links, the resource and the scope)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter", reason="the 'otlp' extra is not installed")
+pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2", reason="opentelemetry-proto is not installed")
+
+from receiver import Receiver  # noqa: E402
+
+from tracetui.cli import main  # noqa: E402
+from tracetui.demo.transcript import TranscriptBuilder  # noqa: E402
+
+SESSION = "0e7a0c1e-0000-4000-8000-00000000e7a5"
+#: fake keys of shapes the redaction knows, one per place (never real ones)
+KEYS = {
+    "prompt": "sk-ant-api03-" + "Pr0mpt_kLm2-Q" * 7 + "AA",
+    "input": "ghp_" + "In9utE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ",
+    "result": "AKIAQ3EGRTYU7RESULT2",
+    "cwd": "ghp_" + "CwdDdE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ",
+    "path": "AKIAQ3EGRTYU7PATHXZ2",
+    "agent": "sk-ant-api03-" + "AgEnt_kLm2-Qw" * 7 + "AA",
+    "tool": "ghp_" + "To0lNmE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ",
+    "api": "sk-ant-api03-" + "ApIeRr_kLm2-Q" * 7 + "AA",
+    "answer": "AKIAQ3EGRTYU7ANSWER2",
+    "type": "ghp_" + "TyPeNmE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ",
+    "folder": "AKIAQ3EGRTYU7FOLDER2",  # the transcript's own folder
+}
+
+
+def _session(dest):
+    b = TranscriptBuilder(session_id=SESSION, cwd=f"/home/dev/{KEYS['cwd']}/shop")
+    b.prompt(f"deploy with the key {KEYS['prompt']}")
+    kind = f"Explore {KEYS['type']}"
+    tid = b.tick(1).tool_use("Task", {"description": f"check {KEYS['agent']}", "prompt": "look", "subagent_type": kind})
+    sub = b.subagent("a9b8c7d6e5", tid, agent_type=kind, description=f"check {KEYS['agent']}")
+    sub.prompt("look")
+    sub.tick(1).tool("Read", {"file_path": f"/home/dev/keys/{KEYS['path']}.pem"}, "-----", took=0.2)
+    sub.tick(1).text("Found it.")
+    b.sync(sub).tick(0.5)
+    b.task_result(sub, "Found it.")
+    b.tick(1).tool("Bash", {"command": f"curl -H 'Authorization: Bearer {KEYS['input']}' x"}, f"denied for {KEYS['result']}", is_error=True)
+    b.tick(1).tool(f"mcp__vault_{KEYS['tool']}__get", {"name": "db"}, "ok")
+    b.tick(1).tool("Read", {"file_path": f"/srv/{KEYS['path']}/config.toml"}, "[db]", took=0.1)
+    b.tick(1).api_error(401, f"invalid x-api-key {KEYS['api']}")
+    b.tick(1).text(f"Done; I used {KEYS['answer']}.")
+    return b.write_session(dest)
+
+
+def _strings(x: Any):
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            yield from _strings(v)
+
+
+@pytest.mark.parametrize("cache", [True, False], ids=["store", "no-cache"])
+@pytest.mark.parametrize("content", [True, False], ids=["content", "no-content"])
+def test_no_planted_key_leaves(tmp_path, capsys, monkeypatch, content, cache):
+    for k in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_SERVICE_NAME"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test")
+    path = _session(tmp_path / f"-home-dev-{KEYS['folder']}-shop")
+    with Receiver() as rx:
+        opts = [*(["--content"] if content else []), *([] if cache else ["--no-cache"])]
+        rc = main(["export", "otlp", str(path), "--endpoint", rx.url, "--settle", "0", *opts])
+        out, err = capsys.readouterr()
+        assert (rc, err) == (0, "")
+        spans = list(rx.spans)
+    assert len(spans) > 8
+    texts = [t for s in spans for t in _strings(s)]
+    if content:  # the planted places did go out, masked
+        joined = "\n".join(texts)
+        assert "deploy with the key" in joined and "curl -H" in joined and "denied for" in joined and "Done; I used" in joined
+    for where, key in KEYS.items():
+        # neither the key nor a telling part of it (its first 16 characters after a prefix)
+        for needle in (key, key[4:20]):
+            hits = [t for t in texts if needle in t]
+            assert not hits, f"the key planted in the {where} left: {hits[0][:200]!r}"
+    assert spans[0]["resource"]["deployment.environment"] == "test"
