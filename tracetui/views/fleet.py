@@ -63,6 +63,7 @@ __all__ = [
     "attention_key",
     "quiet_seconds",
     "context_usage",
+    "context_fill",
     "rules_help",
 ]
 
@@ -194,6 +195,16 @@ def context_usage(state: RunState, scan: int = TAIL_SCAN) -> tuple[int, Anchor |
             u = ev.usage
             return main.context_used or u[0] + u[2] + u[3], ev.anchor
     return 0, None
+
+
+def context_fill(used: int, window: int) -> float | None:
+    """The share of the context window a session holds, ``used / window`` (tokens) clamped to
+    ``0..1``; ``None`` when the window is unknown (``window <= 0``). A count beyond the window
+    (an assumed window too small, a hostile or torn usage record) reads as full, and a negative
+    one as empty: the counts themselves are kept as they are by whoever shows this."""
+    if window <= 0:
+        return None
+    return min(1.0, max(0.0, used / window))
 
 
 def _day_usd(state: RunState) -> tuple[tuple[str, float], ...]:

@@ -24,7 +24,7 @@ from tracetui.views.burn import (
     sparkline,
     spent_on,
 )
-from tracetui.views.fleet import FleetRules, SessionFacts, Status, attention_key, classify
+from tracetui.views.fleet import FleetRules, SessionFacts, Status, attention_key, classify, context_fill
 from tracetui.views.format import fmt_short, fmt_usd
 from tracetui.views.safe import cut_redacted, safe_text
 
@@ -176,7 +176,8 @@ def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS) -> dict
     info, warn, error = _anomaly_counts(row)
     anomalies = " ".join(f"{n}{s}" for n, s in ((error, "E"), (warn, "W"), (info, "I")) if n)
     hour = _hour(row)
-    fill = f"{100 * f.context_used // f.context_window}%" if f.context_window and f.context_used else ""
+    share = context_fill(f.context_used, f.context_window)
+    fill = f"{int(round(100 * share, 6))}%" if share is not None and f.context_used else ""  # 6 places: 0.29 * 100 is 28.99…
     return {
         "state": row.status.state,
         "project": one_line(f.project, 24),
@@ -207,7 +208,9 @@ def _num(x: float | None) -> float | None:
 def row_json(row: FleetRow, now: float) -> dict[str, Any]:
     """``row`` as a JSON object: the columns' values unformatted (times in epoch seconds,
     tokens, USD; transcript text as it is: the caller masks secrets, e.g.
-    :func:`tracetui.views.safe.redact_json`)."""
+    :func:`tracetui.views.safe.redact_json`). ``context``: ``used`` and ``window`` (tokens) as
+    counted, and ``fill``, their ratio clamped to ``0..1`` (:func:`~tracetui.views.fleet.context_fill`;
+    ``null`` with no window)."""
     f = row.facts
     info, warn, error = _anomaly_counts(row)
     flight = [
@@ -233,7 +236,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
         "context": {
             "used": f.context_used,
             "window": f.context_window,
-            "fill": _num(f.context_used / f.context_window) if f.context_window else None,
+            "fill": _num(context_fill(f.context_used, f.context_window)),
         },
         "budget": None
         if row.budget is None
