@@ -66,7 +66,7 @@ def sessions_data(
     the projects folder written in the last ``hours`` hours (``None``: all) at ``now`` (epoch
     seconds), sorted by attention, and :func:`~tracetui.views.fleet_table.fleet_json`.
     ``warn(line)`` hears of a session that could not be read (default: stderr)."""
-    from tracetui.ingest.discover import list_sessions
+    from tracetui.ingest.discover import is_session, list_sessions
     from tracetui.session.open import load_state, save_store
     from tracetui.session.user_settings import load_user_settings
     from tracetui.views.fleet import FleetRules, session_facts
@@ -83,7 +83,7 @@ def sessions_data(
     cutoff = None if hours is None else now - hours * 3600
     pairs = []
     for info in list_sessions():
-        if cutoff is not None and info.mtime < cutoff:
+        if (cutoff is not None and info.mtime < cutoff) or not is_session(info):  # a stray file is no session
             continue
         try:
             reader, state = load_state([info.path], subagents, use_cache)

@@ -29,6 +29,8 @@ __all__ = [
     "projects_dir",
     "list_sessions",
     "newest_session",
+    "is_session",
+    "transcript_sessions",
     "opens_a_transcript",
     "find_session",
     "subagent_files",
@@ -140,16 +142,25 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
     return out
 
 
+def is_session(info: SessionInfo) -> bool:
+    """Whether a listed file is a session to show where no session was named (the newest
+    session, ``--all``, the fleet, the session switcher, ``tracetui sessions``): a Claude Code
+    ``*.jsonl`` whose first line is a transcript record (:func:`opens_a_transcript`; an empty,
+    binary or other-JSON file is a stray, not a session), or a rollout (one by its first record
+    already). Reads at most the first line of a Claude Code file; never raises."""
+    return info.agent == "codex" or opens_a_transcript(info.path)
+
+
+def transcript_sessions(root: Path | None = None, agent: str | None = None, codex_root: Path | None = None) -> list[SessionInfo]:
+    """:func:`list_sessions` without the stray files (:func:`is_session`), newest first."""
+    return [s for s in list_sessions(root, agent, codex_root) if is_session(s)]
+
+
 def newest_session(root: Path | None = None, agent: str | None = None) -> SessionInfo | None:
-    """The most recently modified main transcript of either agent (or of ``agent``), or
-    ``None`` when there is none. See :func:`list_sessions`. A Claude Code ``*.jsonl`` whose first
-    line is no transcript record (empty, binary, not a JSON object: :func:`opens_a_transcript`)
-    is skipped: with no session named, a stray file is not "the newest session" (a rollout is
-    one by its first record already)."""
-    for s in list_sessions(root, agent):
-        if s.agent == "codex" or opens_a_transcript(s.path):
-            return s
-    return None
+    """The most recently modified main transcript of either agent (or of ``agent``) that is a
+    session (:func:`is_session`: with no session named, a stray file is not "the newest
+    session"), or ``None`` when there is none. See :func:`list_sessions`."""
+    return next((s for s in list_sessions(root, agent) if is_session(s)), None)
 
 
 def find_session(ident: str, root: Path | None = None, agent: str | None = None) -> SessionInfo:

@@ -101,12 +101,12 @@ class FleetScreen(Screen[None]):
     def discover(self, follow: object) -> None:
         """Follow the sessions active in the window that have no tab through ``follow`` (the
         app's; lists the projects folder, in a thread); their facts arrive like the tabs'."""
-        from tracetui.ingest.discover import list_sessions
+        from tracetui.ingest.discover import is_session, list_sessions
 
         app = self.app
         s = app.settings  # type: ignore[attr-defined]
         cutoff = s.clock() - s.fleet_hours * 3600
-        infos = [i for i in list_sessions(s.projects_root) if i.mtime >= cutoff]
+        infos = [i for i in list_sessions(s.projects_root) if i.mtime >= cutoff and is_session(i)]
         # sessions with a tab, or one to come (``--all`` mounts them in batches), are followed already
         open_keys = set(app.views) | {sp.key for sp in s.sessions}  # type: ignore[attr-defined]
         self.feed.follow_window(follow, infos, open_keys, s.subagents, s.use_cache)

@@ -72,10 +72,11 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
-        """List sessions in a thread (it stats every transcript)."""
-        from tracetui.ingest.discover import list_sessions
+        """List sessions in a thread (it stats every transcript and reads the first line of
+        each Claude Code one)."""
+        from tracetui.ingest.discover import transcript_sessions
 
-        found = list_sessions(self.root, self.agent)
+        found = transcript_sessions(self.root, self.agent)  # stray files are no sessions
         self.app.call_from_thread(self._fill, found)
 
     def _fill(self, found: list) -> None:
