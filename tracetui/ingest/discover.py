@@ -49,7 +49,9 @@ class DiscoveryError(Exception):
 @dataclass(frozen=True)
 class SessionInfo:
     """A main transcript: its path, session id, project, size in bytes, modification time in
-    seconds since the epoch, and the agent that wrote it (``"claude"`` | ``"codex"``).
+    seconds since the epoch, the agent that wrote it (``"claude"`` | ``"codex"``), and its
+    ``role``: ``""``, or for a Codex rollout that says it is a subagent's but names no parent
+    (a ``codex review`` run) what it says it is (``"review"``: ``RolloutMeta.role``).
 
     Claude Code: the id is the file stem, the project the project folder's name. Codex CLI: the
     id is the thread id and the project the ``cwd`` of the rollout's ``session_meta``."""
@@ -60,6 +62,7 @@ class SessionInfo:
     size: int
     mtime: float
     agent: str = "claude"
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -101,8 +104,9 @@ def where_sessions(agent: str | None = None, root: Path | None = None) -> str:
 def list_sessions(root: Path | None = None, agent: str | None = None, codex_root: Path | None = None) -> list[SessionInfo]:
     """Every main transcript, newest first: Claude Code sessions under ``root`` (default
     :func:`projects_dir`) and Codex CLI rollouts under ``codex_root`` (default :func:`codex_dir`;
-    ``sessions/`` and ``archived_sessions/``), child rollouts left out (they are subagents of
-    their parent: :func:`subagent_files`). ``agent`` (``"claude"`` | ``"codex"``) keeps one.
+    ``sessions/`` and ``archived_sessions/``), child rollouts that name their parent left out
+    (they are subagents of their parent: :func:`subagent_files`); one that names none (a
+    review) is listed, with its :attr:`SessionInfo.role`. ``agent`` (``"claude"`` | ``"codex"``) keeps one.
 
     Missing or unreadable folders give an empty list, never an error. A ``*.jsonl`` that is
     not a regular file (a FIFO, a socket, a device) is no session and is left out.
@@ -111,7 +115,7 @@ def list_sessions(root: Path | None = None, agent: str | None = None, codex_root
     if agent != "claude":
         for p, st, meta in codex_discover.rollouts(codex_root):
             if meta.parent_id is None:
-                out.append(SessionInfo(p, meta.thread_id, meta.cwd or "?", st.st_size, st.st_mtime, "codex"))
+                out.append(SessionInfo(p, meta.thread_id, meta.cwd or "?", st.st_size, st.st_mtime, "codex", meta.role))
     if agent != "codex":
         out += _claude_sessions(root or projects_dir())
     out.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)

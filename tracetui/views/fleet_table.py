@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from tracetui.ingest.codex_discover import ROLE_CHARS
 from tracetui.model.anomalies import fmt_span
 from tracetui.views.burn import (
     Rate,
@@ -35,6 +36,7 @@ __all__ = [
     "fleet_rows",
     "row_cells",
     "row_detail",
+    "agent_cell",
     "row_json",
     "fleet_json",
     "fleet_summary",
@@ -182,7 +184,7 @@ def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS) -> dict
         "state": row.status.state,
         "project": one_line(f.project, 24),
         "title": one_line(f.title, title_chars) or one_line(f.session_id[:8], 8),
-        "agent": one_line(f.agent, 8),
+        "agent": agent_cell(f),
         "flight": _flight(row, now),
         "anomalies": anomalies,
         "tokens": fmt_short(f.tokens),
@@ -193,11 +195,21 @@ def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS) -> dict
     }
 
 
+def agent_cell(facts: SessionFacts) -> str:
+    """The agent column: the agent (``claude``, ``codex``), and what a rollout that names no
+    parent says it is (``codex review``): such a run is listed as a session of its own, and the
+    column says so. Safe to draw."""
+    return one_line(f"{facts.agent} {facts.role}" if facts.role else facts.agent, 8 + ROLE_CHARS)
+
+
 def row_detail(row: FleetRow) -> str:
-    """One line about ``row``: its state and why, the budget when one is set (safe to draw)."""
+    """One line about ``row``: its state and why, the budget when one is set, and for a
+    rollout naming no parent (a review) that its parent session is not known (safe to draw)."""
     out = f"{row.status.state}: {one_line(row.status.reason, 200)}"
     if row.budget is not None:
         out += f" · {row.budget.text}"
+    if row.facts.role:
+        out += f" · a Codex {one_line(row.facts.role, ROLE_CHARS)} run: its rollout names no parent session"
     return out
 
 
@@ -222,6 +234,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
         "project": f.project,
         "title": f.title,
         "agent": f.agent,
+        "role": f.role or None,
         "state": row.status.state,
         "reason": row.status.reason,
         "quiet_s": _num(row.status.quiet),
