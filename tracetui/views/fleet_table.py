@@ -35,6 +35,7 @@ __all__ = [
     "FleetRow",
     "fleet_rows",
     "row_cells",
+    "give_way",
     "row_detail",
     "agent_cell",
     "row_json",
@@ -63,6 +64,9 @@ COLUMNS = (
 #: characters the title and the call in flight keep at most
 TITLE_CHARS = 60
 FLIGHT_CHARS = 40
+#: characters they keep at least when they give way to the other columns (a narrow terminal)
+TITLE_MIN = 12
+FLIGHT_MIN = 16
 
 
 class Budgets(msgspec.Struct, frozen=True):
@@ -157,23 +161,28 @@ def flight_age(row: FleetRow, now: float) -> str:
     return coarse_age(max(0.0, now - f[0].started))
 
 
-def _flight(row: FleetRow, now: float) -> str:
+def _flight(row: FleetRow, now: float, chars: int | None = None) -> str:
+    """The first call in flight (cut to :data:`FLIGHT_CHARS`, ending in ``…``), its age and
+    how many more; with ``chars``, the whole in at most that many characters (the call cut
+    further; its age and count stay whole)."""
     f = row.facts.in_flight
     if not f:
         return ""
     c = f[0]
     age = f" {flight_age(row, now)}" if c.started is not None else ""
     more = f" +{len(f) - 1}" if len(f) > 1 else ""
-    return one_line(f"{c.tool}({c.brief})", FLIGHT_CHARS) + age + more
+    call = FLIGHT_CHARS if chars is None else min(FLIGHT_CHARS, max(4, chars - len(age) - len(more)))
+    return one_line(f"{c.tool}({c.brief})", call) + age + more
 
 
 def _hour(row: FleetRow) -> Rate:
     return row.rates[-1]
 
 
-def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS) -> dict[str, str]:
+def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS, flight_chars: int | None = None) -> dict[str, str]:
     """The text of each column (:data:`COLUMNS`) of ``row`` at ``now``, the title cut to
-    ``title_chars`` characters; safe to draw."""
+    ``title_chars`` characters, the call in flight with its age to ``flight_chars`` (``None``:
+    the call to :data:`FLIGHT_CHARS`); a cut ends in ``…``; safe to draw."""
     f = row.facts
     info, warn, error = _anomaly_counts(row)
     anomalies = " ".join(f"{n}{s}" for n, s in ((error, "E"), (warn, "W"), (info, "I")) if n)
@@ -185,7 +194,7 @@ def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS) -> dict
         "project": one_line(f.project, 24),
         "title": one_line(f.title, title_chars) or one_line(f.session_id[:8], 8),
         "agent": agent_cell(f),
-        "flight": _flight(row, now),
+        "flight": _flight(row, now, flight_chars),
         "anomalies": anomalies,
         "tokens": fmt_short(f.tokens),
         "cost": fmt_usd(f.cost_usd),
@@ -200,6 +209,21 @@ def agent_cell(facts: SessionFacts) -> str:
     parent says it is (``codex review``): such a run is listed as a session of its own, and the
     column says so. Safe to draw."""
     return one_line(f"{facts.agent} {facts.role}" if facts.role else facts.agent, 8 + ROLE_CHARS)
+
+
+def give_way(title: int, flight: int, excess: int) -> tuple[int, int]:
+    """The title's and the call in flight's widths (cells) when the table is ``excess`` cells
+    wider than the view: the wider of the two gives a cell, then again, until the excess is
+    gone or both are at their minimum (:data:`TITLE_MIN`, :data:`FLIGHT_MIN`; a column
+    narrower than that already keeps its width)."""
+    t_min, f_min = min(title, TITLE_MIN), min(flight, FLIGHT_MIN)
+    while excess > 0 and (title > t_min or flight > f_min):
+        if title - t_min >= flight - f_min:
+            title -= 1
+        else:
+            flight -= 1
+        excess -= 1
+    return title, flight
 
 
 def row_detail(row: FleetRow) -> str:
