@@ -17,8 +17,6 @@ from tracetui.tui.screens.fleet import FleetScreen
 from tracetui.tui.widgets.fleet_rows import FleetRows
 from tracetui.views.fleet_table import COLUMNS, FLIGHT_MIN, TITLE_MIN, give_way, row_cells
 
-HEADS = [h for _, h in COLUMNS]
-
 
 def fleet_app(tmp_path: Path):
     paths = fs.write_fleet(tmp_path, FROZEN_NOW)
@@ -47,7 +45,7 @@ def check_cuts(table: FleetRows) -> None:
     x0 = 1 + sum(w + 2 for w in table.widths[:held])
     starts = [1 + sum(w + 2 for w in table.widths[:i]) for i in range(held)] + [x0 + s for s in table._starts()]
     scroll = table.scroll_offset.x
-    values = [HEADS] + [list(c) for c in table.cells]
+    values = [[h for _, h in table.columns]] + [list(c) for c in table.cells]
     for line, row in zip(lines(table), values):
         for i, v in enumerate(row):
             text = table._cell(i, v)
@@ -164,3 +162,34 @@ async def test_a_cell_cut_by_the_right_or_left_edge_is_marked() -> None:
         await pilot.pause()
         line = lines(rows)[1]
         assert line.rstrip().endswith("staging) 1m") and line.startswith(" working  "), line
+
+
+async def test_held_columns_give_way_to_a_narrow_view() -> None:
+    # the state and a long project would take more than half the view: only the state stays
+    app = _Rows()
+    async with app.run_test(size=(40, 6)) as pilot:
+        rows = app.query_one(FleetRows)
+        rows.frozen = 2
+        rows.set_rows(["a"], [("working", "a-rather-long-project-name", "Bash(./deploy.sh staging) 1m")], [("", "", "")])
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        assert rows._held() == 1
+        line = lines(rows)[1]
+        assert line.startswith(" working  ") and line.rstrip().endswith("staging) 1m"), line
+        rows.scroll_to(x=5, animate=False)
+        await pilot.pause()
+        assert lines(rows)[1].startswith(" working  …er-long-project-name  Bash(")
+        check_cuts(rows)
+
+
+def test_a_cut_in_cells_keeps_wide_characters_to_their_cells() -> None:
+    from rich.cells import cell_len
+
+    from tracetui.views.fleet_table import fit_line
+
+    title = "修复登录页面的错误并添加测试"
+    assert fit_line(title, 12) == title[:11] + "…"  # characters: 23 cells
+    got = fit_line(title, 12, cell_len)
+    assert cell_len(got) <= 12 and got.endswith("…") and got.startswith("修复登录")
+    assert fit_line("Add a health endpoint", 12, cell_len) == fit_line("Add a health endpoint", 12)

@@ -6,7 +6,7 @@ as JSON; and the fleet's summary line (burn rates, sparkline, the daily budget).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -42,6 +42,7 @@ __all__ = [
     "fleet_json",
     "fleet_summary",
     "one_line",
+    "fit_line",
     "coarse_age",
     "flight_age",
     "utc_day_of",
@@ -92,6 +93,18 @@ def one_line(text: str, limit: int) -> str:
     """``text`` on one line (whitespace runs as one space), its secrets masked, cut to ``limit``
     characters, with no terminal control character (transcript text is data)."""
     return safe_text(cut_redacted(" ".join(text.split()), limit))
+
+
+def fit_line(text: str, limit: int, measure: Callable[[str], int] | None = None) -> str:
+    """:func:`one_line` of ``text`` in at most ``limit`` characters, or with ``measure`` (the
+    cells a string takes on a terminal, e.g. ``rich.cells.cell_len``: a CJK character takes
+    two) in at most ``limit`` cells; a cut ends in ``…``."""
+    out = one_line(text, limit)
+    n = limit
+    while measure is not None and n > 1 and measure(out) > limit:
+        n -= max(1, (measure(out) - limit) // 2)
+        out = one_line(text, max(1, n))
+    return out
 
 
 def utc_day_of(now: float) -> str:
@@ -161,10 +174,10 @@ def flight_age(row: FleetRow, now: float) -> str:
     return coarse_age(max(0.0, now - f[0].started))
 
 
-def _flight(row: FleetRow, now: float, chars: int | None = None) -> str:
+def _flight(row: FleetRow, now: float, chars: int | None = None, measure: Callable[[str], int] | None = None) -> str:
     """The first call in flight (cut to :data:`FLIGHT_CHARS`, ending in ``…``), its age and
-    how many more; with ``chars``, the whole in at most that many characters (the call cut
-    further; its age and count stay whole)."""
+    how many more; with ``chars``, the whole in at most that many characters (cells with
+    ``measure``: :func:`fit_line`), the call cut further, its age and count whole."""
     f = row.facts.in_flight
     if not f:
         return ""
@@ -172,17 +185,20 @@ def _flight(row: FleetRow, now: float, chars: int | None = None) -> str:
     age = f" {flight_age(row, now)}" if c.started is not None else ""
     more = f" +{len(f) - 1}" if len(f) > 1 else ""
     call = FLIGHT_CHARS if chars is None else min(FLIGHT_CHARS, max(4, chars - len(age) - len(more)))
-    return one_line(f"{c.tool}({c.brief})", call) + age + more
+    return fit_line(f"{c.tool}({c.brief})", call, measure) + age + more
 
 
 def _hour(row: FleetRow) -> Rate:
     return row.rates[-1]
 
 
-def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS, flight_chars: int | None = None) -> dict[str, str]:
+def row_cells(
+    row: FleetRow, now: float, title_chars: int = TITLE_CHARS, flight_chars: int | None = None, measure: Callable[[str], int] | None = None
+) -> dict[str, str]:
     """The text of each column (:data:`COLUMNS`) of ``row`` at ``now``, the title cut to
     ``title_chars`` characters, the call in flight with its age to ``flight_chars`` (``None``:
-    the call to :data:`FLIGHT_CHARS`); a cut ends in ``…``; safe to draw."""
+    the call to :data:`FLIGHT_CHARS`); cells instead of characters with ``measure``
+    (:func:`fit_line`); a cut ends in ``…``; safe to draw."""
     f = row.facts
     info, warn, error = _anomaly_counts(row)
     anomalies = " ".join(f"{n}{s}" for n, s in ((error, "E"), (warn, "W"), (info, "I")) if n)
@@ -192,9 +208,9 @@ def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS, flight_
     return {
         "state": row.status.state,
         "project": one_line(f.project, 24),
-        "title": one_line(f.title, title_chars) or one_line(f.session_id[:8], 8),
+        "title": fit_line(f.title, title_chars, measure) or one_line(f.session_id[:8], 8),
         "agent": agent_cell(f),
-        "flight": _flight(row, now, flight_chars),
+        "flight": _flight(row, now, flight_chars, measure),
         "anomalies": anomalies,
         "tokens": fmt_short(f.tokens),
         "cost": fmt_usd(f.cost_usd),

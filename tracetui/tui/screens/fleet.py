@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -158,7 +159,7 @@ class FleetScreen(Screen[None]):
             mk = (r.facts, r.status.state, r.rates, r.budget, chars, flight_age(r, now))
             got = self._memo.get(r.facts.key)
             if got is None or got[0] != mk:
-                c = row_cells(r, now, *chars)
+                c = row_cells(r, now, *chars, measure=cell_len)  # the widths are cells
                 got = (mk, tuple(c[k] for k in cols), tuple(_style_of(k, c[k]) for k in cols))
             memo[r.facts.key] = got
             keys.append(r.facts.key)
@@ -172,8 +173,6 @@ class FleetScreen(Screen[None]):
         width, and the views' limit of the call in flight), narrower when the table measured from ``cells`` is wider
         than the terminal: those two columns give way first, down to their minimum
         (:func:`~tracetui.views.fleet_table.give_way`); what still does not fit scrolls sideways."""
-        from rich.cells import cell_len
-
         from tracetui.tui.widgets.fleet_rows import MAX_WIDTH
 
         if not cells:

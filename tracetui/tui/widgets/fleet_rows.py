@@ -130,10 +130,15 @@ class FleetRows(ScrollView, can_focus=True):
 
     # -- drawing -----------------------------------------------------------------------------
     def _held(self) -> int:
-        """How many leading columns stay in view: :attr:`frozen`, none when they would take
-        more than half the widget's width (a very narrow terminal scrolls every column)."""
-        held = 1 + sum(w + 2 for w in self.widths[: self.frozen])
-        return self.frozen if 2 * held <= self.size.width else 0
+        """How many leading columns stay in view: of the :attr:`frozen` ones, as many as take
+        half the widget's width at most (a long project name: only the state stays)."""
+        held, x = 0, 1
+        for w in self.widths[: self.frozen]:
+            x += w + 2
+            if 2 * x > self.size.width:
+                break
+            held += 1
+        return held
 
     def _starts(self) -> list[int]:
         """Where each scrolling column starts, in cells from the first scrolling one."""
