@@ -104,15 +104,21 @@ def _warn(line: str) -> None:
 
 
 def render_table(rows: list, fleet_line: str, now: float) -> str:
-    """The rows as a text table, columns padded, with the fleet's line under it."""
+    """The rows as a text table, columns padded to the cells they take, with the fleet's line under it."""
+    from rich.cells import cell_len
+
     from tracetui.views.fleet_table import COLUMNS, row_cells
 
     cells = [row_cells(r, now) for r in rows]
     heads = [h for _, h in COLUMNS]
-    widths = [max([len(h)] + [len(c[k]) for c in cells]) for (k, _), h in zip(COLUMNS, heads)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip()]
+    widths = [max([cell_len(h)] + [cell_len(c[k]) for c in cells]) for (k, _), h in zip(COLUMNS, heads)]
+
+    def pad(text: str, w: int) -> str:  # in terminal cells: a CJK character takes two
+        return text + " " * (w - cell_len(text))
+
+    lines = ["  ".join(pad(h, w) for h, w in zip(heads, widths)).rstrip()]
     for c in cells:
-        lines.append("  ".join(c[k].ljust(w) for (k, _), w in zip(COLUMNS, widths)).rstrip())
+        lines.append("  ".join(pad(c[k], w) for (k, _), w in zip(COLUMNS, widths)).rstrip())
     lines.append("")
     lines.append(fleet_line)
     return "\n".join(lines)
