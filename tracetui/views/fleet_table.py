@@ -65,8 +65,9 @@ COLUMNS = (
 #: characters the title and the call in flight keep at most
 TITLE_CHARS = 60
 FLIGHT_CHARS = 40
-#: characters they keep at least when they give way to the other columns (a narrow terminal)
-TITLE_MIN = 12
+#: characters they keep at least when they give way to the other columns (a narrow terminal;
+#: the title's heading, "Title or goal", stays whole)
+TITLE_MIN = 13
 FLIGHT_MIN = 16
 
 

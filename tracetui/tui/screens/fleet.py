@@ -169,9 +169,9 @@ class FleetScreen(Screen[None]):
         return keys, cells, styles
 
     def _give_way(self, cells: list, cols: list[str], want: tuple[int, int | None]) -> tuple[int, int | None]:
-        """``(title, flight)`` characters: ``want`` (:func:`title_chars` of the terminal's
-        width, and the views' limit of the call in flight), narrower when the table measured from ``cells`` is wider
-        than the terminal: those two columns give way first, down to their minimum
+        """``(title, flight)`` cells: ``want`` (:func:`title_chars` of the terminal's width,
+        and the views' limit of the call in flight), narrower when the table measured from
+        ``cells`` is wider than the terminal: those two columns give way first, to their minimum
         (:func:`~tracetui.views.fleet_table.give_way`); what still does not fit scrolls sideways."""
         from tracetui.tui.widgets.fleet_rows import MAX_WIDTH
 
@@ -179,8 +179,7 @@ class FleetScreen(Screen[None]):
             return want
         ti, fi = cols.index("title"), cols.index("flight")
         widths = [min(MAX_WIDTH, max([cell_len(h)] + [cell_len(c[i]) for c in cells])) for i, (_, h) in enumerate(COLUMNS)]
-        title = max(cell_len(c[ti]) for c in cells)
-        flight = max(cell_len(c[fi]) for c in cells)
+        title, flight = widths[ti], widths[fi]
         table = 1 + sum(widths) + 2 * len(widths)  # a cell before the first column, two after each
         excess = table - (self.app.size.width - 1)  # the vertical scrollbar
         if excess <= 0:
