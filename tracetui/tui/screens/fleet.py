@@ -80,7 +80,7 @@ class FleetScreen(Screen[None]):
         self._summary = ""
         self._detail = ""
         self._pending = False
-        self._memo: dict[str, tuple] = {}
+        self._memo: dict[tuple, tuple] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("", id="fleet-summary")
@@ -141,31 +141,33 @@ class FleetScreen(Screen[None]):
             empty.update(Text("No session yet: they appear here as they are read (Escape: the monitor).", style="dim"))
         cols = [c for c, _ in COLUMNS]
         want: tuple[int, int | None] = (title_chars(self.app.size.width), None)
-        keys, cells, styles = self._cells(rows, now, cols, want)
+        memo: dict[tuple, tuple] = {}
+        keys, cells, styles = self._cells(rows, now, cols, want, memo)
         fit = self._give_way(cells, cols, want)
         if fit != want:  # only the title and flight cells change: the others are as measured
-            keys, cells, styles = self._cells(rows, now, cols, fit)
+            keys, cells, styles = self._cells(rows, now, cols, fit, memo)
+        self._memo = memo  # both passes' cells: the next refresh finds each
         self.query_one(FleetRows).set_rows(keys, cells, styles)
         self._show_detail()
 
-    def _cells(self, rows: list, now: float, cols: list[str], chars: tuple[int, int | None]) -> tuple[list, list, list]:
+    def _cells(self, rows: list, now: float, cols: list[str], chars: tuple[int, int | None], memo: dict) -> tuple[list, list, list]:
         """``(keys, cells, styles)`` of ``rows`` with the title and the call in flight cut to
-        ``chars`` characters (``(title, flight)``; flight ``None``: the views' own limit)."""
+        ``chars`` cells (``(title, flight)``; flight ``None``: the views' own limit); the cells
+        made go into ``memo`` by ``(session, chars)``."""
         keys, cells, styles = [], [], []
-        memo = {}
         for r in rows:
             # a row's cells change with its facts, state, rates, budget and the age of its call
             # (to the minute past the first): the same inputs, the same cells (no work per tick)
-            mk = (r.facts, r.status.state, r.rates, r.budget, chars, flight_age(r, now))
-            got = self._memo.get(r.facts.key)
+            mk = (r.facts, r.status.state, r.rates, r.budget, flight_age(r, now))
+            at = (r.facts.key, chars)
+            got = self._memo.get(at)
             if got is None or got[0] != mk:
                 c = row_cells(r, now, *chars, measure=cell_len)  # the widths are cells
                 got = (mk, tuple(c[k] for k in cols), tuple(_style_of(k, c[k]) for k in cols))
-            memo[r.facts.key] = got
+            memo[at] = got
             keys.append(r.facts.key)
             cells.append(got[1])
             styles.append(got[2])
-        self._memo = memo
         return keys, cells, styles
 
     def _give_way(self, cells: list, cols: list[str], want: tuple[int, int | None]) -> tuple[int, int | None]:

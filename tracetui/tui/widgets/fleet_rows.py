@@ -169,7 +169,9 @@ class FleetRows(ScrollView, can_focus=True):
             text = self._cell(i, values[i])
             w = cell_len(text)
             a, b = max(x, left), min(x + w, right)
-            if a < b:
+            if a == x and b == x + w:  # the whole cell in view
+                segs.append(Segment(text, base + styles[i]))
+            elif a < b:
                 cell = Strip([Segment(text, base + styles[i])], w)
                 seen = "".join(sg.text for sg in cell.crop(a - x, b - x))
                 if b < x + w and "".join(sg.text for sg in cell.crop(b - x, w)).strip():
