@@ -193,3 +193,13 @@ def test_a_cut_in_cells_keeps_wide_characters_to_their_cells() -> None:
     got = fit_line(title, 12, cell_len)
     assert cell_len(got) <= 12 and got.endswith("…") and got.startswith("修复登录")
     assert fit_line("Add a health endpoint", 12, cell_len) == fit_line("Add a health endpoint", 12)
+
+
+def test_the_help_names_the_fleet_keys() -> None:
+    from tracetui.tui.screens.help import FLEET_KEYS
+
+    names = {"up": "up", "down": "down", "left": "left", "right": "right", "home": "Home", "end": "End", "enter": "Enter"}
+    names |= {"ctrl+home": "Ctrl+Home", "ctrl+end": "Ctrl+End"}
+    for b in FleetRows.BINDINGS:
+        if b.key in names:
+            assert names[b.key] in FLEET_KEYS, b.key
