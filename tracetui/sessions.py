@@ -66,7 +66,7 @@ def sessions_data(
     the projects folder written in the last ``hours`` hours (``None``: all) at ``now`` (epoch
     seconds), sorted by attention, and :func:`~tracetui.views.fleet_table.fleet_json`.
     ``warn(line)`` hears of a session that could not be read (default: stderr)."""
-    from tracetui.ingest.discover import list_sessions
+    from tracetui.ingest.discover import is_session, list_sessions
     from tracetui.session.open import load_state, save_store
     from tracetui.session.user_settings import load_user_settings
     from tracetui.views.fleet import FleetRules, session_facts
@@ -83,14 +83,14 @@ def sessions_data(
     cutoff = None if hours is None else now - hours * 3600
     pairs = []
     for info in list_sessions():
-        if cutoff is not None and info.mtime < cutoff:
+        if (cutoff is not None and info.mtime < cutoff) or not is_session(info):  # a stray file is no session
             continue
         try:
             reader, state = load_state([info.path], subagents, use_cache)
         except Exception as exc:  # one unreadable session must not hide the others
             (warn or _warn)(f"{info.path}: {exc}")
             continue
-        pairs.append((session_facts(state, str(info.path), info.project, getattr(info, "agent", "claude")), info.mtime))
+        pairs.append((session_facts(state, str(info.path), info.project, info.agent, info.role), info.mtime))
         try:
             save_store(reader)
         except Exception:
@@ -104,15 +104,21 @@ def _warn(line: str) -> None:
 
 
 def render_table(rows: list, fleet_line: str, now: float) -> str:
-    """The rows as a text table, columns padded, with the fleet's line under it."""
+    """The rows as a text table, columns padded to the cells they take, with the fleet's line under it."""
+    from rich.cells import cell_len
+
     from tracetui.views.fleet_table import COLUMNS, row_cells
 
     cells = [row_cells(r, now) for r in rows]
     heads = [h for _, h in COLUMNS]
-    widths = [max([len(h)] + [len(c[k]) for c in cells]) for (k, _), h in zip(COLUMNS, heads)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip()]
+    widths = [max([cell_len(h)] + [cell_len(c[k]) for c in cells]) for (k, _), h in zip(COLUMNS, heads)]
+
+    def pad(text: str, w: int) -> str:  # in terminal cells: a CJK character takes two
+        return text + " " * (w - cell_len(text))
+
+    lines = ["  ".join(pad(h, w) for h, w in zip(heads, widths)).rstrip()]
     for c in cells:
-        lines.append("  ".join(c[k].ljust(w) for (k, _), w in zip(COLUMNS, widths)).rstrip())
+        lines.append("  ".join(pad(c[k], w) for (k, _), w in zip(COLUMNS, widths)).rstrip())
     lines.append("")
     lines.append(fleet_line)
     return "\n".join(lines)

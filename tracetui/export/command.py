@@ -127,13 +127,13 @@ def export_session(
 
 
 def _targets(ns: argparse.Namespace) -> list[Path]:
-    from tracetui.ingest.discover import DiscoveryError, list_sessions, projects_dir
+    from tracetui.ingest.discover import DiscoveryError, projects_dir, transcript_sessions
     from tracetui.session.open import resolve_paths
 
     if ns.all:
         if ns.paths:
             raise DiscoveryError("--all exports every session; name no transcript with it")
-        found = [s.path for s in list_sessions()]
+        found = [s.path for s in transcript_sessions()]  # stray files are no sessions
         if not found:
             raise DiscoveryError(f"no sessions under {projects_dir()}")
         return found

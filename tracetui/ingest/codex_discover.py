@@ -26,6 +26,7 @@ __all__ = [
     "codex_trees",
     "rollout_meta",
     "is_rollout",
+    "rollout_role",
     "rollouts",
     "child_rollouts",
     "child_places",
@@ -47,6 +48,12 @@ class RolloutMeta:
     cwd: str
     parent_id: str | None
     timestamp: str
+    #: what the rollout is when its ``source`` says it is a subagent's but names no parent
+    #: (``{"subagent": "review"}``, written by ``codex review``): that word (``"review"``), or
+    #: ``"subagent"`` for another shape; ``""`` for a top-level session and for a child whose
+    #: parent is named (codex-format.md, "Subagents and forks", says how those are linked; it
+    #: says of no link for these, so they stay sessions of their own, labelled)
+    role: str = ""
 
 
 class _Payload(msgspec.Struct):
@@ -79,19 +86,28 @@ def codex_trees(home: Path | None = None) -> tuple[Path, Path]:
     return home / "sessions", home / "archived_sessions"
 
 
-def _parent_of(source: msgspec.Raw) -> str | None:
+#: characters of a ``source.subagent`` word kept as a role (it is file text)
+ROLE_CHARS = 24
+
+
+def _source_of(source: msgspec.Raw) -> tuple[str | None, str]:
+    """``(parent thread id, role)`` of a ``session_meta.source`` (see :class:`RolloutMeta`)."""
     if not bytes(source).lstrip().startswith(b"{"):
-        return None  # "cli", "exec", … : no parent
+        return None, ""  # "cli", "exec", … : a session of its own
     try:
         obj = _ANY.decode(source)
     except msgspec.DecodeError:
-        return None
-    if not isinstance(obj, dict):
-        return None
-    spawn = obj.get("subagent")
-    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+        return None, ""
+    if not isinstance(obj, dict) or "subagent" not in obj:
+        return None, ""
+    sub = obj["subagent"]
+    if isinstance(sub, str) and sub.strip():
+        return None, " ".join(sub.split())[:ROLE_CHARS]
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
     pid = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
-    return pid if isinstance(pid, str) and pid else None
+    if isinstance(pid, str) and pid:
+        return pid, ""
+    return None, "subagent"
 
 
 def parse_first_line(line: bytes) -> RolloutMeta | None:
@@ -107,8 +123,9 @@ def parse_first_line(line: bytes) -> RolloutMeta | None:
     p = rec.payload
     if rec.type != "session_meta" or p is None or not p.id:
         return None
-    parent = _parent_of(p.source) or p.forked_from_id or None
-    return RolloutMeta(p.id, p.cwd or "", parent, p.timestamp or "")
+    parent, role = _source_of(p.source)
+    parent = parent or p.forked_from_id or None
+    return RolloutMeta(p.id, p.cwd or "", parent, p.timestamp or "", "" if parent else role)
 
 
 #: path -> (stamp, length, meta): a file's first line is read once. A first line that is whole
@@ -153,6 +170,13 @@ def rollout_meta(path: Path) -> RolloutMeta | None:
     if not stat.S_ISREG(st.st_mode):
         return None
     return _meta_for(os.fspath(path), st)
+
+
+def rollout_role(path: Path) -> str:
+    """The :attr:`RolloutMeta.role` of rollout ``path`` (``"review"``, ``"subagent"``), ``""``
+    for a top-level session or when ``path`` is no rollout. Reads the first line at most once."""
+    meta = rollout_meta(path)
+    return meta.role if meta is not None else ""
 
 
 def is_rollout(path: Path) -> bool:

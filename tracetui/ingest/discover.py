@@ -29,6 +29,8 @@ __all__ = [
     "projects_dir",
     "list_sessions",
     "newest_session",
+    "is_session",
+    "transcript_sessions",
     "opens_a_transcript",
     "find_session",
     "subagent_files",
@@ -47,7 +49,9 @@ class DiscoveryError(Exception):
 @dataclass(frozen=True)
 class SessionInfo:
     """A main transcript: its path, session id, project, size in bytes, modification time in
-    seconds since the epoch, and the agent that wrote it (``"claude"`` | ``"codex"``).
+    seconds since the epoch, the agent that wrote it (``"claude"`` | ``"codex"``), and its
+    ``role``: ``""``, or for a Codex rollout that says it is a subagent's but names no parent
+    (a ``codex review`` run) what it says it is (``"review"``: ``RolloutMeta.role``).
 
     Claude Code: the id is the file stem, the project the project folder's name. Codex CLI: the
     id is the thread id and the project the ``cwd`` of the rollout's ``session_meta``."""
@@ -58,6 +62,7 @@ class SessionInfo:
     size: int
     mtime: float
     agent: str = "claude"
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,8 +104,9 @@ def where_sessions(agent: str | None = None, root: Path | None = None) -> str:
 def list_sessions(root: Path | None = None, agent: str | None = None, codex_root: Path | None = None) -> list[SessionInfo]:
     """Every main transcript, newest first: Claude Code sessions under ``root`` (default
     :func:`projects_dir`) and Codex CLI rollouts under ``codex_root`` (default :func:`codex_dir`;
-    ``sessions/`` and ``archived_sessions/``), child rollouts left out (they are subagents of
-    their parent: :func:`subagent_files`). ``agent`` (``"claude"`` | ``"codex"``) keeps one.
+    ``sessions/`` and ``archived_sessions/``), child rollouts that name their parent left out
+    (they are subagents of their parent: :func:`subagent_files`); one that names none (a
+    review) is listed, with its :attr:`SessionInfo.role`. ``agent`` (``"claude"`` | ``"codex"``) keeps one.
 
     Missing or unreadable folders give an empty list, never an error. A ``*.jsonl`` that is
     not a regular file (a FIFO, a socket, a device) is no session and is left out.
@@ -109,7 +115,7 @@ def list_sessions(root: Path | None = None, agent: str | None = None, codex_root
     if agent != "claude":
         for p, st, meta in codex_discover.rollouts(codex_root):
             if meta.parent_id is None:
-                out.append(SessionInfo(p, meta.thread_id, meta.cwd or "?", st.st_size, st.st_mtime, "codex"))
+                out.append(SessionInfo(p, meta.thread_id, meta.cwd or "?", st.st_size, st.st_mtime, "codex", meta.role))
     if agent != "codex":
         out += _claude_sessions(root or projects_dir())
     out.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)
@@ -140,16 +146,25 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
     return out
 
 
+def is_session(info: SessionInfo) -> bool:
+    """Whether a listed file is a session to show where no session was named (the newest
+    session, ``--all``, the fleet, the session switcher, ``tracetui sessions``): a Claude Code
+    ``*.jsonl`` whose first line is a transcript record (:func:`opens_a_transcript`; an empty,
+    binary or other-JSON file is a stray, not a session), or a rollout (one by its first record
+    already). Reads at most the first line of a Claude Code file; never raises."""
+    return info.agent == "codex" or opens_a_transcript(info.path)
+
+
+def transcript_sessions(root: Path | None = None, agent: str | None = None, codex_root: Path | None = None) -> list[SessionInfo]:
+    """:func:`list_sessions` without the stray files (:func:`is_session`), newest first."""
+    return [s for s in list_sessions(root, agent, codex_root) if is_session(s)]
+
+
 def newest_session(root: Path | None = None, agent: str | None = None) -> SessionInfo | None:
-    """The most recently modified main transcript of either agent (or of ``agent``), or
-    ``None`` when there is none. See :func:`list_sessions`. A Claude Code ``*.jsonl`` whose first
-    line is no transcript record (empty, binary, not a JSON object: :func:`opens_a_transcript`)
-    is skipped: with no session named, a stray file is not "the newest session" (a rollout is
-    one by its first record already)."""
-    for s in list_sessions(root, agent):
-        if s.agent == "codex" or opens_a_transcript(s.path):
-            return s
-    return None
+    """The most recently modified main transcript of either agent (or of ``agent``) that is a
+    session (:func:`is_session`: with no session named, a stray file is not "the newest
+    session"), or ``None`` when there is none. See :func:`list_sessions`."""
+    return next((s for s in list_sessions(root, agent) if is_session(s)), None)
 
 
 def find_session(ident: str, root: Path | None = None, agent: str | None = None) -> SessionInfo:

@@ -20,6 +20,8 @@ __all__ = ["opens_a_transcript", "SNIFF_BYTES"]
 
 #: bytes read from the start of a file to judge its first line
 SNIFF_BYTES = 1 << 16
+#: bytes read first (most first lines are shorter; the session lists judge every file)
+FIRST_READ = 1 << 12
 
 _any = msgspec.json.Decoder()
 #: files whose complete first line was a record: ``(path, device, inode)``; a transcript only
@@ -47,7 +49,9 @@ def opens_a_transcript(path: Path) -> bool:
             key = (str(path), st.st_dev, st.st_ino)
             if key in _known:
                 return True
-            data = f.read(SNIFF_BYTES)
+            data = f.read(FIRST_READ)
+            if len(data) == FIRST_READ and b"\n" not in data:  # a long first line: read on to SNIFF_BYTES
+                data += f.read(SNIFF_BYTES - FIRST_READ)
     except OSError:
         return False
     data = data.lstrip(b" \t\r\n")

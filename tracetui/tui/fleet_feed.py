@@ -19,6 +19,7 @@ from typing import Any
 
 from textual.message import Message
 
+from tracetui.ingest.codex_discover import rollout_role
 from tracetui.model.state import RunState
 from tracetui.views.fleet import SessionFacts, session_facts
 from tracetui.views.fleet_table import Budgets, FleetRow, fleet_rows
@@ -103,7 +104,8 @@ class FleetFeed:
     def compute(self, key: str, state: RunState, written: float | None, project: str = "", agent: str = "claude") -> None:
         """Compute and keep the facts of ``state`` now (the caller's thread); tell the screen."""
         try:
-            facts = session_facts(state, key, project or Path(key).parent.name, agent)
+            role = rollout_role(Path(key)) if state.agent == "codex" else ""  # read once per file (cached)
+            facts = session_facts(state, key, project or Path(key).parent.name, agent, role)
         except Exception:  # a fleet bug must not stop the session's own view
             return
         with self._lock:

@@ -78,7 +78,7 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
     import math
 
     from tracetui.ingest.codex_discover import rollout_meta
-    from tracetui.ingest.discover import list_sessions, newest_session, opens_a_transcript, resolve_target, where_sessions
+    from tracetui.ingest.discover import is_session, list_sessions, newest_session, resolve_target, where_sessions
 
     ns = parser(subcommands).parse_args(list(argv))
     if ns.hours is None:
@@ -131,7 +131,7 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
         for info in list_sessions(agent=ns.agent):
             if info.mtime < cutoff or str(info.path) in have:
                 continue
-            if info.agent == "codex" or opens_a_transcript(info.path):  # a stray file is no session
+            if is_session(info):  # a stray file is no session
                 s.sessions.append(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"))
         if not s.sessions and not ns.demo:
             s.demo = True

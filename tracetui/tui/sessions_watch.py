@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tracetui.ingest.discover import SessionInfo, list_sessions, projects_dir
+from tracetui.ingest.discover import SessionInfo, is_session, list_sessions, projects_dir
 from tracetui.tui.messages import SessionsFound
 
 __all__ = ["SessionsWatch", "POLL_SECONDS", "KEY", "CODEX_FOLDERS"]
@@ -92,6 +92,8 @@ class SessionsWatch:
                 self.known.add(key)
                 continue
             if cutoff is not None and s.mtime < cutoff:
+                continue
+            if not is_session(s):  # a stray file (empty so far, other JSON): looked at again next time
                 continue
             self.known.add(key)
             new.append(s)

@@ -64,6 +64,7 @@ __all__ = [
     "attention_key",
     "quiet_seconds",
     "context_usage",
+    "context_fill",
     "rules_help",
 ]
 
@@ -141,6 +142,9 @@ class SessionFacts(msgspec.Struct, frozen=True):
     minutes: tuple[tuple[int, int, float], ...] = ()
     day_usd: tuple[tuple[str, float], ...] = ()
     records: int = 0
+    #: what a Codex rollout that names no parent says it is (``"review"``; ``""`` for a session
+    #: of its own: :attr:`tracetui.ingest.discover.SessionInfo.role`)
+    role: str = ""
 
 
 class Status(msgspec.Struct, frozen=True):
@@ -197,6 +201,16 @@ def context_usage(state: RunState, scan: int = TAIL_SCAN) -> tuple[int, Anchor |
     return 0, None
 
 
+def context_fill(used: int, window: int) -> float | None:
+    """The share of the context window a session holds, ``used / window`` (tokens) clamped to
+    ``0..1``; ``None`` when the window is unknown (``window <= 0``). A count beyond the window
+    (an assumed window too small, a hostile or torn usage record) reads as full, and a negative
+    one as empty: the counts themselves are kept as they are by whoever shows this."""
+    if window <= 0:
+        return None
+    return min(1.0, max(0.0, used / window))
+
+
 def _day_usd(state: RunState) -> tuple[tuple[str, float], ...]:
     from tracetui.model.pricing import estimate_cost
 
@@ -209,12 +223,13 @@ def _day_usd(state: RunState) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
-def session_facts(state: RunState, key: str = "", project: str = "", agent: str = "claude") -> SessionFacts:
+def session_facts(state: RunState, key: str = "", project: str = "", agent: str = "claude", role: str = "") -> SessionFacts:
     """The facts of ``state`` for the rules and the fleet's columns (pure; reads the last
     :data:`TAIL_SCAN` main-thread events and the last hour of usage events of each file).
     ``key`` names the session (its main path), ``project`` its project folder (shown when the
     state names no working folder; else that folder's last part), ``agent`` the agent that
-    wrote it (``claude``, ``codex``)."""
+    wrote it (``claude``, ``codex``), ``role`` what a rollout naming no parent says it is
+    (``"review"``, from discovery: ``SessionInfo.role``)."""
     main = state.main
     kind, turn_seq, turn_ts = _tail(state)
     turn_t = parse_ts(turn_ts)
@@ -264,6 +279,7 @@ def session_facts(state: RunState, key: str = "", project: str = "", agent: str 
         minutes=minute_series(state),
         day_usd=_day_usd(state),
         records=state.counters.records,
+        role=role,
     )
 
 

@@ -6,13 +6,14 @@ as JSON; and the fleet's summary line (burn rates, sparkline, the daily budget).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
 import msgspec
 
+from tracetui.ingest.codex_discover import ROLE_CHARS
 from tracetui.model.timestamps import fmt_span
 from tracetui.views.burn import (
     Rate,
@@ -24,7 +25,7 @@ from tracetui.views.burn import (
     sparkline,
     spent_on,
 )
-from tracetui.views.fleet import FleetRules, SessionFacts, Status, attention_key, classify
+from tracetui.views.fleet import FleetRules, SessionFacts, Status, attention_key, classify, context_fill
 from tracetui.views.format import fmt_short, fmt_usd
 from tracetui.views.safe import cut_redacted, safe_text
 
@@ -34,11 +35,14 @@ __all__ = [
     "FleetRow",
     "fleet_rows",
     "row_cells",
+    "give_way",
     "row_detail",
+    "agent_cell",
     "row_json",
     "fleet_json",
     "fleet_summary",
     "one_line",
+    "fit_line",
     "coarse_age",
     "flight_age",
     "utc_day_of",
@@ -61,6 +65,10 @@ COLUMNS = (
 #: characters the title and the call in flight keep at most
 TITLE_CHARS = 60
 FLIGHT_CHARS = 40
+#: characters they keep at least when they give way to the other columns (a narrow terminal;
+#: the title's heading, "Title or goal", stays whole)
+TITLE_MIN = 13
+FLIGHT_MIN = 16
 
 
 class Budgets(msgspec.Struct, frozen=True):
@@ -86,6 +94,18 @@ def one_line(text: str, limit: int) -> str:
     """``text`` on one line (whitespace runs as one space), its secrets masked, cut to ``limit``
     characters, with no terminal control character (transcript text is data)."""
     return safe_text(cut_redacted(" ".join(text.split()), limit))
+
+
+def fit_line(text: str, limit: int, measure: Callable[[str], int] | None = None) -> str:
+    """:func:`one_line` of ``text`` in at most ``limit`` characters, or with ``measure`` (the
+    cells a string takes on a terminal, e.g. ``rich.cells.cell_len``: a CJK character takes
+    two) in at most ``limit`` cells; a cut ends in ``…``."""
+    out = one_line(text, limit)
+    n = limit
+    while measure is not None and n > 1 and measure(out) > limit:
+        n -= max(1, (measure(out) - limit) // 2)
+        out = one_line(text, max(1, n))
+    return out
 
 
 def utc_day_of(now: float) -> str:
@@ -155,34 +175,43 @@ def flight_age(row: FleetRow, now: float) -> str:
     return coarse_age(max(0.0, now - f[0].started))
 
 
-def _flight(row: FleetRow, now: float) -> str:
+def _flight(row: FleetRow, now: float, chars: int | None = None, measure: Callable[[str], int] | None = None) -> str:
+    """The first call in flight (cut to :data:`FLIGHT_CHARS`, ending in ``…``), its age and
+    how many more; with ``chars``, the whole in at most that many characters (cells with
+    ``measure``: :func:`fit_line`), the call cut further, its age and count whole."""
     f = row.facts.in_flight
     if not f:
         return ""
     c = f[0]
     age = f" {flight_age(row, now)}" if c.started is not None else ""
     more = f" +{len(f) - 1}" if len(f) > 1 else ""
-    return one_line(f"{c.tool}({c.brief})", FLIGHT_CHARS) + age + more
+    call = FLIGHT_CHARS if chars is None else min(FLIGHT_CHARS, max(4, chars - len(age) - len(more)))
+    return fit_line(f"{c.tool}({c.brief})", call, measure) + age + more
 
 
 def _hour(row: FleetRow) -> Rate:
     return row.rates[-1]
 
 
-def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS) -> dict[str, str]:
+def row_cells(
+    row: FleetRow, now: float, title_chars: int = TITLE_CHARS, flight_chars: int | None = None, measure: Callable[[str], int] | None = None
+) -> dict[str, str]:
     """The text of each column (:data:`COLUMNS`) of ``row`` at ``now``, the title cut to
-    ``title_chars`` characters; safe to draw."""
+    ``title_chars`` characters, the call in flight with its age to ``flight_chars`` (``None``:
+    the call to :data:`FLIGHT_CHARS`); cells instead of characters with ``measure``
+    (:func:`fit_line`); a cut ends in ``…``; safe to draw."""
     f = row.facts
     info, warn, error = _anomaly_counts(row)
     anomalies = " ".join(f"{n}{s}" for n, s in ((error, "E"), (warn, "W"), (info, "I")) if n)
     hour = _hour(row)
-    fill = f"{100 * f.context_used // f.context_window}%" if f.context_window and f.context_used else ""
+    share = context_fill(f.context_used, f.context_window)
+    fill = f"{int(round(100 * share, 6))}%" if share is not None and f.context_used else ""  # 6 places: 0.29 * 100 is 28.99…
     return {
         "state": row.status.state,
         "project": one_line(f.project, 24),
-        "title": one_line(f.title, title_chars) or one_line(f.session_id[:8], 8),
-        "agent": one_line(f.agent, 8),
-        "flight": _flight(row, now),
+        "title": fit_line(f.title, title_chars, measure) or one_line(f.session_id[:8], 8),
+        "agent": agent_cell(f),
+        "flight": _flight(row, now, flight_chars, measure),
         "anomalies": anomalies,
         "tokens": fmt_short(f.tokens),
         "cost": fmt_usd(f.cost_usd),
@@ -192,11 +221,36 @@ def row_cells(row: FleetRow, now: float, title_chars: int = TITLE_CHARS) -> dict
     }
 
 
+def agent_cell(facts: SessionFacts) -> str:
+    """The agent column: the agent (``claude``, ``codex``), and what a rollout that names no
+    parent says it is (``codex review``): such a run is listed as a session of its own, and the
+    column says so. Safe to draw."""
+    return one_line(f"{facts.agent} {facts.role}" if facts.role else facts.agent, 8 + ROLE_CHARS)
+
+
+def give_way(title: int, flight: int, excess: int) -> tuple[int, int]:
+    """The title's and the call in flight's widths (cells) when the table is ``excess`` cells
+    wider than the view: the wider of the two gives a cell, then again, until the excess is
+    gone or both are at their minimum (:data:`TITLE_MIN`, :data:`FLIGHT_MIN`; a column
+    narrower than that already keeps its width)."""
+    t_min, f_min = min(title, TITLE_MIN), min(flight, FLIGHT_MIN)
+    while excess > 0 and (title > t_min or flight > f_min):
+        if title - t_min >= flight - f_min:
+            title -= 1
+        else:
+            flight -= 1
+        excess -= 1
+    return title, flight
+
+
 def row_detail(row: FleetRow) -> str:
-    """One line about ``row``: its state and why, the budget when one is set (safe to draw)."""
+    """One line about ``row``: its state and why, the budget when one is set, and for a
+    rollout naming no parent (a review) that its parent session is not known (safe to draw)."""
     out = f"{row.status.state}: {one_line(row.status.reason, 200)}"
     if row.budget is not None:
         out += f" · {row.budget.text}"
+    if row.facts.role:
+        out += f" · a Codex {one_line(row.facts.role, ROLE_CHARS)} run: its rollout names no parent session"
     return out
 
 
@@ -207,7 +261,9 @@ def _num(x: float | None) -> float | None:
 def row_json(row: FleetRow, now: float) -> dict[str, Any]:
     """``row`` as a JSON object: the columns' values unformatted (times in epoch seconds,
     tokens, USD; transcript text as it is: the caller masks secrets, e.g.
-    :func:`tracetui.views.safe.redact_json`)."""
+    :func:`tracetui.views.safe.redact_json`). ``context``: ``used`` and ``window`` (tokens) as
+    counted, and ``fill``, their ratio clamped to ``0..1`` (:func:`~tracetui.views.fleet.context_fill`;
+    ``null`` with no window)."""
     f = row.facts
     info, warn, error = _anomaly_counts(row)
     flight = [
@@ -219,6 +275,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
         "project": f.project,
         "title": f.title,
         "agent": f.agent,
+        "role": f.role or None,
         "state": row.status.state,
         "reason": row.status.reason,
         "quiet_s": _num(row.status.quiet),
@@ -233,7 +290,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
         "context": {
             "used": f.context_used,
             "window": f.context_window,
-            "fill": _num(f.context_used / f.context_window) if f.context_window else None,
+            "fill": _num(context_fill(f.context_used, f.context_window)),
         },
         "budget": None
         if row.budget is None

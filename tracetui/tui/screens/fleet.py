@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -22,7 +23,7 @@ from textual.widgets import Footer, Static
 from tracetui.tui.fleet_feed import FleetChanged, FleetFeed
 from tracetui.tui.settings import SessionSpec
 from tracetui.tui.widgets.fleet_rows import FleetRows
-from tracetui.views.fleet_table import COLUMNS, FleetRow, fleet_summary, flight_age, row_cells, row_detail
+from tracetui.views.fleet_table import COLUMNS, FleetRow, fleet_summary, flight_age, give_way, row_cells, row_detail
 
 __all__ = ["FleetScreen", "STATE_STYLE", "title_chars"]
 
@@ -56,6 +57,8 @@ def _style_of(col: str, text: str) -> str:
 
 #: columns drawn right-aligned
 _RIGHT = frozenset({"tokens", "cost", "hour_tokens", "hour_cost", "context"})
+#: leading columns (state, project) that stay in view while a wide table scrolls sideways
+FROZEN = 2
 
 
 class FleetScreen(Screen[None]):
@@ -77,11 +80,11 @@ class FleetScreen(Screen[None]):
         self._summary = ""
         self._detail = ""
         self._pending = False
-        self._memo: dict[str, tuple] = {}
+        self._memo: dict[tuple, tuple] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("", id="fleet-summary")
-        yield FleetRows(COLUMNS, _RIGHT, id="fleet-rows")
+        yield FleetRows(COLUMNS, _RIGHT, frozen=FROZEN, id="fleet-rows")
         yield Static("", id="fleet-empty")
         yield Static("", id="fleet-detail")
         yield Footer()
@@ -101,12 +104,12 @@ class FleetScreen(Screen[None]):
     def discover(self, follow: object) -> None:
         """Follow the sessions active in the window that have no tab through ``follow`` (the
         app's; lists the projects folder, in a thread); their facts arrive like the tabs'."""
-        from tracetui.ingest.discover import list_sessions
+        from tracetui.ingest.discover import is_session, list_sessions
 
         app = self.app
         s = app.settings  # type: ignore[attr-defined]
         cutoff = s.clock() - s.fleet_hours * 3600
-        infos = [i for i in list_sessions(s.projects_root) if i.mtime >= cutoff]
+        infos = [i for i in list_sessions(s.projects_root) if i.mtime >= cutoff and is_session(i)]
         # sessions with a tab, or one to come (``--all`` mounts them in batches), are followed already
         open_keys = set(app.views) | {sp.key for sp in s.sessions}  # type: ignore[attr-defined]
         self.feed.follow_window(follow, infos, open_keys, s.subagents, s.use_cache)
@@ -137,49 +140,54 @@ class FleetScreen(Screen[None]):
             empty.display = not rows
             empty.update(Text("No session yet: they appear here as they are read (Escape: the monitor).", style="dim"))
         cols = [c for c, _ in COLUMNS]
-        want = title_chars(self.app.size.width)
-        keys, cells, styles = self._cells(rows, now, cols, want)
-        title = self._title_width(cells, cols, want)
-        if title != want:  # only the title cells change: the other columns are as measured
-            keys, cells, styles = self._cells(rows, now, cols, title)
+        want: tuple[int, int | None] = (title_chars(self.app.size.width), None)
+        memo: dict[tuple, tuple] = {}
+        keys, cells, styles = self._cells(rows, now, cols, want, memo)
+        fit = self._give_way(cells, cols, want)
+        if fit != want:  # only the title and flight cells change: the others are as measured
+            keys, cells, styles = self._cells(rows, now, cols, fit, memo)
+        self._memo = memo  # both passes' cells: the next refresh finds each
         self.query_one(FleetRows).set_rows(keys, cells, styles)
         self._show_detail()
 
-    def _cells(self, rows: list, now: float, cols: list[str], title: int) -> tuple[list, list, list]:
-        """``(keys, cells, styles)`` of ``rows`` with the title cut to ``title`` characters."""
+    def _cells(self, rows: list, now: float, cols: list[str], chars: tuple[int, int | None], memo: dict) -> tuple[list, list, list]:
+        """``(keys, cells, styles)`` of ``rows`` with the title and the call in flight cut to
+        ``chars`` cells (``(title, flight)``; flight ``None``: the views' own limit); the cells
+        made go into ``memo`` by ``(session, chars)``."""
         keys, cells, styles = [], [], []
-        memo = {}
         for r in rows:
             # a row's cells change with its facts, state, rates, budget and the age of its call
             # (to the minute past the first): the same inputs, the same cells (no work per tick)
-            mk = (r.facts, r.status.state, r.rates, r.budget, title, flight_age(r, now))
-            got = self._memo.get(r.facts.key)
+            mk = (r.facts, r.status.state, r.rates, r.budget, flight_age(r, now))
+            at = (r.facts.key, chars)
+            got = self._memo.get(at)
             if got is None or got[0] != mk:
-                c = row_cells(r, now, title)
+                c = row_cells(r, now, *chars, measure=cell_len)  # the widths are cells
                 got = (mk, tuple(c[k] for k in cols), tuple(_style_of(k, c[k]) for k in cols))
-            memo[r.facts.key] = got
+            memo[at] = got
             keys.append(r.facts.key)
             cells.append(got[1])
             styles.append(got[2])
-        self._memo = memo
         return keys, cells, styles
 
-    def _title_width(self, cells: list, cols: list[str], want: int) -> int:
-        """The title column's width: ``want`` (:func:`title_chars` of the terminal's), narrower
-        when the other columns' ``cells`` (a long call in flight) would push the last ones
-        off-screen and 12 cells or more make them fit; where nothing would make them fit (80
-        columns), ``want``."""
-        from rich.cells import cell_len
-
+    def _give_way(self, cells: list, cols: list[str], want: tuple[int, int | None]) -> tuple[int, int | None]:
+        """``(title, flight)`` cells: ``want`` (:func:`title_chars` of the terminal's width,
+        and the views' limit of the call in flight), narrower when the table measured from
+        ``cells`` is wider than the terminal: those two columns give way first, to their minimum
+        (:func:`~tracetui.views.fleet_table.give_way`); what still does not fit scrolls sideways."""
         from tracetui.tui.widgets.fleet_rows import MAX_WIDTH
 
         if not cells:
             return want
-        others = sum(
-            min(MAX_WIDTH, max([cell_len(h)] + [cell_len(c[i]) for c in cells])) for i, (k, h) in enumerate(COLUMNS) if k != "title"
-        )
-        room = self.app.size.width - others - 2 * len(cols) - 2  # two cells between columns, the scrollbar
-        return min(want, room) if room >= 12 else want
+        ti, fi = cols.index("title"), cols.index("flight")
+        widths = [min(MAX_WIDTH, max([cell_len(h)] + [cell_len(c[i]) for c in cells])) for i, (_, h) in enumerate(COLUMNS)]
+        title, flight = widths[ti], widths[fi]
+        table = 1 + sum(widths) + 2 * len(widths)  # a cell before the first column, two after each
+        excess = table - (self.app.size.width - 1)  # the vertical scrollbar
+        if excess <= 0:
+            return want
+        t, f = give_way(title, flight, excess)
+        return (min(want[0], t), f if f < flight else want[1])
 
     def _show_detail(self) -> None:
         """The highlighted row's state and why, under the table."""
@@ -196,7 +204,7 @@ class FleetScreen(Screen[None]):
         self._show_detail()
 
     def on_resize(self) -> None:
-        self.refresh_rows()  # the title column's width follows the terminal's
+        self.refresh_rows()  # the title's and the call in flight's widths follow the terminal's
 
     def on_fleet_rows_selected(self, event: FleetRows.Selected) -> None:
         """Enter: the session's tab (opened when it has none)."""

@@ -55,6 +55,14 @@ PANES = (
 )
 
 
+#: the fleet table's keys (tracetui/tui/widgets/fleet_rows.py)
+FLEET_KEYS = (
+    "Fleet keys: up/down move between rows, Enter opens the session's tab. A table wider than the"
+    " terminal scrolls sideways, the state and project staying: left/right a column, Home/End to the"
+    " left/right edge (there already: the first/last row), Ctrl+Home/Ctrl+End the first/last row."
+)
+
+
 def status_legend() -> str:
     """The episode status marks as the Episodes pane and timeline draw them
     (:data:`tracetui.tui.widgets.episodes.STATUS_STYLE`), each with its meaning."""
@@ -127,6 +135,7 @@ class HelpScreen(ModalScreen[None]):
                 )
             )
             yield Static(fleet_legend(getattr(self.app, "settings", None)))
+            yield Static(Text(FLEET_KEYS, style="dim"))
             yield Static(
                 Text(
                     "\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.\nFooter: it shows the keys that fit the terminal's width (in a narrow one, Pause, Sessions, the tab key and the palette key may leave it); every key above works at any width.",

@@ -72,10 +72,11 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
-        """List sessions in a thread (it stats every transcript)."""
-        from tracetui.ingest.discover import list_sessions
+        """List sessions in a thread (it stats every transcript and reads the first line of
+        each Claude Code one)."""
+        from tracetui.ingest.discover import transcript_sessions
 
-        found = list_sessions(self.root, self.agent)
+        found = transcript_sessions(self.root, self.agent)  # stray files are no sessions
         self.app.call_from_thread(self._fill, found)
 
     def _fill(self, found: list) -> None:
@@ -110,7 +111,8 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
             # "live" only for a file written within format.LIVE_WINDOW; else how long ago
             live = activity(s.mtime, now) == "live"
             age = "live" if live else fmt_age(now - s.mtime) + " ago"
-            rows.append((age, live, fmt_bytes(s.size), one_line(s.project), one_line(s.session_id), agent_name(s.agent)))
+            who = agent_name(s.agent) + (f" {one_line(s.role)}" if s.role else "")  # "Codex CLI review": a run naming no parent
+            rows.append((age, live, fmt_bytes(s.size), one_line(s.project), one_line(s.session_id), who))
         pad = 2 * t.cell_padding
         bar = 2 if len(rows) + 1 > t.size.height > 0 else 0  # the vertical scrollbar
 

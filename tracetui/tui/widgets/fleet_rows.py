@@ -5,6 +5,11 @@ cell through Rich (about 150 ms a repaint with 200 sessions); here a row is one 
 cells, rebuilt only when its cells or the cursor changed, and a change redraws only its line.
 The first line is the header (it stays while the rows scroll). Cells are text made safe by the
 views (:func:`tracetui.views.fleet_table.row_cells`); this widget only pads, cuts and colours.
+
+A table wider than the widget scrolls sideways: the first ``frozen`` columns (the state and the
+project) stay, the others scroll (left/right a column at a time, Home/End to either edge, the
+mouse and the scrollbar to any cell). A cell cut, by its column's width or by an edge of the
+view, shows ``…`` where text was left out: a cut end ends in ``…``, a cut start begins with it.
 """
 
 from __future__ import annotations
@@ -49,8 +54,12 @@ class FleetRows(ScrollView, can_focus=True):
         Binding("down", "cursor(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "cursor(-1000000)", "First", show=False),
-        Binding("end", "cursor(1000000)", "Last", show=False),
+        Binding("left", "column(-1)", "Left", show=False),
+        Binding("right", "column(1)", "Right", show=False),
+        Binding("home", "edge(-1)", "Left edge, then first row", show=False),
+        Binding("end", "edge(1)", "Right edge, then last row", show=False),
+        Binding("ctrl+home", "cursor(-1000000)", "First row", show=False),
+        Binding("ctrl+end", "cursor(1000000)", "Last row", show=False),
         Binding("enter", "select", "Open", show=False),
     ]
 
@@ -68,10 +77,14 @@ class FleetRows(ScrollView, can_focus=True):
             super().__init__()
             self.key = key
 
-    def __init__(self, columns: Sequence[tuple[str, str]], right: frozenset[str] = frozenset(), *, id: str | None = None) -> None:
+    def __init__(
+        self, columns: Sequence[tuple[str, str]], right: frozenset[str] = frozenset(), *, frozen: int = 0, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.columns = list(columns)
         self.right = right
+        #: leading columns that stay in view while the others scroll sideways
+        self.frozen = frozen
         self.keys: list[str] = []
         self.cells: list[tuple[str, ...]] = []
         self.cell_styles: list[tuple[str, ...]] = []
@@ -98,7 +111,7 @@ class FleetRows(ScrollView, can_focus=True):
         elif at is not None and at in keys:
             self.cursor = keys.index(at)
         self.cursor = max(0, min(self.cursor, len(keys) - 1))
-        self.virtual_size = Size(sum(widths) + 2 * len(widths), len(keys) + 1)
+        self.virtual_size = Size(1 + sum(widths) + 2 * len(widths), len(keys) + 1)
         if full:
             self._strips.clear()
             self.refresh()
@@ -116,24 +129,69 @@ class FleetRows(ScrollView, can_focus=True):
         return self.keys[self.cursor] if 0 <= self.cursor < len(self.keys) else None
 
     # -- drawing -----------------------------------------------------------------------------
-    def _line(self, values: Sequence[str], styles: Sequence[Style], base: Style) -> list[Segment]:
+    def _held(self) -> int:
+        """How many leading columns stay in view: of the :attr:`frozen` ones, as many as take
+        half the widget's width at most (a long project name: only the state stays)."""
+        held, x = 0, 1
+        for w in self.widths[: self.frozen]:
+            x += w + 2
+            if 2 * x > self.size.width:
+                break
+            held += 1
+        return held
+
+    def _starts(self) -> list[int]:
+        """Where each scrolling column starts, in cells from the first scrolling one."""
+        out, x = [], 0
+        for w in self.widths[self._held() :]:
+            out.append(x)
+            x += w + 2
+        return out
+
+    def _cell(self, i: int, v: str) -> str:
+        """``v`` padded (or cut, ending in ``…``) to column ``i``'s width, aligned."""
+        w = self.widths[i]
+        text = v if cell_len(v) <= w else set_cell_size(v[: w - 1], w - 1) + "…"
+        pad = w - cell_len(text)
+        return " " * pad + text if self.columns[i][0] in self.right else text + " " * pad
+
+    def _line(self, values: Sequence[str], styles: Sequence[Style], base: Style, width: int, scroll_x: int) -> Strip:
+        """One line ``width`` cells wide: the held columns, then the others from ``scroll_x``
+        (cells) on; a cell an edge cuts through shows ``…`` on that side when text is hidden."""
+        held = self._held()
         segs = [Segment(" ", base)]
-        for i, v in enumerate(values):
-            w = self.widths[i]
-            text = v if cell_len(v) <= w else set_cell_size(v[: w - 1], w - 1) + "…"
-            pad = w - cell_len(text)
-            text = " " * pad + text if self.columns[i][0] in self.right else text + " " * pad
-            segs.append(Segment(text, base + styles[i]))
-            segs.append(Segment("  ", base))
-        return segs
+        for i in range(held):
+            segs += [Segment(self._cell(i, values[i]), base + styles[i]), Segment("  ", base)]
+        left = scroll_x
+        right = scroll_x + max(0, width - sum(cell_len(sg.text) for sg in segs))
+        x = 0
+        for i in range(held, len(values)):
+            text = self._cell(i, values[i])
+            w = cell_len(text)
+            a, b = max(x, left), min(x + w, right)
+            if a == x and b == x + w:  # the whole cell in view
+                segs.append(Segment(text, base + styles[i]))
+            elif a < b:
+                cell = Strip([Segment(text, base + styles[i])], w)
+                seen = "".join(sg.text for sg in cell.crop(a - x, b - x))
+                if b < x + w and "".join(sg.text for sg in cell.crop(b - x, w)).strip():
+                    seen = set_cell_size(seen, b - a - 1) + "…"
+                if a > x and "".join(sg.text for sg in cell.crop(0, a - x)).strip():
+                    seen = "…" + "".join(sg.text for sg in Strip([Segment(seen)]).crop(1, b - a))
+                segs.append(Segment(seen, base + styles[i]))
+            x += w
+            a, b = max(x, left), min(x + 2, right)
+            if a < b:
+                segs.append(Segment(" " * (b - a), base))
+            x += 2
+        return Strip(segs).extend_cell_length(width, base).crop(0, width)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
         if y == 0:
             header = self.get_component_rich_style("fleet-rows--header")
-            segs = self._line([h for _, h in self.columns], [Style()] * len(self.columns), header)
-            return Strip(segs).extend_cell_length(scroll_x + width, header).crop(scroll_x, scroll_x + width)
+            return self._line([h for _, h in self.columns], [Style()] * len(self.columns), header, width, scroll_x)
         i = scroll_y + y - 1
         if not 0 <= i < len(self.keys):
             return Strip.blank(width, self.rich_style)
@@ -143,8 +201,7 @@ class FleetRows(ScrollView, can_focus=True):
         if got is not None and got[0] == key:
             return got[1]
         base = self.get_component_rich_style("fleet-rows--cursor") if cursor else self.rich_style
-        segs = self._line(self.cells[i], [_style(s) for s in self.cell_styles[i]], base)
-        strip = Strip(segs).extend_cell_length(scroll_x + width, base).crop(scroll_x, scroll_x + width)
+        strip = self._line(self.cells[i], [_style(s) for s in self.cell_styles[i]], base, width, scroll_x)
         self._strips[i] = (key, strip)
         return strip
 
@@ -169,6 +226,24 @@ class FleetRows(ScrollView, can_focus=True):
 
     def action_cursor(self, step: int) -> None:
         self._move(self.cursor + step)
+
+    def action_column(self, step: int) -> None:
+        """Scroll sideways to the start of the next (``step`` 1) or previous (-1) column."""
+        x = self.scroll_offset.x
+        starts = self._starts()
+        to = next((c for c in starts if c > x), self.max_scroll_x) if step > 0 else max((c for c in starts if c < x), default=0)
+        self.scroll_to(x=min(to, self.max_scroll_x), animate=False)
+
+    def action_edge(self, step: int) -> None:
+        """Home (``step`` -1) / End (1): to the left / right edge of the table; already there,
+        to the first / last row."""
+        x = self.scroll_offset.x
+        if step < 0 and x > 0:
+            self.scroll_to(x=0, animate=False)
+        elif step > 0 and x < self.max_scroll_x:
+            self.scroll_to(x=self.max_scroll_x, animate=False)
+        else:
+            self.action_cursor(step * 1_000_000)
 
     def action_page(self, step: int) -> None:
         self._move(self.cursor + step * max(1, self.size.height - 2))
