@@ -302,3 +302,42 @@ def test_a_build_writes_without_syncs_until_its_save_and_a_resumed_fold_with_the
     assert w.store.wconn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL: a saved state is there
     assert w.save_cache()
     assert_same_state(fold_state(open_cached([p], price=False)), fold_state(SessionReader([p], price=False)))
+
+
+def test_a_fold_that_lost_the_write_lock_finds_its_calls_while_they_are_kept(tmp_path: Path) -> None:
+    # found by a tester: two `tracetui state` at once on a cold session; the one without the
+    # write lock keeps its ledger in memory, and its fold looked calls up by walking the dict
+    # the store's thread was adding to ("dictionary changed size during iteration")
+    def calls(first: int, n: int) -> list:
+        recs = []
+        for i in range(first, first + n):
+            recs += [tool_call(f"t{i}", "Bash", {"command": f"echo {i}"}), tool_result(f"t{i}", f"out {i}")]
+            if i % 500 == 499:
+                recs.append(prompt(f"next {i}"))
+        return recs
+
+    p = write(tmp_path / "many.jsonl", [prompt("goal"), *calls(0, 600)])
+    open_cached([p], price=False).store.close()
+    other = sqlite3.connect(cache_path([p]), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        r = open_cached([p], price=False)
+        fold_state(r)
+        w = r.store._writer
+        assert w is not None
+        w.sync()
+        assert w.failed is not None  # the lock is held: every write is kept in memory instead
+        for k in range(4):  # more calls, folded while the writer thread keeps the earlier ones
+            # and the first calls' tool_use records again (read twice: each is looked up among
+            # the events kept, as a call that left the fold's memory)
+            again = [tool_call(f"t{i}", "Bash", {"command": f"echo {i}"}) for i in range(150 * k, 150 * (k + 1))] if k else []
+            append(p, jsonl(calls(600 + 3000 * k, 3000) + again))
+            r.poll()
+        s = r.snapshot()
+        w.sync()
+        assert w.mem_calls[0]["t12599"].tool_use_id == "t12599"
+        assert r.store.find_call(0, 10**9, "t17") is not None and r.store.find_call(0, 10**9, "nope") is None
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert_same_state(s, _fresh(p))

@@ -83,16 +83,17 @@ def brief_from_file(path: str, offset: int, block: int, name: str) -> str | None
 
 
 def find_call(
-    conn: sqlite3.Connection, lock: Any, src: int, n: int, tid: str, path: str | None, mem: dict[int, Event] | None = None
+    conn: sqlite3.Connection, lock: Any, src: int, n: int, tid: str, path: str | None, mem: dict[str, Event] | None = None
 ) -> ToolCall | None:
     """The call ``tid`` made by the first ``n`` events of source ``src`` (the fold's ledger),
     or ``None``; ``conn`` is read under ``lock``. ``path``: the source's transcript, read back
-    for a brief the excerpt cut; ``mem``: the source's events a failed write kept in memory."""
-    if mem:
-        for ev in mem.values():
-            if ev.kind == "tool_use" and ev.tool_use_id == tid and ev.seq <= n:
-                a = ev.anchor
-                return call_of(src, ev.seq, a.line, a.offset, ev.block, ev.name or "?", tid, ev.timestamp, ev.sidechain, ev.excerpt, path)
+    for a brief the excerpt cut; ``mem``: the first tool_use event of each id among the events a
+    failed write kept in memory (``Writer.mem_calls``, which the writer thread may be adding to:
+    looked up, never walked)."""
+    ev = mem.get(tid) if mem else None
+    if ev is not None and ev.seq <= n:
+        a = ev.anchor
+        return call_of(src, ev.seq, a.line, a.offset, ev.block, ev.name or "?", tid, ev.timestamp, ev.sidechain, ev.excerpt, path)
     base = src << SRC_SHIFT
     try:
         with lock:

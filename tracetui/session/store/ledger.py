@@ -184,7 +184,7 @@ class Store:
         """The tool call ``tid`` among the first ``n`` events of source ``src`` that are
         written (store/calls.py), or ``None``."""
         w = self._writer
-        return find_call(self.rconn, self.rlock, src, n, tid, self.paths.get(src), w.mem_events.get(src) if w is not None else None)
+        return find_call(self.rconn, self.rlock, src, n, tid, self.paths.get(src), w.mem_calls.get(src) if w is not None else None)
 
     def read_history(self, src: int, idx: int) -> AgentState:
         """History snapshot ``idx`` (0-based) of source ``src``. Raises ``IndexError`` when the

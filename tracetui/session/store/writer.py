@@ -41,6 +41,9 @@ class Writer:
         #: why a write failed (then every later job is kept in memory, see :class:`Store`)
         self.failed: str | None = None
         self.mem_events: dict[int, dict[int, Event]] = {}
+        #: per source, the first tool_use event of each tool_use id among ``mem_events`` (what
+        #: ``find_call`` looks up: a lookup, never a walk of a dict this thread may be growing)
+        self.mem_calls: dict[int, dict[str, Event]] = {}
         self.mem_history: dict[tuple[int, int], AgentState] = {}
         self.mem_episodes: dict[int, dict[int, Episode]] = {}
         #: whether episode versions are written with their secrets masked (a shared store)
@@ -150,8 +153,11 @@ class Writer:
             return
         if job[0] == "events":
             mem = self.mem_events.setdefault(job[1], {})
+            calls = self.mem_calls.setdefault(job[1], {})
             for ev in job[2]:
                 mem[ev.seq] = ev
+                if ev.kind == "tool_use" and ev.tool_use_id:
+                    calls.setdefault(ev.tool_use_id, ev)
             job[3].on_disk = job[2][-1].seq
         elif job[0] == "history":
             for i, state in enumerate(job[3], job[2]):
