@@ -197,7 +197,7 @@ def _once(paths: list[Path], sender: Any, ledger: Any, ns: argparse.Namespace) -
         except ExportFailed as exc:
             _say_notes(sender)
             _err(
-                f"cannot send to {sender.shown}: {exc.reason}; session {sid}: {exc.sent} of {exc.planned} spans sent, "
+                f"cannot send to {sender.shown}: {exc.reason}; session {_shown(sid)}: {exc.sent} of {exc.planned} spans sent, "
                 "the rest go with the next run"
             )
             return 1
@@ -206,9 +206,17 @@ def _once(paths: list[Path], sender: Any, ledger: Any, ns: argparse.Namespace) -
     return 0
 
 
+def _shown(sid: str) -> str:
+    """A session id as a message shows it: its secrets masked, its control characters made
+    visible (a session id is whatever the transcript wrote; the spans mask it the same way)."""
+    from .spans import _mask
+
+    return _mask(sid)
+
+
 def _summary(sid: str, sent: int, held: int) -> str:
     tail = f", {held} still open (sent once complete or settled)" if held else ""
-    return f"{sid}: {sent} span{'' if sent == 1 else 's'} sent{tail}"
+    return f"{_shown(sid)}: {sent} span{'' if sent == 1 else 's'} sent{tail}"
 
 
 class _Followed:
