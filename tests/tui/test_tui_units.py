@@ -405,3 +405,13 @@ def test_footer_fit_properties(pairs: list[tuple[str, int]], width: int) -> None
         assert all(i.cells > width - kept for i in items if i.id in out)
     else:
         assert out == {i.id for i in items if i.id in OPTIONAL}
+
+
+def test_demo_speed_is_how_many_times_as_fast() -> None:
+    # found by the third tester: --demo-speed 100 made the demo slower (it multiplied the gaps)
+    from tracetui.tui.main import build_settings
+
+    fast = build_settings(["--demo", "--demo-speed", "100"])
+    slow = build_settings(["--demo", "--demo-speed", "0.5"])
+    assert fast.demo_speed == pytest.approx(0.01) and slow.demo_speed == pytest.approx(2.0)
+    assert build_settings(["--demo"]).demo_speed == pytest.approx(1 / 3)

@@ -16,6 +16,8 @@ __all__ = ["run_app", "build_settings", "parser", "UsageError"]
 
 #: ``--all`` without ``--hours``: sessions active in the last day
 DEFAULT_HOURS = 24.0
+#: ``--demo-speed``'s default: the bundled demo replayed 3 times as fast as it was recorded
+DEMO_SPEED = 3.0
 
 
 class UsageError(ValueError):
@@ -50,7 +52,9 @@ def parser(subcommands: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--poll", action="store_true", help="poll files instead of using file events")
     p.add_argument("--export-dir", type=Path, metavar="DIR", help="where copied cards and views are also written")
     p.add_argument("--theme", metavar="NAME", help="a Textual theme (textual-dark, textual-light, nord, gruvbox, …; ctrl+p lists them)")
-    p.add_argument("--demo-speed", type=float, default=0.35, metavar="X", help="demo pace: recorded gaps times X (default 0.35)")
+    p.add_argument(
+        "--demo-speed", type=float, default=DEMO_SPEED, metavar="X", help=f"demo pace: X times as fast as recorded (default {DEMO_SPEED:g})"
+    )
     p.add_argument(
         "--budget-usd",
         type=float,
@@ -106,7 +110,7 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
         use_cache=not ns.no_cache,
         watch=not ns.poll,
         export_dir=ns.export_dir,
-        demo_speed=ns.demo_speed,
+        demo_speed=1 / ns.demo_speed,  # the factor the recorded gaps are multiplied by
         theme=ns.theme,
         agent=ns.agent,
         fleet_first=ns.all,

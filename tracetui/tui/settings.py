@@ -55,7 +55,8 @@ class Settings:
     demo_reason: str = ""
     #: lines about what the settings file could not give (told to the user at start)
     warnings: list[str] = field(default_factory=list)
-    demo_speed: float = 0.35
+    #: the factor the demo's recorded gaps are multiplied by (``--demo-speed X`` gives 1 / X)
+    demo_speed: float = 1 / 3
     subagents: bool = True
     use_cache: bool = True
     follow: bool = True
