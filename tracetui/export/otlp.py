@@ -125,9 +125,15 @@ def shown_url(url: str) -> str:
 
 def traces_endpoint(url: str) -> str:
     """``--endpoint`` as the exporter's URL: like ``OTEL_EXPORTER_OTLP_ENDPOINT``, a base URL
-    gets ``/v1/traces``; a URL already ending in it is kept."""
-    url = url.rstrip("/")
-    return url if url.endswith("/v1/traces") else f"{url}/v1/traces"
+    gets ``/v1/traces`` at the end of its path (a query or fragment stays after it); a URL whose
+    path ends in it already is kept."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    if not path.endswith("/v1/traces"):
+        path += "/v1/traces"
+    return urlunsplit(parts._replace(path=path))
 
 
 def parse_headers(text: str) -> dict[str, str]:
