@@ -415,3 +415,20 @@ def test_demo_speed_is_how_many_times_as_fast() -> None:
     slow = build_settings(["--demo", "--demo-speed", "0.5"])
     assert fast.demo_speed == pytest.approx(0.01) and slow.demo_speed == pytest.approx(2.0)
     assert build_settings(["--demo"]).demo_speed == pytest.approx(1 / 3)
+
+
+def test_a_hang_up_ends_the_app_as_ctrl_c_does() -> None:
+    # found by the third tester: closing the terminal left the demo's temporary folder behind
+    # (SIGHUP ended the process before run_app's clean-up)
+    import os
+    import signal
+
+    from tracetui.tui.main import _on_hangup, _restore
+
+    old = _on_hangup()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGHUP)
+    finally:
+        _restore(old)
+    assert signal.getsignal(signal.SIGHUP) is old

@@ -203,11 +203,42 @@ def run_app(argv: Sequence[str], subcommands: Sequence[str] = ()) -> int:
     from tracetui.tui.app import make_app
 
     app = make_app(settings)
+    hangup = _on_hangup()
     try:
         app.run()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or the terminal went away (_on_hangup)
         pass
     finally:
         if app.replay is not None:
-            app.replay.stop()
+            app.replay.stop()  # the demo's temporary session folder goes, also on a hang-up
+        _restore(hangup)
     return int(app.return_code or 0)
+
+
+def _on_hangup() -> object:
+    """Make SIGHUP (the terminal went away) end the app as Ctrl-C does, with the cleanup in
+    :func:`run_app` (the default would end the process at once, leaving the demo's temporary
+    session folder behind): a ``KeyboardInterrupt``, the one exception asyncio lets out of the
+    app's loop. Returns the handler it replaced."""
+    import signal
+
+    if not hasattr(signal, "SIGHUP"):
+        return None
+
+    def hung_up(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGHUP, hung_up)
+    except ValueError:  # not the main thread (a test running the app in a thread)
+        return None
+
+
+def _restore(old: object) -> None:
+    import signal
+
+    if old is not None and hasattr(signal, "SIGHUP"):
+        try:
+            signal.signal(signal.SIGHUP, old)  # type: ignore[arg-type]
+        except (ValueError, TypeError):
+            pass
