@@ -92,3 +92,25 @@ async def test_a_copy_is_written_under_the_cache_folder_by_default(tmp_path: Pat
     file = cache / "exports" / f"{path.stem}-card-live.txt"
     assert file.read_text("utf-8") == app.clipboard
     assert stat.S_IMODE(file.stat().st_mode) == 0o600 and stat.S_IMODE(file.parent.stat().st_mode) == 0o700
+
+
+async def test_a_copy_whose_file_cannot_be_written_says_so(tmp_path: Path) -> None:
+    # found by the third tester: with --export-dir /proc/nonexist the note just left out the file
+    import dataclasses
+
+    from tui_support import settings_for
+
+    from tracetui.tui.app import make_app
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    path = demo_session(tmp_path)
+    app = make_app(dataclasses.replace(settings_for([path], tmp_path), export_dir=str(blocker / "exports")))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app._notifications)
+        note = list(app._notifications)[-1]
+    assert note.message.startswith("Sent the card (live, ")
+    assert "; the file could not be written: " in note.message and note.severity == "warning"
+    assert app.clipboard  # the clipboard got the text all the same

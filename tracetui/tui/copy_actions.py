@@ -6,24 +6,28 @@ import os
 import re
 from pathlib import Path
 
+from tracetui.session.reader import describe_os_error
 from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
 from tracetui.tui.session_view import SessionView
 
 __all__ = ["CopyActions", "copy_note", "render_export"]
 
 
-def copy_note(label: str, scope: str, chars: int, path: Path | None, cut: int | None, tmux: bool, narrow: bool) -> str:
+def copy_note(
+    label: str, scope: str, chars: int, path: Path | None, cut: int | None, tmux: bool, narrow: bool, failed: str | None = None
+) -> str:
     """What the copy keys say. The app cannot know whether the terminal took the OSC 52
     sequence (tmux with its default ``set-clipboard external`` drops it; some terminals refuse
-    it), so it says it *sent* the text, and where the file is. ``narrow``: one short line,
-    the file named without its folder (``d3m0c0de…-card-live.txt``)."""
+    it), so it says it *sent* the text, and where the file is, or, ``failed``, why the file
+    could not be written. ``narrow``: one short line, the file named without its folder
+    (``d3m0c0de…-card-live.txt``)."""
     if narrow:
         name = path.name if path is not None else ""
         m = re.fullmatch(r"(.{8}).{5,}?(-(?:card|worker)-\w+\.txt)", name)
         if m:  # <session>-<kind>-<scope>.txt (export.write_export): the session id shortened
             name = f"{m[1]}…{m[2]}"
-        return f"{label.capitalize()} sent by OSC 52" + (f"; file {name}" if path else "; no file")
-    where = f" and wrote it to {path}" if path is not None else ""
+        return f"{label.capitalize()} sent by OSC 52" + (f"; file {name}" if path else "; file not written" if failed else "; no file")
+    where = f" and wrote it to {path}" if path is not None else f"; the file could not be written: {failed}" if failed else ""
     hint = "the terminal may refuse it; under tmux it needs set-clipboard on" if tmux else "if the terminal accepts it"
     note = f", cut to {cut} bytes" if cut else ""
     return f"Sent the {label} ({scope}, {chars} chars{note}) to the clipboard by OSC 52 ({hint}){where}"
@@ -86,16 +90,19 @@ class CopyActions:
             return
         session = view.state.main.session_id or Path(view.spec.paths[0]).stem
         path: Path | None = None
+        failed: str | None = None
         try:
             path = write_export(text, kind, session, view.episode, export_dir(self.settings.export_dir))
         except OSError as exc:
-            self.notify(f"Could not write the {label} file: {exc}", severity="error", markup=False)
+            failed = describe_os_error(exc.filename or self.settings.export_dir or "the export folder", exc)
         clip, cut = cap_text(text, self.settings.clipboard_cap, path)
         self.copy_to_clipboard(clip)
         scope = "live" if view.episode is None else f"as of episode {view.episode}"
         narrow = self.narrow
-        note = copy_note(label, scope, len(text), path, self.settings.clipboard_cap if cut else None, bool(os.environ.get("TMUX")), narrow)
-        self.notify(note, title="" if narrow else "Copy", markup=False, timeout=8)
+        note = copy_note(
+            label, scope, len(text), path, self.settings.clipboard_cap if cut else None, bool(os.environ.get("TMUX")), narrow, failed
+        )
+        self.notify(note, title="" if narrow else "Copy", markup=False, timeout=8, severity="warning" if failed else "information")
 
     def copy_to_clipboard(self, text: str) -> None:
         """OSC 52 as Textual writes it, plus the same sequence wrapped for tmux's passthrough
