@@ -141,3 +141,24 @@ def _isolated_settings_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def _isolated_codex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the user's own Codex rollouts (~/.codex) are never listed by a test
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+
+
+@pytest.fixture
+def derive_process(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Every read may run its derive hook in a second process (session/derive_proc.py): no size
+    floor, the threads of other tests and the machine's load ignored. Returns the list of
+    ``(fold type name, source)`` a derive process was started for, in order."""
+    import tracetui.session.derive_proc as dp
+
+    monkeypatch.setattr(dp, "MIN_BYTES", 0)
+    monkeypatch.setattr(dp, "_single_threaded", lambda: True)
+    monkeypatch.setattr(dp, "_spare_cpu", lambda: True)
+    seen: list[tuple[str, int]] = []
+    init = dp.DeriveProcess.__init__
+
+    def counting(self: object, fold: object) -> None:
+        seen.append((type(fold).__name__, getattr(fold, "src", 0)))
+        init(self, fold)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dp.DeriveProcess, "__init__", counting)
+    return seen

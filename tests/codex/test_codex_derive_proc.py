@@ -8,33 +8,14 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from codex_corpus import FILES, ROOT, skip_reason
 
-import tracetui.session.derive_proc as dp
 from tracetui.demo.codex_records import RolloutBuilder
 from tracetui.session.reader import SessionReader
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the derive process runs on Linux only (a fork)")
-
-
-@pytest.fixture
-def started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every read may use the derive process; returns the fold types it was started for."""
-    monkeypatch.setattr(dp, "MIN_BYTES", 0)
-    monkeypatch.setattr(dp, "_single_threaded", lambda: True)
-    monkeypatch.setattr(dp, "_spare_cpu", lambda: True)
-    seen: list[str] = []
-    init = dp.DeriveProcess.__init__
-
-    def counting(self: Any, fold: Any) -> None:
-        seen.append(type(fold).__name__)
-        init(self, fold)
-
-    monkeypatch.setattr(dp.DeriveProcess, "__init__", counting)
-    return seen
 
 
 def _rollout(rng: random.Random) -> RolloutBuilder:
@@ -80,14 +61,14 @@ def _same(paths: list[Path]) -> None:
         assert fa.derive == fb.derive
 
 
-def test_generated_rollouts_fold_alike(tmp_path: Path, started: list[str]) -> None:
+def test_generated_rollouts_fold_alike(tmp_path: Path, derive_process: list[tuple[str, int]]) -> None:
     for seed in range(3):
         path = _rollout(random.Random(seed)).write(tmp_path / f"rollout-{seed}.jsonl")
         _same([path])
-    assert started == ["CodexFold"] * 3
+    assert [kind for kind, _ in derive_process] == ["CodexFold"] * 3
 
 
-def test_a_child_with_its_replayed_prefix(tmp_path: Path, started: list[str]) -> None:
+def test_a_child_with_its_replayed_prefix(tmp_path: Path, derive_process: list[tuple[str, int]]) -> None:
     parent = _rollout(random.Random(9))
     child = parent.child("0199c0de-0000-7000-8000-0000000000c1")
     child.turn("explore the module")
@@ -97,10 +78,10 @@ def test_a_child_with_its_replayed_prefix(tmp_path: Path, started: list[str]) ->
     p = parent.write(tmp_path / "rollout-parent.jsonl")
     c = child.write(tmp_path / "rollout-child.jsonl")
     _same([p, c])
-    assert started == ["CodexFold", "CodexFold"]
+    assert [kind for kind, _ in derive_process] == ["CodexFold", "CodexFold"]
 
 
 @pytest.mark.skipif(not FILES, reason=skip_reason(ROOT))
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
-def test_the_codex_corpus_folds_alike(path: Path, started: list[str]) -> None:
+def test_the_codex_corpus_folds_alike(path: Path, derive_process: list[tuple[str, int]]) -> None:
     _same([path])

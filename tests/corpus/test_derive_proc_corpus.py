@@ -8,22 +8,19 @@ from pathlib import Path
 
 import pytest
 
-import tracetui.session.derive_proc as dp
 from tracetui.session.reader import SessionReader
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the derive process runs on Linux only (a fork)")
 
 
-def test_the_corpus_folds_alike_in_two_processes(corpus_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dp, "MIN_BYTES", 0)
-    monkeypatch.setattr(dp, "_single_threaded", lambda: True)
-    monkeypatch.setattr(dp, "_spare_cpu", lambda: True)
+def test_the_corpus_folds_alike_in_two_processes(corpus_file: Path, derive_process: list[tuple[str, int]]) -> None:
     folds = []
     for process in (False, True):
         reader = SessionReader([corpus_file], subagents=False, derive_process=process)
         reader.poll()
         folds.append(reader)
     a, b = folds
+    assert derive_process == [("FileFold", 0)]
     assert a.snapshot() == b.snapshot()
     assert a.fold.folds[0].history == b.fold.folds[0].history
     assert a.fold.folds[0].derive == b.fold.folds[0].derive

@@ -25,22 +25,9 @@ _PYTEST_FAIL = "=================== 2 failed, 11 passed in 0.41s ===============
 _PYTEST_OK = "=================== 13 passed in 0.40s ===================\n"
 
 
-@pytest.fixture
-def started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every read may use the derive process (no size floor, threads of other tests ignored);
-    returns the list of the folds' sources a derive process was started for."""
-    monkeypatch.setattr(dp, "MIN_BYTES", 0)
-    monkeypatch.setattr(dp, "_single_threaded", lambda: True)
-    monkeypatch.setattr(dp, "_spare_cpu", lambda: True)
-    seen: list[int] = []
-    init = dp.DeriveProcess.__init__
-
-    def counting(self: Any, fold: Any) -> None:
-        seen.append(fold.src)
-        init(self, fold)
-
-    monkeypatch.setattr(dp.DeriveProcess, "__init__", counting)
-    return seen
+def _sources(started: list[tuple[str, int]]) -> list[int]:
+    """The sources a derive process was started for (tests/conftest.py ``derive_process``)."""
+    return [src for _, src in started]
 
 
 def _session(tmp_path: Path, seed: int = 7, prompts: int = 30) -> Path:
@@ -115,26 +102,26 @@ def _same(a: SessionReader, b: SessionReader) -> None:
         assert type(fa.derive) is type(fb.derive) is dp.Deriver
 
 
-def test_a_rich_session_folds_to_the_same_state(tmp_path: Path, started: list[int]) -> None:
+def test_a_rich_session_folds_to_the_same_state(tmp_path: Path, derive_process: list[tuple[str, int]]) -> None:
     path = _session(tmp_path)
     inproc = _fold([path], process=False)
-    assert started == []
+    assert _sources(derive_process) == []
     parallel = _fold([path], process=True)
-    assert started == [0]
+    assert _sources(derive_process) == [0]
     _same(inproc, parallel)
     st = parallel.snapshot()
     assert len(parallel.fold.folds[0].history) >= 29  # one per prompt closed
     assert st.main.derived is not None and st.main.derived.facts_total > 0 and st.main.derived.ruled_out_total > 0
 
 
-def test_the_demo_session_with_its_subagent(tmp_path: Path, started: list[int]) -> None:
+def test_the_demo_session_with_its_subagent(tmp_path: Path, derive_process: list[tuple[str, int]]) -> None:
     main, sub = write_demo(tmp_path)
     a, b = _fold([main], process=False), _fold([main], process=True)
-    assert sorted(started) == [0, 1]  # the main transcript and the subagent file
+    assert sorted(_sources(derive_process)) == [0, 1]  # the main transcript and the subagent file
     _same(a, b)
 
 
-def test_the_appends_after_a_parallel_read_fold_in_process(tmp_path: Path, started: list[int]) -> None:
+def test_the_appends_after_a_parallel_read_fold_in_process(tmp_path: Path, derive_process: list[tuple[str, int]]) -> None:
     path = _session(tmp_path, prompts=12)
     data = path.read_bytes()
     cut = data.rindex(b"\n", 0, len(data) // 2) + 1
@@ -146,7 +133,7 @@ def test_the_appends_after_a_parallel_read_fold_in_process(tmp_path: Path, start
     with open(path, "ab") as f:
         f.write(data[cut:])
     reader.poll()
-    assert started == [0]
+    assert _sources(derive_process) == [0]
     _same(_fold([path], process=False), reader)
 
 
@@ -173,7 +160,9 @@ def test_a_snapshot_asked_for_during_the_read(tmp_path: Path) -> None:
     assert b.history == a.history and b.derive == a.derive
 
 
-def test_a_failed_child_costs_a_refold_not_a_figure(tmp_path: Path, started: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_child_costs_a_refold_not_a_figure(
+    tmp_path: Path, derive_process: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _session(tmp_path, prompts=200)  # batches still go to the child after it failed
     expect = _fold([path], process=False).snapshot()
     parent = os.getpid()
@@ -189,7 +178,7 @@ def test_a_failed_child_costs_a_refold_not_a_figure(tmp_path: Path, started: lis
     with pytest.raises(dp.DeriveProcessError, match="MemoryError: out of memory"):
         reader.poll()
     _, state = load_state([path], use_cache=False)  # refolds in process
-    assert started == [0, 0]
+    assert _sources(derive_process) == [0, 0]
     assert state == expect
 
 
