@@ -19,6 +19,7 @@ __all__ = [
     "GATE_SHAPES",
     "CUT_MARK",
     "CUT",
+    "MASK_FORMAT",
 ]
 
 #: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
@@ -91,6 +92,8 @@ GATE_SHAPES: dict[str, str] = {
     "twilio api key": r"AC[a-z0-9]{32}|SK[a-z0-9]{32}",
 }
 
+#: what a secret of a kind is replaced by (``str.format`` of the kind)
+MASK_FORMAT = "\u00abredacted: {}\u00bb"
 #: the marker a cut text ends with (the views', the fold's excerpts')
 CUT_MARK = "\u2026"
 #: a secret cut short by a truncation marker, which its full detector no longer matches: a

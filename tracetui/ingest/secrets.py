@@ -33,6 +33,7 @@ from tracetui.ingest.secret_gate import GATE as _GATE
 from tracetui.ingest.secret_gate import GATE_SHAPE as _GATE_SHAPE
 from tracetui.ingest.secret_gate import gated as _gated
 from tracetui.ingest.secret_gate import gated_kinds as _gated_kinds
+from tracetui.ingest.secret_gate import unmasked as _unmasked
 from tracetui.ingest.secret_patterns import (
     CUT,
     CUT_MARK,
@@ -43,6 +44,7 @@ from tracetui.ingest.secret_patterns import (
     JWT_TAIL,
     KEY_END,
     KEYWORD,
+    MASK_FORMAT,
     SKIP_PLUGINS,
     TOKEN_TAIL,
     VALUE_END,
@@ -104,7 +106,7 @@ def _rules_for(kinds: frozenset[str], rules: list[_Rule]) -> tuple[list[_Rule], 
 
 def mask(kind: str) -> str:
     """What a secret of ``kind`` is replaced by: ``«redacted: aws access key»``."""
-    return f"«redacted: {kind}»"
+    return MASK_FORMAT.format(kind)
 
 
 #: a rule as stored: ``[kind, pattern, flags, group, block]``
@@ -259,28 +261,31 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     or the text's end when ``cut`` says the text was cut there) is masked too, as ``KIND (cut)``:
     a secret cut short no longer matches its detector, and its head is most of it. Overlapping
     findings are masked once, as the first detector found them. ``text`` is returned as it is
-    (the same object) when it holds no secret. Never raises."""
+    (the same object) when it holds no secret. A mask already in ``text`` (of a known kind) is
+    not read (:func:`tracetui.ingest.secret_gate.unmasked`), so masking a masked text again
+    changes nothing and costs the gates' search. Never raises."""
     if not text:
         return text, ()
     spans: list[tuple[int, int, str]] = []
-    kinds = _gated_kinds(text)  # empty when the gates stop the text
+    scan = _unmasked(text)  # what the detectors read: ``text`` with its masks blanked
+    kinds = _gated_kinds(scan)  # empty when the gates stop the text
     if not kinds:
         # a text the gates stop is returned before the detectors are even loaded
         # (every detector's kind has a gate: tests check it); of detectors loaded, only one the
         # gates do not know can find anything (every cut detector's head is a word too)
         if not _UNGATED:
             return text, ()
-        _search(text, _UNGATED, False, spans)
+        _search(scan, _UNGATED, False, spans)
     else:
         # only the detectors of the kinds the gates let through can find anything
         all_rules, keywords = _rules()
         rules, cut_rules = _rules_for(kinds, all_rules)
-        _search(text, rules, KEYWORD in kinds and keywords.search(text) is not None, spans)
-        if cut or CUT_MARK in text:
+        _search(scan, rules, KEYWORD in kinds and keywords.search(scan) is not None, spans)
+        if cut or CUT_MARK in scan:
             for rule in cut_rules:
-                for m in rule.regex.finditer(text):
+                for m in rule.regex.finditer(scan):
                     g = rule.group
-                    if (m.end() < len(text) or cut) and m.end(g) > m.start(g) and text[m.start(g)] not in "${<%(":
+                    if (m.end() < len(scan) or cut) and m.end(g) > m.start(g) and scan[m.start(g)] not in "${<%(":
                         spans.append((m.start(g), m.end(g), rule.kind))
     if not spans:
         return text, ()
