@@ -1,4 +1,4 @@
-"""A line cut from a long text masks only a window past the cut (views/safe.py ``_head``): the
+"""A line cut from a long text masks only a window past the cut (ingest/secrets.py ``redact_head``): the
 line reads as the whole text masked and cut does, secrets placed anywhere (across the cut,
 across the window's end), no secret's head shows, and a 60 MB prompt costs a window's masking."""
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import tracetui.views.safe as safe
+from tracetui.ingest import secrets
 from tracetui.ingest.secrets import redact
 from tracetui.views.safe import cut_redacted, cut_whole, line_redacted, safe_text
 
@@ -78,7 +78,7 @@ def test_a_windowed_cut_reads_as_the_whole_text_masked(monkeypatch: pytest.Monke
     assume(_longest_run(text) < MARGIN - 16)
     limit = max(1, int(at * len(text)))
     with monkeypatch.context() as m:
-        m.setattr(safe, "REDACT_MARGIN", MARGIN)
+        m.setattr(secrets, "REDACT_MARGIN", MARGIN)
         got = cut_redacted(text, limit)
         line = line_redacted(text, limit)
         safe_line = line_redacted(text, limit, safe=True)
@@ -94,7 +94,7 @@ def test_a_secret_across_the_window_end_shows_no_head(monkeypatch: pytest.Monkey
     part) is masked from its start all the same; one that starts near the cut too."""
     margin = 64
     limit = 40
-    monkeypatch.setattr(safe, "REDACT_MARGIN", margin)
+    monkeypatch.setattr(secrets, "REDACT_MARGIN", margin)
     # the secret starts just before the cut, padded to run past the window's end
     body = "x" * (limit + shift) + " " + secret + "Q" * (margin + 20) + " tail " * 40
     head = secret.split("=")[-1].split(": ")[-1].split("@")[0].split(":")[-1][:6]
@@ -110,7 +110,7 @@ def test_a_secret_across_the_window_end_shows_no_head(monkeypatch: pytest.Monkey
 def test_a_long_private_key_block_across_the_window_is_masked_alike() -> None:
     block = "-----BEGIN RSA PRIVATE KEY-----\n" + ("MIIEowIBAAKCAQEAx4Qw\n" * 8000) + "-----END RSA PRIVATE KEY-----"
     text = "here is the key " + block + " and more"
-    assert len(text) > 2 * safe.REDACT_MARGIN
+    assert len(text) > 2 * secrets.REDACT_MARGIN
     for limit in (10, 20, 40, 100):
         assert cut_redacted(text, limit) == _whole(text, limit)
         assert line_redacted(text, limit) == _whole(" ".join(text.split()), limit)
@@ -120,17 +120,17 @@ def test_a_huge_prompt_masks_only_a_window(monkeypatch: pytest.MonkeyPatch) -> N
     """The cost of a line of a 4 MB prompt is a window's: the detectors never see the whole."""
     text = "big prompt " + "A" * 2_000_000 + " key AKIAQ3EGRTYU7VWXZ2AB " + "word " * 400_000 + "password=Hunter2Hunter2"
     seen: list[int] = []
-    real = safe.redacted
+    real = secrets.redact
 
     def spy(t: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
         seen.append(len(t))
         return real(t, cut)
 
-    monkeypatch.setattr(safe, "redacted", spy)
+    monkeypatch.setattr(secrets, "redact", spy)
     for limit in (1, 100, 5000):
         assert cut_redacted(text, limit) == _whole(text, limit)
         assert line_redacted(text, limit) == _whole(" ".join(text.split()), limit)
-    assert seen and max(seen) <= 5000 + 2 * safe.REDACT_MARGIN + 1, seen
+    assert seen and max(seen) <= 5000 + 2 * secrets.REDACT_MARGIN + 1, seen
 
 
 def test_a_mostly_blank_text_folds_only_what_it_shows() -> None:
@@ -138,3 +138,22 @@ def test_a_mostly_blank_text_folds_only_what_it_shows() -> None:
     for limit in (3, 30, 300):
         assert line_redacted(text, limit) == _whole(" ".join(text.split()), limit)
         assert "ghp_aB" not in line_redacted(text, limit)
+
+
+def test_the_search_index_masks_a_window_of_a_long_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search index keeps a head of each message, masked as the whole text masked is."""
+    from tracetui.session.index import scan
+
+    text = "key AKIAQ3EGRTYU7VWXZ2AB " + "word " * 200_000 + "password=Hunter2Hunter2"
+    seen: list[int] = []
+    real = secrets.redact
+
+    def spy(t: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
+        seen.append(len(t))
+        return real(t, cut)
+
+    want = {limit: (lambda m: m if len(m) <= limit else m[: limit - 1] + "\u2026")(real(text)[0]) for limit in (10, 30, 2000)}
+    monkeypatch.setattr(secrets, "redact", spy)
+    for limit in (10, 30, 2000):
+        assert scan._masked(text, limit) == want[limit]
+    assert max(seen) <= 2000 + 2 * secrets.REDACT_MARGIN, seen

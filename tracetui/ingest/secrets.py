@@ -52,6 +52,9 @@ from tracetui.ingest.secret_patterns import (
 
 __all__ = [
     "redact",
+    "redact_head",
+    "window_end",
+    "REDACT_MARGIN",
     "may_hold_secret",
     "may_hold_secret_bytes",
     "mask",
@@ -303,6 +306,47 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
         pos = end
     out.append(text[pos:])
     return "".join(out), tuple(kinds)
+
+
+#: characters past a cut that are masked with the head shown: every secret that starts in the
+#: head ends within them (the longest token detect-secrets knows is ~200 characters), but for a
+#: private-key block or a keyword's value longer than this, which is masked from the same
+#: place all the same (as ``KIND`` or ``KIND (cut)``)
+REDACT_MARGIN = 1 << 16
+#: a secret token holds no whitespace: a window ending just after one cuts none
+_SPACE = re.compile(r"\s")
+#: characters past the head that a mask spanning its end can take (a mask is ~40)
+_MASK_ROOM = 120
+
+
+def window_end(text: str, at: int) -> int:
+    """Where a window of ``text`` masked for a head of ``at`` characters ends: just after the
+    first whitespace character at ``at`` or within :data:`REDACT_MARGIN` after it (so it cuts
+    no token), else at ``at``."""
+    m = _SPACE.search(text, at, at + REDACT_MARGIN)
+    return m.end() if m else at
+
+
+def _plain_head(text: str, room: int) -> tuple[str, bool]:
+    return (text, True) if len(text) <= room else (text[: window_end(text, room)], False)
+
+
+def redact_head(text: str, limit: int, cut: bool = False, head: Callable[[str, int], tuple[str, bool]] = _plain_head) -> str:
+    """:func:`redact` ``(text, cut)``'s text over its first ``limit`` characters (and a mask
+    spanning them): what a cut to ``limit`` shows, at a cost bounded by ``limit``, not by the
+    text. Only a window is masked (``head(text, room)``: ``(the first room characters or more,
+    ending at :func:`window_end`; whether that is the whole text)``), as a text cut there
+    (``cut=True``: a secret running into its end is masked by its head); one whose masks leave
+    too few characters (a long private-key block) grows until they do. ``head`` may give the
+    window of a text made otherwise (whitespace folded), one character for one or fewer."""
+    room = limit + REDACT_MARGIN
+    while True:
+        window, whole = head(text, room)
+        out = redact(window, cut=cut or not whole)[0]
+        # a mask at the window's end (a token it cut) is at most a mask long: past the head
+        if whole or len(out) > limit + _MASK_ROOM:
+            return out
+        room *= 4
 
 
 def _search(text: str, rules: list[_Rule], has_keyword: bool, spans: list[tuple[int, int, str]]) -> None:

@@ -26,7 +26,6 @@ __all__ = [
     "cut_whole",
     "cut_redacted",
     "line_redacted",
-    "REDACT_MARGIN",
     "masks_in",
     "export_text",
     "redact_json",
@@ -99,72 +98,48 @@ def cut_redacted(text: str, limit: int, mark: str = "\u2026") -> str:
     """``text`` cut to ``limit`` characters ending in ``mark`` when longer, its secrets masked
     first, so a cut never leaves the head of a secret that its detector no longer matches, and
     never falls inside a mask (:func:`cut_whole`); ``text`` as it is when it fits. ``limit``
-    <= 0 gives ``""``. Only a window of the text past the cut is masked (:func:`_head`): the
-    same line as masking the whole text, at a cost bounded by ``limit``, not by the text."""
+    <= 0 gives ``""``. Only a window of the text past the cut is masked
+    (:func:`tracetui.ingest.secrets.redact_head`): the same line as masking the whole text, at a
+    cost bounded by ``limit``, not by the text."""
+    from tracetui.ingest.secrets import redact_head
+
     if limit <= 0:
         return ""
     if len(text) <= limit:
         return text
-    return cut_whole(_masked_head(text, limit, fold=False, safe=False), limit, mark)
+    return cut_whole(redact_head(text, limit), limit, mark)
 
 
 def line_redacted(text: str, limit: int, mark: str = "\u2026", safe: bool = False) -> str:
     """:func:`cut_redacted` of ``text`` with its runs of whitespace folded to one space
     (``" ".join(text.split())``; with ``safe``, of :func:`safe_text` of it, so a ``\\r`` shows
-    as ``␍`` and is not folded), folding only the head the line shows (plus
-    :data:`REDACT_MARGIN`), so a line of a 60 MB prompt costs what a line of a short one does."""
+    as ``␍`` and is not folded), folding only the head the line shows and a window past it
+    (:func:`_folded_head`), so a line of a 60 MB prompt costs what a line of a short one does."""
+    from tracetui.ingest.secrets import REDACT_MARGIN, redact_head
+
     if limit <= 0:
         return ""
-    head, whole = _head(text, limit + REDACT_MARGIN, fold=True, safe=safe)
+    head, whole = _folded_head(text, limit + REDACT_MARGIN, safe)
     if len(head) <= limit and whole:
         return head
-    return cut_whole(_masked_head(text, limit, fold=True, safe=safe), limit, mark)
+    return cut_whole(redact_head(text, limit, head=lambda t, room: _folded_head(t, room, safe)), limit, mark)
 
 
-def _masked_head(text: str, limit: int, fold: bool, safe: bool) -> str:
-    """The head of ``text`` (:func:`_head`) with its secrets masked, reading as the whole text
-    masked over its first ``limit`` characters and the mask spanning them: a window whose masks
-    leave fewer than ``limit`` + :data:`_MASK_REACH` characters (a long private-key block
-    masked) grows until they do, or holds the whole text."""
-    room = limit + REDACT_MARGIN
-    while True:
-        head, whole = _head(text, room, fold, safe)
-        out = redacted(head, cut=not whole)[0]
-        # a mask at the window's end (a token it cut) is at most a mask long: past the line
-        if whole or len(out) > limit + _MASK_REACH:
-            return out
-        room *= 4
+def _folded_head(text: str, room: int, safe: bool = False) -> tuple[str, bool]:
+    """``(head, whole)``: ``text`` (made :func:`safe_text` with ``safe``) with whitespace runs
+    folded to one space, whole when it is at most ``room`` characters; otherwise the prefix of
+    it folded, at least ``room`` long, ending just after a whitespace character when one lies
+    near (:func:`tracetui.ingest.secrets.window_end`). Costs O(``room``) unless the text is
+    mostly whitespace."""
+    from tracetui.ingest.secrets import window_end
 
-
-#: characters past a cut that are masked with what is shown: every secret that starts in the
-#: shown part ends within them (the longest token detect-secrets knows is ~200 characters), but
-#: for a private-key block or a keyword's value longer than this, which is masked from the same
-#: place all the same (as ``KIND`` or ``KIND (cut)``)
-REDACT_MARGIN = 1 << 16
-#: where a window may end: a secret token holds no whitespace, so a window ending just after a
-#: whitespace character cuts none (searched for up to :data:`REDACT_MARGIN` further on)
-_SPACE = re.compile(r"\s")
-
-
-def _head(text: str, room: int, fold: bool, safe: bool = False) -> tuple[str, bool]:
-    """``(head, whole)``: ``text`` (made :func:`safe_text` with ``safe``, then whitespace runs
-    folded to one space with ``fold``), whole
-    when it is at most ``room`` characters (then ``whole`` is true); otherwise a prefix of it at
-    least ``room`` long, ending just after a whitespace character when one lies within
-    :data:`REDACT_MARGIN` past ``room`` (the prefix of the folded text, for ``fold``). Its
-    secrets masked with ``cut=True`` (a token running into its end masked by its head), the
-    head reads as the whole text masked does, over its first ``room - REDACT_MARGIN``
-    characters. Costs O(``room``) unless the text is mostly whitespace."""
     at = room
     while True:
         if len(text) <= at:
             text = safe_text(text) if safe else text
-            return (" ".join(text.split()) if fold else text), True
-        m = _SPACE.search(text, at, at + REDACT_MARGIN)
-        end = m.end() if m else at
+            return " ".join(text.split()), True
+        end = window_end(text, at)
         head = safe_text(text[:end]) if safe else text[:end]  # one character for one
-        if not fold:
-            return head, False
         # a prefix folded is a prefix of the text folded; ending in whitespace, the space the
         # whole text folded holds there is kept
         folded = " ".join(head.split())
