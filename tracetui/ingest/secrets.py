@@ -6,7 +6,8 @@
 files); its entropy plugins are left out (every hash, id and uuid of a transcript would go) and
 so is its public-IP plugin (an address is not a secret). Shapes it does not know are added as
 detectors of the same form (:data:`EXTRA`): Anthropic keys, OpenAI keys without the legacy
-``T3BlbkFJ`` marker, Google API keys, ``github_pat_`` tokens, bearer tokens. A private-key
+``T3BlbkFJ`` marker, Google API keys, ``github_pat_`` tokens, bearer tokens, HTTP Basic
+credentials, Hugging Face tokens, unquoted AWS secret keys, URL passwords with ``/``. A private-key
 block is masked from its ``BEGIN`` line to its ``END`` line (or to the end of the text, when
 an excerpt cut it). The patterns are :mod:`tracetui.ingest.secret_patterns`' (re-exported
 here), the gates :mod:`tracetui.ingest.secret_gate`'s; this module compiles and runs them.
@@ -19,7 +20,8 @@ detector (~55 µs for a short text). The session store masks its excerpts and sa
 
 A secret cut short (an excerpt, a view's line ending in ``…``) no longer matches its detector:
 a token that starts like a known secret and runs into the cut is masked as ``KIND (cut)``
-(:data:`CUT`).
+(:data:`CUT`). A head of a long text is masked through a window past it (:func:`redact_head`),
+so a line of a 60 MB prompt costs a window's search.
 """
 
 from __future__ import annotations
