@@ -66,3 +66,20 @@ def test_a_tool_name_holding_a_secret_is_stored_masked(tmp_path, monkeypatch: py
     for p in files:
         data = p.read_bytes()
         assert AWS.encode() not in data and AWS[4:-4].encode() not in data, p
+
+
+def test_a_huge_text_met_again_in_a_save_is_masked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One huge prompt is the goal, a prompt and an ask of the same save: the detectors read it
+    once, and each copy is masked alike."""
+    big = "deploy " + f"with {AWS} now " * 20_000
+    calls: list[int] = []
+    real = masking.redact
+
+    def counted(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
+        calls.append(len(text))
+        return real(text, cut)
+
+    monkeypatch.setattr(masking, "redact", counted)
+    outs = [masking.mask_text("".join(list(big))) for _ in range(3)]  # equal strings, not the same object
+    assert outs[0] == outs[1] == outs[2] and AWS not in outs[0]
+    assert calls.count(len(big)) == 1, calls

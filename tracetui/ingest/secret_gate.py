@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from tracetui.ingest.secret_patterns import GATE_SHAPES, GATE_WORDS
+from tracetui.ingest.secret_patterns import GATE_SHAPES, GATE_WORDS, MASK_FORMAT
 
-__all__ = ["GATE", "GATE_SHAPE", "WORD_KINDS", "gated", "gated_kinds"]
+__all__ = ["GATE", "GATE_SHAPE", "WORD_KINDS", "MASKS", "gated", "gated_kinds", "unmasked"]
 
 
 def _trie_pattern(words: set[str]) -> str:
@@ -70,3 +70,26 @@ def gated_kinds(text: str) -> frozenset[str]:
     if GATE_SHAPE.search(text) is not None:
         kinds.update(GATE_SHAPES)
     return frozenset(kinds)
+
+
+#: a mask of a known kind (:data:`MASK_FORMAT`, of a gated kind, whole or ``(cut)``): text
+#: tracetui wrote, which no detector reads (its words, ``aws access key``, would open gates and
+#: read as key words: ``«redacted: aws access key»: x`` is no ``key: x``)
+MASKS: re.Pattern[str] = re.compile(
+    re.escape(MASK_FORMAT.split("{}")[0])
+    + "(?:"
+    + "|".join(re.escape(k) for k in sorted({*GATE_WORDS, *GATE_SHAPES}, key=lambda k: (-len(k), k)))
+    + ")(?: \\(cut\\))?"
+    + re.escape(MASK_FORMAT.split("{}")[1])
+)
+_MASK_HEAD = MASK_FORMAT.split("{}")[0]
+
+
+def unmasked(text: str) -> str:
+    """``text`` with each mask of :data:`MASKS` blanked to ``«`` spaces ``»`` (its length kept,
+    so a finding's place in it is its place in ``text``): what the detectors read. ``text``
+    itself (no copy) when it holds no mask. A mask of an unknown kind (``«redacted: x=sk-…»``,
+    typed in a prompt) is read as it is."""
+    if _MASK_HEAD not in text:
+        return text
+    return MASKS.sub(lambda m: "\u00ab" + " " * (len(m.group()) - 2) + "\u00bb", text)

@@ -19,7 +19,14 @@ __all__ = [
     "GATE_SHAPES",
     "CUT_MARK",
     "CUT",
+    "MASK_FORMAT",
 ]
+
+#: base64 of 12 characters or more, padded (``(?:....){3,}`` then ``xx==`` or ``xxx=``)
+_BASE64_12 = r"(?:[A-Za-z0-9+/]{4}){3,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+#: an AWS secret access key standing alone: 40 characters of base64, upper and lower case
+#: letters both (a git hash is hex of one case)
+_AWS_SECRET = r"(?<![0-9A-Za-z/+])((?=[0-9A-Za-z/+]{0,39}[A-Z])(?=[0-9A-Za-z/+]{0,39}[a-z])[0-9A-Za-z/+]{40})(?![0-9A-Za-z/+=])"
 
 #: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
 #: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
@@ -31,6 +38,21 @@ EXTRA: tuple[tuple[str, str, int, int], ...] = (
     ("github token", r"github_pat_[A-Za-z0-9_]{22,}", 0, 0),
     # an opaque bearer token in an Authorization header (curl -H, HTTP traces)
     ("bearer token", r"\bBearer\s+([A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE, 1),
+    # HTTP Basic credentials (base64 of ``user:password``): in an Authorization header, or
+    # after ``Basic`` as whole base64 of 12 characters or more holding a digit, ``+``, ``/`` or
+    # ``=`` (not a word: ``Basic instructions``)
+    ("http basic credentials", r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:basic)\s+([A-Za-z0-9+/]{4,}={0,2})", 0, 1),
+    ("http basic credentials", rf"\bBasic\s+((?=[A-Za-z]*[0-9+/=]){_BASE64_12})(?![A-Za-z0-9+/=])", 0, 1),
+    # Hugging Face access tokens
+    ("hugging face token", r"\bhf_[A-Za-z0-9]{34}(?![A-Za-z0-9_])", 0, 0),
+    # an AWS secret access key written without quotes (detect-secrets' own pattern wants them):
+    # 40 characters of base64 in both cases, a key id or the word ``secret`` shortly before it
+    # (``secret=…``, ``secret: …`` are the keyword detector's)
+    ("aws secret access key", rf"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{{16}}[^\n=]{{0,40}}?{_AWS_SECRET}", 0, 1),
+    ("aws secret access key", rf"(?i:secret)[^\n=:]{{0,24}}?{_AWS_SECRET}", 0, 1),
+    # a URL's password holding ``/`` (detect-secrets' pattern stops there: RFC 3986 wants it
+    # escaped, base64 passwords hold it raw); not a port (``host:8080/path@x``)
+    ("basic auth credentials", r"://[^:/?#\[\]@\s]+:(?!\d*/)([^?#\[\]@\s]*/[^?#\[\]@\s]*)@(?=[A-Za-z0-9\[])", 0, 1),
 )
 #: the kind of a ``password = …`` / ``secret: …`` finding (detect-secrets' keyword plugin)
 KEYWORD = "password or secret"
@@ -61,6 +83,9 @@ GATE_WORDS: dict[str, tuple[str, ...]] = {
     "google api key": ("aiza",),
     "github token": ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     "bearer token": ("bearer",),
+    "http basic credentials": ("basic",),
+    "hugging face token": ("hf_",),
+    "aws secret access key": ("a3t", "abia", "acca", "akia", "asia", "secret"),
     "aws access key": ("a3t", "abia", "acca", "akia", "asia", "aws"),
     "azure storage account access key": ("accountkey=",),
     "basic auth credentials": ("://",),
@@ -91,6 +116,8 @@ GATE_SHAPES: dict[str, str] = {
     "twilio api key": r"AC[a-z0-9]{32}|SK[a-z0-9]{32}",
 }
 
+#: what a secret of a kind is replaced by (``str.format`` of the kind)
+MASK_FORMAT = "\u00abredacted: {}\u00bb"
 #: the marker a cut text ends with (the views', the fold's excerpts')
 CUT_MARK = "\u2026"
 #: a secret cut short by a truncation marker, which its full detector no longer matches: a
@@ -107,5 +134,7 @@ CUT: tuple[tuple[str, str, int], ...] = (
     ("gitlab token", r"\bgl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_-]*", 0),
     ("json web token", r"\beyJ[A-Za-z0-9_\-=.+/]*", 0),
     ("private key", r"-----BEGIN[A-Z0-9 ]*", 0),
-    ("basic auth credentials", r"://[^:/?#\[\]@\s]+:([^/?#\[\]@\s\u2026]+)", 1),
+    ("basic auth credentials", r"://[^:/?#\[\]@\s]+:(?!\d*(?:/|\u2026))([^?#\[\]@\s\u2026]+)", 1),
+    ("hugging face token", r"\bhf_(?=[a-z]*[A-Z0-9])[A-Za-z0-9]{6,}", 0),
+    ("http basic credentials", r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:basic)\s+([A-Za-z0-9+/]+)", 1),
 )

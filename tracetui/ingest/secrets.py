@@ -6,7 +6,8 @@
 files); its entropy plugins are left out (every hash, id and uuid of a transcript would go) and
 so is its public-IP plugin (an address is not a secret). Shapes it does not know are added as
 detectors of the same form (:data:`EXTRA`): Anthropic keys, OpenAI keys without the legacy
-``T3BlbkFJ`` marker, Google API keys, ``github_pat_`` tokens, bearer tokens. A private-key
+``T3BlbkFJ`` marker, Google API keys, ``github_pat_`` tokens, bearer tokens, HTTP Basic
+credentials, Hugging Face tokens, unquoted AWS secret keys, URL passwords with ``/``. A private-key
 block is masked from its ``BEGIN`` line to its ``END`` line (or to the end of the text, when
 an excerpt cut it). The patterns are :mod:`tracetui.ingest.secret_patterns`' (re-exported
 here), the gates :mod:`tracetui.ingest.secret_gate`'s; this module compiles and runs them.
@@ -19,7 +20,8 @@ detector (~55 µs for a short text). The session store masks its excerpts and sa
 
 A secret cut short (an excerpt, a view's line ending in ``…``) no longer matches its detector:
 a token that starts like a known secret and runs into the cut is masked as ``KIND (cut)``
-(:data:`CUT`).
+(:data:`CUT`). A head of a long text is masked through a window past it (:func:`redact_head`),
+so a line of a 60 MB prompt costs a window's search.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from tracetui.ingest.secret_gate import GATE as _GATE
 from tracetui.ingest.secret_gate import GATE_SHAPE as _GATE_SHAPE
 from tracetui.ingest.secret_gate import gated as _gated
 from tracetui.ingest.secret_gate import gated_kinds as _gated_kinds
+from tracetui.ingest.secret_gate import unmasked as _unmasked
 from tracetui.ingest.secret_patterns import (
     CUT,
     CUT_MARK,
@@ -43,6 +46,7 @@ from tracetui.ingest.secret_patterns import (
     JWT_TAIL,
     KEY_END,
     KEYWORD,
+    MASK_FORMAT,
     SKIP_PLUGINS,
     TOKEN_TAIL,
     VALUE_END,
@@ -50,6 +54,9 @@ from tracetui.ingest.secret_patterns import (
 
 __all__ = [
     "redact",
+    "redact_head",
+    "window_end",
+    "REDACT_MARGIN",
     "may_hold_secret",
     "may_hold_secret_bytes",
     "mask",
@@ -104,7 +111,7 @@ def _rules_for(kinds: frozenset[str], rules: list[_Rule]) -> tuple[list[_Rule], 
 
 def mask(kind: str) -> str:
     """What a secret of ``kind`` is replaced by: ``«redacted: aws access key»``."""
-    return f"«redacted: {kind}»"
+    return MASK_FORMAT.format(kind)
 
 
 #: a rule as stored: ``[kind, pattern, flags, group, block]``
@@ -259,28 +266,31 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     or the text's end when ``cut`` says the text was cut there) is masked too, as ``KIND (cut)``:
     a secret cut short no longer matches its detector, and its head is most of it. Overlapping
     findings are masked once, as the first detector found them. ``text`` is returned as it is
-    (the same object) when it holds no secret. Never raises."""
+    (the same object) when it holds no secret. A mask already in ``text`` (of a known kind) is
+    not read (:func:`tracetui.ingest.secret_gate.unmasked`), so masking a masked text again
+    changes nothing and costs the gates' search. Never raises."""
     if not text:
         return text, ()
     spans: list[tuple[int, int, str]] = []
-    kinds = _gated_kinds(text)  # empty when the gates stop the text
+    scan = _unmasked(text)  # what the detectors read: ``text`` with its masks blanked
+    kinds = _gated_kinds(scan)  # empty when the gates stop the text
     if not kinds:
         # a text the gates stop is returned before the detectors are even loaded
         # (every detector's kind has a gate: tests check it); of detectors loaded, only one the
         # gates do not know can find anything (every cut detector's head is a word too)
         if not _UNGATED:
             return text, ()
-        _search(text, _UNGATED, False, spans)
+        _search(scan, _UNGATED, False, spans)
     else:
         # only the detectors of the kinds the gates let through can find anything
         all_rules, keywords = _rules()
         rules, cut_rules = _rules_for(kinds, all_rules)
-        _search(text, rules, KEYWORD in kinds and keywords.search(text) is not None, spans)
-        if cut or CUT_MARK in text:
+        _search(scan, rules, KEYWORD in kinds and keywords.search(scan) is not None, spans)
+        if cut or CUT_MARK in scan:
             for rule in cut_rules:
-                for m in rule.regex.finditer(text):
+                for m in rule.regex.finditer(scan):
                     g = rule.group
-                    if (m.end() < len(text) or cut) and m.end(g) > m.start(g) and text[m.start(g)] not in "${<%(":
+                    if (m.end() < len(scan) or cut) and m.end(g) > m.start(g) and scan[m.start(g)] not in "${<%(":
                         spans.append((m.start(g), m.end(g), rule.kind))
     if not spans:
         return text, ()
@@ -298,6 +308,47 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
         pos = end
     out.append(text[pos:])
     return "".join(out), tuple(kinds)
+
+
+#: characters past a cut that are masked with the head shown: every secret that starts in the
+#: head ends within them (the longest token detect-secrets knows is ~200 characters), but for a
+#: private-key block or a keyword's value longer than this, which is masked from the same
+#: place all the same (as ``KIND`` or ``KIND (cut)``)
+REDACT_MARGIN = 1 << 16
+#: a secret token holds no whitespace: a window ending just after one cuts none
+_SPACE = re.compile(r"\s")
+#: characters past the head that a mask spanning its end can take (a mask is ~40)
+_MASK_ROOM = 120
+
+
+def window_end(text: str, at: int) -> int:
+    """Where a window of ``text`` masked for a head of ``at`` characters ends: just after the
+    first whitespace character at ``at`` or within :data:`REDACT_MARGIN` after it (so it cuts
+    no token), else at ``at``."""
+    m = _SPACE.search(text, at, at + REDACT_MARGIN)
+    return m.end() if m else at
+
+
+def _plain_head(text: str, room: int) -> tuple[str, bool]:
+    return (text, True) if len(text) <= room else (text[: window_end(text, room)], False)
+
+
+def redact_head(text: str, limit: int, cut: bool = False, head: Callable[[str, int], tuple[str, bool]] = _plain_head) -> str:
+    """:func:`redact` ``(text, cut)``'s text over its first ``limit`` characters (and a mask
+    spanning them): what a cut to ``limit`` shows, at a cost bounded by ``limit``, not by the
+    text. Only a window is masked (``head(text, room)``: ``(the first room characters or more,
+    ending at :func:`window_end`; whether that is the whole text)``), as a text cut there
+    (``cut=True``: a secret running into its end is masked by its head); one whose masks leave
+    too few characters (a long private-key block) grows until they do. ``head`` may give the
+    window of a text made otherwise (whitespace folded), one character for one or fewer."""
+    room = limit + REDACT_MARGIN
+    while True:
+        window, whole = head(text, room)
+        out = redact(window, cut=cut or not whole)[0]
+        # a mask at the window's end (a token it cut) is at most a mask long: past the head
+        if whole or len(out) > limit + _MASK_ROOM:
+            return out
+        room *= 4
 
 
 def _search(text: str, rules: list[_Rule], has_keyword: bool, spans: list[tuple[int, int, str]]) -> None:

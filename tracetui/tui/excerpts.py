@@ -138,7 +138,7 @@ def read_excerpt(
     raw = block_text(rec, block).strip()
     if len(raw) > 4 * limit:  # head and tail cut before clean: masking secrets costs ~1 ms per KB
         half = max(1, limit // 2)
-        head, tail = clean(raw[: 2 * limit]), clean(raw[-2 * limit :])
+        head, tail = clean(raw[: 2 * limit], cut=True), clean(raw[-2 * limit :])
         return f"{head[:half]} … [{len(raw) - 2 * half} chars cut; whole block at {state.fmt_anchor(anchor)}] … {tail[-half:]}"
     text = clean(raw).strip()
     if len(text) > limit:

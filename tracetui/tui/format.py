@@ -42,23 +42,24 @@ _REMEMBER = 4096
 
 
 @lru_cache(maxsize=8192)
-def _remembered(text: str) -> str:
-    return safe_text(redacted(text)[0])
+def _remembered(text: str, cut: bool) -> str:
+    return safe_text(redacted(text, cut)[0])
 
 
-def _shown(text: str) -> str:
-    return _remembered(text) if len(text) <= _REMEMBER else safe_text(redacted(text)[0])
+def _shown(text: str, cut: bool) -> str:
+    return _remembered(text, cut) if len(text) <= _REMEMBER else safe_text(redacted(text, cut)[0])
 
 
-def clean(text: str) -> str:
+def clean(text: str, cut: bool = False) -> str:
     """``text`` as the monitor shows it: its secrets masked (:func:`tracetui.views.safe.redacted`,
     as in every view and export) and made safe for the terminal by the one rule,
     :func:`tracetui.views.safe.safe_text` (``ESC`` shown as ``␛``, C1 controls as U+FFFD, one
     character for one, so the text is measured as it is drawn); tabs become four spaces,
-    ``CRLF`` a newline."""
+    ``CRLF`` a newline. ``cut``: ``text`` is the head of a longer one, so a secret running into
+    its end is masked by its head (:func:`tracetui.ingest.secrets.redact`)."""
     if not text:
         return ""
-    return _shown(text.replace("\r\n", "\n").replace("\t", "    "))
+    return _shown(text.replace("\r\n", "\n").replace("\t", "    "), cut)
 
 
 def _head(text: str, limit: int) -> tuple[str, bool]:
@@ -73,7 +74,7 @@ def one_line(text: str | None, limit: int = 0) -> str:
     """:func:`clean` text on one line (whitespace runs collapsed), cut to ``limit`` characters
     with ``…`` when ``limit`` > 0."""
     head, cut = _head(text or "", limit)
-    s = " ".join(clean(head).split())
+    s = " ".join(clean(head, cut).split())
     if limit and (len(s) > limit or cut):
         return cut_whole(s + "…" if cut else s, limit)  # a mask is never cut (views/safe.py)
     return s
@@ -83,7 +84,7 @@ def data(text: str | None, style: str = "", limit: int = 0, multiline: bool = Fa
     """A :class:`Text` holding transcript text literally (never parsed as markup)."""
     if multiline:
         head, cut = _head(text or "", limit)
-        s = clean(head)
+        s = clean(head, cut)
         if limit and (len(s) > limit or cut):
             s = cut_whole(s + "…" if cut else s, limit)
     else:

@@ -27,7 +27,7 @@ from tracetui.views.burn import (
 )
 from tracetui.views.fleet import FleetRules, SessionFacts, Status, attention_key, classify, context_fill
 from tracetui.views.format import fmt_short, fmt_usd
-from tracetui.views.safe import cut_redacted, safe_text
+from tracetui.views.safe import line_redacted, safe_text
 
 __all__ = [
     "COLUMNS",
@@ -93,7 +93,7 @@ class FleetRow(msgspec.Struct, frozen=True):
 def one_line(text: str, limit: int) -> str:
     """``text`` on one line (whitespace runs as one space), its secrets masked, cut to ``limit``
     characters, with no terminal control character (transcript text is data)."""
-    return safe_text(cut_redacted(" ".join(text.split()), limit))
+    return safe_text(line_redacted(text, limit))
 
 
 def fit_line(text: str, limit: int, measure: Callable[[str], int] | None = None) -> str:

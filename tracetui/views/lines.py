@@ -7,7 +7,7 @@ import re
 
 import msgspec
 
-from tracetui.views.safe import cut_redacted, safe_text
+from tracetui.views.safe import line_redacted
 
 __all__ = ["one_line", "quote", "open_quote", "Item"]
 
@@ -26,8 +26,8 @@ def open_quote(text: str) -> bool:
 
 def one_line(text: str, limit: int) -> str:
     """``text`` with runs of whitespace folded to one space, cut to ``limit`` characters with
-    ``…``; a text that is cut has its secrets masked first (:func:`~tracetui.views.safe.cut_redacted`)."""
-    return cut_redacted(" ".join(safe_text(str(text)).split()), limit)
+    ``…``; a text that is cut has its secrets masked first (:func:`~tracetui.views.safe.line_redacted`)."""
+    return line_redacted(str(text), limit, safe=True)
 
 
 def quote(text: str, limit: int = 120) -> str:

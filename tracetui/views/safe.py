@@ -25,6 +25,7 @@ __all__ = [
     "redacted",
     "cut_whole",
     "cut_redacted",
+    "line_redacted",
     "masks_in",
     "export_text",
     "redact_json",
@@ -50,12 +51,13 @@ def has_controls(text: str) -> bool:
     return _CONTROLS.search(text) is not None
 
 
-def redacted(text: str) -> tuple[str, tuple[str, ...]]:
+def redacted(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     """``text`` with its secrets masked in place, and their kinds
-    (:func:`tracetui.ingest.secrets.redact`)."""
+    (:func:`tracetui.ingest.secrets.redact`; ``cut``: the text was cut at its end, so a
+    secret running into it is masked by its head)."""
     from tracetui.ingest.secrets import redact
 
-    return redact(text)
+    return redact(text, cut=cut)
 
 
 #: a secret's mask (:func:`tracetui.ingest.secrets.mask`), its kind in group 1 (a kind never
@@ -94,14 +96,56 @@ def cut_whole(text: str, limit: int, mark: str = "\u2026") -> str:
 
 def cut_redacted(text: str, limit: int, mark: str = "\u2026") -> str:
     """``text`` cut to ``limit`` characters ending in ``mark`` when longer, its secrets masked
-    first (:func:`redacted`), so a cut never leaves the head of a secret that its detector no
-    longer matches, and never falls inside a mask (:func:`cut_whole`); ``text`` as it is when
-    it fits. ``limit`` <= 0 gives ``""``."""
+    first, so a cut never leaves the head of a secret that its detector no longer matches, and
+    never falls inside a mask (:func:`cut_whole`); ``text`` as it is when it fits. ``limit``
+    <= 0 gives ``""``. Only a window of the text past the cut is masked
+    (:func:`tracetui.ingest.secrets.redact_head`): the same line as masking the whole text, at a
+    cost bounded by ``limit``, not by the text."""
+    from tracetui.ingest.secrets import redact_head
+
     if limit <= 0:
         return ""
     if len(text) <= limit:
         return text
-    return cut_whole(redacted(text)[0], limit, mark)
+    return cut_whole(redact_head(text, limit), limit, mark)
+
+
+def line_redacted(text: str, limit: int, mark: str = "\u2026", safe: bool = False) -> str:
+    """:func:`cut_redacted` of ``text`` with its runs of whitespace folded to one space
+    (``" ".join(text.split())``; with ``safe``, of :func:`safe_text` of it, so a ``\\r`` shows
+    as ``␍`` and is not folded), folding only the head the line shows and a window past it
+    (:func:`_folded_head`), so a line of a 60 MB prompt costs what a line of a short one does."""
+    from tracetui.ingest.secrets import REDACT_MARGIN, redact_head
+
+    if limit <= 0:
+        return ""
+    head, whole = _folded_head(text, limit + REDACT_MARGIN, safe)
+    if len(head) <= limit and whole:
+        return head
+    return cut_whole(redact_head(text, limit, head=lambda t, room: _folded_head(t, room, safe)), limit, mark)
+
+
+def _folded_head(text: str, room: int, safe: bool = False) -> tuple[str, bool]:
+    """``(head, whole)``: ``text`` (made :func:`safe_text` with ``safe``) with whitespace runs
+    folded to one space, whole when it is at most ``room`` characters; otherwise the prefix of
+    it folded, at least ``room`` long, ending just after a whitespace character when one lies
+    near (:func:`tracetui.ingest.secrets.window_end`). Costs O(``room``) unless the text is
+    mostly whitespace."""
+    from tracetui.ingest.secrets import window_end
+
+    at = room
+    while True:
+        if len(text) <= at:
+            text = safe_text(text) if safe else text
+            return " ".join(text.split()), True
+        end = window_end(text, at)
+        head = safe_text(text[:end]) if safe else text[:end]  # one character for one
+        # a prefix folded is a prefix of the text folded; ending in whitespace, the space the
+        # whole text folded holds there is kept
+        folded = " ".join(head.split())
+        if len(folded) >= room:
+            return folded + (" " if head[-1:].isspace() else ""), False
+        at = 2 * end  # mostly whitespace: fold more
 
 
 def export_text(text: str, redact: bool = True) -> str:

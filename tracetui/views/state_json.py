@@ -7,7 +7,7 @@ from typing import Any
 from tracetui.ingest.agents import agent_name
 from tracetui.model.state import Anchor, PromptInfo, RunState, unknown_text
 from tracetui.views.format import fmt_count
-from tracetui.views.safe import cut_redacted, export_text
+from tracetui.views.safe import export_text, line_redacted
 from tracetui.views.text import cost_text
 
 __all__ = ["state_to_json", "state_summary", "anchor_json"]
@@ -206,4 +206,4 @@ def state_summary(state: RunState) -> str:
 
 
 def _short(text: str, limit: int = 100) -> str:
-    return cut_redacted(" ".join(text.split()), limit)
+    return line_redacted(text, limit)

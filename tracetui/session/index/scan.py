@@ -32,7 +32,7 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.secrets import redact
+from tracetui.ingest.secrets import redact_head
 from tracetui.model.codex_fold import AGENT, CodexFold
 from tracetui.model.state import Event
 from tracetui.session.reader import SessionReader
@@ -113,9 +113,10 @@ def _local(key: str, path: str) -> str:
 
 
 def _masked(text: str, limit: int) -> str:
-    """``text`` with its secrets masked, then cut to ``limit`` characters (a cut one ends in …)."""
+    """``text`` with its secrets masked, then cut to ``limit`` characters (a cut one ends in …);
+    only the head kept is masked, and a window past it (:func:`redact_head`)."""
     cut = text.endswith(_CUT)
-    text = redact(text, cut=cut)[0]
+    text = redact_head(text, limit, cut=cut)
     if len(text) > limit:
         text = text[: limit - 1] + _CUT
     return text

@@ -21,8 +21,12 @@ __all__ = ["masked", "mask_text", "MEMO_CHARS", "SPLIT_BYTES"]
 #: :data:`_ENTRY_BYTES` more for its entry
 MEMO_CHARS = 1_000_000
 _ENTRY_BYTES = 100
-#: strings longer than this are not memoised (one would crowd out many short ones)
+#: strings longer than this are not memoised (one would crowd out many short ones)...
 _MEMO_MAX_LEN = 4096
+#: ...but the last few are, apart: one huge prompt is the goal, a prompt and an episode's ask
+#: of the same save (three masks of a 60 MB text, ~6 s each, for one)
+_LONG_KEPT = 4
+_long: dict[str, str | None] = {}
 
 _enc = msgspec.msgpack.Encoder()
 #: string -> its masked form, or ``None`` when it holds no secret: the strings met lately
@@ -44,9 +48,15 @@ def mask_text(v: str) -> str:
     if got is not v:
         return v if got is None else got
     got = _old.get(v, v)
+    if got is v and len(v) > _MEMO_MAX_LEN:
+        got = _long.get(v, v)
     if got is v:
         out = redact(v, cut=v.endswith("\u2026"))[0]  # gated first: a plain text costs one search
         got = None if out is v else out
+        if len(v) > _MEMO_MAX_LEN:
+            if len(_long) >= _LONG_KEPT:
+                del _long[next(iter(_long))]
+            _long[v] = got
     n = len(v) + _ENTRY_BYTES
     if n <= _MEMO_MAX_LEN:
         if _new_chars + n > MEMO_CHARS:
@@ -61,6 +71,7 @@ def _check_stamp() -> None:
     stamp = rules_stamp()
     if stamp is not _stamp:
         _new, _old, _new_chars, _stamp = {}, {}, 0, stamp
+        _long.clear()
 
 
 def _mask_strings(v: Any) -> bool:
