@@ -145,6 +145,10 @@ class SessionFacts(msgspec.Struct, frozen=True):
     #: what a Codex rollout that names no parent says it is (``"review"``; ``""`` for a session
     #: of its own: :attr:`tracetui.ingest.discover.SessionInfo.role`)
     role: str = ""
+    #: why a child's file is a session of its own: its parent is not on disk (``"parent
+    #: missing"``) or its rollouts fork from each other (``"fork cycle"``); ``""`` for a
+    #: session's own transcript (:attr:`tracetui.ingest.discover.SessionInfo.orphan`)
+    orphan: str = ""
 
 
 class Status(msgspec.Struct, frozen=True):
@@ -223,13 +227,16 @@ def _day_usd(state: RunState) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
-def session_facts(state: RunState, key: str = "", project: str = "", agent: str = "claude", role: str = "") -> SessionFacts:
+def session_facts(
+    state: RunState, key: str = "", project: str = "", agent: str = "claude", role: str = "", orphan: str = ""
+) -> SessionFacts:
     """The facts of ``state`` for the rules and the fleet's columns (pure; reads the last
     :data:`TAIL_SCAN` main-thread events and the last hour of usage events of each file).
     ``key`` names the session (its main path), ``project`` its project folder (shown when the
     state names no working folder; else that folder's last part), ``agent`` the agent that
     wrote it (``claude``, ``codex``), ``role`` what a rollout naming no parent says it is
-    (``"review"``, from discovery: ``SessionInfo.role``)."""
+    (``"review"``, from discovery: ``SessionInfo.role``), ``orphan`` why a child's file is a
+    session of its own (``SessionInfo.orphan``)."""
     main = state.main
     kind, turn_seq, turn_ts = _tail(state)
     turn_t = parse_ts(turn_ts)
@@ -280,6 +287,7 @@ def session_facts(state: RunState, key: str = "", project: str = "", agent: str 
         day_usd=_day_usd(state),
         records=state.counters.records,
         role=role,
+        orphan=orphan,
     )
 
 

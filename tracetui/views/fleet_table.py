@@ -224,8 +224,9 @@ def row_cells(
 def agent_cell(facts: SessionFacts) -> str:
     """The agent column: the agent (``claude``, ``codex``), and what a rollout that names no
     parent says it is (``codex review``): such a run is listed as a session of its own, and the
-    column says so. Safe to draw."""
-    return one_line(f"{facts.agent} {facts.role}" if facts.role else facts.agent, 8 + ROLE_CHARS)
+    column says so; and a child's file listed as a session of its own, why (``codex parent
+    missing``, ``claude parent missing``, ``codex fork cycle``). Safe to draw."""
+    return one_line(" ".join(w for w in (facts.agent, facts.role, facts.orphan) if w), 8 + ROLE_CHARS)
 
 
 def give_way(title: int, flight: int, excess: int) -> tuple[int, int]:
@@ -251,6 +252,10 @@ def row_detail(row: FleetRow) -> str:
         out += f" · {row.budget.text}"
     if row.facts.role:
         out += f" · a Codex {one_line(row.facts.role, ROLE_CHARS)} run: its rollout names no parent session"
+    if row.facts.orphan == "fork cycle":
+        out += " · its rollouts are forked from each other: listed as a session under the first of them"
+    elif row.facts.orphan:
+        out += " · its parent session is not on disk: listed as a session of its own"
     return out
 
 
@@ -295,6 +300,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
         "budget": None
         if row.budget is None
         else {"usd": row.budget.budget, "crossed": row.budget.crossed, "eta_s": _num(row.budget.eta), "text": row.budget.text},
+        "orphan": f.orphan or None,
     }
 
 
