@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracetui.ingest import codex_discover
+from tracetui.ingest.claude_orphans import first_session_id, only_subagent_files, orphan_files, orphan_folder, orphan_session
+from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.codex_discover import codex_dir
 from tracetui.ingest.files import is_regular, open_regular
 from tracetui.ingest.first_line import opens_a_transcript
@@ -93,10 +95,6 @@ def projects_dir() -> Path:
     return claude_dir() / "projects"
 
 
-def _is_agent_file(p: Path) -> bool:
-    return p.name.startswith("agent-") and p.suffix == ".jsonl"
-
-
 def where_sessions(agent: str | None = None, root: Path | None = None) -> str:
     """Where sessions are looked for, in words, for messages: the projects folder (``root``,
     default :func:`projects_dir`) and/or the Codex home (``agent`` narrows it to one)."""
@@ -159,51 +157,11 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
                 continue
             mains.add(p.stem)
             out.append(SessionInfo(p, p.stem, proj.name, st.st_size, st.st_mtime))
-        out += [s for p in entries if p.name not in mains and (s := _orphan_subagents(p, proj.name)) is not None]
+        for p in entries:  # subagent files whose session's transcript is gone: that session
+            got = orphan_session(p) if p.name not in mains else None
+            if got is not None:
+                out.append(SessionInfo(got[0], p.name, proj.name, got[1], got[2], orphan=codex_discover.PARENT_MISSING))
     return out
-
-
-def _orphan_files(folder: Path) -> list[Path]:
-    """The subagent files (regular ``agent-*.jsonl``) under ``<folder>/subagents``, sorted."""
-    sub = folder / "subagents"
-    try:
-        if not sub.is_dir():
-            return []
-        return sorted(p for p in sub.rglob("agent-*.jsonl") if is_regular(p))
-    except OSError:
-        return []
-
-
-def _orphan_subagents(folder: Path, project: str) -> SessionInfo | None:
-    """The session of ``<project>/<session-id>/`` when it holds subagent files but the
-    session's transcript ``<session-id>.jsonl`` is gone (deleted, rotated): listed under its id
-    as a session of its own (:attr:`SessionInfo.orphan`), its first subagent file as its
-    path, the others its subagent files (:func:`subagent_files`); ``None`` otherwise."""
-    if folder.suffix == ".jsonl":
-        return None
-    files = _orphan_files(folder)
-    stats = []
-    for p in files:
-        try:
-            stats.append(p.stat())
-        except OSError:
-            continue
-    if not stats:
-        return None
-    size, mtime = sum(st.st_size for st in stats), max(st.st_mtime for st in stats)
-    return SessionInfo(files[0], folder.name, project, size, mtime, orphan=codex_discover.PARENT_MISSING)
-
-
-def _orphan_main(main: Path) -> Path | None:
-    """The ``<session-id>/`` folder when ``main`` is a subagent file under its ``subagents/``
-    whose session's transcript is gone (:func:`_orphan_subagents`), else ``None``."""
-    if not _is_agent_file(main):
-        return None
-    for folder in main.parents:
-        if folder.name == "subagents":
-            top = folder.parent
-            return None if (top.parent / (top.name + ".jsonl")).exists() else top
-    return None
 
 
 def is_session(info: SessionInfo) -> bool:
@@ -236,8 +194,9 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
     if not matches:
         matches = [s for s in found if s.session_id.startswith(ident)]
     if not matches:
-        if agent != "codex":
-            _only_subagent_files(ident, root or projects_dir())
+        said = only_subagent_files(ident, root or projects_dir()) if agent != "codex" else None
+        if said is not None:
+            raise DiscoveryError(said)
         raise DiscoveryError(f"no session matches {ident!r} under {where_sessions(agent, root)}")
     if len(matches) > 1:
         if len({s.session_id for s in matches}) == 1 and any(s.agent == "codex" for s in matches):
@@ -252,44 +211,6 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         ids = ", ".join(s.session_id[:13] for s in matches[:5])
         raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
     return matches[0]
-
-
-def _only_subagent_files(ident: str, root: Path) -> None:
-    """Raise :class:`DiscoveryError` saying so when ``ident`` is the id (or a prefix) of a
-    session of which only subagent files are left beside each other (``agent-*.jsonl`` of the
-    older layout, the session's transcript gone): ``report`` lists such a session by the id its
-    files carry. Read only when no transcript matched: the first line of each such file."""
-    try:
-        projects = [d for d in root.iterdir() if d.is_dir()]
-    except OSError:
-        return
-    found: dict[str, list[Path]] = {}
-    for proj in projects:
-        try:
-            agents = sorted(p for p in proj.iterdir() if _is_agent_file(p) and is_regular(p))
-        except OSError:
-            continue
-        for p in agents:
-            sid = _first_session_id(p)
-            if sid is not None and sid.startswith(ident):
-                found.setdefault(sid, []).append(p)
-    if len(found) == 1:
-        sid, files = next(iter(found.items()))
-        raise DiscoveryError(
-            f"session {sid} has no transcript of its own under {root}, only {len(files)} subagent file(s) beside each other"
-            f" ({files[0].parent}); fold one by its path: tracetui state {files[0]}"
-        )
-
-
-def _first_session_id(p: Path) -> str | None:
-    try:
-        with open_regular(p) as f:
-            line = f.readline(1 << 20)
-        obj = json.loads(line.decode("utf-8", "replace"))
-        sid = obj.get("sessionId") if isinstance(obj, dict) else None
-        return sid if isinstance(sid, str) else None
-    except (OSError, ValueError):
-        return None
 
 
 def _meta_tool_use_id(p: Path) -> str | None:
@@ -317,10 +238,10 @@ def subagent_files(main: Path) -> list[SubagentFile]:
     """
     if codex_discover.is_rollout(main):
         return [SubagentFile(p, m.thread_id, None) for p, m in codex_discover.child_rollouts(main)]
-    orphan = _orphan_main(main)
+    orphan = orphan_folder(main)
     if orphan is not None:  # the session's transcript is gone: its other subagent files
         me = main.absolute()
-        return [SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p)) for p in _orphan_files(orphan) if p.absolute() != me]
+        return [SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p)) for p in orphan_files(orphan) if p.absolute() != me]
     sid = main.stem
     found: dict[Path, SubagentFile] = {}
     sub = main.parent / sid / "subagents"
@@ -334,7 +255,7 @@ def subagent_files(main: Path) -> list[SubagentFile]:
     except OSError:
         siblings = []
     for p in siblings:
-        if p not in found and _first_session_id(p) == sid:
+        if p not in found and first_session_id(p) == sid:
             found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
     return [found[p] for p in sorted(found)]
 
@@ -346,7 +267,7 @@ def subagent_places(main: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     home's ``sessions/`` tree and ``archived_sessions/``. See :func:`subagent_files`."""
     if codex_discover.is_rollout(main):
         return codex_discover.child_places(main)
-    orphan = _orphan_main(main)
+    orphan = orphan_folder(main)
     if orphan is not None:
         return [orphan], []
     return [main.parent / main.stem], [(main.parent, "agent-*.jsonl")]
@@ -359,7 +280,7 @@ def orphan_of(main: Path) -> str:
     rollout, a Claude Code file only by its path."""
     meta = codex_discover.rollout_meta(main)
     if meta is None:
-        return codex_discover.PARENT_MISSING if _orphan_main(main) is not None else ""
+        return codex_discover.PARENT_MISSING if orphan_folder(main) is not None else ""
     if meta.parent_id is None:
         return ""
     top, why = codex_discover.session_tops(codex_discover.rollouts(codex_discover.home_of(main))).get(meta.thread_id, ("", ""))
