@@ -149,6 +149,9 @@ class SessionFacts(msgspec.Struct, frozen=True):
     #: missing"``) or its rollouts fork from each other (``"fork cycle"``); ``""`` for a
     #: session's own transcript (:attr:`tracetui.ingest.discover.SessionInfo.orphan`)
     orphan: str = ""
+    #: the UTC days of ``day_usd``'s span on which some of its tokens have no known price
+    #: (``day_usd`` then holds the known part of that day)
+    day_unpriced: tuple[str, ...] = ()
 
 
 class Status(msgspec.Struct, frozen=True):
@@ -215,16 +218,27 @@ def context_fill(used: int, window: int) -> float | None:
     return min(1.0, max(0.0, used / window))
 
 
-def _day_usd(state: RunState) -> tuple[tuple[str, float], ...]:
+def _day_usd(state: RunState) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
+    """``(((day, known usd), ...), days with unpriced tokens)`` of the last two UTC days the
+    session has usage on: each bucket priced on its own, so a day with a model of no known
+    price keeps the known part and is named as incomplete."""
     from tracetui.model.pricing import estimate_cost
 
     days = sorted({b.day for b in state.usage_buckets if b.day})[-2:]
     out = []
+    unpriced = []
     for d in days:
-        usd, _ = estimate_cost([b for b in state.usage_buckets if b.day == d], None)
-        if usd is not None:
-            out.append((d, usd))
-    return tuple(out)
+        known = 0.0
+        for b in state.usage_buckets:
+            if b.day != d or b.tokens.total == 0:
+                continue
+            usd, _ = estimate_cost([b], None)
+            if usd is not None:
+                known += usd
+            elif d not in unpriced:
+                unpriced.append(d)
+        out.append((d, round(known, 6)))
+    return tuple(out), tuple(unpriced)
 
 
 def session_facts(
@@ -267,6 +281,7 @@ def session_facts(
         if a.kind in FAILING_KINDS:
             failing.append((a.kind.endswith("streak"), a.message))
     used, _ = context_usage(state)
+    day_usd, day_unpriced = _day_usd(state)
     model = max(main.tokens_by_model, key=lambda m: (main.tokens_by_model[m].total, m)) if main.tokens_by_model else None
     return SessionFacts(
         key=key,
@@ -284,10 +299,11 @@ def session_facts(
         context_used=used,
         context_window=context_window(model, used, main.context_window),
         minutes=minute_series(state),
-        day_usd=_day_usd(state),
+        day_usd=day_usd,
         records=state.counters.records,
         role=role,
         orphan=orphan,
+        day_unpriced=day_unpriced,
     )
 
 
