@@ -14,7 +14,7 @@ from tracetui.cli import main
 from tracetui.demo.codex_records import RolloutBuilder
 from tracetui.demo.transcript import TranscriptBuilder
 from tracetui.sessions import sessions_data
-from tracetui.views.fleet_table import fleet_summary
+from tracetui.views.fleet_totals import fleet_summary
 from tracetui.views.format import fmt_usd_known
 
 NOW = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC).timestamp()
@@ -56,6 +56,14 @@ def test_fleet_today_says_what_it_knows_and_what_not(homes: Path) -> None:
     line = fleet_summary(rows, NOW)
     assert f"today ${priced:.2f} + unknown (1 session unpriced)" in line
     assert "today $0.00" not in line
+    # the burn rates likewise: the priced session's rate, and the other one said unknown
+    assert fleet["burn"]["5m"] == {"tokens_per_hour": 0, "usd_per_hour": 0, "known_usd_per_hour": 0, "unpriced_sessions": 0}
+    for i, w in ((1, "15m"), (2, "60m")):  # both sessions wrote 9 and 10 minutes before NOW
+        burn = fleet["burn"][w]
+        assert burn["usd_per_hour"] is None and burn["unpriced_sessions"] == 1
+        assert burn["known_usd_per_hour"] == pytest.approx(by[PRICED].rates[i].usd_per_hour) and burn["known_usd_per_hour"] > 0
+    known = by[PRICED].rates[1].usd_per_hour
+    assert f"15m ${known:.2f}/h + unknown (1 session unpriced)" in line
 
 
 def test_fleet_today_without_unpriced_sessions_is_a_figure(homes: Path) -> None:
@@ -64,6 +72,8 @@ def test_fleet_today_without_unpriced_sessions_is_a_figure(homes: Path) -> None:
     (row,) = rows
     assert fleet["today_usd"] == fleet["today_known_usd"] == pytest.approx(row.facts.cost_usd)
     assert fleet["today_unpriced"] == {"sessions": 0, "session_ids": []}
+    assert fleet["burn"]["60m"]["usd_per_hour"] == fleet["burn"]["60m"]["known_usd_per_hour"] == pytest.approx(row.rates[2].usd_per_hour)
+    assert fleet["burn"]["60m"]["unpriced_sessions"] == 0 and fleet["burn"]["60m"]["usd_per_hour"] > 0
     assert "unknown" not in fleet_summary(rows, NOW)
 
 
