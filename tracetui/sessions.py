@@ -64,13 +64,14 @@ def sessions_data(
 ) -> tuple[list, dict]:
     """``(rows, fleet)``: the :class:`~tracetui.views.fleet_table.FleetRow` of each session under
     the projects folder written in the last ``hours`` hours (``None``: all) at ``now`` (epoch
-    seconds), sorted by attention, and :func:`~tracetui.views.fleet_table.fleet_json`.
+    seconds), sorted by attention, and :func:`~tracetui.views.fleet_totals.fleet_json`.
     ``warn(line)`` hears of a session that could not be read (default: stderr)."""
     from tracetui.ingest.discover import is_session, list_sessions
     from tracetui.session.open import load_state, save_store
     from tracetui.session.user_settings import load_user_settings
     from tracetui.views.fleet import FleetRules, session_facts
-    from tracetui.views.fleet_table import Budgets, fleet_json, fleet_rows
+    from tracetui.views.fleet_table import Budgets, fleet_rows
+    from tracetui.views.fleet_totals import fleet_json
 
     us = load_user_settings()
     for line in us.warnings:
@@ -90,7 +91,7 @@ def sessions_data(
         except Exception as exc:  # one unreadable session must not hide the others
             (warn or _warn)(f"{info.path}: {exc}")
             continue
-        pairs.append((session_facts(state, str(info.path), info.project, info.agent, info.role), info.mtime))
+        pairs.append((session_facts(state, str(info.path), info.project, info.agent, info.role, info.orphan), info.mtime))
         try:
             save_store(reader)
         except Exception:
@@ -128,7 +129,8 @@ def _cmd_sessions(ns: argparse.Namespace) -> int:
     import orjson
 
     from tracetui.ingest.discover import projects_dir
-    from tracetui.views.fleet_table import Budgets, fleet_summary, row_json
+    from tracetui.views.fleet_table import Budgets, row_json
+    from tracetui.views.fleet_totals import fleet_summary
     from tracetui.views.safe import json_safe, redact_json
 
     if ns.all and ns.hours is not None:

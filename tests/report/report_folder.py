@@ -233,10 +233,18 @@ def _codex_messages(home: Path):
         threads[meta["id"]] = (parent, meta.get("cwd") or "?")
         parsed.append((p, meta["id"], parent, recs))
     for p, thread, parent, recs in parsed:
-        top = thread
-        while threads[top][0] in threads:
-            top = threads[top][0]
-        session = threads[top][0] or top
+        # the top of its parent chain: the last thread on disk (a session of its own when its
+        # parent is not); a loop is filed under its first rollout's thread (by path)
+        chain = [thread]
+        while threads[chain[-1]][0] in threads and threads[chain[-1]][0] not in chain:
+            chain.append(threads[chain[-1]][0])
+        nxt = threads[chain[-1]][0]
+        if nxt in chain:
+            loop = chain[chain.index(nxt) :]
+            top = min(loop, key=lambda t: min(str(q) for q, th, _p, _r in parsed if th == t))
+        else:
+            top = chain[-1]
+        session = top
         project = threads[top][1]
         prev = None
         own = recs[1:]

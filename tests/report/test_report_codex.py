@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from report_folder import CODEX_MAIN, CODEX_OLD, Folder, recount
+from report_folder import CODEX_CHILD, CODEX_MAIN, CODEX_OLD, Folder, recount
 
 from tracetui.cli import main
 from tracetui.demo.codex_records import RolloutBuilder
@@ -126,13 +126,16 @@ def test_codex_transcripts_are_list_sessions_and_their_children(folder: Folder) 
     assert codex_transcripts(folder.codex / "missing") == []
 
 
-def test_child_of_a_parent_not_on_disk_is_its_parents_session(folder: Folder) -> None:
+def test_child_of_a_parent_not_on_disk_is_a_session_of_its_own(folder: Folder) -> None:
+    """Keyed by its own thread, as ``sessions`` and ``state <id>`` know it, never by the
+    thread that has no rollout (F13 of the third tester)."""
     folder.codex_main.unlink()
     (t,) = [t for t in codex_transcripts() if t.path == folder.codex_child]
-    assert (t.session_id, t.role) == (CODEX_MAIN, "subagent")
+    assert (t.session_id, t.role) == (CODEX_CHILD, "main")
     index, _ = refresh(folder.root)
     rows = {g.key: g for g in build_report(index.conn, "session", agent="codex").rows}
-    assert rows[CODEX_MAIN].messages == 1  # the child's own response only
+    assert CODEX_MAIN not in rows
+    assert rows[CODEX_CHILD].messages == 1  # the child's own response only
     assert set(rows) == set(recount(folder.root, "session", agent="codex"))
 
 

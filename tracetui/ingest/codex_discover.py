@@ -28,8 +28,12 @@ __all__ = [
     "is_rollout",
     "rollout_role",
     "rollouts",
+    "session_tops",
+    "PARENT_MISSING",
+    "FORK_CYCLE",
     "child_rollouts",
     "child_places",
+    "home_of",
 ]
 
 #: a first line longer than this is read no further: no rollout (its ``base_instructions``
@@ -268,6 +272,55 @@ def rollouts(home: Path | None = None) -> list[tuple[Path, os.stat_result, Rollo
     return out
 
 
+#: why a child rollout is a session of its own (:func:`session_tops`): the parent thread its
+#: ``session_meta`` names has no rollout under the Codex home (deleted, or kept in another home)
+PARENT_MISSING = "parent missing"
+#: ... or its parent chain loops back (rollouts forked from each other, or from themselves)
+FORK_CYCLE = "fork cycle"
+
+
+def session_tops(found: list[tuple[Path, os.stat_result, RolloutMeta]]) -> dict[str, tuple[str, str]]:
+    """The session of every thread of ``found`` (:func:`rollouts`' list): thread id ->
+    ``(top thread id, why)``. The top is the thread at the head of its parent chain: a
+    top-level rollout's (``why`` ``""``); when the chain ends at a parent with no rollout in
+    ``found``, the last thread on disk (``why`` :data:`PARENT_MISSING`); when it loops back,
+    the loop's thread whose rollout comes first (in ``sessions/`` before ``archived_sessions/``,
+    then by path: its date folder is the earliest, which :func:`child_rollouts` looks from;
+    ``why`` :data:`FORK_CYCLE`). A thread that is its own top is a session; every other thread
+    is a child rollout of its top's session. A thread in several files takes a top-level
+    rollout's first record when it has one. Pure; linear in ``len(found)``."""
+    meta: dict[str, RolloutMeta] = {}
+    first: dict[str, tuple[bool, str]] = {}
+    for p, _st, m in found:
+        if m.thread_id not in meta or (m.parent_id is None and meta[m.thread_id].parent_id is not None):
+            meta[m.thread_id] = m
+        text = os.fspath(p)
+        key = (os.sep + "archived_sessions" + os.sep in text, text)
+        first[m.thread_id] = min(first.get(m.thread_id, key), key)
+    tops: dict[str, tuple[str, str]] = {}
+    for start in meta:
+        chain: list[str] = []
+        on: dict[str, int] = {}
+        t: str | None = start
+        while t is not None and t not in tops:
+            m = meta.get(t)
+            if m is None:  # the parent named by chain[-1] is not on disk
+                top: tuple[str, str] = (chain[-1], PARENT_MISSING)
+                break
+            if t in on:  # the chain loops back to t: the loop is chain[on[t]:]
+                loop = chain[on[t] :]
+                top = (min(loop, key=lambda x: first[x]), FORK_CYCLE)
+                break
+            on[t] = len(chain)
+            chain.append(t)
+            t = m.parent_id
+        else:
+            top = (chain[-1], "") if t is None else tops[t]
+        for x in chain:
+            tops[x] = top
+    return tops
+
+
 def _settled(p: str) -> tuple[bool, RolloutMeta | None]:
     """``(True, meta)`` when ``p``'s first line was read whole (its cache entry holds while the
     file is not replaced), else ``(False, None)``."""
@@ -278,7 +331,7 @@ def _settled(p: str) -> tuple[bool, RolloutMeta | None]:
     return False, None
 
 
-def _home_of(main: Path) -> Path:
+def home_of(main: Path) -> Path:
     """The Codex home holding ``main`` (the folder above its ``sessions`` or
     ``archived_sessions``), else :func:`codex_dir`."""
     for parent in Path(main).absolute().parents:
@@ -304,7 +357,7 @@ def child_rollouts(main: Path) -> list[tuple[Path, RolloutMeta]]:
     meta = rollout_meta(main)
     if meta is None:
         return []
-    sessions, archived = codex_trees(_home_of(main))
+    sessions, archived = codex_trees(home_of(main))
     by_parent: dict[str, list[tuple[str, RolloutMeta]]] = {}
     for top, since in ((sessions, _date_of(main, sessions)), (archived, ())):
         for p, fresh in _walk(top, since):
@@ -333,5 +386,5 @@ def child_places(main: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Where new child rollouts of ``main`` can appear, for a file watcher: ``(trees, globs)``:
     the ``sessions/`` tree of its Codex home (new date folders appear there) and
     ``archived_sessions/*.jsonl``. See :func:`child_rollouts`."""
-    sessions, archived = codex_trees(_home_of(main))
+    sessions, archived = codex_trees(home_of(main))
     return [sessions], [(archived, "*.jsonl")]

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracetui.ingest import codex_discover
+from tracetui.ingest.claude_orphans import first_session_id, only_subagent_files, orphan_files, orphan_folder, orphan_session
+from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.codex_discover import codex_dir
 from tracetui.ingest.files import is_regular, open_regular
 from tracetui.ingest.first_line import opens_a_transcript
@@ -36,6 +38,7 @@ __all__ = [
     "subagent_files",
     "subagent_places",
     "resolve_target",
+    "orphan_of",
     "TranscriptFile",
     "all_transcripts",
     "codex_transcripts",
@@ -63,6 +66,12 @@ class SessionInfo:
     mtime: float
     agent: str = "claude"
     role: str = ""
+    #: why a child's file is a session of its own (``""`` for a session's main transcript):
+    #: ``"parent missing"`` (a Codex child rollout whose parent thread has no rollout on disk;
+    #: Claude Code subagent files whose session's transcript is gone: then ``path`` is the
+    #: first of them) or ``"fork cycle"`` (rollouts forked from each other:
+    #: ``codex_discover.session_tops``)
+    orphan: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,10 +95,6 @@ def projects_dir() -> Path:
     return claude_dir() / "projects"
 
 
-def _is_agent_file(p: Path) -> bool:
-    return p.name.startswith("agent-") and p.suffix == ".jsonl"
-
-
 def where_sessions(agent: str | None = None, root: Path | None = None) -> str:
     """Where sessions are looked for, in words, for messages: the projects folder (``root``,
     default :func:`projects_dir`) and/or the Codex home (``agent`` narrows it to one)."""
@@ -106,16 +111,23 @@ def list_sessions(root: Path | None = None, agent: str | None = None, codex_root
     :func:`projects_dir`) and Codex CLI rollouts under ``codex_root`` (default :func:`codex_dir`;
     ``sessions/`` and ``archived_sessions/``), child rollouts that name their parent left out
     (they are subagents of their parent: :func:`subagent_files`); one that names none (a
-    review) is listed, with its :attr:`SessionInfo.role`. ``agent`` (``"claude"`` | ``"codex"``) keeps one.
+    review) is listed, with its :attr:`SessionInfo.role`, and so is one whose parent chain
+    ends at a thread not on disk or loops (:func:`codex_discover.session_tops`), and Claude
+    Code subagent files whose transcript is gone, with their :attr:`SessionInfo.orphan`.
+    ``agent`` (``"claude"`` | ``"codex"``) keeps one.
 
     Missing or unreadable folders give an empty list, never an error. A ``*.jsonl`` that is
     not a regular file (a FIFO, a socket, a device) is no session and is left out.
     """
     out: list[SessionInfo] = []
     if agent != "claude":
-        for p, st, meta in codex_discover.rollouts(codex_root):
-            if meta.parent_id is None:
-                out.append(SessionInfo(p, meta.thread_id, meta.cwd or "?", st.st_size, st.st_mtime, "codex", meta.role))
+        found = codex_discover.rollouts(codex_root)
+        tops = codex_discover.session_tops(found)
+        for p, st, meta in found:
+            top, why = tops[meta.thread_id]
+            if meta.parent_id is None or top == meta.thread_id:
+                orphan = "" if meta.parent_id is None else why
+                out.append(SessionInfo(p, meta.thread_id, meta.cwd or "?", st.st_size, st.st_mtime, "codex", meta.role, orphan))
     if agent != "codex":
         out += _claude_sessions(root or projects_dir())
     out.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)
@@ -133,6 +145,7 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
             entries = list(proj.iterdir())
         except OSError:
             continue
+        mains = set()
         for p in entries:
             if p.suffix != ".jsonl" or _is_agent_file(p):
                 continue
@@ -142,7 +155,12 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
                 continue
             if not stat.S_ISREG(st.st_mode):
                 continue
+            mains.add(p.stem)
             out.append(SessionInfo(p, p.stem, proj.name, st.st_size, st.st_mtime))
+        for p in entries:  # subagent files whose session's transcript is gone: that session
+            got = orphan_session(p) if p.name not in mains else None
+            if got is not None:
+                out.append(SessionInfo(got[0], p.name, proj.name, got[1], got[2], orphan=codex_discover.PARENT_MISSING))
     return out
 
 
@@ -176,8 +194,9 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
     if not matches:
         matches = [s for s in found if s.session_id.startswith(ident)]
     if not matches:
-        if agent != "codex":
-            _only_subagent_files(ident, root or projects_dir())
+        said = only_subagent_files(ident, root or projects_dir()) if agent != "codex" else None
+        if said is not None:
+            raise DiscoveryError(said)
         raise DiscoveryError(f"no session matches {ident!r} under {where_sessions(agent, root)}")
     if len(matches) > 1:
         if len({s.session_id for s in matches}) == 1 and any(s.agent == "codex" for s in matches):
@@ -192,44 +211,6 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         ids = ", ".join(s.session_id[:13] for s in matches[:5])
         raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
     return matches[0]
-
-
-def _only_subagent_files(ident: str, root: Path) -> None:
-    """Raise :class:`DiscoveryError` saying so when ``ident`` is the id (or a prefix) of a
-    session of which only subagent files are left beside each other (``agent-*.jsonl`` of the
-    older layout, the session's transcript gone): ``report`` lists such a session by the id its
-    files carry. Read only when no transcript matched: the first line of each such file."""
-    try:
-        projects = [d for d in root.iterdir() if d.is_dir()]
-    except OSError:
-        return
-    found: dict[str, list[Path]] = {}
-    for proj in projects:
-        try:
-            agents = sorted(p for p in proj.iterdir() if _is_agent_file(p) and is_regular(p))
-        except OSError:
-            continue
-        for p in agents:
-            sid = _first_session_id(p)
-            if sid is not None and sid.startswith(ident):
-                found.setdefault(sid, []).append(p)
-    if len(found) == 1:
-        sid, files = next(iter(found.items()))
-        raise DiscoveryError(
-            f"session {sid} has no transcript of its own under {root}, only {len(files)} subagent file(s) beside each other"
-            f" ({files[0].parent}); fold one by its path: tracetui state {files[0]}"
-        )
-
-
-def _first_session_id(p: Path) -> str | None:
-    try:
-        with open_regular(p) as f:
-            line = f.readline(1 << 20)
-        obj = json.loads(line.decode("utf-8", "replace"))
-        sid = obj.get("sessionId") if isinstance(obj, dict) else None
-        return sid if isinstance(sid, str) else None
-    except (OSError, ValueError):
-        return None
 
 
 def _meta_tool_use_id(p: Path) -> str | None:
@@ -250,10 +231,17 @@ def subagent_files(main: Path) -> list[SubagentFile]:
     ``agent_id`` is the child's thread id, which the parent's ``collab_agent_spawn_end`` names as
     ``new_thread_id``; no ``tool_use_id``). A Claude Code transcript's: looks in ``<dir>/<session-id>/subagents/**`` (2.1.x) and at ``agent-*.jsonl`` siblings whose
     first record carries this session's id (2.0.x). Inline sidechains need no file. A FIFO,
-    socket or device named like a subagent file is left out (never opened).
+    socket or device named like a subagent file is left out (never opened). When ``main`` is
+    itself a subagent file under ``<session-id>/subagents/`` and that session's transcript is
+    gone (the session is listed by that file: :func:`list_sessions`), its subagent files are
+    the other files of that tree.
     """
     if codex_discover.is_rollout(main):
         return [SubagentFile(p, m.thread_id, None) for p, m in codex_discover.child_rollouts(main)]
+    orphan = orphan_folder(main)
+    if orphan is not None:  # the session's transcript is gone: its other subagent files
+        me = main.absolute()
+        return [SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p)) for p in orphan_files(orphan) if p.absolute() != me]
     sid = main.stem
     found: dict[Path, SubagentFile] = {}
     sub = main.parent / sid / "subagents"
@@ -267,7 +255,7 @@ def subagent_files(main: Path) -> list[SubagentFile]:
     except OSError:
         siblings = []
     for p in siblings:
-        if p not in found and _first_session_id(p) == sid:
+        if p not in found and first_session_id(p) == sid:
             found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
     return [found[p] for p in sorted(found)]
 
@@ -279,7 +267,24 @@ def subagent_places(main: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     home's ``sessions/`` tree and ``archived_sessions/``. See :func:`subagent_files`."""
     if codex_discover.is_rollout(main):
         return codex_discover.child_places(main)
+    orphan = orphan_folder(main)
+    if orphan is not None:
+        return [orphan], []
     return [main.parent / main.stem], [(main.parent, "agent-*.jsonl")]
+
+
+def orphan_of(main: Path) -> str:
+    """:attr:`SessionInfo.orphan` of the session whose main file is ``main`` (``""`` for a
+    session's own transcript or top-level rollout), for a view that knows a session by its
+    path only. Reads a rollout's first line (cached); lists the Codex home only for a child
+    rollout, a Claude Code file only by its path."""
+    meta = codex_discover.rollout_meta(main)
+    if meta is None:
+        return codex_discover.PARENT_MISSING if orphan_folder(main) is not None else ""
+    if meta.parent_id is None:
+        return ""
+    top, why = codex_discover.session_tops(codex_discover.rollouts(codex_discover.home_of(main))).get(meta.thread_id, ("", ""))
+    return why if top == meta.thread_id else ""
 
 
 def resolve_target(arg: str, root: Path | None = None, agent: str | None = None) -> Path:
@@ -352,26 +357,21 @@ def codex_transcripts(home: Path | None = None) -> list[TranscriptFile]:
     """Every Codex CLI rollout under ``<home>/sessions`` and ``<home>/archived_sessions``
     (``home``: :func:`codex_dir`), sorted by path, as :class:`TranscriptFile` of agent
     ``"codex"``. A top-level rollout is a ``"main"`` file of its own thread; a child rollout
-    (subagent or fork) a ``"subagent"`` file of the session at the top of its parent chain:
-    the thread of the topmost ancestor found on disk, or the parent thread that ancestor
-    names when that one is not on disk. The project is that top rollout's working folder
+    (subagent or fork) a ``"subagent"`` file of the session at the top of its parent chain
+    (:func:`codex_discover.session_tops`: the topmost ancestor found on disk, a session of its
+    own when its parent is not, or the first rollout of a loop), the top's own file a
+    ``"main"`` one: the sessions :func:`list_sessions` lists. The project is that top rollout's working folder
     (``session_meta.cwd``; ``"?"`` when it has none), so a session's files share one project.
     Missing folders give an empty list, never an error."""
     found = codex_discover.rollouts(home)
+    tops = codex_discover.session_tops(found)
     by_thread = {meta.thread_id: meta for _p, _st, meta in found if meta.parent_id is None}
     for _p, _st, meta in found:
         by_thread.setdefault(meta.thread_id, meta)
     out = []
     for p, _st, meta in found:
-        top, seen = meta, {meta.thread_id}
-        while top.parent_id is not None and top.parent_id in by_thread and top.parent_id not in seen:
-            seen.add(top.parent_id)
-            top = by_thread[top.parent_id]
-        if top.parent_id is not None and top.parent_id not in by_thread:
-            session, cwd = top.parent_id, top.cwd
-        else:
-            session, cwd = top.thread_id, top.cwd
-        role = "main" if meta.parent_id is None else "subagent"
-        out.append(TranscriptFile(p, cwd or "?", session, role, "codex"))
+        session = tops[meta.thread_id][0]
+        role = "main" if meta.parent_id is None or session == meta.thread_id else "subagent"
+        out.append(TranscriptFile(p, by_thread[session].cwd or "?", session, role, "codex"))
     out.sort(key=lambda t: str(t.path))
     return out

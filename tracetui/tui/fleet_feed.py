@@ -20,6 +20,7 @@ from typing import Any
 from textual.message import Message
 
 from tracetui.ingest.codex_discover import rollout_role
+from tracetui.ingest.discover import orphan_of
 from tracetui.model.state import RunState
 from tracetui.views.fleet import SessionFacts, session_facts
 from tracetui.views.fleet_table import Budgets, FleetRow, fleet_rows
@@ -105,7 +106,7 @@ class FleetFeed:
         """Compute and keep the facts of ``state`` now (the caller's thread); tell the screen."""
         try:
             role = rollout_role(Path(key)) if state.agent == "codex" else ""  # read once per file (cached)
-            facts = session_facts(state, key, project or Path(key).parent.name, agent, role)
+            facts = session_facts(state, key, project or Path(key).parent.name, agent, role, orphan_of(Path(key)))
         except Exception:  # a fleet bug must not stop the session's own view
             return
         with self._lock:

@@ -145,6 +145,13 @@ class SessionFacts(msgspec.Struct, frozen=True):
     #: what a Codex rollout that names no parent says it is (``"review"``; ``""`` for a session
     #: of its own: :attr:`tracetui.ingest.discover.SessionInfo.role`)
     role: str = ""
+    #: why a child's file is a session of its own: its parent is not on disk (``"parent
+    #: missing"``) or its rollouts fork from each other (``"fork cycle"``); ``""`` for a
+    #: session's own transcript (:attr:`tracetui.ingest.discover.SessionInfo.orphan`)
+    orphan: str = ""
+    #: the UTC days of ``day_usd``'s span on which some of its tokens have no known price
+    #: (``day_usd`` then holds the known part of that day)
+    day_unpriced: tuple[str, ...] = ()
 
 
 class Status(msgspec.Struct, frozen=True):
@@ -211,25 +218,39 @@ def context_fill(used: int, window: int) -> float | None:
     return min(1.0, max(0.0, used / window))
 
 
-def _day_usd(state: RunState) -> tuple[tuple[str, float], ...]:
+def _day_usd(state: RunState) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
+    """``(((day, known usd), ...), days with unpriced tokens)`` of the last two UTC days the
+    session has usage on: each bucket priced on its own, so a day with a model of no known
+    price keeps the known part and is named as incomplete."""
     from tracetui.model.pricing import estimate_cost
 
     days = sorted({b.day for b in state.usage_buckets if b.day})[-2:]
     out = []
+    unpriced = []
     for d in days:
-        usd, _ = estimate_cost([b for b in state.usage_buckets if b.day == d], None)
-        if usd is not None:
-            out.append((d, usd))
-    return tuple(out)
+        known = 0.0
+        for b in state.usage_buckets:
+            if b.day != d or b.tokens.total == 0:
+                continue
+            usd, _ = estimate_cost([b], None)
+            if usd is not None:
+                known += usd
+            elif d not in unpriced:
+                unpriced.append(d)
+        out.append((d, round(known, 6)))
+    return tuple(out), tuple(unpriced)
 
 
-def session_facts(state: RunState, key: str = "", project: str = "", agent: str = "claude", role: str = "") -> SessionFacts:
+def session_facts(
+    state: RunState, key: str = "", project: str = "", agent: str = "claude", role: str = "", orphan: str = ""
+) -> SessionFacts:
     """The facts of ``state`` for the rules and the fleet's columns (pure; reads the last
     :data:`TAIL_SCAN` main-thread events and the last hour of usage events of each file).
     ``key`` names the session (its main path), ``project`` its project folder (shown when the
     state names no working folder; else that folder's last part), ``agent`` the agent that
     wrote it (``claude``, ``codex``), ``role`` what a rollout naming no parent says it is
-    (``"review"``, from discovery: ``SessionInfo.role``)."""
+    (``"review"``, from discovery: ``SessionInfo.role``), ``orphan`` why a child's file is a
+    session of its own (``SessionInfo.orphan``)."""
     main = state.main
     kind, turn_seq, turn_ts = _tail(state)
     turn_t = parse_ts(turn_ts)
@@ -260,6 +281,7 @@ def session_facts(state: RunState, key: str = "", project: str = "", agent: str 
         if a.kind in FAILING_KINDS:
             failing.append((a.kind.endswith("streak"), a.message))
     used, _ = context_usage(state)
+    day_usd, day_unpriced = _day_usd(state)
     model = max(main.tokens_by_model, key=lambda m: (main.tokens_by_model[m].total, m)) if main.tokens_by_model else None
     return SessionFacts(
         key=key,
@@ -277,9 +299,11 @@ def session_facts(state: RunState, key: str = "", project: str = "", agent: str 
         context_used=used,
         context_window=context_window(model, used, main.context_window),
         minutes=minute_series(state),
-        day_usd=_day_usd(state),
+        day_usd=day_usd,
         records=state.counters.records,
         role=role,
+        orphan=orphan,
+        day_unpriced=day_unpriced,
     )
 
 

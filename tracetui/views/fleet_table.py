@@ -1,7 +1,7 @@
 """The fleet's columns, for the monitor's fleet screen and ``tracetui sessions``: one row per
 session from its :class:`~tracetui.views.fleet.SessionFacts`, its files' mtime and ``now``
 (epoch seconds), as text cells (made safe: secrets masked, no control character, one line) or
-as JSON; and the fleet's summary line (burn rates, sparkline, the daily budget). Pure."""
+as JSON. The fleet's totals over the rows: :mod:`tracetui.views.fleet_totals`. Pure."""
 
 from __future__ import annotations
 
@@ -20,10 +20,6 @@ from tracetui.views.burn import (
     budget_anomaly,
     budget_status,
     burn_rates,
-    merge_series,
-    spark_values,
-    sparkline,
-    spent_on,
 )
 from tracetui.views.fleet import FleetRules, SessionFacts, Status, attention_key, classify, context_fill
 from tracetui.views.format import fmt_short, fmt_usd
@@ -39,8 +35,6 @@ __all__ = [
     "row_detail",
     "agent_cell",
     "row_json",
-    "fleet_json",
-    "fleet_summary",
     "one_line",
     "fit_line",
     "coarse_age",
@@ -224,8 +218,9 @@ def row_cells(
 def agent_cell(facts: SessionFacts) -> str:
     """The agent column: the agent (``claude``, ``codex``), and what a rollout that names no
     parent says it is (``codex review``): such a run is listed as a session of its own, and the
-    column says so. Safe to draw."""
-    return one_line(f"{facts.agent} {facts.role}" if facts.role else facts.agent, 8 + ROLE_CHARS)
+    column says so; and a child's file listed as a session of its own, why (``codex parent
+    missing``, ``claude parent missing``, ``codex fork cycle``). Safe to draw."""
+    return one_line(" ".join(w for w in (facts.agent, facts.role, facts.orphan) if w), 8 + ROLE_CHARS)
 
 
 def give_way(title: int, flight: int, excess: int) -> tuple[int, int]:
@@ -251,6 +246,10 @@ def row_detail(row: FleetRow) -> str:
         out += f" · {row.budget.text}"
     if row.facts.role:
         out += f" · a Codex {one_line(row.facts.role, ROLE_CHARS)} run: its rollout names no parent session"
+    if row.facts.orphan == "fork cycle":
+        out += " · its rollouts are forked from each other: listed as a session under the first of them"
+    elif row.facts.orphan:
+        out += " · its parent session is not on disk: listed as a session of its own"
     return out
 
 
@@ -295,64 +294,5 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
         "budget": None
         if row.budget is None
         else {"usd": row.budget.budget, "crossed": row.budget.crossed, "eta_s": _num(row.budget.eta), "text": row.budget.text},
+        "orphan": f.orphan or None,
     }
-
-
-#: the last :func:`_fleet` answer and what it was for (the fleet's facts, the minute, the
-#: budgets): the monitor asks every second, and it changes only with those
-_FLEET_MEMO: list = [None, None]
-
-
-def _fleet(rows: Sequence[FleetRow], now: float, budgets: Budgets) -> tuple[tuple[Rate, ...], Any, float, str]:
-    key = (tuple(r.facts for r in rows), int(now) // 60, budgets)
-    if _FLEET_MEMO[0] is not None and _FLEET_MEMO[0] == key:
-        return _FLEET_MEMO[1]
-    out = _fleet_now(rows, now, budgets)
-    _FLEET_MEMO[0], _FLEET_MEMO[1] = key, out
-    return out
-
-
-def _fleet_now(rows: Sequence[FleetRow], now: float, budgets: Budgets) -> tuple[tuple[Rate, ...], Any, float, str]:
-    series = merge_series(r.facts.minutes for r in rows)
-    rates = burn_rates(series, now)
-    day = utc_day_of(now)
-    today = sum(spent_on(r.facts.day_usd, day) for r in rows)
-    budget = budget_status(budgets.day, today, rates[1].usd_per_hour, "the daily budget") if budgets.day is not None else None
-    spark = sparkline(spark_values(series, now, 30))
-    return rates, budget, today, spark
-
-
-def fleet_json(rows: Sequence[FleetRow], now: float, budgets: Budgets = Budgets()) -> dict[str, Any]:
-    """The fleet's totals: burn rates, today's spend, the daily budget, counts per state."""
-    rates, budget, today, _ = _fleet(rows, now, budgets)
-    states: dict[str, int] = {}
-    for r in rows:
-        states[r.status.state] = states.get(r.status.state, 0) + 1
-    return {
-        "sessions": len(rows),
-        "states": states,
-        "burn": {f"{r.minutes}m": {"tokens_per_hour": _num(r.tokens_per_hour), "usd_per_hour": _num(r.usd_per_hour)} for r in rates},
-        "today_usd": _num(today),
-        "budget_day": None
-        if budget is None
-        else {"usd": budget.budget, "crossed": budget.crossed, "eta_s": _num(budget.eta), "text": budget.text},
-    }
-
-
-def fleet_summary(rows: Sequence[FleetRow], now: float, budgets: Budgets = Budgets()) -> str:
-    """Lines about the whole fleet: sessions per state (attention first); the burn rates over
-    5/15/60 min in USD and tokens per hour; a 30-column sparkline of the last hour (tokens, two
-    minutes a column) and today's spend (UTC day); the daily budget when one is set."""
-    from tracetui.views.fleet import STATES
-
-    rates, budget, today, spark = _fleet(rows, now, budgets)
-    counts = {s: 0 for s in STATES}
-    for r in rows:
-        counts[r.status.state] = counts.get(r.status.state, 0) + 1
-    head = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no session"
-    usd = " · ".join(f"{r.minutes}m {fmt_usd(r.usd_per_hour)}/h" for r in rates)
-    tok = " ".join(fmt_short(r.tokens_per_hour) for r in rates)
-    lines = [head, f"burn {usd} ({tok} tok/h)", f"last hour ▕{spark}▏ today {fmt_usd(today)}"]
-    if budget is not None:
-        lines.append(budget.text)
-    return "\n".join(lines)

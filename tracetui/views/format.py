@@ -57,6 +57,16 @@ def fmt_bytes_exact(n: int | None) -> str:
     return f"{fmt_count(n)} bytes" if n is not None else "? bytes"
 
 
+def fmt_usd_known(known: float, unpriced: int, noun: str = "session") -> str:
+    """A total of which ``unpriced`` parts (``noun``: sessions) have no known price: the known
+    part and that the rest is unknown, never a bare ``$0.00``: ``$56.69``, ``$56.69 + unknown
+    (1 session unpriced)``, ``unknown (2 sessions unpriced)`` (nothing known)."""
+    if unpriced <= 0:
+        return fmt_usd(known)
+    what = f"unknown ({unpriced} {noun}{'' if unpriced == 1 else 's'} unpriced)"
+    return what if known <= 0 else f"{fmt_usd(known)} + {what}"
+
+
 def fmt_usd(usd: float | None) -> str:
     """A cost in USD to the cent: ``$1.23``, ``$0.00``; ``?`` when there is none (a model
     without a known price). The caller says it is an estimate (``views.text.cost_text``)."""

@@ -18,7 +18,7 @@ from typing import Any
 from tracetui.ingest.agents import agent_name
 from tracetui.session.index.query import Group, Report
 from tracetui.session.index.search import Hit
-from tracetui.views.format import fmt_count, fmt_usd
+from tracetui.views.format import fmt_count, fmt_usd, fmt_usd_known
 from tracetui.views.safe import redacted
 
 __all__ = ["render_report", "report_json", "render_hits", "hits_json", "COST_LABEL"]
@@ -47,7 +47,14 @@ def _agent_cell(agent: str | None) -> str:
 
 
 def _cost_cell(g: Group) -> str:
-    return "unknown" if g.cost_usd is None else fmt_usd(g.cost_usd)
+    """The cost: the estimate, or with messages of no known price the known part and how many
+    sessions are unpriced (``$56.69 + unknown (1 session unpriced)``); a session's own row with
+    nothing priced is ``unknown``."""
+    if g.cost_usd is not None:
+        return fmt_usd(g.cost_usd)
+    if g.sessions <= 1 and g.known_usd <= 0:
+        return "unknown"
+    return fmt_usd_known(g.known_usd, max(1, g.unpriced_sessions))
 
 
 def _cells(kind: str, g: Group, total: bool = False) -> list[str]:
@@ -150,6 +157,8 @@ def _group_json(g: Group) -> dict[str, Any]:
     }
     if g.project is not None:
         d.update(project=_clean(g.project), cwd=_clean(g.cwd), agent=g.agent)
+    d["known_usd"] = g.known_usd
+    d["unpriced"] = {"sessions": g.unpriced_sessions, "messages": g.unpriced_messages, "models": list(g.unpriced_models)}
     return d
 
 
@@ -159,7 +168,9 @@ def report_json(rep: Report) -> dict[str, Any]:
     total, files_indexed, notes}``; each row ``{key, sessions, messages, tokens: {input, output,
     cache_read, cache_creation, total}, cost_usd (null: unknown), cost_note, models,
     first_timestamp, last_timestamp}`` (a project or session row adds ``project, cwd, agent``:
-    ``claude``, ``codex`` or ``claude,codex``)."""
+    ``claude``, ``codex`` or ``claude,codex``), then ``known_usd`` (the cost of the messages
+    priced: ``cost_usd`` when all are) and ``unpriced: {sessions, messages, models}`` (what has
+    no known price; zeros and ``[]`` when nothing)."""
     return {
         "report": rep.kind,
         "since": rep.since,

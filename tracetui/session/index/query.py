@@ -68,6 +68,12 @@ class Group:
     agent: str | None = None
     first_ts: str | None = None
     last_ts: str | None = None
+    #: the cost of the messages whose price is known (USD; ``cost_usd`` when all are), and of
+    #: the others: their sessions, messages and models (a total says what it knows and what not)
+    known_usd: float = 0.0
+    unpriced_sessions: int = 0
+    unpriced_messages: int = 0
+    unpriced_models: tuple[str, ...] = ()
 
 
 @dataclass
@@ -212,6 +218,8 @@ def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str
         " JOIN files f ON f.id = g.file GROUP BY g.k"
     )
     out = []
+    unpriced: dict[str, set[tuple[str, str]]] = {}
+    ks = []  # each group's key as the SQL has it (a session's is shown by its id only)
     for k, sessions, first_ts, last_ts, proj, cwd, agent, session in conn.execute(sql, args):
         bs = sorted(buckets.get(k, ()), key=lambda b: (b.model, b.day, b.band))
         tokens = Tokens()
@@ -220,13 +228,47 @@ def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str
         cost, note = memo.get(tuple(bs), last_ts)
         g = Group(k, sessions, sum(b.messages for b in bs), tokens, cost, note, tuple(sorted({b.model for b in bs})))
         g.first_ts, g.last_ts = first_ts, last_ts
+        g.known_usd = cost or 0.0
+        if cost is None:  # the known part, bucket by bucket, and what has no price
+            g.known_usd, lost = _known_part(bs, last_ts, memo)
+            g.unpriced_messages = sum(b.messages for b in lost)
+            g.unpriced_models = tuple(sorted({b.model for b in lost}))
+            unpriced[k] = {(b.model, b.day) for b in lost}
         if kind in ("project", "session"):
             g.project, g.cwd, g.agent = proj, cwd, ",".join(sorted(set(agent.split(",")))) if agent else agent
             if kind == "session":
                 g.key = session
         out.append(g)
+        ks.append(k)
+    if unpriced:
+        counts = _unpriced_sessions(conn, key, cond, args, set().union(*unpriced.values()))
+        for g, k in zip(out, ks):
+            g.unpriced_sessions = counts.get(k, 0) if g.cost_usd is None else 0
     out.sort(key=lambda g: g.key if kind != "session" else "")
     return out
+
+
+def _known_part(bs: list[UsageBucket], last_ts: str | None, memo: _Costs) -> tuple[float, list[UsageBucket]]:
+    """``(USD of the buckets priced, the buckets of no known price)``, each bucket priced alone."""
+    known, lost = 0.0, []
+    for b in bs:
+        usd, _ = memo.get((b,), last_ts)
+        if usd is None:
+            lost.append(b)
+        else:
+            known += usd
+    return round(known, 6), lost
+
+
+def _unpriced_sessions(conn: sqlite3.Connection, key: str, cond: str, args: list, pairs: set[tuple[str, str]]) -> dict[str, int]:
+    """Group key -> how many sessions of the group have messages of a ``(model, day)`` of
+    ``pairs`` (those of no known price)."""
+    values = ", ".join("(?, ?)" for _ in pairs)
+    extra = f"(m.model, m.day) IN (VALUES {values})"
+    where = f"{cond} AND {extra}" if cond else f" WHERE {extra}"
+    flat = [x for pair in sorted(pairs) for x in pair]
+    sql = f"SELECT {key} AS k, COUNT(DISTINCT f.project || char(0) || f.session){_FROM}{where} GROUP BY k"
+    return {k: n for k, n in conn.execute(sql, [*args, *flat])}
 
 
 def _save_costs(conn: sqlite3.Connection, memo: dict[bytes, tuple[float | None, str]]) -> None:

@@ -53,7 +53,9 @@ AGENT = "claude"
 COMMIT_FILES = 200
 COMMIT_ROWS = 50_000
 
-_FILES = "SELECT id, path, inode, size, mtime_ns, offset, line, head, fingerprint, sidechain, agent, resume FROM files"
+_FILES = (
+    "SELECT id, path, inode, size, mtime_ns, offset, line, head, fingerprint, sidechain, agent, resume, session, project, role FROM files"
+)
 
 
 @dataclass
@@ -229,11 +231,22 @@ def _write(
             conn.executemany("INSERT INTO docs_fts(rowid, text, name) VALUES (?,?,?)", [(x[0], x[7], x[5] or "") for x in rows])
 
 
+def _relabel(row: tuple, tf: TranscriptFile) -> tuple | None:
+    """``(session, project, role, file id)`` when ``tf``, an unchanged file, is filed under
+    another session, project or role than its saved row says (a child rollout whose parent's
+    rollout appeared or went, say: discover.py ``codex_transcripts``), else ``None``. A file
+    whose layout names no session (a 2.0.x ``agent-*.jsonl`` sibling) keeps what its records said."""
+    if tf.session_id is None:
+        return None
+    label = (masked_text(tf.session_id), masked_text(tf.project), tf.role)
+    return None if label == tuple(row[12:15]) else (*label, row[0])
+
+
 def _plan(row: tuple | None, st: os.stat_result, path: str) -> tuple[str, Resume | None]:
     """``("same" | "grow" | "redo" | "new", resume)`` for a file and its saved row."""
     if row is None:
         return "new", None
-    _id, _p, inode, size, mtime_ns, offset, line, head, fp, sidechain, agent, state = row
+    _id, _p, inode, size, mtime_ns, offset, line, head, fp, sidechain, agent, state = row[:12]
     if (inode, size, mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns):
         return "same", None
     if inode != st.st_ino or st.st_size < offset or (st.st_size == size and st.st_mtime_ns != mtime_ns):
@@ -273,6 +286,7 @@ def update(
     stats = UpdateStats(files=len(files))
     seen: set[str] = set()
     todo = []
+    relabel = []
     for tf in files:
         path = str(tf.path)
         seen.add(path)
@@ -284,6 +298,11 @@ def update(
         kind, resume = _plan(saved.get(path), st, path)
         if kind != "same":
             todo.append((tf, path, kind, resume))
+        elif (label := _relabel(saved[path], tf)) is not None:
+            relabel.append(label)
+    if relabel:  # an unchanged file filed under another session now (its parent rollout appeared or went)
+        with _writing(conn):
+            conn.executemany("UPDATE files SET session = ?, project = ?, role = ? WHERE id = ?", relabel)
     gone = [r[0] for p, r in saved.items() if p not in seen]
     if gone:
         with _writing(conn):

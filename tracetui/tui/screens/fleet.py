@@ -23,7 +23,8 @@ from textual.widgets import Footer, Static
 from tracetui.tui.fleet_feed import FleetChanged, FleetFeed
 from tracetui.tui.settings import SessionSpec
 from tracetui.tui.widgets.fleet_rows import FleetRows
-from tracetui.views.fleet_table import COLUMNS, FleetRow, fleet_summary, flight_age, give_way, row_cells, row_detail
+from tracetui.views.fleet_table import COLUMNS, FleetRow, flight_age, give_way, row_cells, row_detail
+from tracetui.views.fleet_totals import fleet_summary
 
 __all__ = ["FleetScreen", "STATE_STYLE", "title_chars"]
 

@@ -111,7 +111,9 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
             # "live" only for a file written within format.LIVE_WINDOW; else how long ago
             live = activity(s.mtime, now) == "live"
             age = "live" if live else fmt_age(now - s.mtime) + " ago"
-            who = agent_name(s.agent) + (f" {one_line(s.role)}" if s.role else "")  # "Codex CLI review": a run naming no parent
+            who = (
+                agent_name(s.agent) + (f" {one_line(s.role)}" if s.role else "") + (f" ({s.orphan})" if s.orphan else "")
+            )  # "Codex CLI review": a run naming no parent
             rows.append((age, live, fmt_bytes(s.size), one_line(s.project), one_line(s.session_id), who))
         pad = 2 * t.cell_padding
         bar = 2 if len(rows) + 1 > t.size.height > 0 else 0  # the vertical scrollbar

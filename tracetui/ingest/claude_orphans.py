@@ -1,0 +1,105 @@
+"""Claude Code subagent files whose session's transcript is gone (deleted, rotated).
+
+2.1.x layout (transcript-format.md §1): ``<project>/<session-id>/subagents/**/agent-*.jsonl``
+with no ``<project>/<session-id>.jsonl`` beside the folder: the session is listed under its id
+by its first subagent file (discover.py ``list_sessions``), the other files its subagent files.
+2.0.x layout: ``agent-*.jsonl`` siblings in the project folder, their first record naming the
+session: :func:`only_subagent_files` says so when such a session is asked for by id.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tracetui.ingest.files import is_regular, open_regular
+
+__all__ = ["is_agent_file", "orphan_files", "orphan_folder", "orphan_session", "only_subagent_files", "first_session_id"]
+
+
+def is_agent_file(p: Path) -> bool:
+    """Whether ``p`` is named like a subagent transcript (``agent-*.jsonl``)."""
+    return p.name.startswith("agent-") and p.suffix == ".jsonl"
+
+
+def orphan_files(folder: Path) -> list[Path]:
+    """The subagent files (regular ``agent-*.jsonl``) under ``<folder>/subagents``, sorted;
+    ``[]`` when there is none or the folder cannot be read."""
+    sub = folder / "subagents"
+    try:
+        if not sub.is_dir():
+            return []
+        return sorted(p for p in sub.rglob("agent-*.jsonl") if is_regular(p))
+    except OSError:
+        return []
+
+
+def orphan_session(folder: Path) -> tuple[Path, int, float] | None:
+    """``(first file, bytes of all its files, newest modification time in epoch seconds)`` of
+    the session folder ``<project>/<session-id>/`` when it holds subagent files, else
+    ``None``. The caller has checked that ``<session-id>.jsonl`` is not there."""
+    if folder.suffix == ".jsonl":
+        return None
+    files = orphan_files(folder)
+    stats = []
+    for p in files:
+        try:
+            stats.append(p.stat())
+        except OSError:
+            continue
+    if not stats:
+        return None
+    return files[0], sum(st.st_size for st in stats), max(st.st_mtime for st in stats)
+
+
+def orphan_folder(main: Path) -> Path | None:
+    """The ``<session-id>/`` folder when ``main`` is a subagent file under its ``subagents/``
+    and that session's transcript ``<session-id>.jsonl`` is not there, else ``None`` (decided
+    by the path: one ``stat``)."""
+    if not is_agent_file(main):
+        return None
+    for folder in main.parents:
+        if folder.name == "subagents":
+            top = folder.parent
+            return None if (top.parent / (top.name + ".jsonl")).exists() else top
+    return None
+
+
+def only_subagent_files(ident: str, root: Path) -> str | None:
+    """One line saying so when ``ident`` is the id (or a prefix) of a session of which only
+    subagent files are left beside each other (``agent-*.jsonl`` of the 2.0.x layout, the
+    session's transcript gone): ``report`` lists such a session by the id its files carry;
+    ``None`` otherwise. Reads the first line of each such file under ``root``."""
+    try:
+        projects = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return None
+    found: dict[str, list[Path]] = {}
+    for proj in projects:
+        try:
+            agents = sorted(p for p in proj.iterdir() if is_agent_file(p) and is_regular(p))
+        except OSError:
+            continue
+        for p in agents:
+            sid = first_session_id(p)
+            if sid is not None and sid.startswith(ident):
+                found.setdefault(sid, []).append(p)
+    if len(found) != 1:
+        return None
+    sid, files = next(iter(found.items()))
+    return (
+        f"session {sid} has no transcript of its own under {root}, only {len(files)} subagent file(s) beside each other"
+        f" ({files[0].parent}); fold one by its path: tracetui state {files[0]}"
+    )
+
+
+def first_session_id(p: Path) -> str | None:
+    """The ``sessionId`` of ``p``'s first record, ``None`` when it has none or cannot be read."""
+    try:
+        with open_regular(p) as f:
+            line = f.readline(1 << 20)
+        obj = json.loads(line.decode("utf-8", "replace"))
+        sid = obj.get("sessionId") if isinstance(obj, dict) else None
+        return sid if isinstance(sid, str) else None
+    except (OSError, ValueError):
+        return None
