@@ -33,3 +33,20 @@ def test_a_known_theme_is_kept() -> None:
     from tracetui.tui.main import build_settings
 
     assert build_settings(["--demo", "--theme", "nord"]).theme == "nord"
+
+
+def test_the_header_says_a_deleted_transcript_is_gone(tmp_path) -> None:
+    # found by the third tester: a followed file deleted kept showing LIVE
+    from tracetui.demo.build import write_demo
+    from tracetui.session.reader import SessionReader
+    from tracetui.tui.widgets.pane import Shown
+
+    main, _ = write_demo(tmp_path)
+    r = SessionReader([main])
+    r.poll()
+    st = r.snapshot()
+    assert Shown(st, st, None, 0.0, (), written=0.0, clock=1.0).live_status == "LIVE"
+    main.unlink()
+    r.poll()
+    gone = r.snapshot()
+    assert Shown(gone, gone, None, 0.0, (), written=0.0, clock=1.0).live_status == "GONE"

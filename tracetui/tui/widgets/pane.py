@@ -47,7 +47,12 @@ class Shown:
 
     @property
     def live_status(self) -> str:
-        """:attr:`activity` as the header and timeline say it: ``LIVE`` or ``IDLE 3h``."""
+        """:attr:`activity` as the header and timeline say it: ``LIVE`` or ``IDLE 3h``; ``GONE``
+        when the main transcript is no longer there (deleted or moved: the panes keep what was
+        read), ``UNREADABLE`` when it cannot be read (the anomalies pane says why)."""
+        src = self.live.sources[0] if self.live.sources else None
+        if src is not None and src.error:
+            return "GONE" if src.error.endswith(": no such file") else "UNREADABLE"
         a = self.activity
         return "LIVE" if a == "live" else "IDLE" + a[4:]
 
