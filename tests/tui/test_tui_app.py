@@ -233,6 +233,22 @@ async def test_session_switcher_lists_sessions_and_opens_a_tab(tmp_path: Path) -
         assert app.current_view.spec.paths[0] == second
 
 
+async def test_home_and_end_go_to_the_first_and_last_session(tmp_path: Path) -> None:
+    # found by the third tester: Home and End did nothing in the switcher
+    paths = [tmp_path / "projects" / f"-p{i}" / f"{i:04d}1111-0000-4000-8000-00000000000{i}.jsonl" for i in range(1, 4)]
+    for p in paths:
+        small_session(p)
+    app = app_for([paths[0]], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        screen = await open_sessions(pilot, app)
+        table = screen.query_one("#sessions-table")
+        await pilot.press("end")
+        assert table.cursor_row == len(screen.sessions) - 1 == 2
+        await pilot.press("home")
+        assert table.cursor_row == 0
+
+
 async def test_palette_has_an_entry_for_every_action(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     small_session(path)

@@ -47,7 +47,23 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
     BINDINGS = [
         Binding("escape", "dismiss_none", "Close", id="sessions-close"),
         Binding("q", "app.quit", "Quit", id="sessions-quit", tooltip="Quit tracetui (esc goes back)"),
+        # a list of sessions: Home and End go to the first and the last (the table's own keys
+        # would scroll it sideways)
+        Binding("home", "first_row", "First", id="sessions-first", show=False, priority=True, tooltip="The newest session"),
+        Binding("end", "last_row", "Last", id="sessions-last", show=False, priority=True, tooltip="The oldest session"),
     ]
+
+    def action_first_row(self) -> None:
+        """Move the cursor to the first (newest) session."""
+        t = self.query_one(DataTable)
+        if t.row_count:
+            t.move_cursor(row=0)
+
+    def action_last_row(self) -> None:
+        """Move the cursor to the last (oldest) session."""
+        t = self.query_one(DataTable)
+        if t.row_count:
+            t.move_cursor(row=t.row_count - 1)
 
     def __init__(self, root: Path | None = None, agent: str | None = None) -> None:
         super().__init__()
