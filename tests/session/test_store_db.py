@@ -341,3 +341,25 @@ def test_a_fold_that_lost_the_write_lock_finds_its_calls_while_they_are_kept(tmp
         other.execute("ROLLBACK")
         other.close()
     assert_same_state(s, _fresh(p))
+
+
+@pytest.mark.parametrize(
+    ("why", "said"), [("OperationalError: database or disk is full", True), ("OperationalError: database is locked", False)]
+)
+def test_a_save_a_failed_write_stops_says_why_unless_another_process_holds_the_lock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], why: str, said: bool
+) -> None:
+    # found by the third tester: a full cache disk failed silently, a read-only one said so
+    p = _session(tmp_path)
+    r = open_cached([p], price=False)
+    fold_state(r)
+    w = r.store.writer()
+    w.sync()
+    w.failed = why  # what the writer thread records when a write fails
+    assert r.save_cache() is False
+    err = capsys.readouterr().err
+    if said:
+        assert err.count("fold cache not saved") == 1 and why in err and str(cache_path([p])) in err
+        assert r.save_cache() is False and capsys.readouterr().err == ""  # said once per resume point
+    else:
+        assert err == ""

@@ -147,7 +147,13 @@ class StoreReader(SessionReader):
                 versions.flush()
         self.store.prepare()
         self.store.sync()
-        if self.store.broken:
+        why = self.store.broken
+        if why:
+            if "locked" not in why and self._saved_at != pos:
+                # another process holding the lock is the normal case (it saves); a full disk,
+                # a read-only or damaged database is said, once per resume point
+                self._saved_at = pos
+                print(f"tracetui: fold cache not saved: {cache_path(self.paths, self.subagents)}: {why}", file=sys.stderr)
             return False
         rows = []
         for src, (t, f) in enumerate(zip(self.tailers, self.fold.folds)):
