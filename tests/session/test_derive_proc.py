@@ -218,20 +218,33 @@ def test_where_the_process_is_not_used(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 @pytest.mark.parametrize(
-    ("cpus", "load", "spare"),
+    ("cpus", "runnable", "load", "spare"),
     [
-        ((0,), 0.0, False),
-        ((0, 1), 0.2, True),
-        ((0, 1), 1.4, True),
-        ((0, 1), 1.5, False),
-        ((0, 1, 2, 3), 3.2, True),
-        ((0, 1, 2, 3), 3.6, False),
+        ((0,), 1, 0.0, False),  # one CPU: never
+        ((0, 1), 1, 0.2, True),
+        ((0, 1), 1, 1.9, True),  # idle now, though the last minute was busy (a test run just ended)
+        ((0, 1), 2, 1.4, True),  # someone else runs now, the last minute left a CPU idle
+        ((0, 1), 2, 1.5, False),
+        ((0, 1), 3, 2.5, False),
+        ((0, 1), None, 1.4, True),  # no /proc/loadavg: the load average alone
+        ((0, 1), None, 1.6, False),
+        ((0, 1, 2, 3), 3, 3.6, True),
+        ((0, 1, 2, 3), 4, 3.2, True),
+        ((0, 1, 2, 3), 4, 3.6, False),
     ],
 )
-def test_a_spare_cpu_is_one_the_load_leaves_idle(monkeypatch: pytest.MonkeyPatch, cpus: tuple[int, ...], load: float, spare: bool) -> None:
+def test_a_spare_cpu_is_one_idle_now_or_in_the_last_minute(
+    monkeypatch: pytest.MonkeyPatch, cpus: tuple[int, ...], runnable: int | None, load: float, spare: bool
+) -> None:
     monkeypatch.setattr(dp.os, "sched_getaffinity", lambda pid: set(cpus))
     monkeypatch.setattr(dp.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(dp, "_runnable_now", lambda: runnable)
     assert dp._spare_cpu() is spare
+
+
+def test_runnable_now_counts_this_process() -> None:
+    n = dp._runnable_now()
+    assert n is None or n >= 1
 
 
 def test_single_threaded_counts_this_process_threads() -> None:
