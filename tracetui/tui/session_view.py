@@ -201,7 +201,9 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
         header.agent = self.agent
         self.set_class(shown.history, "-history")
         # which keys can run depends on the state (check_action): refresh the footer when it may change
-        bkey = (self.completed(), self.episode, self.paused)
+        # (what check_action reads: any episode to go back to, scrubbing, at the first, paused;
+        # the footer made again on every scrub step was a third of a step's time)
+        bkey = (self.completed() > 0, self.episode is None, self.episode == 1, self.paused)
         if bkey != self._bindings_key:
             self._bindings_key = bkey
             self.app.refresh_bindings()

@@ -71,7 +71,7 @@ class AnomalyBadges(Vertical):
 
     @guarded
     def show(self, shown: Shown) -> None:
-        rows, derived = anomaly_rows(shown.state, shown.now)  # the now the copies use too
+        rows, derived = anomaly_rows(shown.state, shown.now, shown.live)  # the now the copies use too
         if not shown.history:
             rows = budget_rows(self.app, shown.live) + rows
         key = (tuple((r.kind, r.severity, r.message, r.cleared, r.anchor) for r in rows), derived, self.size.height)
