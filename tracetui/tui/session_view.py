@@ -73,6 +73,8 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
         self.shown: Shown | None = None
         self._bindings_key: object = None
         self._agent = "claude"
+        #: a draw of the scrubbed episode is queued (:meth:`watch_episode`)
+        self._scrub_queued = False
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -156,6 +158,14 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
         self.refresh_panes()
 
     def watch_episode(self) -> None:
+        # drawn once the keys already queued are handled: a burst of ``[`` moves the scrubbed
+        # episode several steps and draws the panes once, for where it ends
+        if not self._scrub_queued:
+            self._scrub_queued = True
+            self.call_later(self._draw_scrubbed)
+
+    def _draw_scrubbed(self) -> None:
+        self._scrub_queued = False
         self.refresh_panes()
 
     def watch_paused(self, paused: bool) -> None:

@@ -1,0 +1,91 @@
+"""Scrubbing (``[``, ``]``, ``l``) on a session of many episodes: what a step costs in work (no
+episode priced again, one draw for a burst of keys) and where a burst of keys lands.
+
+The session comes from tui_sessions.py ``scrub_session`` (a cost spike and an episode with a
+second version); nothing is copied from the corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+from tui_sessions import scrub_session, state_of
+from tui_support import app_for, wait_for_state, wait_until
+
+import tracetui.model.pricing as pricing
+from tracetui.model.anomalies import timeless_anomalies
+from tracetui.tui.widgets.header import SessionHeader
+from tracetui.views.anomaly_memo import timeless_of
+from tracetui.views.as_of import state_as_of
+
+EPISODES = 40
+
+
+def test_the_anomalies_as_of_each_episode_are_the_rules(tmp_path: Path) -> None:
+    # the cost spikes of a past episode's state are taken from the live state's when its
+    # episodes are the live state's first ones (episode 9 had another version then: computed)
+    path = tmp_path / "s.jsonl"
+    scrub_session(path, EPISODES)
+    live = state_of(path)
+    assert any(a.kind == "cost_spike" for a in timeless_anomalies(live, live.episodes)[1])
+    for k in range(1, len(live.history) + 1):
+        st = state_as_of(live, k)
+        eps = st.episodes or None
+        assert timeless_of(st, eps, live) == timeless_anomalies(st, eps), k
+    assert timeless_of(live, live.episodes) == timeless_anomalies(live, live.episodes)
+
+
+async def test_a_scrub_step_prices_no_episode_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "s.jsonl"
+    scrub_session(path, EPISODES)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        calls = []
+        real = pricing.estimate_cost
+
+        def counted(*a, **kw):
+            calls.append(1)
+            return real(*a, **kw)
+
+        monkeypatch.setattr(pricing, "estimate_cost", counted)
+        for key in ("left_square_bracket", "left_square_bracket", "right_square_bracket", "l"):
+            await pilot.press(key)
+            await pilot.pause()
+        assert view.episode is None
+        # the as-of states' own cost (one each), never every episode's (40 a step before)
+        assert len(calls) <= 3, len(calls)
+
+
+async def test_a_burst_of_presses_lands_on_the_right_episode_drawn_once(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    scrub_session(path, EPISODES)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        last = view.completed()
+        draws = []
+        real = view.refresh_panes
+
+        def counted() -> None:
+            draws.append(view.episode)
+            real()
+
+        view.refresh_panes = counted  # type: ignore[method-assign]
+        # the keys arrive together, as a terminal sends a held or quickly repeated key
+        keys = ["left_square_bracket"] * 25 + ["right_square_bracket"] * 3
+        for key in keys:
+            app.post_message(events.Key(key, "[" if key.startswith("left") else "]"))
+        await wait_until(pilot, lambda: view.shown is not None and view.shown.episode == last - 24 + 3, 200, 0.02)
+        want = last - 24 + 3  # the first [ goes to the last completed episode
+        assert view.episode == want
+        assert view.shown.episode == want and view.shown.state.main.prompts == want
+        assert f"ep {want}/" in str(view.query_one(SessionHeader).content)
+        assert 1 <= len(draws) < len(keys) // 2, draws  # not one draw per key
+        assert draws[-1] == want
+        # a key after the burst is applied too
+        app.post_message(events.Key("l", "l"))
+        await wait_until(pilot, lambda: view.episode is None and view.shown.episode is None, 200, 0.02)
+        assert "LIVE" in str(view.query_one(SessionHeader).content) or "IDLE" in str(view.query_one(SessionHeader).content)
