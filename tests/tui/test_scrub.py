@@ -16,6 +16,7 @@ from tui_support import app_for, wait_for_state, wait_until
 
 import tracetui.model.pricing as pricing
 from tracetui.model.anomalies import timeless_anomalies
+from tracetui.tui.widgets.episodes import EpisodesList
 from tracetui.tui.widgets.header import SessionHeader
 from tracetui.views.anomaly_memo import timeless_of
 from tracetui.views.as_of import state_as_of
@@ -43,6 +44,9 @@ async def test_a_scrub_step_prices_no_episode_again(tmp_path: Path, monkeypatch:
     app = app_for([path], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
+        # the live state drawn first (its anomalies, every episode priced once, are not a step's)
+        await wait_until(pilot, lambda: view.shown is not None and view.shown.live is view.state, 200, 0.02)
+        live = view.state
         calls = []
         real = pricing.estimate_cost
 
@@ -54,7 +58,7 @@ async def test_a_scrub_step_prices_no_episode_again(tmp_path: Path, monkeypatch:
         for key in ("left_square_bracket", "left_square_bracket", "right_square_bracket", "l"):
             await pilot.press(key)
             await pilot.pause()
-        assert view.episode is None
+        assert view.episode is None and view.state is live
         # the as-of states' own cost (one each), never every episode's (40 a step before)
         assert len(calls) <= 3, len(calls)
 
@@ -89,3 +93,33 @@ async def test_a_burst_of_presses_lands_on_the_right_episode_drawn_once(tmp_path
         app.post_message(events.Key("l", "l"))
         await wait_until(pilot, lambda: view.episode is None and view.shown.episode is None, 200, 0.02)
         assert "LIVE" in str(view.query_one(SessionHeader).content) or "IDLE" in str(view.query_one(SessionHeader).content)
+
+
+async def test_a_scrub_step_measures_no_row_of_the_episodes_pane_again(tmp_path: Path) -> None:
+    # the scrubbed row and the one before it change; the other rows keep their measured lines
+    path = tmp_path / "s.jsonl"
+    scrub_session(path, EPISODES)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        pane = view.query_one(EpisodesList)
+        cache = pane._line_cache
+        clears = []
+        real = cache.clear
+
+        def counted() -> None:
+            clears.append(1)
+            real()
+
+        cache.clear = counted  # type: ignore[method-assign]
+        for key in ("left_square_bracket", "left_square_bracket", "right_square_bracket"):
+            await pilot.press(key)
+            await pilot.pause()
+        assert view.episode == view.completed() - 1
+        assert clears == []
+        i = pane.highlighted
+        assert i is not None and pane.rows_data[i].index == view.episode
+        assert pane.get_option_at_index(i).prompt.spans[0].style == "reverse bold"  # the scrubbed row marked
+        assert len(cache.lines) == len(pane.rows_data)

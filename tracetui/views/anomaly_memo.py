@@ -19,7 +19,7 @@ from tracetui.model.state import RunState
 __all__ = ["timeless_of", "MEMO_STATES"]
 
 #: how many states' anomalies are kept (the live one, the scrubbed one, the copies' ones)
-MEMO_STATES = 6
+MEMO_STATES = 4
 
 #: ``(state, episodes)`` → ``(state, episodes, head, tail, current keys)``, newest last; the
 #: objects are held so their ids stay theirs while they are in here
