@@ -16,6 +16,9 @@ from tui_support import app_for, wait_for_state, wait_until
 
 import tracetui.model.pricing as pricing
 from tracetui.model.anomalies import timeless_anomalies
+from tracetui.tui.view_model import anomaly_rows
+from tracetui.tui.widgets import anomalies as anomalies_pane
+from tracetui.tui.widgets.anomalies import AnomalyBadges
 from tracetui.tui.widgets.episodes import EpisodesList
 from tracetui.tui.widgets.header import SessionHeader
 from tracetui.views.anomaly_memo import timeless_of
@@ -123,3 +126,36 @@ async def test_a_scrub_step_measures_no_row_of_the_episodes_pane_again(tmp_path:
         assert i is not None and pane.rows_data[i].index == view.episode
         assert pane.get_option_at_index(i).prompt.spans[0].style == "reverse bold"  # the scrubbed row marked
         assert len(cache.lines) == len(pane.rows_data)
+
+
+async def test_a_past_episodes_anomalies_that_need_pricing_come_from_a_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # as of episode 9 the episode had another version than now: its cost spikes cannot be
+    # taken from the live state's; the keys and the other panes do not wait for them
+    monkeypatch.setattr(anomalies_pane, "THREAD_EPISODES", 0)
+    threaded = []
+    real_later = AnomalyBadges._later
+
+    def later(self, shown) -> None:
+        threaded.append(shown.episode)
+        real_later(self, shown)
+
+    monkeypatch.setattr(AnomalyBadges, "_later", later)
+    path = tmp_path / "s.jsonl"
+    scrub_session(path, EPISODES)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await wait_until(pilot, lambda: view.shown is not None and view.shown.live is view.state, 200, 0.02)
+        while view.episode != 9:
+            await pilot.press("left_square_bracket")
+        await pilot.pause()
+        pane = view.query_one(AnomalyBadges)
+        assert view.shown.episode == 9 and "ep 9/" in str(view.query_one(SessionHeader).content)
+        await wait_until(pilot, lambda: "computing" not in str(pane.border_title), 300, 0.02)
+        shown = view.shown
+        assert "computing" not in str(pane.border_title)
+        want, _ = anomaly_rows(shown.state, shown.now, shown.live)
+        assert pane.rows == want
+        assert threaded == [9]  # only there: the steps before took the live state's spikes
+        head, tail = timeless_anomalies(shown.state, shown.state.episodes or None)
+        assert {r.key for r in want} >= {a.key for a in head + tail}

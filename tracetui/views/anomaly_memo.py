@@ -11,19 +11,21 @@ priced again; otherwise they are computed in full.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from tracetui.model.anomalies import Anomaly, timeless_anomalies
 from tracetui.model.state import RunState
 
-__all__ = ["timeless_of", "MEMO_STATES"]
+__all__ = ["timeless_of", "ready", "to_price", "MEMO_STATES"]
 
 #: how many states' anomalies are kept (the live one, the scrubbed one, the copies' ones)
-MEMO_STATES = 4
+MEMO_STATES = 8
 
 #: ``(state, episodes)`` → ``(state, episodes, head, tail, current keys)``, newest last; the
 #: objects are held so their ids stay theirs while they are in here
 _MEMO: dict[tuple[int, int], tuple[Any, ...]] = {}
+_LOCK = threading.Lock()
 
 
 def _current_keys(episodes: Any) -> list[tuple[int, int]]:
@@ -56,6 +58,43 @@ def _spikes_from(live: tuple[Any, ...], keys: list[tuple[int, int]]) -> tuple[An
     return tuple(a for a in live[3] if a.kind == "cost_spike" and int(a.key.partition(":")[2] or -1) in indices)
 
 
+def ready(state: RunState, episodes: Any = None, live: RunState | None = None) -> tuple[tuple[Anomaly, ...], tuple[Anomaly, ...]] | None:
+    """:func:`timeless_of` when it is cheap: kept, or the cost spikes taken from ``live``'s
+    (whose own are computed when missing); ``None`` when every episode would have to be priced
+    (:func:`timeless_of` does it). Thread-safe."""
+    with _LOCK:
+        got = _entry(state, episodes)
+    if got is not None:
+        return got[2], got[3]
+    eps = _episodes(state, episodes)
+    keys = _current_keys(eps)
+    if live is None or live is state or not live.episodes:
+        return None
+    with _LOCK:
+        whole = _entry(live, live.episodes)
+    if whole is None:
+        timeless_of(live, live.episodes)
+        with _LOCK:
+            whole = _entry(live, live.episodes)
+    spikes = _spikes_from(whole, keys) if whole is not None else None
+    if spikes is None:
+        return None
+    head, rest = timeless_anomalies(state, ())  # no episode: the incremental ones and ingest honesty
+    tail = spikes + rest
+    with _LOCK:
+        _remember((id(state), id(episodes)), (state, episodes, head, tail, keys))
+    return head, tail
+
+
+def to_price(state: RunState, episodes: Any = None) -> int:
+    """How many episode versions :func:`timeless_of` prices when :func:`ready` gives ``None``."""
+    return len(_episodes(state, episodes))
+
+
+def _episodes(state: RunState, episodes: Any) -> Any:
+    return episodes if episodes is not None else (state.main.derived.episodes if state.main.derived is not None else ())
+
+
 def timeless_of(state: RunState, episodes: Any = None, live: RunState | None = None) -> tuple[tuple[Anomaly, ...], tuple[Anomaly, ...]]:
     """``timeless_anomalies(state, episodes)`` (``(incremental, rest)``), kept for the last
     :data:`MEMO_STATES` ``(state, episodes)`` asked about (by identity: states are immutable).
@@ -63,23 +102,13 @@ def timeless_of(state: RunState, episodes: Any = None, live: RunState | None = N
     ``live``: the live state ``state`` was compiled from by
     :func:`~tracetui.views.as_of.state_as_of` (its anomalies taken with ``live.episodes``);
     when ``state``'s current episode versions are the first of ``live``'s, its cost spikes are
-    taken from ``live``'s instead of pricing every episode again. Pure apart from the memo."""
-    got = _entry(state, episodes)
+    taken from ``live``'s instead of pricing every episode again (:func:`ready`). Pure apart
+    from the memo; thread-safe (a monitor may compute a past state's on a thread of its own)."""
+    got = ready(state, episodes, live)
     if got is not None:
-        return got[2], got[3]
-    eps = episodes if episodes is not None else (state.main.derived.episodes if state.main.derived is not None else ())
-    keys = _current_keys(eps)
-    head = tail = None
-    if live is not None and live is not state and live.episodes:
-        whole = _entry(live, live.episodes)
-        if whole is None:
-            timeless_of(live, live.episodes)
-            whole = _entry(live, live.episodes)
-        spikes = _spikes_from(whole, keys) if whole is not None else None
-        if spikes is not None:
-            head, rest = timeless_anomalies(state, ())  # no episode: the incremental ones and ingest honesty
-            tail = spikes + rest
-    if head is None or tail is None:
-        head, tail = timeless_anomalies(state, episodes)
-    _remember((id(state), id(episodes)), (state, episodes, head, tail, keys))
+        return got
+    head, tail = timeless_anomalies(state, episodes)
+    keys = _current_keys(_episodes(state, episodes))
+    with _LOCK:
+        _remember((id(state), id(episodes)), (state, episodes, head, tail, keys))
     return head, tail
