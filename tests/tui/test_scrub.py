@@ -21,6 +21,7 @@ from tracetui.tui.widgets import anomalies as anomalies_pane
 from tracetui.tui.widgets.anomalies import AnomalyBadges
 from tracetui.tui.widgets.episodes import EpisodesList
 from tracetui.tui.widgets.header import SessionHeader
+from tracetui.views import anomaly_memo
 from tracetui.views.anomaly_memo import timeless_of
 from tracetui.views.as_of import state_as_of
 
@@ -29,7 +30,7 @@ EPISODES = 40
 
 def test_the_anomalies_as_of_each_episode_are_the_rules(tmp_path: Path) -> None:
     # the cost spikes of a past episode's state are taken from the live state's when its
-    # episodes are the live state's first ones (episode 9 had another version then: computed)
+    # episodes are the live state's first ones (episode 30 had another version then: computed)
     path = tmp_path / "s.jsonl"
     scrub_session(path, EPISODES)
     live = state_of(path)
@@ -129,7 +130,7 @@ async def test_a_scrub_step_measures_no_row_of_the_episodes_pane_again(tmp_path:
 
 
 async def test_a_past_episodes_anomalies_that_need_pricing_come_from_a_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # as of episode 9 the episode had another version than now: its cost spikes cannot be
+    # as of episode 30 the episode had another version than now: its cost spikes cannot be
     # taken from the live state's; the keys and the other panes do not wait for them
     monkeypatch.setattr(anomalies_pane, "THREAD_EPISODES", 0)
     threaded = []
@@ -146,16 +147,28 @@ async def test_a_past_episodes_anomalies_that_need_pricing_come_from_a_thread(tm
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         await wait_until(pilot, lambda: view.shown is not None and view.shown.live is view.state, 200, 0.02)
-        while view.episode != 9:
+        while view.episode != 30:
             await pilot.press("left_square_bracket")
         await pilot.pause()
         pane = view.query_one(AnomalyBadges)
-        assert view.shown.episode == 9 and "ep 9/" in str(view.query_one(SessionHeader).content)
+        assert view.shown.episode == 30 and "ep 30/" in str(view.query_one(SessionHeader).content)
         await wait_until(pilot, lambda: "computing" not in str(pane.border_title), 300, 0.02)
         shown = view.shown
         assert "computing" not in str(pane.border_title)
         want, _ = anomaly_rows(shown.state, shown.now, shown.live)
         assert pane.rows == want
-        assert threaded == [9]  # only there: the steps before took the live state's spikes
-        head, tail = timeless_anomalies(shown.state, shown.state.episodes or None)
-        assert {r.key for r in want} >= {a.key for a in head + tail}
+        assert threaded == [30]  # only there: the steps before took the live state's spikes
+        # the worker view compiles its own state as of episode 30: the spikes priced are kept
+        full = []
+        real = anomaly_memo.timeless_anomalies
+
+        def counted(state, episodes=None):
+            if episodes:
+                full.append(1)  # every episode priced
+            return real(state, episodes)
+
+        monkeypatch.setattr(anomaly_memo, "timeless_anomalies", counted)
+        await pilot.press("w")
+        await pilot.pause()
+        assert "end of episode 30 of" in (app.clipboard or "")
+        assert full == []

@@ -116,7 +116,7 @@ def red_span(text: Text, word: str) -> bool:
 
 def scrub_session(path: Path, episodes: int) -> TranscriptBuilder:
     """``episodes`` prompts of a few calls each; episode 6 costs far more than the others (a
-    cost spike), and a call of episode 9 gets its result only after the next prompt (episode 9
+    cost spike), and a call of episode 30 gets its result only after the next prompt (episode 30
     gets a second version), so the states as of each episode differ in what scrubbing reuses."""
     b = TranscriptBuilder(context=20_000)
     late = None
@@ -127,7 +127,7 @@ def scrub_session(path: Path, episodes: int) -> TranscriptBuilder:
             b.tick(1).tool_result(late, "late result")
             late = None
         b.tick(1).tool("Read", {"file_path": f"/home/dev/shop-api/m{e}.py"}, "def f(): ...", took=0.2)
-        if e == 9:
+        if e == 30:
             late = b.tick(1).tool_use("Bash", {"command": "sleep 1"})
         else:
             b.tick(1).tool("Bash", {"command": f"pytest -q tests/test_m{e}.py"}, "3 passed", took=1)

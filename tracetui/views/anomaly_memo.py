@@ -26,6 +26,9 @@ MEMO_STATES = 8
 #: objects are held so their ids stay theirs while they are in here
 _MEMO: dict[tuple[int, int], tuple[Any, ...]] = {}
 _LOCK = threading.Lock()
+#: ``(live state, current keys)`` → ``(live, cost spikes)`` of past states priced in full: the
+#: same episodes as of the same episode compiled again (a copy compiles its own) are not priced again
+_SPIKES: dict[tuple[int, tuple[tuple[int, int], ...]], tuple[Any, tuple[Anomaly, ...]]] = {}
 
 
 def _current_keys(episodes: Any) -> list[tuple[int, int]]:
@@ -78,7 +81,11 @@ def ready(state: RunState, episodes: Any = None, live: RunState | None = None) -
             whole = _entry(live, live.episodes)
     spikes = _spikes_from(whole, keys) if whole is not None else None
     if spikes is None:
-        return None
+        with _LOCK:
+            kept = _SPIKES.get((id(live), tuple(keys)))
+        if kept is None or kept[0] is not live:
+            return None
+        spikes = kept[1]
     head, rest = timeless_anomalies(state, ())  # no episode: the incremental ones and ingest honesty
     tail = spikes + rest
     with _LOCK:
@@ -111,4 +118,9 @@ def timeless_of(state: RunState, episodes: Any = None, live: RunState | None = N
     keys = _current_keys(_episodes(state, episodes))
     with _LOCK:
         _remember((id(state), id(episodes)), (state, episodes, head, tail, keys))
+        if live is not None and live is not state:
+            _SPIKES.pop((id(live), tuple(keys)), None)
+            _SPIKES[(id(live), tuple(keys))] = (live, tuple(a for a in tail if a.kind == "cost_spike"))
+            while len(_SPIKES) > MEMO_STATES:
+                del _SPIKES[next(iter(_SPIKES))]
     return head, tail
