@@ -13,6 +13,13 @@ N generated sessions in every state, folded, the app opened headless on the flee
 each update is one session's new snapshot (its facts computed as a fold worker does, timed apart)
 and the clock one second on, applied to the screen until it is idle (CPU time); every fifth
 update turns a session's state so the rows are sorted again (the table rebuilt).
+
+``--scrub N`` measures scrubbing instead (third tester, F8: ~1 s a step on 2,583 episodes): a
+session of N short episodes (default 2,500; one far costlier than the rest, a cost spike), folded
+through the session store as the monitor does, the app opened headless; then one step is a key
+(``[``, some ``]``, ``w`` a worker-view copy, ``l`` back to live) applied until the screen is idle
+(CPU ms); and a burst of 30 ``[`` posted at once: milliseconds until the panes show where it
+lands, and how many times they were drawn.
 """
 
 from __future__ import annotations
@@ -206,6 +213,60 @@ async def fleet(n: int, updates: int) -> tuple[list[float], list[float], list[fl
         return facts_ms, tick_ms, update_ms
 
 
+def scrub_session(path: Path, episodes: int) -> TranscriptBuilder:
+    """``episodes`` prompts of a read, a command and an answer (by another model) each; episode 6
+    costs far more than the others (a cost spike the anomalies pane lists)."""
+    b = TranscriptBuilder(context=20_000)
+    for e in range(1, episodes + 1):
+        b.context = 5_000_000 if e == 6 else 20_000 + e * 37  # every episode its own usage, as real ones
+        b.tick(30).prompt(f"Episode {e}: tidy module {e % 40}")
+        b.tick(1).tool("Read", {"file_path": f"/home/dev/shop-api/src/m{e % 300}.py"}, "def f(): ...", took=0.2)
+        b.tick(1).tool("Bash", {"command": f"pytest -q tests/test_m{e % 300}.py"}, "3 passed", took=1)
+        main, b.model = b.model, "claude-haiku-4-5-20251001"
+        b.tick(1).text(f"Episode {e} done.")  # a second model: two usage buckets an episode, as the F8 session had
+        b.model = main
+    b.write(path)
+    return b
+
+
+async def scrub(path: Path, steps: int, export: Path) -> tuple[dict[str, list[float]], float, int, int]:
+    """``(cpu ms per key, burst ms, burst draws, episodes)``: see the module docstring."""
+    from textual import events
+
+    settings = Settings(
+        sessions=[SessionSpec((path,), "bench")], follow=False, watch=False, use_cache=True, tick_seconds=3600, export_dir=export
+    )
+    app = make_app(settings)
+    out: dict[str, list[float]] = {"[": [], "]": [], "w": [], "l": []}
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _first_view(app, pilot, 6000)
+        await pilot.pause(0.5)
+        n = view.completed()
+        plan = ["["] * steps + ["]"] * (steps // 3) + ["w", "l"] + ["["] * 3 + ["w", "l"]
+        names = {"[": "left_square_bracket", "]": "right_square_bracket", "w": "w", "l": "l"}
+        for key in plan:
+            c0 = time.process_time()
+            await pilot.press(names[key])
+            await pilot.pause()
+            out[key].append((time.process_time() - c0) * 1000)
+        draws: list[int | None] = []
+        real = view.refresh_panes
+
+        def counted() -> None:
+            draws.append(view.episode)
+            real()
+
+        view.refresh_panes = counted
+        want = n - 29
+        t0 = time.perf_counter()
+        for _ in range(30):
+            app.post_message(events.Key("left_square_bracket", "["))
+        while view.shown is None or view.shown.episode != want:
+            await asyncio.sleep(0.001)
+        burst = (time.perf_counter() - t0) * 1000
+    return out, burst, len(draws), n
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--events", type=int, default=100_000)
@@ -213,7 +274,30 @@ def main() -> int:
     p.add_argument("--appends", type=int, default=15, help="appends for the end-to-end latency (0: skip)")
     p.add_argument("-v", action="store_true", help="print every measurement")
     p.add_argument("--fleet", type=int, default=0, metavar="N", help="measure the fleet screen with N sessions instead (issue 12: 200)")
+    p.add_argument("--scrub", type=int, default=0, metavar="N", help="measure scrubbing on a session of N episodes instead (F8: 2,500)")
     ns = p.parse_args()
+    if ns.scrub:
+        with tempfile.TemporaryDirectory() as d:
+            import os
+
+            os.environ["TRACETUI_CACHE_DIR"] = str(Path(d) / "cache")
+            path = Path(d) / "scrub-session.jsonl"
+            t = time.perf_counter()
+            scrub_session(path, ns.scrub)
+            print(f"built {path.stat().st_size / 1e6:.1f} MB, {ns.scrub:,} episodes in {time.perf_counter() - t:.1f} s")
+            per_key, burst, draws, n = asyncio.run(scrub(path, ns.updates, Path(d) / "exports"))
+        if ns.v:
+            print({k: [round(x) for x in v] for k, v in per_key.items()})
+        steps = per_key["["] + per_key["]"]
+        print(f"{n:,} completed episodes; {len(steps)} scrub steps ([ and ])")
+        print(
+            f"UI: one scrub step incl. layout and render (CPU): median {statistics.median(steps):.1f} ms, worst {max(steps):.1f} ms"
+            f" (target <= 50 ms: {'met' if max(steps) <= 50 else 'median met, worst NOT' if statistics.median(steps) <= 50 else 'NOT met'})"
+        )
+        for key, what in (("w", "worker-view copy"), ("l", "back to live")):
+            print(f"UI: {what} ({key}) (CPU): median {statistics.median(per_key[key]):.1f} ms, worst {max(per_key[key]):.1f} ms")
+        print(f"UI: a burst of 30 [ posted at once: on screen after {burst:.0f} ms, panes drawn {draws} time(s)")
+        return 0
     if ns.fleet:
         facts_ms, tick_ms, update_ms = asyncio.run(fleet(ns.fleet, ns.updates))
         if ns.v:

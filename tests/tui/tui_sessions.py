@@ -112,3 +112,25 @@ def failed_last_call(path: Path) -> TranscriptBuilder:
 def red_span(text: Text, word: str) -> bool:
     at = text.plain.index(word)
     return any(s.start <= at < s.end and "red" in str(s.style) for s in text.spans)
+
+
+def scrub_session(path: Path, episodes: int) -> TranscriptBuilder:
+    """``episodes`` prompts of a few calls each; episode 6 costs far more than the others (a
+    cost spike), and a call of episode 30 gets its result only after the next prompt (episode 30
+    gets a second version), so the states as of each episode differ in what scrubbing reuses."""
+    b = TranscriptBuilder(context=20_000)
+    late = None
+    for e in range(1, episodes + 1):
+        b.context = 5_000_000 if e == 6 else 20_000 + e * 100
+        b.tick(30).prompt(f"Episode {e}: tidy module {e}")
+        if late is not None:
+            b.tick(1).tool_result(late, "late result")
+            late = None
+        b.tick(1).tool("Read", {"file_path": f"/home/dev/shop-api/m{e}.py"}, "def f(): ...", took=0.2)
+        if e == 30:
+            late = b.tick(1).tool_use("Bash", {"command": "sleep 1"})
+        else:
+            b.tick(1).tool("Bash", {"command": f"pytest -q tests/test_m{e}.py"}, "3 passed", took=1)
+        b.tick(1).text(f"Episode {e} done.")
+    b.write(path)
+    return b

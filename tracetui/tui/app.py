@@ -269,19 +269,22 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
         view = self.current_view
         if view is None or not view.history_back():
             self.bell()
-        self._refresh_bindings()
+        if view is None or not view.built:  # a built view refreshes the footer when its keys change
+            self._refresh_bindings()
 
     def action_history_forward(self) -> None:
         view = self.current_view
         if view is None or not view.history_forward():
             self.bell()
-        self._refresh_bindings()
+        if view is None or not view.built:  # a built view refreshes the footer when its keys change
+            self._refresh_bindings()
 
     def action_live(self) -> None:
         view = self.current_view
         if view is None or not view.go_live():
             self.bell()
-        self._refresh_bindings()
+        if view is None or not view.built:  # a built view refreshes the footer when its keys change
+            self._refresh_bindings()
 
     def action_toggle_pause(self) -> None:
         view = self.current_view

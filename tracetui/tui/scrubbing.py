@@ -12,7 +12,10 @@ from tracetui.tui.widgets.episodes import EpisodesList
 if TYPE_CHECKING:
     from tracetui.tui.view_model import EpisodeRow
 
-__all__ = ["Scrubbing"]
+__all__ = ["Scrubbing", "AS_OF_KEPT"]
+
+#: states as of past episodes a view keeps
+AS_OF_KEPT = 4
 
 
 class Scrubbing:
@@ -32,7 +35,11 @@ class Scrubbing:
         got = self._as_of_cache.get(key)
         if got is None:
             got = state_as_of(live, k)
-            self._as_of_cache = {key: got}
+            # the last few kept (of this live state): stepping back and forth finds the same
+            # state, whose anomalies are kept by it (views/anomaly_memo.py)
+            kept = {kk: v for kk, v in self._as_of_cache.items() if kk[1] == live.generation}
+            self._as_of_cache = dict(list(kept.items())[-(AS_OF_KEPT - 1) :]) if AS_OF_KEPT > 1 else {}
+            self._as_of_cache[key] = got
         return got
 
     def now_for(self, shown_state: RunState) -> float:

@@ -13,10 +13,13 @@ from tracetui.tui.format import fmt_bytes, one_line
 from tracetui.tui.messages import IngestNotice, IngestProgress, SnapshotReady
 from tracetui.tui.widgets.header import SessionHeader
 
-__all__ = ["SessionFeed", "FREEZE_EVENTS", "FREEZE_SESSIONS"]
+__all__ = ["SessionFeed", "FREEZE_EVENTS", "FREEZE_EPISODES", "FREEZE_SESSIONS"]
 
 #: ledger events of a first snapshot above which the heap is frozen (``gc.freeze``)
 FREEZE_EVENTS = 20_000
+#: episodes (prompts) of a first snapshot above which the heap is frozen too (2,500 short
+#: episodes: a full collection of 100 ms every twenty scrub steps)
+FREEZE_EPISODES = 1_000
 #: open sessions from which every first snapshot freezes the heap (200 sessions' states made a
 #: full collection take 100-150 ms, an update of the fleet screen three times its budget)
 FREEZE_SESSIONS = 20
@@ -65,13 +68,22 @@ class SessionFeed:
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         message.stop()
-        if self.latest is None and (
+        big = self.latest is None and (
             len(message.state.ledgers[0] if message.state.ledgers else ()) >= FREEZE_EVENTS
+            or message.state.main.prompts >= FREEZE_EPISODES
             or len(getattr(self.app, "views", ())) >= FREEZE_SESSIONS
-        ):
+        )
+        if big:
             # a big first fold leaves a large heap that lives as long as the app; moving it out
             # of the collector's reach keeps full collections (100+ ms pauses) off later updates
             gc.freeze()
+        try:
+            self._take(message)
+        finally:
+            if big:  # and what its first draw made: the episode rows, the episodes read back
+                gc.freeze()
+
+    def _take(self, message: SnapshotReady) -> None:
         self.latest = message.state
         self.written = message.written
         if not self.built:

@@ -73,6 +73,8 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
         self.shown: Shown | None = None
         self._bindings_key: object = None
         self._agent = "claude"
+        #: a draw of the scrubbed episode is queued (:meth:`watch_episode`)
+        self._scrub_queued = False
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -156,6 +158,14 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
         self.refresh_panes()
 
     def watch_episode(self) -> None:
+        # drawn once the keys already queued are handled: a burst of ``[`` moves the scrubbed
+        # episode several steps and draws the panes once, for where it ends
+        if not self._scrub_queued:
+            self._scrub_queued = True
+            self.call_later(self._draw_scrubbed)
+
+    def _draw_scrubbed(self) -> None:
+        self._scrub_queued = False
         self.refresh_panes()
 
     def watch_paused(self, paused: bool) -> None:
@@ -201,7 +211,9 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
         header.agent = self.agent
         self.set_class(shown.history, "-history")
         # which keys can run depends on the state (check_action): refresh the footer when it may change
-        bkey = (self.completed(), self.episode, self.paused)
+        # (what check_action reads: any episode to go back to, scrubbing, at the first, paused;
+        # the footer made again on every scrub step was a third of a step's time)
+        bkey = (self.completed() > 0, self.episode is None, self.episode == 1, self.paused)
         if bkey != self._bindings_key:
             self._bindings_key = bkey
             self.app.refresh_bindings()

@@ -235,31 +235,28 @@ def anomaly_message(message: str, key: str, cwd: str | None) -> str:
     return message.replace(root + "/", "") if root else message
 
 
-#: ``(state, timeless_anomalies(state))`` of the last state :func:`anomaly_rows` was asked about
-_TIMELESS: tuple[RunState, tuple] | None = None
-
-
-def anomaly_rows(state: RunState, now: float | None = None) -> tuple[list[AnomalyRow], bool]:
+def anomaly_rows(state: RunState, now: float | None = None, live: RunState | None = None) -> tuple[list[AnomalyRow], bool]:
     """``(rows, derived)``: open anomalies first (most severe first), then cleared ones.
 
     Uses the model's detectors (``tracetui.model.anomalies.detect_anomalies``, with ``now``
     (seconds since the epoch) for the stall detector; ``None``: no stall check). The monitor
     passes the ``now`` its panes and copies use (:meth:`SessionView.now_for`). ``derived`` is False when this build has no
     detectors: the rows are then only the ingest-honesty facts the state itself carries.
+    ``live``: while scrubbing, the live state ``state`` was compiled from (its cost spikes are
+    reused: :func:`tracetui.views.anomaly_memo.timeless_of`).
     """
     try:
-        from tracetui.model.anomalies import stall_anomalies, timeless_anomalies
+        from tracetui.model.anomalies import stall_anomalies
+        from tracetui.views.anomaly_memo import timeless_of
     except ImportError:
-        timeless_anomalies = None  # type: ignore[assignment]
+        timeless_of = None  # type: ignore[assignment]
     rows: list[AnomalyRow] = []
     cwd = state.main.cwd
-    if timeless_anomalies is not None:
+    if timeless_of is not None:
         # the detectors that ignore the clock run once per state, not on every tick (pricing
-        # every episode for the cost spikes each second was most of an idle big session's CPU)
-        global _TIMELESS
-        if _TIMELESS is None or _TIMELESS[0] is not state:
-            _TIMELESS = (state, timeless_anomalies(state, getattr(state, "episodes", None) or None))
-        head, tail = _TIMELESS[1]
+        # every episode for the cost spikes each second was most of an idle big session's CPU),
+        # and not again for a scrubbed state whose episodes the live state priced
+        head, tail = timeless_of(state, getattr(state, "episodes", None) or None, live)
         for a in head + stall_anomalies(state, now) + tail:
             is_open = getattr(a, "open", True)
             rows.append(

@@ -106,5 +106,8 @@ def episodes_as_of(episodes: tuple, cutoff: int) -> tuple:
     out = []
     for e in kept:
         cur = e.version == newest[e.index]
-        out.append(msgspec.structs.replace(e, lifecycle="current" if cur else "superseded", superseded_by=None if cur else e.superseded_by))
+        life, by = ("current", None) if cur else ("superseded", e.superseded_by)
+        # most versions stood then as they stand now: kept as they are (a copy of every version
+        # on each scrub step was most of its cost on a session of thousands of episodes)
+        out.append(e if e.lifecycle == life and e.superseded_by == by else msgspec.structs.replace(e, lifecycle=life, superseded_by=by))
     return tuple(out)

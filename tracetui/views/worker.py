@@ -12,11 +12,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from tracetui.model.anomalies import Anomaly, detect_anomalies
+from tracetui.model.anomalies import Anomaly, stall_anomalies
 from tracetui.model.anomaly_rules import STALL_SECONDS
 from tracetui.model.episodes import Episode
 from tracetui.model.state import RunState, unknown_text
 from tracetui.model.timestamps import parse_ts
+from tracetui.views.anomaly_memo import timeless_of
 from tracetui.views.derived import (
     _derived_of,
     _ruled_out_total,
@@ -248,7 +249,10 @@ def render_worker_view(
         )
     )
 
-    anomalies = list(detect_anomalies(st, nowdt, st.episodes))
+    # as detect_anomalies(st, nowdt, st.episodes); the cost spikes of a past episode's state are
+    # the live state's (views/anomaly_memo.py): not every episode priced again per copy
+    a_head, a_tail = timeless_of(st, st.episodes, live=state)
+    anomalies = [*a_head, *stall_anomalies(st, nowdt), *a_tail]
     open_a = sorted((a for a in anomalies if a.open), key=lambda a: (SEVERITY_ORDER.get(a.severity, 3), -(a.began.line if a.began else 0)))
     cleared = sorted(
         (a for a in anomalies if not a.open), key=lambda a: -(a.cleared.line if a.cleared else (a.began.line if a.began else 0))

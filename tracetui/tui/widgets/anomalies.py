@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +13,8 @@ from textual.widgets import Static
 from tracetui.tui.format import one_line
 from tracetui.tui.view_model import AnomalyRow, anomaly_rows
 from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
+from tracetui.views import anomaly_memo
+from tracetui.views.anomaly_memo import timeless_of
 
 __all__ = ["AnomalyBadges", "CLEARED_MARK", "more_line", "budget_rows"]
 
@@ -35,6 +39,17 @@ def more_line(more_open: int, more_cleared: int, width: int) -> Text:
     ]
     text = next((f for f in forms if cell_len(f) <= width), forms[-1])
     return Text(text, style="italic", no_wrap=True, overflow="ellipsis")
+
+
+#: episodes to price above which a past episode's anomalies are computed on a thread
+THREAD_EPISODES = 400
+
+
+def _ready(shown: Shown) -> bool:
+    """Whether the anomalies of ``shown.state`` (a past episode's) are cheap to have now."""
+    st = shown.state
+    eps = st.episodes or None
+    return anomaly_memo.ready(st, eps, shown.live) is not None or anomaly_memo.to_price(st, eps) < THREAD_EPISODES
 
 
 def budget_rows(app: object, state: object) -> list[AnomalyRow]:
@@ -65,13 +80,52 @@ class AnomalyBadges(Vertical):
         self.rows: list[AnomalyRow] = []
         self.derived = True
         self._key: object = None
+        self._latest: Shown | None = None
+        #: the past state whose anomalies the thread is to compute next, and whether it runs
+        self._want: Shown | None = None
+        self._busy = False
+
+    def _later(self, shown: Shown) -> None:
+        self._want = shown
+        if not self._busy:
+            self._busy = True
+            threading.Thread(target=self._work, name="tracetui-anomalies", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            shown = self._want
+            if shown is None:
+                break
+            try:
+                timeless_of(shown.state, shown.state.episodes or None, shown.live)
+            except Exception:  # noqa: BLE001 - the pane computes them again and says what failed
+                pass
+            if self._want is shown:
+                break
+        self._busy = False
+        try:
+            self.app.call_from_thread(self._computed)
+        except Exception:  # noqa: BLE001 - the app has ended
+            pass
+
+    def _computed(self) -> None:
+        if self._latest is not None and self.is_attached:
+            self.show(self._latest)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("none", style="dim italic"), classes="anomaly-empty")
 
     @guarded
     def show(self, shown: Shown) -> None:
-        rows, derived = anomaly_rows(shown.state, shown.now)  # the now the copies use too
+        self._latest = shown
+        if shown.history and not _ready(shown):
+            # a past episode's anomalies that mean pricing every episode again: on a thread of
+            # their own (latest asked for wins), drawn when they are there; the keys go on
+            self.border_title = f"Anomalies (as of episode {shown.episode}: computing…)"
+            self._key = None  # the next rows drawn whatever they are (the title says computing)
+            self._later(shown)
+            return
+        rows, derived = anomaly_rows(shown.state, shown.now, shown.live)  # the now the copies use too
         if not shown.history:
             rows = budget_rows(self.app, shown.live) + rows
         key = (tuple((r.kind, r.severity, r.message, r.cleared, r.anchor) for r in rows), derived, self.size.height)

@@ -98,12 +98,12 @@ class EpisodesList(OptionList):
                 follow = True
             self.clear_options()
             old = []
-        for i, (r, k) in enumerate(zip(rows, keys)):
-            if i < len(old):
-                if old[i] != k:
-                    self.replace_option_prompt_at_index(i, episode_line(r, width, sel == r.index, open_label))
-            else:
-                self.add_option(episode_line(r, width, sel == r.index, open_label))
+        for i in range(min(len(old), len(keys))):
+            if old[i] != keys[i]:
+                r = rows[i]
+                self.replace_option_prompt_at_index(i, episode_line(r, width, sel == r.index, open_label))
+        if len(keys) > len(old):  # the new rows in one go (one by one, each redid the list's lines)
+            self.add_options([episode_line(r, width, sel == r.index, open_label) for r in rows[len(old) :]])
         self._keys = keys
         self._width = width
         self.rows_data = tuple(rows)
@@ -119,6 +119,22 @@ class EpisodesList(OptionList):
         elif self.highlighted is None and was_at is not None and rows:
             # redrawn at another width: the cursor stays on the user's row
             self.highlighted = min(was_at, len(rows) - 1)
+
+    def _replace_option_prompt(self, index: int, prompt: object) -> None:
+        """A row's new prompt. Every row is one line (``episode_line``: ``no_wrap``, one line of
+        text), so the other rows stay measured and only this row's rendering is dropped;
+        Textual's own clears the line cache, and measuring every row again made each scrub
+        step O(episodes). (Private parts of Textual 8.2's OptionList, pinned in pyproject.)"""
+        option = self.get_option_at_index(index)
+        one_line_prompt = isinstance(prompt, Text) and prompt.no_wrap and "\n" not in prompt.plain
+        if not one_line_prompt or self._line_cache.heights.get(index) != 1:
+            super()._replace_option_prompt(index, prompt)  # type: ignore[arg-type]
+            return
+        option._set_prompt(prompt)
+        cache = self._option_render_cache
+        for key in [k for k in cache.keys() if k[0] is option]:
+            cache.discard(key)
+        self.refresh()
 
     # the user's own moves: from then on `e` opens the row under the cursor (SessionView)
     def action_cursor_up(self) -> None:
