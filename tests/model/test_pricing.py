@@ -273,3 +273,18 @@ def test_noon_utc_is_inside_the_day() -> None:
     a = model_price(OPUS, 250_000, 5, 0, 0, "2026-03-13")
     b = one_message_usd(OPUS, 250_000, 5, 0, 0, datetime(2026, 3, 13, 0, 0, 1, tzinfo=UTC).isoformat())
     assert a == pytest.approx(b, abs=1e-6)
+
+
+def test_the_price_cache_holds_a_big_session_s_episodes() -> None:
+    # found by the scrub work on a 2,583-episode session on two models: with 4,096 entries every
+    # new state priced every episode again (a scan larger than the LRU cache misses every time)
+    from tracetui.model.pricing import PRICE_CACHE, model_price
+
+    keys = [("claude-sonnet-4-5-20250929" if i % 2 else "claude-opus-4-5", 1000 + i, 50, 0, 0, "2026-03-02") for i in range(6000)]
+    assert PRICE_CACHE >= len(keys)
+    for k in keys:
+        model_price(*k)
+    before = model_price.cache_info().hits
+    for k in keys:
+        model_price(*k)
+    assert model_price.cache_info().hits - before == len(keys)

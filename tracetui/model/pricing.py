@@ -117,7 +117,14 @@ def _valid_day(day: str) -> bool:
     return len(day) == 10
 
 
-@lru_cache(maxsize=4096)
+#: prices kept (``model_price``): a session's episodes are priced again at every new state (cost
+#: spikes, per-episode costs), one entry an episode and model each; with 4,096 a session of 2,500
+#: episodes on two models missed every time (a scan larger than an LRU cache), ~1 s a state.
+#: An entry is ~0.2 KB: 32,768 at most ~7 MB
+PRICE_CACHE = 32768
+
+
+@lru_cache(maxsize=PRICE_CACHE)
 def model_price(
     model: str, inp: int, out: int, cache_write: int, cache_read: int, day: str, messages: int = 1, cache_write_1h: int = 0
 ) -> float | None:
