@@ -15,6 +15,8 @@ its length): rows beyond it belong to another lineage of the file, as for every 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import msgspec
@@ -116,3 +118,25 @@ def call_of(
     if brief is None:  # the transcript is gone: what the excerpt says of it
         brief = excerpt[len(name) + 1 :] if excerpt.startswith(name + "(") else excerpt
     return ToolCall(tid, name, brief, Anchor(src, line, offset), seq, ts, side)
+
+
+@contextmanager
+def open_calls_only(folds: list[Any]) -> Iterator[None]:
+    """While inside, each fold whose ledger finds its closed calls again (the store's:
+    ``events.find_call``) holds only its pending calls in ``calls``: what a save writes. The
+    closed ones are rows of the ledger, found there when a late result or a repeated tool_use
+    asks for them (``FileFold._find_call``, as for the calls ``_trim_calls`` lets go), so a warm
+    reopen does not decode thousands of calls it may never need (8,119 ToolCalls, about 8 MiB,
+    at 1 GB of the dense mix)."""
+    kept = []
+    for f in folds:
+        calls = getattr(f, "calls", None)
+        if isinstance(calls, dict) and getattr(f.events, "find_call", None) is not None:
+            pending = f.pending
+            kept.append((f, calls))
+            f.calls = {tid: c for tid, c in calls.items() if tid in pending}
+    try:
+        yield
+    finally:
+        for f, calls in kept:
+            f.calls = calls

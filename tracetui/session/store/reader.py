@@ -34,6 +34,7 @@ from tracetui.ingest.tail import Tailer
 from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
 from tracetui.session.reader import SessionReader
+from tracetui.session.store.calls import open_calls_only
 from tracetui.session.store.codec import CacheEncodeError, fold_of, fold_rows
 from tracetui.session.store.db import (
     MAX_STORE_BYTES,
@@ -164,7 +165,8 @@ class StoreReader(SessionReader):
                 return False  # replaced since it was read: the next open folds it again anyway
             fp = fingerprint(t.path, t.offset)
             rows.append((src, t.path, t.inode, st.st_size, st.st_mtime_ns, t.offset, t.line_no, t.head, fp, len(f.events), len(f.history)))
-        with without_versions(self.fold.folds):  # the episode versions are rows of their own
+        # the episode versions and the closed calls are rows of their own
+        with without_versions(self.fold.folds), open_calls_only(self.fold.folds):
             state_rows = fold_rows(self.fold)
         meta = {
             "schema": SCHEMA,
