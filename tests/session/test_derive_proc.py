@@ -243,8 +243,18 @@ def test_a_spare_cpu_is_one_idle_now_or_in_the_last_minute(
 
 
 def test_runnable_now_counts_this_process() -> None:
-    n = dp._runnable_now()
-    assert n is None or n >= 1
+    n = dp._runnable_now()  # this test runs on Linux (pytestmark): /proc/loadavg is there
+    assert n is not None and n >= 1
+
+
+def test_runnable_now_reads_the_fourth_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text("1.92 1.40 0.98 3/412 12345\n")
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda f, *a, **k: real_open(loadavg if f == "/proc/loadavg" else f, *a, **k))
+    assert dp._runnable_now() == 3
+    loadavg.write_text("garbage\n")
+    assert dp._runnable_now() is None
 
 
 def test_single_threaded_counts_this_process_threads() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["one_line", "brief_input", "file_ops", "READ_TOOLS", "WRITE_TOOLS", "EDIT_TOOLS", "SUBAGENT_TOOLS"]
+__all__ = ["one_line", "brief_input", "file_ops", "READ_TOOLS", "WRITE_TOOLS", "EDIT_TOOLS", "SUBAGENT_TOOLS", "TODO_TOOLS"]
 
 #: tools whose ``file_path`` (``notebook_path``) input is counted as a read, write or edit
 READ_TOOLS = frozenset({"Read"})
@@ -12,6 +12,8 @@ WRITE_TOOLS = frozenset({"Write"})
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "NotebookEdit"})
 #: tools that start a subagent (``Task`` was renamed ``Agent`` in Claude Code 2.1.63)
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+#: tools that write the todo list or its tasks (their inputs are kept until their results)
+TODO_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate"})
 
 _BRIEF_KEYS = (
     "command",

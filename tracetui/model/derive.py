@@ -19,7 +19,7 @@ from typing import Any, Union
 import msgspec
 
 from tracetui.ingest.content import result_tail, result_text
-from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, WRITE_TOOLS, file_ops
+from tracetui.ingest.tools import EDIT_TOOLS, SUBAGENT_TOOLS, TODO_TOOLS, WRITE_TOOLS, file_ops
 from tracetui.ingest.tools import one_line as _one_line
 from tracetui.model.anomalies import AnomalyTracker
 from tracetui.model.derive_rules import VOLATILE_KEYS, input_digest, normalised_input, retry_keys, statements
@@ -45,6 +45,7 @@ __all__ = [
     "REJECTED_PREFIX",
     "STATED_KEPT",
     "VOLATILE_KEYS",
+    "USAGE_KINDS",
     "retry_keys",
     "normalised_input",
 ]
@@ -65,8 +66,8 @@ INTERRUPTED_PREFIX = "[Request interrupted by user"
 
 #: events whose only derived effect is the episode book's (``EpisodeBook.on_event``)
 _QUIET_KINDS = frozenset({"progress", "attachment", "user_text", "image", "unknown_block", "unknown_record", "compact_summary"})
-#: events of an assistant message that carry its usage
-_USAGE_KINDS = frozenset({"assistant_text", "tool_use", "thinking"})
+#: events of an assistant message that carry its usage (the derive process reads it too)
+USAGE_KINDS = frozenset({"assistant_text", "tool_use", "thinking"})
 
 
 class Deriver(msgspec.Struct):
@@ -148,7 +149,7 @@ class Deriver(msgspec.Struct):
         if k == "tool_result":
             if not ev.sidechain or fold.sidechain_file:
                 self.anomalies.on_result(ev)
-        elif k in _USAGE_KINDS:
+        elif k in USAGE_KINDS:
             mid = ev.message_id
             if ev.usage is not None and mid:
                 b = book.open
@@ -196,7 +197,7 @@ class Deriver(msgspec.Struct):
         if name in SHELL_TOOLS and isinstance(inp, dict):
             cmd = inp.get("command", inp.get("cmd"))  # a Codex exec_command names it ``cmd``
             self.commands[call.id] = str(cmd)[:500] if cmd is not None else call.brief
-        elif name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
+        elif name in TODO_TOOLS:
             self.inputs[call.id] = inp
         if op is None:
             return  # the rest is about files

@@ -10,7 +10,7 @@ import msgspec
 
 from tracetui.ingest.content import decode_any, result_excerpt, result_text
 from tracetui.ingest.decode import MAX_TOKENS, Block, Record, excerpt_of
-from tracetui.ingest.tools import SUBAGENT_TOOLS, brief_input, file_ops
+from tracetui.ingest.tools import SUBAGENT_TOOLS, TODO_TOOLS, brief_input, file_ops
 from tracetui.model.fold_messages import EXCERPT_CHARS, _intern
 from tracetui.model.state import Anchor, FileTouch, Frontier, SubagentLink, Todo, ToolCall
 
@@ -86,7 +86,7 @@ class ToolHandlers:
         self.tools_by_name[name] = self.tools_by_name.get(name, 0) + 1
         op = file_ops(name, inp)
         self._touch(op, anchor)
-        if name in ("TodoWrite", "TaskCreate", "TaskUpdate"):
+        if name in TODO_TOOLS:
             inp = _bounded(inp)  # kept until its result, and cached: no int msgpack cannot hold
             self._call_inputs[tid] = inp
         if self.derive is not None:

@@ -37,7 +37,8 @@ from typing import Any, Union
 
 import msgspec
 
-from tracetui.model.derive import SHELL_TOOLS, Deriver
+from tracetui.ingest.tools import TODO_TOOLS
+from tracetui.model.derive import SHELL_TOOLS, USAGE_KINDS, Deriver
 from tracetui.model.state import Event, PromptInfo, ToolCall
 
 __all__ = ["DeriveProcess", "DeriveProcessError", "MIN_BYTES", "usable"]
@@ -52,10 +53,6 @@ BATCH_BYTES = 256 << 10
 #: send waits (Linux' default is 64 KiB; 1 MiB is the default limit for a user)
 PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031
-#: the todo and task tools whose results the deriver reads (``Deriver.on_call`` keeps their input)
-_TODO_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate"})
-#: events of an assistant message that carry its usage (``derive._USAGE_KINDS``)
-_USAGE_KINDS = frozenset({"assistant_text", "tool_use", "thinking"})
 
 
 class DeriveProcessError(Exception):
@@ -155,6 +152,8 @@ _decoder = msgspec.msgpack.Decoder(tuple[list[Event], list[_Extra]])
 _MSGPACK, _PICKLE, _END = b"M", b"P", b"E"
 #: an ``at`` past every batch
 _NEVER = 1 << 62
+#: no model sent to the child yet (``None`` is a model the fold can give: unknown)
+_UNSENT = object()
 
 
 def usable(fold: Any, to_read: int) -> bool:
@@ -394,8 +393,8 @@ class DeriveProcess:
         self._bytes = 0
         self._ask = fold.latest_ask
         self._side = fold.sidechain_file
-        self._model: str | None = None
-        self._model_sent = False
+        #: the model last sent for the usage events (``_UNSENT``: none sent yet)
+        self._model: object = _UNSENT
         #: pending calls whose result the deriver reads (a file change, a todo or task tool)
         self._wanted: set[str] = set()
         #: whether the fold's last snapshot was one whose derived part is still in the child
@@ -413,12 +412,12 @@ class DeriveProcess:
             self._state(fold)
         k = ev.kind
         evs = self._evs
-        if k in _USAGE_KINDS:
+        if k in USAGE_KINDS:
             mid = ev.message_id
             if ev.usage is not None and mid:
                 model = fold.usage.model(mid)
-                if model != self._model or not self._model_sent:
-                    self._model, self._model_sent = model, True
+                if model != self._model:
+                    self._model = model
                     self._extras.append(_Model(len(evs), model))
         elif k == "prompt" or k == "interrupt":
             self._extras.append(_Pending(len(evs), tuple(fold.pending.values())))
@@ -432,7 +431,7 @@ class DeriveProcess:
         """``Deriver.on_call``: the call, its input and the file it touches."""
         if fold.latest_ask is not self._ask or fold.sidechain_file is not self._side:
             self._state(fold)
-        if call.name in _TODO_TOOLS or (op is not None and (op is False or op[1] != "read")):
+        if call.name in TODO_TOOLS or (op is not None and (op is False or op[1] != "read")):
             self._wanted.add(call.id)
         self._extras.append(_Call(len(self._evs), call, inp, op))
 
