@@ -39,6 +39,8 @@ def pieces(text: str, n: int = 8) -> list[str]:
         ("git clone https://bob:s3cr3tpa…", "basic auth credentials (cut)"),
         ("export PASSWORD=hunter2hunt…", "password or secret"),
         ('"access_token": "abcdefgh…', "password or secret (cut)"),
+        ("curl -H 'Authorization: Bearer abcdefghijklm…", "bearer token (cut)"),
+        ("Bash(curl -H 'authorization: bearer abcd…)", "bearer token (cut)"),
     ],
 )
 def test_a_secret_cut_by_a_marker_is_masked(text: str, kind: str) -> None:
@@ -187,3 +189,17 @@ def test_the_session_store_keeps_no_secret_and_the_same_figures(tmp_path: Path) 
         assert _figures(state_to_json(warm.snapshot())) == want
         assert _figures(state_to_json(cold)) == want
     assert masked > 0
+
+
+def test_a_bearer_token_in_a_cut_brief_shows_no_piece_of_itself(tmp_path: Path) -> None:
+    """Fourth user trial: a Bash call's brief cut inside ``Authorization: Bearer <token>`` showed
+    the token's head in the frontier, the view and the card, for every cut position."""
+    from tracetui.ingest.tools import brief_input
+    from tracetui.views.safe import redacted
+
+    token = "abcdefghijklmnopqrstuvwxyz123456"
+    for pad in range(0, 60):
+        cmd = "cd /srv" + " " * pad + f" && curl https://example.com/api -H 'Authorization: Bearer {token}' -d @body.json"
+        brief = brief_input("Bash", {"command": cmd})
+        shown = redacted(f"Bash({brief})")[0]
+        assert not any(token[i : i + 4] in shown for i in range(len(token) - 3)), (pad, shown)

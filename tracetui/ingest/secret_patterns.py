@@ -137,4 +137,6 @@ CUT: tuple[tuple[str, str, int], ...] = (
     ("basic auth credentials", r"://[^:/?#\[\]@\s]+:(?!\d*(?:/|\u2026))([^?#\[\]@\s\u2026]+)", 1),
     ("hugging face token", r"\bhf_(?=[a-z]*[A-Z0-9])[A-Za-z0-9]{6,}", 0),
     ("http basic credentials", r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:basic)\s+([A-Za-z0-9+/]+)", 1),
+    # a bearer token cut short (a call's brief cut inside ``-H 'Authorization: Bearer …'``)
+    ("bearer token", r"\b(?i:bearer)\s+([A-Za-z0-9._~+/=-]+)", 1),
 )
