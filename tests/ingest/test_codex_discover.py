@@ -244,3 +244,23 @@ def test_an_unchanged_folder_is_not_listed_again_and_a_new_child_is_found(
     late = _rollout(_day(home, "2026-03-04") / "rollout-late.jsonl", "0199abcd-0000-7000-8000-00000000000c", parent=PARENT)
     assert late in [s.path for s in subagent_files(main)]
     assert listed == [str(_day(home, "2026-03-04"))]
+
+
+def test_a_folder_symlink_loop_lists_each_rollout_once(homes: tuple[Path, Path]) -> None:
+    """Fourth user trial: a link from a date folder back to ``sessions`` listed every rollout
+    once per turn of the loop (41 times), and a thread id then named 41 files."""
+    home, _ = homes
+    (_day(home, "2026-03-02") / "loop").symlink_to(home / "sessions", target_is_directory=True)
+    codex_discover._DIRS.clear()
+    got = [(s.agent, s.session_id) for s in list_sessions()]
+    assert got == [("codex", PARENT), ("claude", CLAUDE_SID), ("codex", OLD)]
+    assert find_session(PARENT).agent == "codex"
+
+
+def test_one_id_for_a_claude_session_and_a_codex_thread_names_both_agents(homes: tuple[Path, Path]) -> None:
+    _, claude = homes
+    write(claude / "projects" / "-home-dev-clash" / f"{PARENT}.jsonl", [prompt("same id", session=PARENT)])
+    with pytest.raises(DiscoveryError, match=f"{PARENT} is the id of a Claude Code session and a Codex thread; add --agent claude|codex"):
+        find_session(PARENT)
+    assert find_session(PARENT, agent="claude").agent == "claude"
+    assert find_session(PARENT, agent="codex").agent == "codex"

@@ -213,7 +213,9 @@ def _listing(d: str) -> tuple[tuple[str, ...], tuple[str, ...], bool] | None:
         with os.scandir(d) as it:
             for e in it:
                 try:
-                    if e.is_dir():
+                    # a folder's symlink is not followed (as the Claude Code walk): a link back up
+                    # the tree listed every rollout once per turn of the loop
+                    if e.is_dir(follow_symlinks=False):
                         subs.append(e.name)
                     elif e.name.endswith(".jsonl"):
                         files.append(e.name)

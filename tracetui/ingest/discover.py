@@ -199,6 +199,13 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
             raise DiscoveryError(said)
         raise DiscoveryError(f"no session matches {ident!r} under {where_sessions(agent, root)}")
     if len(matches) > 1:
+        if len({s.agent for s in matches}) > 1 and len({s.session_id for s in matches}) == 1:
+            # a Codex thread and a Claude Code session of the same id (fourth user trial: this
+            # called the Claude Code transcript a rollout file)
+            where = ", ".join(str(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
+            raise DiscoveryError(
+                f"{matches[0].session_id} is the id of a Claude Code session and a Codex thread; add --agent claude|codex or name the path: {where}"
+            )
         if len({s.session_id for s in matches}) == 1 and any(s.agent == "codex" for s in matches):
             where = ", ".join(str(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
             raise DiscoveryError(f"thread {matches[0].session_id} is in {len(matches)} rollout files; name the rollout's path: {where}")
