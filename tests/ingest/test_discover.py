@@ -144,6 +144,20 @@ def test_layout_subagents_dir_with_meta_json(tmp_path: Path) -> None:
     assert st.sources[link.source].name == "agent-a0123456789abcdef.jsonl"
 
 
+def test_another_sessions_file_under_subagents_is_left_out(tmp_path: Path) -> None:
+    """Fourth user trial: a subagent file of another session copied under ``<sid>/subagents/``
+    was folded into this session's figures (its tokens, calls and folder)."""
+    sid = "sess-own"
+    main = _main_with_task(tmp_path, sid, tool_id="toolu_X")
+    sub = tmp_path / sid / "subagents"
+    write(sub / "agent-amine.jsonl", _agent_records(sid, "amine"))
+    write(sub / "agent-aforeign.jsonl", _agent_records("sess-other", "aforeign"))
+    assert [f.agent_id for f in subagent_files(main)] == ["amine"]
+    r = SessionReader(main, price=False)
+    r.poll()
+    assert [s.name for s in r.snapshot().sources] == [main.name, "agent-amine.jsonl"]
+
+
 def test_subagent_file_appearing_later_is_picked_up_by_next_poll(tmp_path: Path) -> None:
     sid = "sess-late"
     main = _main_with_task(tmp_path, sid)

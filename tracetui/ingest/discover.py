@@ -234,7 +234,8 @@ def _meta_tool_use_id(p: Path) -> str | None:
 def subagent_files(main: Path) -> list[SubagentFile]:
     """The subagent transcripts of the session whose main transcript is ``main``, sorted by path.
 
-    A Codex rollout's are its child rollouts (:func:`~tracetui.ingest.codex_discover.child_rollouts`;
+    A file under ``subagents/`` whose first record names another session is left out (it is not
+    this session's). A Codex rollout's are its child rollouts (:func:`~tracetui.ingest.codex_discover.child_rollouts`;
     ``agent_id`` is the child's thread id, which the parent's ``collab_agent_spawn_end`` names as
     ``new_thread_id``; no ``tool_use_id``). A Claude Code transcript's: looks in ``<dir>/<session-id>/subagents/**`` (2.1.x) and at ``agent-*.jsonl`` siblings whose
     first record carries this session's id (2.0.x). Inline sidechains need no file. A FIFO,
@@ -255,6 +256,11 @@ def subagent_files(main: Path) -> list[SubagentFile]:
     if sub.is_dir():
         for p in sub.rglob("agent-*.jsonl"):
             if not is_regular(p):
+                continue
+            other = first_session_id(p)
+            if other is not None and other != sid:
+                # another session's subagent file put here: its figures are not this session's
+                # (fourth user trial: its tokens, calls and folder were taken as this one's)
                 continue
             found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
     try:
