@@ -19,10 +19,14 @@ __all__ = ["OneLineParser", "int_at_least", "add_source_args", "add_agent_arg", 
 AGENT_CHOICES = ("claude", "codex")
 
 
+#: the largest whole number an option takes: SQLite's INTEGER (a ``LIMIT``) holds no more
+INT_MAX = (1 << 63) - 1
+
+
 def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
-    """An argparse ``type``: a whole number of at least ``minimum``. Raises
-    ``argparse.ArgumentTypeError`` (``not a number: 'x'``; ``must be at least N (why): n``), one
-    message for every value below the minimum, zero and negatives too."""
+    """An argparse ``type``: a whole number of at least ``minimum`` and at most :data:`INT_MAX`.
+    Raises ``argparse.ArgumentTypeError`` (``not a number: 'x'``; ``must be at least N (why):
+    n``; ``must be at most INT_MAX: n``), one message for every value out of range."""
 
     def parse(text: str) -> int:
         try:
@@ -31,6 +35,8 @@ def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
         if n < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}{f' ({why})' if why else ''}: {n}")
+        if n > INT_MAX:
+            raise argparse.ArgumentTypeError(f"must be at most {INT_MAX}: {text}")
         return n
 
     return parse

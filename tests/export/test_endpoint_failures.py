@@ -93,6 +93,14 @@ def test_a_bad_otel_variable_is_one_line_of_ours(tmp_path, capsys, monkeypatch):
         assert len(err.splitlines()) == 1 and err.startswith("tracetui export otlp: ") and "bogus" in err, err
 
 
+@pytest.mark.parametrize("url", ["http://[::1", "http://[zz]:4318"])
+def test_an_endpoint_that_is_not_a_url_is_one_line(tmp_path, capsys, url):
+    path, _ = build(tmp_path)
+    rc, out, err = _export(capsys, path, "--endpoint", url)
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert err.startswith("tracetui export otlp: --endpoint: not a URL") and "Traceback" not in err
+
+
 def _listener():
     import socket
 

@@ -85,6 +85,7 @@ def test_parse_day() -> None:
         (("report",), "kind"),
         (("report", "daily", "--since", "2026-03-05", "--until", "2026-03-01"), "--since"),
         (("search", "x", "--limit", "0"), "--limit"),
+        (("search", "x", "--limit", "9223372036854775808"), "--limit"),  # past SQLite's INTEGER
         (("search",), "TEXT"),
         (("search", "   "), "TEXT"),
     ],

@@ -141,7 +141,7 @@ def _targets(ns: argparse.Namespace) -> list[Path]:
 
 
 def _setup(ns: argparse.Namespace) -> tuple[Any, Any] | int:
-    from .otlp import MissingExtra, Sender, make_exporter, parse_headers, require_sdk, traces_endpoint
+    from .otlp import MissingExtra, Sender, make_exporter, parse_headers, require_sdk, shown_url, traces_endpoint
     from .sent import SentLedger
 
     try:
@@ -154,7 +154,12 @@ def _setup(ns: argparse.Namespace) -> tuple[Any, Any] | int:
     except ValueError as exc:
         _err(f"--headers: {exc}")
         return 2
-    sender = Sender(make_exporter(traces_endpoint(ns.endpoint) if ns.endpoint else None, headers))
+    try:
+        endpoint = traces_endpoint(ns.endpoint) if ns.endpoint else None
+    except ValueError as exc:  # urlsplit: an unclosed IPv6 bracket, a bad port
+        _err(f"--endpoint: not a URL ({exc}): {shown_url(ns.endpoint)}")
+        return 2
+    sender = Sender(make_exporter(endpoint, headers))
     try:
         ledger = SentLedger(sender.endpoint)
     except (sqlite3.Error, OSError) as exc:
