@@ -5,7 +5,7 @@ A transcript (or a file name) can hold any control sequence (``ESC ] 0 ; title B
 ``ESC ] 52`` clipboard writes, colour codes). Text the views print, and text the monitor draws,
 must never carry them raw to a terminal, so every C0 control except newline and tab, DEL, and
 the C1 controls are replaced by a visible stand-in: C0 by its Unicode control picture (ESC →
-``␛``), DEL by ``␡``, C1 by U+FFFD. One character becomes one character, so character budgets
+``␛``), DEL by ``␡``, C1 and the bidirectional overrides and isolates by U+FFFD. One character becomes one character, so character budgets
 stay exact. This is the one rule: the headless commands, the hook, the monitor's panes and its
 last-line guard (``tracetui.tui.terminal_safe``) and the CLI's stderr all apply it.
 
@@ -35,6 +35,12 @@ __all__ = [
 CONTROL_MAP: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x0A, 0x09)}
 CONTROL_MAP[0x7F] = "\u2421"
 CONTROL_MAP.update({c: "\ufffd" for c in range(0x80, 0xA0)})
+#: the bidirectional embeddings, overrides and isolates (and the Arabic letter mark): a
+#: terminal that reorders text would draw a path or a command in another order than it is
+#: ("Trojan Source", CVE-2021-42574); U+FFFD as for C1. The marks a right-to-left text uses
+#: (U+200E, U+200F) and the joiners emoji need stay.
+BIDI_CONTROLS = (0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+CONTROL_MAP.update({c: "\ufffd" for c in BIDI_CONTROLS})
 
 #: any character :data:`CONTROL_MAP` replaces
 _CONTROLS = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(CONTROL_MAP)) + "]")
@@ -184,11 +190,12 @@ def redact_json(obj: object) -> tuple[object, list[str]]:
 
 #: DEL and the C1 controls, which JSON allows raw in strings, written as ``\\u`` escapes instead
 #: (the same JSON value; a terminal never sees them raw)
-_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
+_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *BIDI_CONTROLS)}
 
 
 def json_safe(data: bytes | str) -> str:
-    """JSON text (orjson output as UTF-8 bytes, or decoded) with DEL and the C1 controls escaped
-    (orjson escapes only C0): the same JSON value, never a raw control on a terminal."""
+    """JSON text (orjson output as UTF-8 bytes, or decoded) with DEL, the C1 controls and the
+    bidirectional overrides (:data:`BIDI_CONTROLS`) escaped (orjson escapes only C0): the same
+    JSON value, never a raw control on a terminal."""
     text = data.decode() if isinstance(data, bytes) else data
     return text.translate(_JSON_CONTROLS)
