@@ -131,7 +131,7 @@ def test_reread_loop() -> None:
 
 
 def test_stall_needs_now_and_a_pending_call() -> None:
-    s = Script().prompt("a")
+    s = Script().prompt("a", ts="2026-01-01T09:59:59.000Z")
     s.call("toolu_slow0001", "Bash", {"command": "sleep 999"}, ts="2026-01-01T10:00:00.000Z")
     st = s.state()
     late = datetime(2026, 1, 1, 10, 0, 0, tzinfo=UTC).timestamp() + STALL_SECONDS
@@ -149,11 +149,26 @@ def test_stall_needs_now_and_a_pending_call() -> None:
     assert "stall" not in _kinds(done, now=late)  # nothing pending
 
 
+def test_a_record_with_an_older_timestamp_does_not_make_a_stall() -> None:
+    """Fourth user trial: a queued prompt stamped 20 minutes before the record above it made a
+    stall "no new record for 20m" while the session was seconds old. Quiet time runs from the
+    newest timestamp, not the last record's."""
+    s = Script().prompt("a", ts="2026-01-01T10:00:00.000Z")
+    s.call("toolu_slow0001", "Bash", {"command": "sleep 999"}, ts="2026-01-01T10:00:01.000Z")
+    s.prompt("queued", ts="2026-01-01T09:40:00.000Z")
+    st = s.state()
+    assert st.main.last_timestamp == "2026-01-01T09:40:00.000Z"
+    assert st.main.newest_timestamp == "2026-01-01T10:00:01.000Z"
+    now = datetime(2026, 1, 1, 10, 0, 30, tzinfo=UTC).timestamp()
+    assert "stall" not in _kinds(st, now=now)
+    assert "stall" in _kinds(st, now=now + STALL_SECONDS)
+
+
 def test_a_stall_of_a_day_or_more_is_a_session_that_ended() -> None:
     # a 452-day-old session with a call never answered was a "warn" stall, as if stuck right now
     from tracetui.model.anomalies import ENDED_SECONDS
 
-    s = Script().prompt("a")
+    s = Script().prompt("a", ts="2026-01-01T09:59:59.000Z")
     s.call("toolu_slow0001", "Bash", {"command": "sleep 999"}, ts="2026-01-01T10:00:00.000Z")
     t0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=UTC).timestamp()
     fresh = _one(s.state(), "stall", now=t0 + ENDED_SECONDS - 1)

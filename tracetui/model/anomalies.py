@@ -173,7 +173,7 @@ def stall_anomalies(state: "RunState", now: datetime | float | int | None) -> tu
     if nowdt is not None and state.pending:
         last = None
         for st in (state.main, *state.agents):
-            t = parse_ts(st.last_timestamp)
+            t = parse_ts(st.newest_timestamp or st.last_timestamp)
             if t is not None and (last is None or t > last):
                 last = t
         if last is not None:

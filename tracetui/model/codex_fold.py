@@ -33,6 +33,7 @@ from tracetui.model.fold import FileFold
 from tracetui.model.fold_messages import EXCERPT_CHARS, FRONTIER_CHARS, _intern
 from tracetui.model.pricing import is_timestamp
 from tracetui.model.state import AgentState, Anchor, Frontier, PromptInfo, RateLimit
+from tracetui.model.timestamps import later
 
 __all__ = ["CodexFold", "AGENT"]
 
@@ -123,6 +124,8 @@ class CodexFold(CodexCalls, FileFold):
             if self.first_timestamp is None:
                 self.first_timestamp = ts
             self.last_timestamp = ts
+            if later(ts, self.newest_timestamp):
+                self.newest_timestamp = ts
         t = rec.type
         p = rec.payload
         if t not in CODEX_RECORD_TYPES or rec.schema_error or p is None:

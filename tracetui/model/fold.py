@@ -47,6 +47,7 @@ from tracetui.model.state import (
     ToolCall,
     UnknownEntry,
 )
+from tracetui.model.timestamps import later
 from tracetui.model.usage import UsageBook
 
 __all__ = ["UsageBook", "FileFold", "SYNTHETIC_MODEL", "EXCERPT_CHARS", "FRONTIER_CHARS", "EARLY_KEPT", "EARLY_TEXT"]
@@ -111,6 +112,9 @@ class FileFold(MessageHandlers, ToolHandlers, SnapshotMixin):
         self.title: str | None = None
         self.first_timestamp: str | None = None
         self.last_timestamp: str | None = None
+        #: the latest of the records' timestamps (a queued prompt's can be older than the
+        #: record before it): what quiet time is measured from
+        self.newest_timestamp: str | None = None
         self.last_anchor: Anchor | None = None
         self.sidechain_file: bool | None = None  # decided by the first user/assistant record
         self.pr_links: list[str] = []
@@ -246,6 +250,8 @@ class FileFold(MessageHandlers, ToolHandlers, SnapshotMixin):
             if self.first_timestamp is None:
                 self.first_timestamp = ts
             self.last_timestamp = ts
+            if later(ts, self.newest_timestamp):
+                self.newest_timestamp = ts
         if self.session_id is None and rec.sessionId:
             self.session_id = rec.sessionId
         v = rec.cwd

@@ -100,6 +100,7 @@ class SnapshotMixin:
             title=self.title,
             first_timestamp=self.first_timestamp,
             last_timestamp=self.last_timestamp,
+            newest_timestamp=self.newest_timestamp,
             last_anchor=self.last_anchor,
             sidechain_file=bool(self.sidechain_file),
             pr_links=pr_links,

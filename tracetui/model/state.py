@@ -303,6 +303,9 @@ class AgentState(msgspec.Struct):
     #: the tokens the last request held, as the agent reported them (Codex
     #: ``last_token_usage.input_tokens``); 0: taken from the last API message's usage
     context_used: int = 0
+    #: the latest timestamp of the file's records (``last_timestamp`` is the last record's,
+    #: which a queued prompt can make older): what the quiet time of a stall is measured from
+    newest_timestamp: Union[str, None] = None
 
 
 class RunState(msgspec.Struct):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-__all__ = ["parse_ts", "duration_between", "as_datetime", "fmt_span"]
+__all__ = ["parse_ts", "duration_between", "as_datetime", "fmt_span", "later"]
 
 
 def parse_ts(ts: str | None) -> datetime | None:
@@ -16,6 +16,24 @@ def parse_ts(ts: str | None) -> datetime | None:
         return datetime.fromisoformat(ts.replace("Z", "+00:00"))
     except ValueError:
         return None
+
+
+def later(ts: str, than: str | None) -> bool:
+    """Whether record timestamp ``ts`` is later than ``than`` (``True`` when ``than`` is
+    ``None``). Two stamps of one shape (the same length, both ``Z``: every Claude Code and
+    Codex record) compare as text, in order; others by their times; one that does not parse (or
+    a local time against a UTC one) is not later."""
+    if than is None:
+        return True
+    if len(ts) == len(than) and ts[-1:] == than[-1:] == "Z":
+        return ts > than
+    a, b = parse_ts(ts), parse_ts(than)
+    if a is None or b is None:
+        return False
+    try:
+        return a > b
+    except TypeError:  # naive against aware
+        return False
 
 
 def duration_between(start: str | None, end: str | None) -> float | None:

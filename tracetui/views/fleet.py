@@ -268,7 +268,7 @@ def session_facts(
     calls.sort(key=lambda c: (not c.main, -(c.started or 0.0)))
     last = None
     for st in (main, *state.agents):
-        lt = parse_ts(st.last_timestamp)
+        lt = parse_ts(st.newest_timestamp or st.last_timestamp)  # quiet time: from the newest
         if lt is not None and (last is None or lt > last):
             last = lt
     head, tail = timeless_anomalies(state, state.episodes or None)

@@ -100,7 +100,13 @@ class NowPane(Pane):
     def key(self, shown: Shown) -> object:
         f = shown.state.main.frontier
         age = age_of(f.timestamp, shown.now) if f is not None else None
-        return (f, int(age) if age is not None else None, shown.live.main.last_timestamp, shown.activity, shown.history)
+        return (
+            f,
+            int(age) if age is not None else None,
+            shown.live.main.newest_timestamp or shown.live.main.last_timestamp,
+            shown.activity,
+            shown.history,
+        )
 
     def build(self, shown: Shown) -> Text:
         st = shown.state
@@ -143,7 +149,7 @@ class NowPane(Pane):
             head.append(f"{_KIND.get(f.kind, f.kind)} ", style="bold yellow" if f.kind == "in_flight" else "bold")
             tail.append(f"for {fmt_age(own)}  " if f.kind == "in_flight" else f"{fmt_age(own)} ago  ")
         tail.append_text(anchor_text(st, f.anchor))
-        last = age_of(shown.live.main.last_timestamp, shown.now)
+        last = age_of(shown.live.main.newest_timestamp or shown.live.main.last_timestamp, shown.now)
         # silence is worth saying when it is long, unless the line already says as much
         if not shown.history and last is not None and last >= 30 and (own is None or abs(own - last) > 5):
             tail.append(f"  · no record for {fmt_age(last)}", style="yellow")
