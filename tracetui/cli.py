@@ -57,6 +57,10 @@ def _cmd_state(ns: argparse.Namespace) -> int:
     from tracetui.views.state_json import state_summary, state_to_json
 
     redact = not getattr(ns, "no_redact", False)
+    if not redact and not ns.json and not ns.follow:
+        # the summary is a view: it masks its secrets whatever is asked (README: --json [--no-redact])
+        _err("state: --no-redact applies to --json and --follow only (the summary always masks secrets)")
+        return 2
     if ns.follow:
         # a new session starts empty, or not yet created: follow waits for it, and every
         # state line says what is wrong with a source (``sources[].error``) meanwhile

@@ -172,3 +172,10 @@ def test_a_password_in_the_endpoint_is_not_shown(tmp_path, capsys):
         rc, out, err = _export(capsys, path, "--endpoint", url)
         assert rc == 1 and len(err.splitlines()) == 1 and "hunter2" not in err, err
         assert "127.0.0.1" in err or "MissingSchema: Invalid URL '***@no-scheme" in err, err  # where, all the same
+
+
+def test_export_without_a_format_is_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["export"])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2 and out == "" and len(err.splitlines()) == 1 and "a format is required: otlp" in err

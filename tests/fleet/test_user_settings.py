@@ -23,6 +23,12 @@ def test_missing_file_is_no_error(tmp_path: Path) -> None:
     assert us.warnings == [] and us.bell is None and us.budget_usd is None and us.fleet == {}
 
 
+def test_a_settings_file_named_by_the_variable_and_missing_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRACETUI_CONFIG", str(tmp_path / "typo.toml"))
+    us = load_user_settings()
+    assert us.warnings == [f"settings file {tmp_path / 'typo.toml'} ($TRACETUI_CONFIG): no such file; using the defaults"]
+
+
 def test_values_reach_the_monitor_and_options_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _file(tmp_path, monkeypatch, "bell = false\nbudget_usd = 5\nbudget_usd_day = 40.5\n[fleet]\nstall_after = 600\n")
     s = build_settings(["--demo"])

@@ -151,6 +151,8 @@ def test_no_view_no_json_and_no_hook_output_holds_a_secret(tmp_path: Path) -> No
     raw = _run("state", "--json", "--no-redact", "--no-cache", str(main), env=env)
     obj = json.loads(raw.stdout)
     assert "secrets_redacted" not in obj and SECRETS["stripe"][0] in raw.stdout  # the raw text, on request
+    summary = _run("state", "--no-redact", str(main), env=env)  # the summary masks, whatever is asked
+    assert summary.returncode == 2 and summary.stdout == "" and "--no-redact applies to --json" in summary.stderr
     # --no-redact never reads the session store (it keeps masked text only): the raw text
     # comes from a private fold however warm the store is
     for _ in range(2):

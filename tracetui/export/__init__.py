@@ -42,7 +42,8 @@ def register_export(sub) -> None:
         description="Send the folded state of sessions to other tools. 'tracetui export otlp --help' for the options.",
     )
     formats = p.add_subparsers(dest="format", parser_class=type(p), metavar="{otlp}")
-    p.set_defaults(func=lambda ns: (p.print_help(), 2)[1])
+    # no format named: one line, as every other missing argument (fourth user trial: the help)
+    p.set_defaults(func=lambda ns: p.error("a format is required: otlp"))
     o = formats.add_parser(
         "otlp",
         help="send sessions as OpenTelemetry traces over OTLP/HTTP (GenAI semantic conventions)",

@@ -73,6 +73,9 @@ def load_user_settings(path: Path | None = None) -> UserSettings:
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if path is None and os.environ.get("TRACETUI_CONFIG"):
+            # named by the user, so meant to be there (the default file is optional)
+            out.warnings.append(f"settings file {p} ($TRACETUI_CONFIG): no such file; using the defaults")
         return out
     except (OSError, UnicodeDecodeError) as e:
         out.warnings.append(f"settings file {p}: cannot read it ({e.__class__.__name__}); using the defaults")
