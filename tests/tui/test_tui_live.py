@@ -248,3 +248,38 @@ async def test_an_inline_sidechain_subagent_is_shown_as_inline_not_missing(tmp_p
         walk(tree.root)
         assert any("inline in the main file: 2 records, 0 tool calls, lines 3–4" in l for l in labels), labels
         assert not any("no transcript file" in l for l in labels)
+
+
+async def test_a_live_update_reads_no_database_on_the_ui_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The UI never waits on I/O: what the panes read of a stored ledger on each new state
+    (the context gauge's last API usage) is read on the fold worker's thread, so the UI thread
+    runs no SQL statement for a live update (session_feed._read_ahead)."""
+    import dataclasses
+    import sqlite3
+
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    on_ui: list[str] = []
+    ui = threading.main_thread()
+    connect = sqlite3.connect
+
+    def traced(*a, **k):
+        conn = connect(*a, **k)
+        conn.set_trace_callback(lambda sql: on_ui.append(sql) if threading.current_thread() is ui else None)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    path = tmp_path / "projects" / "-p" / "s.jsonl"
+    b = small_session(path)
+    app = make_app(dataclasses.replace(settings_for([path], tmp_path, follow=True, watch=True), use_cache=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.pause()
+        on_ui.clear()
+        b.records.clear()
+        b.tick(1).prompt("one more thing")
+        with open(path, "ab") as f:
+            f.write(b.data())
+        await wait_until(pilot, lambda: view.state.main.prompts == 3, 300, 0.01)
+        await pilot.pause()
+        assert view.state.ledgers and type(view.state.ledgers[0]).__name__ == "LedgerView"  # the store's
+        assert on_ui == []

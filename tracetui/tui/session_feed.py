@@ -25,6 +25,19 @@ FREEZE_EPISODES = 1_000
 FREEZE_SESSIONS = 20
 
 
+def _read_ahead(state: RunState) -> None:
+    """Read, on the fold worker's thread, what the panes read of a stored ledger on every new
+    state (the last API call's usage, for the context gauge: ``views.fleet.context_usage``),
+    so the UI thread finds it in the snapshot's ledger view (its blocks are kept) and waits on
+    no database read. A failure here is the pane's to say when it reads the same."""
+    from tracetui.views.fleet import context_usage
+
+    try:
+        context_usage(state)
+    except Exception:  # noqa: BLE001 - the pane reads it again and says what is wrong
+        pass
+
+
 class _ViewSink:
     """A :class:`~tracetui.session.follow.FollowSink` that posts to one view (thread-safe)."""
 
@@ -35,6 +48,7 @@ class _ViewSink:
         self.fleet = getattr(view.app, "fleet_feed", None)
 
     def snapshot(self, state: RunState, written: float | None) -> None:
+        _read_ahead(state)
         self.view.post_message(SnapshotReady(self.key, state, written))
         if self.fleet is not None:  # queued: the fleet's thread computes its facts
             self.fleet.snapshot(self.key, state, written, "", getattr(self.view.spec, "agent", "claude"))
