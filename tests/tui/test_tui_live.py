@@ -283,3 +283,35 @@ async def test_a_live_update_reads_no_database_on_the_ui_thread(tmp_path: Path, 
         await pilot.pause()
         assert view.state.ledgers and type(view.state.ledgers[0]).__name__ == "LedgerView"  # the store's
         assert on_ui == []
+
+
+async def test_scrubbing_a_stored_history_reads_each_next_step_ahead(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The state as of the last completed episode comes with a new state (read on the fold
+    worker's thread), and each step back reads the one before it on a worker thread: the steps
+    find them kept, equal to what the UI thread would read itself."""
+    import dataclasses
+
+    from tracetui.tui.view_model import state_as_of
+
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "projects" / "-p" / "s.jsonl"
+    b = TranscriptBuilder()
+    for i in range(6):
+        b.tick(5).prompt(f"step {i}: edit module {i}")
+        b.tick(1).tool("Read", {"file_path": f"/src/m{i}.py"}, "def f(): ...", took=0.2)
+    b.write(path)
+    app = make_app(dataclasses.replace(settings_for([path], tmp_path), use_cache=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        live = view.state
+        n = len(live.history)
+        assert n == 5 and type(live.history).__name__ == "HistoryView"  # the store's
+        assert (n, live.generation) in view._as_of_cache  # came with the state
+        await pilot.press("left_square_bracket")
+        assert view.episode == n
+        await wait_until(pilot, lambda: (n - 1, live.generation) in view._as_of_cache, 300, 0.01)
+        ahead = view._as_of_cache[(n - 1, live.generation)]
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert view.episode == n - 1 and view.shown_state() is ahead
+        assert ahead.main.ledger_len == state_as_of(live, n - 1).main.ledger_len

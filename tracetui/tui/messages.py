@@ -16,7 +16,7 @@ class SnapshotReady(Message):
     dropping the stale one loses nothing (``can_replace``). Deltas are never coalesced.
     """
 
-    def __init__(self, key: str, state: RunState, written: float | None = None) -> None:
+    def __init__(self, key: str, state: RunState, written: float | None = None, as_of: tuple[int, RunState] | None = None) -> None:
         super().__init__()
         self.key = key
         #: the frozen state; never mutated after it was posted
@@ -24,6 +24,9 @@ class SnapshotReady(Message):
         #: the newest modification time of the state's files (seconds since the epoch), or
         #: ``None`` when none could be read: whether the session is live (``format.is_live``)
         self.written = written
+        #: ``(k, state as of the end of episode k)`` read ahead by the fold worker for the
+        #: first step back (``k`` the last completed episode), or ``None``
+        self.as_of = as_of
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, SnapshotReady) and message.key == self.key

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tracetui.model.state import RunState
-from tracetui.tui.view_model import state_as_of
+from tracetui.tui.view_model import context_usage, state_as_of
 from tracetui.tui.widgets.episodes import EpisodesList
 
 if TYPE_CHECKING:
@@ -34,13 +34,37 @@ class Scrubbing:
         key = (k, live.generation)
         got = self._as_of_cache.get(key)
         if got is None:
+            # not read ahead (a step faster than the read-ahead, or a history in memory)
             got = state_as_of(live, k)
-            # the last few kept (of this live state): stepping back and forth finds the same
-            # state, whose anomalies are kept by it (views/anomaly_memo.py)
-            kept = {kk: v for kk, v in self._as_of_cache.items() if kk[1] == live.generation}
-            self._as_of_cache = dict(list(kept.items())[-(AS_OF_KEPT - 1) :]) if AS_OF_KEPT > 1 else {}
-            self._as_of_cache[key] = got
+            self.keep_as_of(key, got)
+        if k > 1 and (k - 1, live.generation) not in self._as_of_cache and not isinstance(live.history, (tuple, list)):
+            self._read_ahead_as_of(live, k - 1)
         return got
+
+    def keep_as_of(self, key: tuple[int, int], got: RunState) -> None:
+        """Keep ``got``, the state as of episode ``key[0]`` of live generation ``key[1]``: the
+        last few of the live state are kept, so stepping back and forth finds the same state,
+        whose anomalies are kept by it (views/anomaly_memo.py)."""
+        kept = {kk: v for kk, v in self._as_of_cache.items() if kk[1] == key[1] and kk != key}
+        self._as_of_cache = dict(list(kept.items())[-(AS_OF_KEPT - 1) :]) if AS_OF_KEPT > 1 else {}
+        self._as_of_cache[key] = got
+
+    def _read_ahead_as_of(self, live: RunState, k: int) -> None:
+        """Read the state as of episode ``k`` (the next step back) from the store on a worker
+        thread, so that step finds it kept instead of reading the database on the UI thread."""
+
+        def work() -> None:
+            try:
+                got = state_as_of(live, k)
+                context_usage(got)  # the context gauge's read of the ledger, kept by its view
+            except Exception:  # noqa: BLE001 - the step reads it again and says what is wrong
+                return
+            try:
+                self.app.call_from_thread(self.keep_as_of, (k, live.generation), got)
+            except RuntimeError:  # the app is closing
+                pass
+
+        self.run_worker(work, thread=True, exclusive=True, group="as-of", exit_on_error=False)
 
     def now_for(self, shown_state: RunState) -> float:
         """The "now" (seconds since the epoch) ages are measured to: the app clock live; while

@@ -25,17 +25,26 @@ FREEZE_EPISODES = 1_000
 FREEZE_SESSIONS = 20
 
 
-def _read_ahead(state: RunState) -> None:
+def _read_ahead(state: RunState) -> tuple[int, RunState] | None:
     """Read, on the fold worker's thread, what the panes read of a stored ledger on every new
     state (the last API call's usage, for the context gauge: ``views.fleet.context_usage``),
     so the UI thread finds it in the snapshot's ledger view (its blocks are kept) and waits on
-    no database read. A failure here is the pane's to say when it reads the same."""
+    no database read; and, for a history kept in the store, the state as of the last completed
+    episode (what the first step back shows): ``(k, state)``, else ``None``. A failure here is
+    the pane's to say when it reads the same."""
+    from tracetui.tui.view_model import state_as_of
     from tracetui.views.fleet import context_usage
 
     try:
         context_usage(state)
+        k = len(state.history)
+        if k and not isinstance(state.history, (tuple, list)):  # in memory: nothing to read
+            got = state_as_of(state, k)
+            context_usage(got)  # its ledger blocks, as for the live state
+            return k, got
     except Exception:  # noqa: BLE001 - the pane reads it again and says what is wrong
         pass
+    return None
 
 
 class _ViewSink:
@@ -48,8 +57,8 @@ class _ViewSink:
         self.fleet = getattr(view.app, "fleet_feed", None)
 
     def snapshot(self, state: RunState, written: float | None) -> None:
-        _read_ahead(state)
-        self.view.post_message(SnapshotReady(self.key, state, written))
+        as_of = _read_ahead(state)
+        self.view.post_message(SnapshotReady(self.key, state, written, as_of))
         if self.fleet is not None:  # queued: the fleet's thread computes its facts
             self.fleet.snapshot(self.key, state, written, "", getattr(self.view.spec, "agent", "claude"))
 
@@ -100,6 +109,8 @@ class SessionFeed:
     def _take(self, message: SnapshotReady) -> None:
         self.latest = message.state
         self.written = message.written
+        if message.as_of is not None:
+            self.keep_as_of((message.as_of[0], message.state.generation), message.as_of[1])
         if not self.built:
             if not self.paused:
                 self.state = message.state

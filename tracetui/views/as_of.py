@@ -42,7 +42,8 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
         # the episode's last record, not the prompt that closed it: its anchor, and the time of
         # the last event that has one (as the episode's ``end``)
         ts = next((e.timestamp for e in reversed(led[max(0, h.ledger_len - 64) : h.ledger_len]) if e.timestamp), h.last_timestamp)
-        h = msgspec.structs.replace(h, last_anchor=led[h.ledger_len - 1].anchor, last_timestamp=ts)
+        # (the newest timestamp, the closing prompt's included, gives way to that end too)
+        h = msgspec.structs.replace(h, last_anchor=led[h.ledger_len - 1].anchor, last_timestamp=ts, newest_timestamp=None)
     eps = episodes_as_of(state.episodes, h.ledger_len)
     if h.derived is not None and not h.derived.episodes:
         # history snapshots leave their episodes out (FileFold.snapshot): give it those as of then

@@ -212,7 +212,7 @@ class Store:
         except (ValueError, msgspec.DecodeError, zlib.error) as exc:
             raise IndexError(f"history snapshot {idx} of source {src} is damaged: {exc}") from None
         if len(self._hist_memo) >= 8:
-            self._hist_memo.pop(next(iter(self._hist_memo)))
+            self._hist_memo.pop(next(iter(self._hist_memo), (-1, -1)), None)  # read from two threads
         self._hist_memo[(src, idx)] = got
         return got
 

@@ -15,13 +15,16 @@ __all__ = ["LedgerView", "HistoryView", "BLOCK"]
 
 #: events a view reads around an indexed one (a scan backwards reads one block per BLOCK)
 BLOCK = 256
+#: blocks a view keeps, the least recently used dropped first (a pane's read on the UI thread
+#: finds the block the fold worker read ahead for it, though the fleet's thread read others since)
+BLOCKS_KEPT = 16
 #: events an iteration over a view reads at once
 CHUNK = 4096
 
 
 class LedgerView(Sequence):
     """The first ``n`` events of a source's stored ledger, read from the database on demand
-    (indexing reads a block of :data:`BLOCK` events around the index; a few blocks are kept)."""
+    (indexing reads a block of :data:`BLOCK` events around the index; :data:`BLOCKS_KEPT` are kept)."""
 
     def __init__(self, store: Any, src: int, n: int, ledger: Any = None) -> None:
         self.store = store
@@ -46,11 +49,13 @@ class LedgerView(Sequence):
         if not 0 <= i < self.n:
             raise IndexError("ledger index out of range")
         b, k = divmod(i, BLOCK)
-        blk = self._blocks.get(b)
+        blks = self._blocks
+        blk = blks.pop(b, None)
         if blk is None:
-            if len(self._blocks) >= 8:
-                self._blocks.pop(next(iter(self._blocks)))
-            blk = self._blocks[b] = self.store.read_events(self.src, b * BLOCK, min(self.n, b * BLOCK + BLOCK), self.ledger)
+            if len(blks) >= BLOCKS_KEPT:
+                blks.pop(next(iter(blks), -1), None)  # the least recently used (another thread may read it too)
+            blk = self.store.read_events(self.src, b * BLOCK, min(self.n, b * BLOCK + BLOCK), self.ledger)
+        blks[b] = blk  # the most recently used last
         if k >= len(blk) or blk[k].seq != i + 1:
             found = [e for e in blk if e.seq == i + 1]
             if not found:
@@ -101,7 +106,7 @@ class HistoryView(Sequence):
         if got is None:
             got = self.store.read_history(self.src, i)
             if len(self._memo) >= 16:
-                self._memo.pop(next(iter(self._memo)))
+                self._memo.pop(next(iter(self._memo), -1), None)  # another thread may read it too
             self._memo[i] = got
         return got
 
