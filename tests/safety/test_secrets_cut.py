@@ -41,6 +41,7 @@ def pieces(text: str, n: int = 8) -> list[str]:
         ('"access_token": "abcdefgh…', "password or secret (cut)"),
         ("curl -H 'Authorization: Bearer abcdefghijklm…", "bearer token (cut)"),
         ("Bash(curl -H 'authorization: bearer abcd…)", "bearer token (cut)"),
+        ("run hf_abcdefghijklmnopq…", "hugging face token (cut)"),
     ],
 )
 def test_a_secret_cut_by_a_marker_is_masked(text: str, kind: str) -> None:
