@@ -417,18 +417,30 @@ def test_demo_speed_is_how_many_times_as_fast() -> None:
     assert build_settings(["--demo"]).demo_speed == pytest.approx(1 / 3)
 
 
-def test_a_hang_up_ends_the_app_as_ctrl_c_does() -> None:
+def test_a_hang_up_ends_the_app_as_ctrl_c_does(monkeypatch: pytest.MonkeyPatch) -> None:
     # found by the third tester: closing the terminal left the demo's temporary folder behind
-    # (SIGHUP ended the process before run_app's clean-up)
+    # (SIGHUP ended the process before run_app's clean-up); by the fourth: a monitor whose
+    # terminal was gone still ran 40 minutes later, so a process still alive after the grace
+    # time is cleaned up and ended
     import os
     import signal
+    import threading
 
-    from tracetui.tui.main import _on_hangup, _restore
+    import tracetui.tui.main as tui_main
 
-    old = _on_hangup()
+    monkeypatch.setattr(tui_main, "HANGUP_GRACE", 0.01)
+    done = threading.Event()
+    seen: list[object] = []
+
+    def end(code: int) -> None:
+        seen.append(code)
+        done.set()
+
+    old = tui_main._on_hangup(lambda: seen.append("cleanup"), end)
     try:
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGHUP)
     finally:
-        _restore(old)
+        tui_main._restore(old)
     assert signal.getsignal(signal.SIGHUP) is old
+    assert done.wait(30) and seen == ["cleanup", 128 + signal.SIGHUP]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tracetui.args import OneLineParser, add_agent_arg
@@ -203,7 +205,7 @@ def run_app(argv: Sequence[str], subcommands: Sequence[str] = ()) -> int:
     from tracetui.tui.app import make_app
 
     app = make_app(settings)
-    hangup = _on_hangup()
+    hangup = _on_hangup(lambda: app.replay.stop() if app.replay is not None else None)
     try:
         app.run()
     except KeyboardInterrupt:  # Ctrl-C, or the terminal went away (_on_hangup)
@@ -215,17 +217,33 @@ def run_app(argv: Sequence[str], subcommands: Sequence[str] = ()) -> int:
     return int(app.return_code or 0)
 
 
-def _on_hangup() -> object:
+#: seconds a hung-up process is given to end by itself before it is ended (:func:`_on_hangup`)
+HANGUP_GRACE = 3.0
+
+
+def _on_hangup(cleanup: Callable[[], object] = lambda: None, end: Callable[[int], object] = os._exit) -> object:
     """Make SIGHUP (the terminal went away) end the app as Ctrl-C does, with the cleanup in
     :func:`run_app` (the default would end the process at once, leaving the demo's temporary
     session folder behind): a ``KeyboardInterrupt``, the one exception asyncio lets out of the
-    app's loop. Returns the handler it replaced."""
+    app's loop. A process still alive :data:`HANGUP_GRACE` seconds later (the interrupt landed
+    in code that kept it, or a worker thread still runs: the fourth user trial found a monitor
+    whose terminal was gone burning a core for 40 minutes) runs ``cleanup`` and is ended by
+    ``end(129)`` (128 + SIGHUP). Returns the handler it replaced."""
     import signal
 
     if not hasattr(signal, "SIGHUP"):
         return None
 
+    def last_resort() -> None:
+        try:
+            cleanup()
+        finally:
+            end(128 + signal.SIGHUP)
+
     def hung_up(signum: int, frame: object) -> None:
+        timer = threading.Timer(HANGUP_GRACE, last_resort)
+        timer.daemon = True
+        timer.start()
         raise KeyboardInterrupt
 
     try:
