@@ -257,7 +257,7 @@ class StoreReader(SessionReader):
         for f, (src, path, inode, _size, _mt, offset, line, head, _fp, n_events, n_hist) in zip(fold.folds, srcs):
             if f.src != src or f._seq != n_events:
                 raise ValueError(f"corrupt store: source {src} holds {f._seq} events, {n_events} saved")
-            f.on_usage = fold.usage.add
+            f.on_usage = None if f.usage is fold.usage else fold.usage.add  # SessionFold._combine_usage
             f.events = StoreLedger(self.store, src, n_events)  # type: ignore[assignment]
             f.history = StoreHistory(self.store, src, n_hist)  # type: ignore[assignment]
             self.store.paths[src] = path
