@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures import append, assistant, jsonl, prompt, text_block, usage, write
+from fixtures import append, assistant, jsonl, prompt, text_block, tool_call, tool_result, usage, write
 
 from tracetui.model import usage as usage_mod
 from tracetui.model.session_fold import fold as pure_fold
 from tracetui.session.reader import SessionReader
 from tracetui.session.store import cache_path, open_cached
+from tracetui.views.as_of import state_as_of
 from tracetui.views.state_json import state_to_json
 
 
@@ -100,3 +101,95 @@ def test_a_session_of_several_files_keeps_a_book_of_its_own_across_a_reopen(tmp_
     ref.poll()
     assert figures(got) == figures(ref.snapshot())
     assert got.counters.api_messages == 4 * few_recent + 10
+
+
+def late_results(n: int, start: int = 0) -> list[dict[str, Any]]:
+    """``n`` episodes of one call each, every third answered only two prompts later (a new
+    version of an episode already closed: positions and (index, version) order differ), some
+    failing and retried later (a version for the resolved error)."""
+    recs: list[dict[str, Any]] = []
+    for i in range(start, start + n):
+        recs.append(prompt(f"task {i}"))
+        recs.append(tool_call(f"toolu_{i:05d}", "Bash", {"command": f"make t{i % 5}"}))
+        if i % 3:
+            recs.append(tool_result(f"toolu_{i:05d}", "ok" if i % 7 else "boom", is_error=not i % 7))
+        if i >= 2 and (i - 2) % 3 == 0:
+            recs.append(tool_result(f"toolu_{i - 2:05d}", "late"))
+    return recs
+
+
+def test_episode_scrubbing_after_a_reopen_reads_every_version(tmp_path: Path) -> None:
+    first = late_results(40)
+    path = write(tmp_path / "s.jsonl", first)
+    r = open_cached([path], price=False)
+    r.poll()
+    cold = r.snapshot()
+    versions = r.fold.folds[0].derive.book.versions
+    n = len(versions)
+    order = list(versions.ordered())
+    assert order != list(versions)  # later versions of earlier episodes: another order
+    resolved = [e.resolved_errors for e in versions.ordered().resolved()]
+    assert any(resolved)
+    by_pos = [versions[p] for p in range(n)]
+    scrubbed = [state_to_json(state_as_of(cold, k)) for k in range(1, cold.main.prompts + 1)]
+    assert r.save_cache()
+    r.store.close()
+    db = sqlite3.connect(cache_path([path]))
+    assert db.execute("SELECT src, n FROM episode_keys").fetchall() == [(0, n)]
+    db.close()
+    w = open_cached([path], price=False)
+    assert w.cache_status == "warm"
+    w.poll()
+    warm = w.snapshot()
+    wv = w.fold.folds[0].derive.book.versions
+    assert [wv[p] for p in range(n)] == by_pos  # every version, by position
+    assert list(wv.ordered()) == order and warm.episodes == cold.episodes
+    assert [e.resolved_errors for e in wv.ordered().resolved()] == resolved
+    # scrubbing back through every episode
+    assert [state_to_json(state_as_of(warm, k)) for k in range(1, warm.main.prompts + 1)] == scrubbed
+    # after the reopen: a late result for an episode closed before the save, then more episodes
+    more = [tool_result("toolu_00037", "very late")] + late_results(10, start=40)
+    append(path, jsonl(more))
+    w.poll()
+    got = w.snapshot()
+    ref = pure_fold(first + more, name="s.jsonl")
+    assert got.episodes == ref.episodes and figures(got) == figures(ref)
+    assert w.save_cache()
+    w.store.close()
+    again = open_cached([path], price=False)
+    assert again.cache_status == "warm"
+    again.poll()
+    assert again.snapshot().episodes == ref.episodes
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "DELETE FROM episodes WHERE pos = 3",
+        "UPDATE episodes SET pos = 2 WHERE pos = 4",
+        "DELETE FROM episode_keys",
+        "UPDATE episode_keys SET n = n",  # the control: nothing changed
+        "UPDATE episode_keys SET ord = CAST(substr(ord, 1, 8) || substr(ord, 1, 8) || substr(ord, 17) AS BLOB)",
+        "UPDATE episode_keys SET ver = 'text'",
+        "UPDATE episode_keys SET idx = substr(idx, 9)",
+    ],
+)
+def test_damaged_episode_keys_are_folded_again(tmp_path: Path, damage: str) -> None:
+    recs = late_results(12)
+    path = write(tmp_path / "s.jsonl", recs)
+    r = open_cached([path], price=False)
+    r.poll()
+    cold = r.snapshot()
+    assert r.save_cache()
+    r.store.close()
+    db = sqlite3.connect(cache_path([path]))
+    with db:
+        db.execute(damage)
+    db.close()
+    again = open_cached([path], price=False)
+    if damage.endswith("n = n"):
+        assert again.cache_status == "warm"
+    else:
+        assert again.cache_status.startswith("invalid: ValueError")
+    again.poll()
+    assert again.snapshot().episodes == cold.episodes

@@ -25,6 +25,9 @@ Tables (``SCHEMA`` is their version; a database of another version is emptied an
   status and count of errors a retry resolved as columns, and its position in the book's
   versions: the fold state leaves them out, a fold writes them as it makes them and reads them
   back when asked for, store/episodes.py);
+* ``episode_keys``: per file, the index, version and resolved flag of every saved episode
+  version by position, and the positions in (index, version) order, as packed arrays written
+  with the save (a reopen reads one row, not every version's; store/episodes.py);
 * ``fold``: the compact fold state at the resume point (store/codec.py), one row per attribute
   of the session fold (owner -1) and of each file fold (owner = its source).
 """
@@ -54,7 +57,7 @@ __all__ = [
 ]
 
 #: version of the tables below; bump it when they change
-SCHEMA = 6
+SCHEMA = 7
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the store folder is pruned (least recently written sessions first) above this many bytes
@@ -76,10 +79,13 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS history(src INTEGER, idx INTEGER, state BLOB, PRIMARY KEY(src, idx)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS episodes(src INTEGER, idx INTEGER, version INTEGER, lifecycle TEXT, status TEXT,"
     " made_at INTEGER, pos INTEGER, episode BLOB, resolved INTEGER, PRIMARY KEY(src, idx, version)) WITHOUT ROWID",
+    # the episode versions are found by position through this index (a reopen counts them)
+    "CREATE INDEX IF NOT EXISTS episodes_pos ON episodes(src, pos)",
+    "CREATE TABLE IF NOT EXISTS episode_keys(src INTEGER PRIMARY KEY, n INTEGER, idx BLOB, ver BLOB, resolved BLOB, ord BLOB)",
     "CREATE TABLE IF NOT EXISTS fold(part INTEGER PRIMARY KEY, owner INTEGER, name TEXT, desc TEXT, raw BLOB)",
 )
 #: every table, in the order a rebuild empties them
-TABLES = ("meta", "sources", "events", "history", "episodes", "fold")
+TABLES = ("meta", "sources", "events", "history", "episodes", "episode_keys", "fold")
 
 
 def cache_dir() -> Path:
