@@ -41,7 +41,7 @@ class CacheEncodeError(TypeError):
 
 
 _SCALARS = {type(None): ("none",), bool: ("bool",), int: ("int",), float: ("float",), str: ("str",), bytes: ("bytes",)}
-_SCALAR_TYPES = {"none": type(None), "bool": bool, "int": int, "float": float, "str": str, "bytes": bytes}
+_SCALAR_TYPES = {"none": type(None), "bool": bool, "int": int, "float": float, "str": str, "bytes": bytes, "view": memoryview}
 _PLAIN_KINDS = ("mlist", "mtuple", "mdict", "obj", "custom")
 
 
@@ -138,6 +138,14 @@ def _build(desc: tuple) -> Any:
     if k == "union":
         return Union[tuple(_build(d) for d in desc[1])]
     raise ValueError(f"unknown cache type descriptor {desc!r}")
+
+
+@lru_cache(maxsize=256)
+def _views(desc: tuple) -> tuple:
+    """``desc`` with every ``bytes`` decoded as a ``memoryview`` of the buffer instead (no copy)."""
+    if desc == ("bytes",):
+        return ("view",)
+    return tuple(_views(d) if isinstance(d, tuple) else d for d in desc)
 
 
 @lru_cache(maxsize=1024)
@@ -243,8 +251,10 @@ def decode_value(desc: Any, raw: bytes | memoryview) -> Any:
         return {key: decode_value(d, r) for key, (d, r) in zip(keys, parts)}
     cls = _resolve(desc[1])
     if k == "custom":
+        # its bytes handed over as views of ``raw``: a from_cache copies what it keeps (a warm
+        # reopen holds the row and the object, not a third copy in between)
         d, r = msgspec.msgpack.decode(raw, type=tuple[Any, memoryview])
-        return cls.from_cache(decode_value(d, r))  # type: ignore[attr-defined]
+        return cls.from_cache(decode_value(_views(_desc_tuple(d)), r))  # type: ignore[attr-defined]
     return decode_object(cls, raw)
 
 
