@@ -356,7 +356,7 @@ def restore_versions(conn: sqlite3.Connection, folds: list[Any], store: Any) -> 
         book = _book(f)
         if book is None:
             continue
-        want = max(book.latest.values()) + 1 if book.latest else 0
+        want = book.last_position() + 1
         count, distinct, lo, hi = conn.execute(_COUNT, (f.src,)).fetchone()
         if not (count == distinct == want and (want == 0 or (lo, hi) == (0, want - 1))):
             raise ValueError(f"corrupt store: source {f.src} has {count} episode versions saved, {want} expected")
