@@ -193,3 +193,29 @@ def test_damaged_episode_keys_are_folded_again(tmp_path: Path, damage: str) -> N
         assert again.cache_status.startswith("invalid: ValueError")
     again.poll()
     assert again.snapshot().episodes == cold.episodes
+
+
+def test_long_saved_values_are_read_in_pieces_and_give_the_same_state(
+    tmp_path: Path, few_recent: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracetui.session.store import db as store_db
+
+    recs = messages(range(6 * few_recent)) + late_results(20)
+    path = write(tmp_path / "s.jsonl", recs)
+    r = open_cached([path], price=False)
+    r.poll()
+    cold = r.snapshot()
+    assert r.save_cache()
+    r.store.close()
+    monkeypatch.setattr(store_db, "BLOB_PIECES", 64)
+    monkeypatch.setattr(store_db, "_PIECE", 100)  # several pieces, the last one short
+    conn = sqlite3.connect(cache_path([path]))
+    plain = conn.execute("SELECT owner, name, desc, raw FROM fold ORDER BY part").fetchall()
+    pieces = list(store_db.saved_fold_rows(conn))
+    conn.close()
+    assert [(o, n, d, bytes(raw)) for o, n, d, raw in pieces] == plain
+    assert sum(isinstance(raw, bytearray) for *_, raw in pieces) >= 2 and max(len(p[3]) for p in plain) > 300
+    w = open_cached([path], price=False)
+    assert w.cache_status == "warm"
+    w.poll()
+    assert figures(w.snapshot()) == figures(cold) and w.snapshot().episodes == cold.episodes

@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from tracetui.ingest.private import FILE_MODE, private_dir
 __all__ = [
     "SCHEMA",
     "FP_BYTES",
+    "saved_fold_rows",
     "MAX_STORE_BYTES",
     "cache_dir",
     "cache_path",
@@ -156,6 +158,30 @@ def connect(path: Path | str, busy_ms: int = 100) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+#: a saved value at least this long is read in pieces (sqlite3 would assemble it whole, then
+#: copy it into a bytes: two copies at once of the largest part of a warm reopen)
+BLOB_PIECES = 1 << 20
+_PIECE = 1 << 18
+
+
+def saved_fold_rows(conn: sqlite3.Connection) -> Iterator[tuple[int, str, str, bytes | bytearray]]:
+    """The ``fold`` table's ``(owner, name, desc, raw)`` rows in order, each long ``raw`` read
+    with incremental blob I/O into a ``bytearray`` of its size. Raises ``sqlite3.Error``."""
+    rows = conn.execute(
+        "SELECT part, owner, name, desc, CASE WHEN length(raw) < ? THEN raw END, length(raw) FROM fold ORDER BY part", (BLOB_PIECES,)
+    )
+    for part, owner, name, desc, raw, n in rows:
+        if raw is None and n is not None:
+            buf = bytearray(n)
+            view = memoryview(buf)
+            with conn.blobopen("fold", "raw", part, readonly=True) as blob:
+                for o in range(0, n, _PIECE):
+                    view[o : o + _PIECE] = blob.read(_PIECE)
+            view.release()
+            raw = buf
+        yield owner, name, desc, raw
 
 
 def create_schema(conn: sqlite3.Connection) -> None:

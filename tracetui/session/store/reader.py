@@ -46,6 +46,7 @@ from tracetui.session.store.db import (
     create_schema,
     fingerprint,
     prune,
+    saved_fold_rows,
 )
 from tracetui.session.store.episodes import StoreEpisodes, restore_versions, save_episodes, without_versions
 from tracetui.session.store.ledger import Store, StoreHistory, StoreLedger
@@ -239,7 +240,7 @@ class StoreReader(SessionReader):
             srcs = conn.execute(_SOURCES).fetchall()
             if not srcs:
                 raise ValueError("no saved fold state")
-            rows = conn.execute("SELECT owner, name, desc, raw FROM fold ORDER BY part")
+            rows = saved_fold_rows(conn)
             gc_was = gc.isenabled()
             gc.disable()  # decoding makes many objects, all kept: the cyclic GC would only rescan them
             try:
