@@ -166,7 +166,7 @@ def test_episode_scrubbing_after_a_reopen_reads_every_version(tmp_path: Path) ->
     "damage",
     [
         "DELETE FROM episodes WHERE pos = 3",
-        "UPDATE episodes SET pos = 2 WHERE pos = 4",
+        "UPDATE episodes SET pos = 1000 WHERE pos = 4",
         "DELETE FROM episode_keys",
         "UPDATE episode_keys SET n = n",  # the control: nothing changed
         "UPDATE episode_keys SET ord = CAST(substr(ord, 1, 8) || substr(ord, 1, 8) || substr(ord, 17) AS BLOB)",
@@ -219,3 +219,15 @@ def test_long_saved_values_are_read_in_pieces_and_give_the_same_state(
     assert w.cache_status == "warm"
     w.poll()
     assert figures(w.snapshot()) == figures(cold) and w.snapshot().episodes == cold.episodes
+
+
+def test_two_rows_cannot_hold_one_episode_position(tmp_path: Path) -> None:
+    path = write(tmp_path / "s.jsonl", late_results(6))
+    r = open_cached([path], price=False)
+    r.poll()
+    assert r.save_cache()
+    r.store.close()
+    db = sqlite3.connect(cache_path([path]))
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute("UPDATE episodes SET pos = 2 WHERE pos = 4")
+    db.close()

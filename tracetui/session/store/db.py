@@ -81,8 +81,8 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS history(src INTEGER, idx INTEGER, state BLOB, PRIMARY KEY(src, idx)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS episodes(src INTEGER, idx INTEGER, version INTEGER, lifecycle TEXT, status TEXT,"
     " made_at INTEGER, pos INTEGER, episode BLOB, resolved INTEGER, PRIMARY KEY(src, idx, version)) WITHOUT ROWID",
-    # the episode versions are found by position through this index (a reopen counts them)
-    "CREATE INDEX IF NOT EXISTS episodes_pos ON episodes(src, pos)",
+    # one row per saved position (the open episodes' NULL aside): a reopen counts them here
+    "CREATE UNIQUE INDEX IF NOT EXISTS episodes_pos ON episodes(src, pos)",
     "CREATE TABLE IF NOT EXISTS episode_keys(src INTEGER PRIMARY KEY, n INTEGER, idx BLOB, ver BLOB, resolved BLOB, ord BLOB)",
     "CREATE TABLE IF NOT EXISTS fold(part INTEGER PRIMARY KEY, owner INTEGER, name TEXT, desc TEXT, raw BLOB)",
 )

@@ -39,7 +39,8 @@ FLUSH = 64
 _dec = msgspec.msgpack.Decoder(Episode)
 _enc = msgspec.msgpack.Encoder()
 _ONE = "SELECT idx, version, pos, episode FROM episodes WHERE src = ? AND idx = ? AND version = ?"
-_COUNT = "SELECT count(*), count(DISTINCT pos), min(pos), max(pos) FROM episodes WHERE src = ? AND pos IS NOT NULL"
+#: positions are unique (store/db.py ``episodes_pos``): n rows from 0 to n - 1 are each position once
+_COUNT = "SELECT count(*), min(pos), max(pos) FROM episodes WHERE src = ? AND pos IS NOT NULL"
 _RANGE = "SELECT idx, version, pos, episode FROM episodes WHERE src = ? AND idx >= ? AND idx <= ?"
 
 
@@ -357,8 +358,8 @@ def restore_versions(conn: sqlite3.Connection, folds: list[Any], store: Any) -> 
         if book is None:
             continue
         want = book.last_position() + 1
-        count, distinct, lo, hi = conn.execute(_COUNT, (f.src,)).fetchone()
-        if not (count == distinct == want and (want == 0 or (lo, hi) == (0, want - 1))):
+        count, lo, hi = conn.execute(_COUNT, (f.src,)).fetchone()
+        if not (count == want and (want == 0 or (lo, hi) == (0, want - 1))):
             raise ValueError(f"corrupt store: source {f.src} has {count} episode versions saved, {want} expected")
         if f.src not in saved:
             raise ValueError(f"corrupt store: no episode keys of source {f.src}")
