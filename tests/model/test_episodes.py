@@ -248,3 +248,34 @@ def test_an_open_episode_ended_by_an_interrupt_is_interrupted() -> None:
     s.prompt("try again")
     eps = s.state().episodes
     assert [(e.index, e.status) for e in eps if e.lifecycle == "current"] == [(1, "interrupted"), (2, "in_progress")]
+
+
+def test_the_packed_newest_positions_are_those_of_the_versions() -> None:
+    from fixtures import prompt, tool_call, tool_result
+
+    from tracetui.model.session_fold import SessionFold
+
+    recs = []
+    for i in range(300):  # late results and retries: episodes get versions long after they closed
+        recs += [prompt(f"p{i}"), tool_call(f"t{i}", "Bash", {"command": f"make t{i % 4}"})]
+        if i % 3:
+            recs.append(tool_result(f"t{i}", "boom" if i % 5 == 0 else "ok", is_error=i % 5 == 0))
+        if i >= 2 and (i - 2) % 3 == 0:
+            recs.append(tool_result(f"t{i - 2}", "late"))
+    import orjson
+
+    sf = SessionFold(price=False)
+    sf.add_source("a", "a")
+    for no, r in enumerate(recs, 1):
+        sf.feed_line(0, no, 0, orjson.dumps(r))
+    book = sf.folds[0].derive.book
+    versions = list(book.versions)
+    assert len(versions) > 300
+    newest: dict[int, int] = {}
+    for p, v in enumerate(versions):
+        newest[v.index] = p
+    assert {i: book.newest(i) for i in range(-1, 305) if book.newest(i) is not None} == newest
+    assert book.newest(-1) is None and book.newest(10**6) is None
+    assert book.last_position() == len(versions) - 1
+    back = msgspec.msgpack.decode(msgspec.msgpack.encode(book), type=type(book))
+    assert back.latest == book.latest and back.newest(299) == book.newest(299)

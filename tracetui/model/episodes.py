@@ -27,6 +27,8 @@ tool result). Everything here is pure: no clock, no I/O; times are the records' 
 
 from __future__ import annotations
 
+import sys
+from array import array
 from typing import Any, Union
 
 import msgspec
@@ -70,14 +72,16 @@ class EpisodeBook(msgspec.Struct):
 
     ``versions`` holds all frozen versions in creation order (a list, or a list-like keeping
     them elsewhere: ``append``, ``len``, ``[pos]``, ``[pos] = version``, and ``ordered(tail)``
-    giving the sequence :meth:`snapshot` returns, as the session store's does); ``latest`` maps an episode index
-    to the position of its newest version in ``versions``; ``call_episode`` maps a still-open
+    giving the sequence :meth:`snapshot` returns, as the session store's does); ``latest`` holds,
+    per episode index, the position of its newest version in ``versions`` (packed: a signed
+    32-bit little-endian int each, -1 for an index with no version; :meth:`newest`), 4 bytes an
+    episode instead of a dict entry's hundred; ``call_episode`` maps a still-open
     tool_use id to the episode that made it (entries leave when the result arrives);
     ``error_episode`` maps the tool_use id of a failed call not yet resolved to its episode.
     """
 
     versions: list[Episode] = msgspec.field(default_factory=list)
-    latest: dict[int, int] = msgspec.field(default_factory=dict)
+    latest: bytearray = msgspec.field(default_factory=bytearray)
     open: Union[EpisodeBuilder, None] = None
     call_episode: dict[str, int] = msgspec.field(default_factory=dict)
     prompts: int = 0
@@ -85,6 +89,38 @@ class EpisodeBook(msgspec.Struct):
     #: the agent said the open episode's turn ended (Codex CLI ``task_complete``): it shows the
     #: status the next prompt will close it with, not ``in_progress``
     turn_done: bool = False
+
+    # -- the newest version of each episode ---------------------------------------------------
+    def newest(self, index: int) -> int | None:
+        """The position in ``versions`` of episode ``index``'s newest version, ``None`` when it
+        has none."""
+        o = 4 * index
+        if index < 0 or o + 4 > len(self.latest):
+            return None
+        at = int.from_bytes(self.latest[o : o + 4], "little", signed=True)
+        return at if at >= 0 else None
+
+    def _newest_of(self, index: int) -> int:
+        """:meth:`newest` of an episode that has a version (``KeyError`` when it has none)."""
+        at = self.newest(index)
+        if at is None:
+            raise KeyError(index)
+        return at
+
+    def _set_newest(self, index: int, at: int) -> None:
+        o = 4 * index
+        if o + 4 > len(self.latest):
+            self.latest.extend(b"\xff" * (o + 4 - len(self.latest)))
+        self.latest[o : o + 4] = at.to_bytes(4, "little", signed=True)
+
+    def last_position(self) -> int:
+        """The largest position ``latest`` points to (-1 when none): every version up to it is
+        in ``versions``."""
+        a = array("i")
+        a.frombytes(self.latest[: len(self.latest) // 4 * 4])
+        if sys.byteorder == "big":
+            a.byteswap()
+        return max(a, default=-1)
 
     # -- feeding -----------------------------------------------------------------------------
     def builder(self, pos: int) -> EpisodeBuilder:
@@ -127,7 +163,7 @@ class EpisodeBook(msgspec.Struct):
             ep = msgspec.structs.replace(ep, reason_anchor=ev.anchor)
         else:
             ep = b.freeze(1, b.closing_status(len(mine)), mine, made_at=pos)
-        self.latest[b.index] = len(self.versions)
+        self._set_newest(b.index, len(self.versions))
         self.versions.append(ep)
 
     def on_event(self, ev: Event, pos: int) -> None:
@@ -171,7 +207,7 @@ class EpisodeBook(msgspec.Struct):
         elif k == "tool_result":
             tid = ev.tool_use_id or ""
             owner = self.call_episode.pop(tid, None)
-            if owner is not None and owner != b.index and owner in self.latest:
+            if owner is not None and owner != b.index and self.newest(owner) is not None:
                 self._late_result(owner, ev, pos)
                 return
             if ev.is_error:
@@ -223,7 +259,7 @@ class EpisodeBook(msgspec.Struct):
             b.msg_model[message_id] = model
 
     def _late_result(self, index: int, ev: Event, pos: int) -> None:
-        at = self.latest[index]  # where the episode's newest version is in ``versions``
+        at = self._newest_of(index)  # where the episode's newest version is in ``versions``
         old = self.versions[at]
         tid = ev.tool_use_id or ""
         dangling = tuple(c for c in old.dangling if c.id != tid)
@@ -244,7 +280,7 @@ class EpisodeBook(msgspec.Struct):
         """Append the next version of episode ``index`` (its newest one with ``changes``, made at
         ledger position ``pos`` for ``reason``, seen at ``anchor``) and mark the old one
         superseded; returns the new version."""
-        at = self.latest[index]
+        at = self._newest_of(index)
         old = self.versions[at]
         new = msgspec.structs.replace(
             old,
@@ -257,7 +293,7 @@ class EpisodeBook(msgspec.Struct):
             **changes,
         )
         self.versions[at] = msgspec.structs.replace(old, lifecycle="superseded", superseded_by=new.version)
-        self.latest[index] = len(self.versions)
+        self._set_newest(index, len(self.versions))
         self.versions.append(new)
         return new
 
@@ -278,7 +314,7 @@ class EpisodeBook(msgspec.Struct):
                     b.errors[i] = msgspec.structs.replace(e, resolved_by=anchor)
                     break
             return True
-        at = self.latest.get(index)
+        at = self.newest(index)
         if at is None:
             return False
         old = self.versions[at]
@@ -301,7 +337,7 @@ class EpisodeBook(msgspec.Struct):
         return True
 
     def _mark_stale(self, index: int) -> None:
-        pos = self.latest.get(index)
+        pos = self.newest(index)
         if pos is None:
             return
         ep = self.versions[pos]

@@ -1,10 +1,11 @@
 """The usage of the message ids a :class:`~tracetui.model.usage.UsageBook` no longer keeps in
-its dicts, packed in flat arrays (:class:`OldUsage`): about 80 bytes an id instead of some 300.
+its dicts, packed in flat arrays (:class:`OldUsage`): about 50 bytes an id instead of some 300.
 
 An id is known by its 128-bit BLAKE2b digest (two 64-bit halves), in an open-addressing hash
-table of entry numbers; each entry holds the message's tokens (five signed 64-bit counts, the
-max so far), and its model and pricing bucket key as indices into a table of the (few) distinct
-strings. Exact: a lookup compares the whole digest, so two ids are mixed up only if they share
+table of 32-bit entry numbers; each entry holds the message's tokens (five counts, the max so
+far: 32-bit while every count fits, all 64-bit from the first that does not), and its model and
+pricing bucket key as indices into a table of the (few) distinct strings (16-bit while there
+are at most 65,536 of them, then 32-bit). Exact: a lookup compares the whole digest, so two ids are mixed up only if they share
 128 bits of BLAKE2b, which for the 2^32 ids of the largest session imaginable has a chance below
 2^-64 (the ledger's SHA-256 identity of payloads rests on the same property of hashes).
 """
@@ -20,6 +21,9 @@ __all__ = ["OldUsage", "digest_of"]
 
 _EMPTY = -1
 _GONE = -2
+#: the largest count a 32-bit token array holds, and string index a 16-bit one
+_U32 = (1 << 32) - 1
+_U16 = (1 << 16) - 1
 Entry = tuple[tuple[int, int, int, int, int], str, str]
 
 
@@ -42,9 +46,9 @@ class OldUsage:
     def __init__(self) -> None:
         self._hi = array("Q")
         self._lo = array("Q")
-        self._u = array("q")
-        self._s = array("I")  # model index, bucket key index
-        self._slot = array("q", [_EMPTY]) * 8
+        self._u = array("I")  # five token counts an entry ("q" once one needs more than 32 bits)
+        self._s = array("H")  # model index, bucket key index ("I" beyond 65,536 strings)
+        self._slot = array("i", [_EMPTY]) * 8
         self._mask = 7
         self._used = 0  # slots not empty (live or gone)
         self._live = 0
@@ -73,6 +77,8 @@ class OldUsage:
         if i is None:
             i = self._ix[s] = len(self._names)
             self._names.append(s)
+            if i > _U16 and self._s.typecode == "H":
+                self._s = array("I", self._s)
         return i
 
     def get(self, key: str) -> Entry | None:
@@ -111,10 +117,13 @@ class OldUsage:
             raise KeyError("message id kept twice")
         u, model, bk = entry
         n = len(self._hi)
+        if self._u.typecode == "I" and (max(u) > _U32 or min(u) < 0):
+            self._u = array("q", self._u)
+        names = self._name(model), self._name(bk)  # (may widen ``_s``: before it is extended)
         self._hi.append(hi)
         self._lo.append(lo)
         self._u.extend(u)
-        self._s.extend((self._name(model), self._name(bk)))
+        self._s.extend(names)
         self._slot[pos] = n
         self._used += 1
         self._live += 1
@@ -124,7 +133,7 @@ class OldUsage:
         half full."""
         live = [e for e in self._slot if e >= 0]
         live.sort()
-        hi, lo, u, s = array("Q"), array("Q"), array("q"), array("I")
+        hi, lo, u, s = array("Q"), array("Q"), array(self._u.typecode), array(self._s.typecode)
         for e in live:
             hi.append(self._hi[e])
             lo.append(self._lo[e])
@@ -134,7 +143,7 @@ class OldUsage:
         while size < 2 * len(live) + 2:
             size *= 2
         self._hi, self._lo, self._u, self._s = hi, lo, u, s
-        self._slot = array("q", [_EMPTY]) * size
+        self._slot = array("i", [_EMPTY]) * size
         self._mask = size - 1
         self._used = self._live = 0
         for e in range(len(live)):
@@ -159,19 +168,24 @@ class OldUsage:
             self._used,
             self._live,
             self._names,
+            self._u.typecode + self._s.typecode,
         ]
 
     @classmethod
     def from_cache(cls, v: list[Any]) -> OldUsage:
-        """The table :meth:`to_cache` saved (its arrays as they were: no rehashing). Raises
-        ``ValueError`` when the parts disagree."""
-        hi, lo, u, s, slot, used, live, names = v
+        """The table :meth:`to_cache` saved (its arrays as they were: no rehashing; the bytes
+        may be views of the saved row, they are copied). Raises ``ValueError`` when the parts
+        disagree."""
+        hi, lo, u, s, slot, used, live, names, codes = v
+        if codes not in ("IH", "II", "qH", "qI"):
+            raise ValueError("corrupt cache: old usage of unknown array types")
         o = cls()
+        o._u, o._s = array(codes[0]), array(codes[1])
         o._hi.frombytes(hi)
         o._lo.frombytes(lo)
         o._u.frombytes(u)
         o._s.frombytes(s)
-        o._slot = array("q")
+        o._slot = array("i")
         o._slot.frombytes(slot)
         n, size = len(o._hi), len(o._slot)
         if (

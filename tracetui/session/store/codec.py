@@ -41,7 +41,7 @@ class CacheEncodeError(TypeError):
 
 
 _SCALARS = {type(None): ("none",), bool: ("bool",), int: ("int",), float: ("float",), str: ("str",), bytes: ("bytes",)}
-_SCALAR_TYPES = {"none": type(None), "bool": bool, "int": int, "float": float, "str": str, "bytes": bytes}
+_SCALAR_TYPES = {"none": type(None), "bool": bool, "int": int, "float": float, "str": str, "bytes": bytes, "view": memoryview}
 _PLAIN_KINDS = ("mlist", "mtuple", "mdict", "obj", "custom")
 
 
@@ -138,6 +138,14 @@ def _build(desc: tuple) -> Any:
     if k == "union":
         return Union[tuple(_build(d) for d in desc[1])]
     raise ValueError(f"unknown cache type descriptor {desc!r}")
+
+
+@lru_cache(maxsize=256)
+def _views(desc: tuple) -> tuple:
+    """``desc`` with every ``bytes`` decoded as a ``memoryview`` of the buffer instead (no copy)."""
+    if desc == ("bytes",):
+        return ("view",)
+    return tuple(_views(d) if isinstance(d, tuple) else d for d in desc)
 
 
 @lru_cache(maxsize=1024)
@@ -243,8 +251,10 @@ def decode_value(desc: Any, raw: bytes | memoryview) -> Any:
         return {key: decode_value(d, r) for key, (d, r) in zip(keys, parts)}
     cls = _resolve(desc[1])
     if k == "custom":
+        # its bytes handed over as views of ``raw``: a from_cache copies what it keeps (a warm
+        # reopen holds the row and the object, not a third copy in between)
         d, r = msgspec.msgpack.decode(raw, type=tuple[Any, memoryview])
-        return cls.from_cache(decode_value(d, r))  # type: ignore[attr-defined]
+        return cls.from_cache(decode_value(_views(_desc_tuple(d)), r))  # type: ignore[attr-defined]
     return decode_object(cls, raw)
 
 
@@ -334,8 +344,10 @@ def fold_rows(fold: SessionFold) -> list[tuple[int, str, str, bytes]]:
     out: list[tuple[int, str, str, bytes]] = []
     objs: list[tuple[int, Any, str]] = [(-1, fold, "SessionFold")]
     objs += [(i, f, f"SessionFold.folds[{i}]") for i, f in enumerate(fold.folds)]
+    # one file: the session's book is that file's own (SessionFold._combine_usage), saved once
+    leave = ("folds", "usage") if _shares_usage(fold) else ("folds",)
     for owner, obj, where in objs:
-        parts, refs = object_parts(obj, where, (id(fold), id(obj)), leave=("folds",) if owner < 0 else ())
+        parts, refs = object_parts(obj, where, (id(fold), id(obj)), leave=leave if owner < 0 else ())
         out.extend((owner, name, d, r) for name, d, r in parts)
         out.append((owner, "", "", msgspec.msgpack.encode(refs)))
     return out
@@ -357,7 +369,17 @@ def fold_of(rows: Any) -> SessionFold:
         raise ValueError("corrupt store: fold rows of missing owners")
     # a Codex rollout's fold names its agent among its attributes (model/codex_fold.py)
     folds = [object_from_parts(CodexFold if parts[i].get("agent") == "codex" else FileFold, parts[i], refs.get(i, [])) for i in owners]
-    fold = object_from_parts(SessionFold, parts[-1], refs.get(-1, []), {"folds": folds})
+    extra: dict[str, Any] = {"folds": folds}
+    if "usage" not in parts[-1]:  # saved once: the only file's book (fold_rows)
+        if len(folds) != 1:
+            raise ValueError("corrupt store: no session usage for several files")
+        extra["usage"] = folds[0].usage
+    fold = object_from_parts(SessionFold, parts[-1], refs.get(-1, []), extra)
     if not isinstance(fold, SessionFold):
         raise ValueError("corrupt store: not a session fold")
     return fold
+
+
+def _shares_usage(fold: SessionFold) -> bool:
+    """Whether the session's usage book is its only file's own (then saved once)."""
+    return len(fold.folds) == 1 and fold.usage is fold.folds[0].usage

@@ -25,6 +25,9 @@ Tables (``SCHEMA`` is their version; a database of another version is emptied an
   status and count of errors a retry resolved as columns, and its position in the book's
   versions: the fold state leaves them out, a fold writes them as it makes them and reads them
   back when asked for, store/episodes.py);
+* ``episode_keys``: per file, the index, version and resolved flag of every saved episode
+  version by position, and the positions in (index, version) order, as packed arrays written
+  with the save (a reopen reads one row, not every version's; store/episodes.py);
 * ``fold``: the compact fold state at the resume point (store/codec.py), one row per attribute
   of the session fold (owner -1) and of each file fold (owner = its source).
 """
@@ -34,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -42,6 +46,7 @@ from tracetui.ingest.private import FILE_MODE, private_dir
 __all__ = [
     "SCHEMA",
     "FP_BYTES",
+    "saved_fold_rows",
     "MAX_STORE_BYTES",
     "cache_dir",
     "cache_path",
@@ -54,7 +59,7 @@ __all__ = [
 ]
 
 #: version of the tables below; bump it when they change
-SCHEMA = 6
+SCHEMA = 7
 #: bytes hashed at the start of a file and before its resume offset (the fingerprint)
 FP_BYTES = 4096
 #: the store folder is pruned (least recently written sessions first) above this many bytes
@@ -76,10 +81,13 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS history(src INTEGER, idx INTEGER, state BLOB, PRIMARY KEY(src, idx)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS episodes(src INTEGER, idx INTEGER, version INTEGER, lifecycle TEXT, status TEXT,"
     " made_at INTEGER, pos INTEGER, episode BLOB, resolved INTEGER, PRIMARY KEY(src, idx, version)) WITHOUT ROWID",
+    # one row per saved position (the open episodes' NULL aside): a reopen counts them here
+    "CREATE UNIQUE INDEX IF NOT EXISTS episodes_pos ON episodes(src, pos)",
+    "CREATE TABLE IF NOT EXISTS episode_keys(src INTEGER PRIMARY KEY, n INTEGER, idx BLOB, ver BLOB, resolved BLOB, ord BLOB)",
     "CREATE TABLE IF NOT EXISTS fold(part INTEGER PRIMARY KEY, owner INTEGER, name TEXT, desc TEXT, raw BLOB)",
 )
 #: every table, in the order a rebuild empties them
-TABLES = ("meta", "sources", "events", "history", "episodes", "fold")
+TABLES = ("meta", "sources", "events", "history", "episodes", "episode_keys", "fold")
 
 
 def cache_dir() -> Path:
@@ -150,6 +158,30 @@ def connect(path: Path | str, busy_ms: int = 100) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+#: a saved value at least this long is read in pieces (sqlite3 would assemble it whole, then
+#: copy it into a bytes: two copies at once of the largest part of a warm reopen)
+BLOB_PIECES = 1 << 20
+_PIECE = 1 << 18
+
+
+def saved_fold_rows(conn: sqlite3.Connection) -> Iterator[tuple[int, str, str, bytes | bytearray]]:
+    """The ``fold`` table's ``(owner, name, desc, raw)`` rows in order, each long ``raw`` read
+    with incremental blob I/O into a ``bytearray`` of its size. Raises ``sqlite3.Error``."""
+    rows = conn.execute(
+        "SELECT part, owner, name, desc, CASE WHEN length(raw) < ? THEN raw END, length(raw) FROM fold ORDER BY part", (BLOB_PIECES,)
+    )
+    for part, owner, name, desc, raw, n in rows:
+        if raw is None and n is not None:
+            buf = bytearray(n)
+            view = memoryview(buf)
+            with conn.blobopen("fold", "raw", part, readonly=True) as blob:
+                for o in range(0, n, _PIECE):
+                    view[o : o + _PIECE] = blob.read(_PIECE)
+            view.release()
+            raw = buf
+        yield owner, name, desc, raw
 
 
 def create_schema(conn: sqlite3.Connection) -> None:

@@ -24,7 +24,7 @@ class EpisodeSeq(Sequence):
     def __init__(
         self,
         book: Any,
-        order: list[int],
+        order: Sequence[int],
         tail: tuple[Episode, ...],
         pins: dict[int, Episode],
         parent: Any = None,
@@ -70,7 +70,7 @@ class EpisodeSeq(Sequence):
         if pos < len(self._order) and pos not in self._pins:
             self._pins[pos] = ep
 
-    def _at(self, positions: list[int]) -> list[Episode]:
+    def _at(self, positions: Sequence[int]) -> list[Episode]:
         pins = self._pins  # only grows: one pinned while the others are read is taken from here
         got = self._book.read_found([p for p in positions if p not in pins])
         return [pins[p] if p in pins else got[p] for p in positions if p in pins or p in got]

@@ -38,13 +38,10 @@ FLUSH = 64
 
 _dec = msgspec.msgpack.Decoder(Episode)
 _enc = msgspec.msgpack.Encoder()
-_POS = (1 << 32) - 1
 _ONE = "SELECT idx, version, pos, episode FROM episodes WHERE src = ? AND idx = ? AND version = ?"
+#: positions are unique (store/db.py ``episodes_pos``): n rows from 0 to n - 1 are each position once
+_COUNT = "SELECT count(*), min(pos), max(pos) FROM episodes WHERE src = ? AND pos IS NOT NULL"
 _RANGE = "SELECT idx, version, pos, episode FROM episodes WHERE src = ? AND idx >= ? AND idx <= ?"
-
-
-def _key(idx: int, version: int, pos: int) -> int:
-    return (idx << 64) | (version << 32) | pos
 
 
 def episode_blob(ep: Episode, mask: bool = True) -> bytes:
@@ -63,18 +60,33 @@ class StoreEpisodes:
     :class:`~tracetui.session.store.ledger.Store`): a list of
     :class:`Episode` to the book (``append``, ``len``, ``[pos]``, ``[pos] = version``), whose
     versions live in the ``episodes`` rows of source ``src``. ``keys`` are the saved ones' index
-    and version by position (a restored book)."""
+    and version by position (a restored book), ``order`` the positions in (index, version)
+    order (computed when not given)."""
 
-    def __init__(self, store: Any, src: int, idx: Sequence[int] = (), ver: Sequence[int] = (), resolved: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        store: Any,
+        src: int,
+        idx: Sequence[int] = (),
+        ver: Sequence[int] = (),
+        resolved: Sequence[int] = (),
+        order: Sequence[int] | None = None,
+    ) -> None:
         self.store = store
         self.src = src
         self._idx = array("q", idx)
         self._ver = array("q", ver)
         #: by position: whether the version counts errors a retry resolved (``retry_fixes``)
-        self._resolved = array("b", (1 if r else 0 for r in resolved) if resolved else bytes(len(self._idx)))
-        #: every position's (index, version, position) key, in (index, version) order
-        self._keys = sorted(_key(i, v, p) for p, (i, v) in enumerate(zip(self._idx, self._ver)))
-        self._order: list[int] | None = None
+        if isinstance(resolved, array):
+            self._resolved = array("b", resolved)
+        else:
+            self._resolved = array("b", (1 if r else 0 for r in resolved) if resolved else bytes(len(self._idx)))
+        #: every position, in (index, version) order
+        if order is None:
+            order = sorted(range(len(self._idx)), key=self._sort_key)
+        self._order = array("q", order)
+        #: ``_order`` as of the last change, shared by the snapshots made since (they keep it)
+        self._order_copy: array[int] | None = None
         #: versions made or changed, not handed to the writer yet
         self._dirty: dict[int, Episode] = {}
         #: versions handed to the writer: position -> (its job number, version), until written
@@ -99,16 +111,19 @@ class StoreEpisodes:
         self._idx.append(ep.index)
         self._ver.append(ep.version)
         self._resolved.append(1 if ep.resolved_errors else 0)
-        k = _key(ep.index, ep.version, pos)
-        if not self._keys or k > self._keys[-1]:
-            self._keys.append(k)
-        else:
-            bisect.insort(self._keys, k)
-        self._order = None
+        order = self._order
+        if not order or self._sort_key(pos) > self._sort_key(order[-1]):
+            order.append(pos)
+        else:  # a later version of an earlier episode
+            bisect.insort(order, pos, key=self._sort_key)
+        self._order_copy = None
         self._gen += 1
         self._dirty[pos] = ep
         if len(self._dirty) >= FLUSH:
             self.flush()
+
+    def _sort_key(self, pos: int) -> tuple[int, int]:
+        return self._idx[pos], self._ver[pos]
 
     def _pos(self, i: int) -> int:
         n = len(self._idx)
@@ -243,13 +258,18 @@ class StoreEpisodes:
         """Every position's ``(index, version)``."""
         return list(zip(self._idx, self._ver))
 
+    def key_row(self) -> tuple[int, bytes, bytes, bytes, bytes]:
+        """``(n, idx, ver, resolved, ord)``: the ``episode_keys`` row of these versions (the
+        arrays' machine bytes), read back by :func:`restore_versions`."""
+        return len(self._idx), self._idx.tobytes(), self._ver.tobytes(), self._resolved.tobytes(), self._order.tobytes()
+
     # -- snapshots ---------------------------------------------------------------------------
     def ordered(self, tail: tuple[Episode, ...] = ()) -> EpisodeSeq:
         """The versions in (index, version) order as they are now, then ``tail`` (the open
         episode), read when asked for (for ``EpisodeBook.snapshot``)."""
-        if self._order is None:
-            self._order = [k & _POS for k in self._keys]
-        seq = EpisodeSeq(self, self._order, tail, {}, gen=self._gen)
+        if self._order_copy is None:
+            self._order_copy = array("q", self._order)
+        seq = EpisodeSeq(self, self._order_copy, tail, {}, gen=self._gen)
         self._seqs = [r for r in self._seqs if r() is not None]
         self._seqs.append(weakref.ref(seq))
         return seq
@@ -286,8 +306,12 @@ def save_episodes(c: sqlite3.Connection, folds: list[Any]) -> None:
     books = {f.src: _book(f) for f in folds}
     c.execute("DELETE FROM episodes WHERE pos IS NULL")
     c.execute("DELETE FROM episodes WHERE src >= ?", (len(folds),))
+    c.execute("DELETE FROM episode_keys")
     for src, book in books.items():
         versions = book.versions if book is not None else None
+        if versions is not None:
+            keys = versions if isinstance(versions, StoreEpisodes) else StoreEpisodes(None, src, *_keys_of(versions))
+            c.execute("INSERT INTO episode_keys VALUES (?,?,?,?,?,?)", (src, *keys.key_row()))
         if not isinstance(versions, StoreEpisodes):
             c.execute("DELETE FROM episodes WHERE src = ?", (src,))
             continue
@@ -299,6 +323,11 @@ def save_episodes(c: sqlite3.Connection, folds: list[Any]) -> None:
         ]
         c.executemany("DELETE FROM episodes WHERE src = ? AND idx = ? AND version = ?", stale)
     c.executemany("INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?,?)", episode_rows(folds))
+
+
+def _keys_of(versions: Sequence[Episode]) -> tuple[list[int], list[int], list[int]]:
+    """The index, version and count of resolved errors of each of ``versions``."""
+    return [e.index for e in versions], [e.version for e in versions], [e.resolved_errors for e in versions]
 
 
 @contextmanager
@@ -319,22 +348,31 @@ def without_versions(folds: list[Any]) -> Iterator[None]:
 
 def restore_versions(conn: sqlite3.Connection, folds: list[Any], store: Any) -> None:
     """Give each restored fold's episode book its versions back: a :class:`StoreEpisodes` over
-    the ``episodes`` rows (their index and version by position; the versions are read when
-    asked for). Raises ``ValueError`` when the rows do not match the books (``latest``
-    pointing past them, positions missing or twice)."""
-    by_src: dict[int, dict[int, tuple[int, int, int]]] = {}
-    for src, idx, ver, pos, res in conn.execute("SELECT src, idx, version, pos, resolved FROM episodes WHERE pos IS NOT NULL"):
-        got = by_src.setdefault(src, {})
-        if pos in got:
-            raise ValueError(f"corrupt store: episode version {pos} of source {src} saved twice")
-        got[pos] = (idx, ver, res)
+    the ``episodes`` rows, their index and version by position from the ``episode_keys`` row
+    (the versions are read when asked for). Raises ``ValueError`` when the rows do not match
+    the books (``latest`` pointing past them, positions missing or twice, arrays of another
+    length)."""
+    saved = {row[0]: row[1:] for row in conn.execute("SELECT src, n, idx, ver, resolved, ord FROM episode_keys")}
     for f in folds:
         book = _book(f)
         if book is None:
             continue
-        rows = by_src.get(f.src, {})
-        want = max(book.latest.values()) + 1 if book.latest else 0
-        if len(rows) != want or any(p not in rows for p in range(want)):
-            raise ValueError(f"corrupt store: source {f.src} has {len(rows)} episode versions saved, {want} expected")
-        keys = [rows[p] for p in range(want)]
-        book.versions = StoreEpisodes(store, f.src, [k[0] for k in keys], [k[1] for k in keys], [k[2] or 0 for k in keys])
+        want = book.last_position() + 1
+        count, lo, hi = conn.execute(_COUNT, (f.src,)).fetchone()
+        if not (count == want and (want == 0 or (lo, hi) == (0, want - 1))):
+            raise ValueError(f"corrupt store: source {f.src} has {count} episode versions saved, {want} expected")
+        if f.src not in saved:
+            raise ValueError(f"corrupt store: no episode keys of source {f.src}")
+        n, idx, ver, res, order = saved[f.src]
+        arrays = [array("q"), array("q"), array("b"), array("q")]
+        for a, raw in zip(arrays, (idx, ver, res, order)):
+            if not isinstance(raw, bytes):
+                raise ValueError(f"corrupt store: the episode keys of source {f.src} are not arrays")
+            a.frombytes(raw)
+        if (
+            n != want
+            or any(len(a) != want for a in arrays)
+            or (want and (min(arrays[3]) < 0 or len(set(arrays[3])) != want or max(arrays[3]) >= want))
+        ):
+            raise ValueError(f"corrupt store: the episode keys of source {f.src} disagree with its {want} versions")
+        book.versions = StoreEpisodes(store, f.src, *arrays)

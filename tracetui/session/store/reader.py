@@ -46,6 +46,7 @@ from tracetui.session.store.db import (
     create_schema,
     fingerprint,
     prune,
+    saved_fold_rows,
 )
 from tracetui.session.store.episodes import StoreEpisodes, restore_versions, save_episodes, without_versions
 from tracetui.session.store.ledger import Store, StoreHistory, StoreLedger
@@ -239,7 +240,7 @@ class StoreReader(SessionReader):
             srcs = conn.execute(_SOURCES).fetchall()
             if not srcs:
                 raise ValueError("no saved fold state")
-            rows = conn.execute("SELECT owner, name, desc, raw FROM fold ORDER BY part")
+            rows = saved_fold_rows(conn)
             gc_was = gc.isenabled()
             gc.disable()  # decoding makes many objects, all kept: the cyclic GC would only rescan them
             try:
@@ -257,7 +258,7 @@ class StoreReader(SessionReader):
         for f, (src, path, inode, _size, _mt, offset, line, head, _fp, n_events, n_hist) in zip(fold.folds, srcs):
             if f.src != src or f._seq != n_events:
                 raise ValueError(f"corrupt store: source {src} holds {f._seq} events, {n_events} saved")
-            f.on_usage = fold.usage.add
+            f.on_usage = None if f.usage is fold.usage else fold.usage.add  # SessionFold._combine_usage
             f.events = StoreLedger(self.store, src, n_events)  # type: ignore[assignment]
             f.history = StoreHistory(self.store, src, n_hist)  # type: ignore[assignment]
             self.store.paths[src] = path
