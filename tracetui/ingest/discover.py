@@ -234,8 +234,9 @@ def _meta_tool_use_id(p: Path) -> str | None:
 def subagent_files(main: Path) -> list[SubagentFile]:
     """The subagent transcripts of the session whose main transcript is ``main``, sorted by path.
 
-    A file under ``subagents/`` whose first record names another session is left out (it is not
-    this session's). A Codex rollout's are its child rollouts (:func:`~tracetui.ingest.codex_discover.child_rollouts`;
+    A file under ``subagents/`` whose first record names another session (neither the file
+    name's nor the one the main transcript's first record carries) is left out: it is not
+    this session's. A Codex rollout's are its child rollouts (:func:`~tracetui.ingest.codex_discover.child_rollouts`;
     ``agent_id`` is the child's thread id, which the parent's ``collab_agent_spawn_end`` names as
     ``new_thread_id``; no ``tool_use_id``). A Claude Code transcript's: looks in ``<dir>/<session-id>/subagents/**`` (2.1.x) and at ``agent-*.jsonl`` siblings whose
     first record carries this session's id (2.0.x). Inline sidechains need no file. A FIFO,
@@ -254,11 +255,14 @@ def subagent_files(main: Path) -> list[SubagentFile]:
     found: dict[Path, SubagentFile] = {}
     sub = main.parent / sid / "subagents"
     if sub.is_dir():
+        own: str | None = None  # the session id the main transcript's records carry
         for p in sub.rglob("agent-*.jsonl"):
             if not is_regular(p):
                 continue
             other = first_session_id(p)
-            if other is not None and other != sid:
+            if other is not None and other != sid and own is None:
+                own = first_session_id(main) or sid
+            if other is not None and other != sid and other != own:
                 # another session's subagent file put here: its figures are not this session's
                 # (fourth user trial: its tokens, calls and folder were taken as this one's)
                 continue
