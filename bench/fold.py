@@ -10,7 +10,8 @@ bytes) built in a temporary folder:
 * ``codex``: an OpenAI Codex CLI rollout from ``bench/codex_gen.py`` (the Codex fold, issue 11);
 * ``codex-corpus``: the rollouts of ``$TRACETUI_CODEX_CORPUS`` or ``../shared/corpus-codex``
   concatenated (``bench/codex_gen.py`` when absent). The Codex mixes time the baseline and the
-  fold with and without derive (the stages and the floor are the Claude Code decoder's).
+  fold with and without derive (the stages and the floor are the Claude Code decoder's); what
+  each part of the Codex fold costs is ``bench/codex_parts.py``'s section under them.
 
 For each mix, in the same run and each in a fresh subprocess (so imports and earlier runs do not
 count), interleaved and best of ``--repeat``:
@@ -294,6 +295,14 @@ def _store_sections() -> list[Callable[[Path, str, int, int], list[str]]]:
     return list(get()) if callable(get) else []
 
 
+def _codex_parts(path: Path, mix: str, size: int, repeat: int) -> list[str]:
+    """``bench/codex_parts.py``'s section: what each part of the Codex fold costs (Codex mixes)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import codex_parts  # type: ignore[import-not-found]
+
+    return codex_parts.fold_section(path, mix, size, repeat)
+
+
 #: extra sections printed per mix after the fold's own: ``f(path, mix, size, repeat)`` returns
 #: the lines to print (indented under the mix); filled by :func:`_store_sections` at run time
 SECTIONS: list[Callable[[Path, str, int, int], list[str]]] = []
@@ -393,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         if x not in MIXES:
             ap.error(f"--mix: {x!r} is not one of {', '.join(MIXES)}")
     SECTIONS.extend(_store_sections())
+    SECTIONS.append(_codex_parts)
     print(
         f"machine   {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} (wall-clock MB/s; compare ratios of one run, read the CPU seconds on a busy machine)"
     )

@@ -162,6 +162,42 @@ def test_a_tail_ruled_out_holds_no_summary(parts: list[tuple[str, str]]) -> None
     assert not facts._has_count(clean, facts._PYTEST_WORDS)
 
 
+_COUNT_PARTS = st.sampled_from(
+    [
+        "3",
+        "\u0663",
+        "x",
+        " ",
+        "  ",
+        " passed",
+        " xpassed",
+        " xfailed",
+        " failed",
+        " errors",
+        " error",
+        "rerun",
+        " rerun",
+        "passed",
+        "\n",
+        "é",
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_COUNT_PARTS, max_size=30))
+def test_has_count_matches_the_plain_rule(parts: list[str]) -> None:
+    """``_has_count`` (one pattern scan) finds a word right after a decimal digit exactly when
+    the plain rule does: some position ``i >= 1`` where a word starts and ``text[i - 1]`` is a
+    decimal digit."""
+    from tracetui.model import facts
+
+    text = "".join(parts)
+    words = facts._PYTEST_WORDS
+    plain = any(text.startswith(w, i) and text[i - 1].isdecimal() for i in range(1, len(text)) for w in words)
+    assert facts._has_count(text, words) == plain
+
+
 _USAGE_ADD = st.tuples(
     st.sampled_from(["m1", "m2", "m3"]),
     st.sampled_from(["opus", "sonnet"]),

@@ -20,12 +20,21 @@ views and the store work on it unchanged. What differs is how records are read:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from tracetui.ingest.codex_decode import decode_codex_fast, decode_codex_line, decode_codex_raw, parent_of, text_of
-from tracetui.ingest.codex_schema import CODEX_RECORD_TYPES, KNOWN_EVENT_TYPES, KNOWN_ITEM_TYPES, CodexRecord, Payload
+from tracetui.ingest.codex_schema import (
+    CALL_TYPES,
+    CODEX_RECORD_TYPES,
+    KNOWN_EVENT_TYPES,
+    KNOWN_ITEM_TYPES,
+    OUTPUT_TYPES,
+    CodexRecord,
+    Payload,
+)
 from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import Quarantined, bom_length, excerpt_of
 from tracetui.model.codex_calls import CodexCalls
@@ -133,10 +142,13 @@ class CodexFold(CodexCalls, FileFold):
                 rec, anchor, payload, str(t), rec.schema_error or ("no payload" if t in CODEX_RECORD_TYPES else "unknown record type")
             )
             return
-        if t == "response_item":
-            self._item(p, rec, anchor, payload)
-        elif t == "event_msg":
-            self._event_msg(p, rec, anchor, payload)
+        if t == "response_item" or t == "event_msg":
+            # the payload's rule by its type, in one lookup (_ITEM_RULES, _EVENT_RULES)
+            rule = (_ITEM_RULES if t == "response_item" else _EVENT_RULES).get(p.type)  # type: ignore[arg-type]
+            if rule is None:
+                self._unknown_record(rec, anchor, payload, f"{t}:{p.type}", "unknown payload type")
+            else:
+                rule(self, p, rec, anchor, payload)
         elif t == "turn_context":
             if p.model:
                 self.model = _intern(p.model)
@@ -206,56 +218,48 @@ class CodexFold(CodexCalls, FileFold):
                 self.git_branch = git["branch"]
         self._event("metadata", anchor, st, 0, payload, excerpt_of(f"session_meta: {p.id or ''}"), name="session_meta")  # type: ignore[arg-type]
 
-    def _item(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
-        pt = p.type
-        if pt not in KNOWN_ITEM_TYPES:
-            self._unknown_record(st, anchor, payload, f"response_item:{pt}", "unknown payload type")
-        elif pt == "message":
-            text = text_of(p.content)
-            if p.role == "assistant":
-                exc = excerpt_of(text, EXCERPT_CHARS)
-                self._event("assistant_text", anchor, st, 0, payload, exc)  # type: ignore[arg-type]
-                if text and not text.isspace():
-                    self.last_action = Frontier("text", excerpt_of(text, FRONTIER_CHARS), anchor, timestamp=st.timestamp)
-            else:
-                self._event("user_text", anchor, st, 0, payload, excerpt_of(text, EXCERPT_CHARS), name=_intern(p.role or "user"))  # type: ignore[arg-type]
-        elif pt == "reasoning":
-            self._event("thinking", anchor, st, 0, payload, "thinking")  # type: ignore[arg-type]
-        elif pt in ("function_call", "custom_tool_call", "local_shell_call"):
-            self._call(p, st, anchor, payload)
-        elif pt == "web_search_call":
-            self._event("metadata", anchor, st, 0, payload, "web_search_call", name="web_search_call")  # type: ignore[arg-type]
+    # the rules of the payload types (_ITEM_RULES, _EVENT_RULES below say which type is whose)
+    def _message(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
+        text = text_of(p.content)
+        if p.role == "assistant":
+            exc = excerpt_of(text, EXCERPT_CHARS)
+            self._event("assistant_text", anchor, st, 0, payload, exc)  # type: ignore[arg-type]
+            if text and not text.isspace():
+                self.last_action = Frontier("text", excerpt_of(text, FRONTIER_CHARS), anchor, timestamp=st.timestamp)
         else:
-            self._output(p, st, anchor, payload)
+            self._event("user_text", anchor, st, 0, payload, excerpt_of(text, EXCERPT_CHARS), name=_intern(p.role or "user"))  # type: ignore[arg-type]
 
-    def _event_msg(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
-        pt = p.type
-        if pt not in KNOWN_EVENT_TYPES:
-            self._unknown_record(st, anchor, payload, f"event_msg:{pt}", "unknown payload type")
-        elif pt == "token_count":
-            self._token_count(p, st, anchor, payload)
-        elif pt == "user_message":
-            self._prompt(text_of(p.message), st, anchor, payload)
-        elif pt in ("exec_command_end", "patch_apply_end"):
-            self._call_end(p, st, anchor, payload)
-        elif pt == "turn_aborted" and p.reason == "interrupted":
+    def _reasoning(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
+        self._event("thinking", anchor, st, 0, payload, "thinking")  # type: ignore[arg-type]
+
+    def _web_search(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
+        self._event("metadata", anchor, st, 0, payload, "web_search_call", name="web_search_call")  # type: ignore[arg-type]
+
+    def _user_message(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
+        self._prompt(text_of(p.message), st, anchor, payload)
+
+    def _turn_aborted(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
+        if p.reason == "interrupted":
             self.counters.interrupts += 1
             self._event("interrupt", anchor, st, 0, payload, "turn aborted: interrupted")  # type: ignore[arg-type]
-        elif pt in ("collab_agent_spawn_end", "collab_waiting_end", "collab_close_end"):
-            self._collab(p, st, anchor, payload)
         else:
-            pt = _intern(pt or "")
-            text = ""
-            if pt == "thread_name_updated" and p.thread_name:
-                text = self.title = p.thread_name
-            elif pt == "task_started":
-                self.turn_id = p.turn_id or self.turn_id
-                self._turn_ended(False)
-            elif pt == "task_complete":
-                self._turn_ended(True)
-            elif pt == "turn_aborted":
-                text = str(p.reason)
-            self._event("metadata", anchor, st, 0, payload, excerpt_of(f"{pt}: {text}", EXCERPT_CHARS) if text else pt, name=pt)  # type: ignore[arg-type]
+            self._other_event(p, st, anchor, payload)
+
+    def _other_event(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
+        """A known ``event_msg`` without a rule of its own: a metadata event (a thread name,
+        a turn's start and end, an abort's reason kept)."""
+        pt = _intern(p.type or "")
+        text = ""
+        if pt == "thread_name_updated" and p.thread_name:
+            text = self.title = p.thread_name
+        elif pt == "task_started":
+            self.turn_id = p.turn_id or self.turn_id
+            self._turn_ended(False)
+        elif pt == "task_complete":
+            self._turn_ended(True)
+        elif pt == "turn_aborted":
+            text = str(p.reason)
+        self._event("metadata", anchor, st, 0, payload, excerpt_of(f"{pt}: {text}", EXCERPT_CHARS) if text else pt, name=pt)  # type: ignore[arg-type]
 
     def _prompt(self, text: str, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         """A human prompt (``user_message``): the goal when first, the latest ask always; the
@@ -335,3 +339,28 @@ class CodexFold(CodexCalls, FileFold):
             snap, agent=AGENT, rate_limits=limits, context_window=self.context_window, context_used=self.context_used
         )
         return snap
+
+
+_Rule = Callable[[CodexFold, Payload, CodexRecord, Anchor, Any], None]
+#: the rule of each known ``response_item`` payload type (another type: an unknown record)
+_ITEM_RULES: dict[str, _Rule] = {
+    "message": CodexFold._message,
+    "reasoning": CodexFold._reasoning,
+    "web_search_call": CodexFold._web_search,
+    **dict.fromkeys(CALL_TYPES, CodexFold._call),
+    **dict.fromkeys(OUTPUT_TYPES, CodexFold._output),
+}
+#: the rule of each known ``event_msg`` payload type (another type: an unknown record)
+_EVENT_RULES: dict[str, _Rule] = {
+    **dict.fromkeys(KNOWN_EVENT_TYPES, CodexFold._other_event),
+    "token_count": CodexFold._token_count,
+    "user_message": CodexFold._user_message,
+    "exec_command_end": CodexFold._call_end,
+    "patch_apply_end": CodexFold._call_end,
+    "turn_aborted": CodexFold._turn_aborted,
+    "collab_agent_spawn_end": CodexFold._collab,
+    "collab_waiting_end": CodexFold._collab,
+    "collab_close_end": CodexFold._collab,
+}
+if set(_ITEM_RULES) != KNOWN_ITEM_TYPES or set(_EVENT_RULES) != KNOWN_EVENT_TYPES:  # pragma: no cover - a type added on one side only
+    raise ImportError("codex_fold: the payload rules and codex_schema's known types differ")

@@ -20,6 +20,7 @@ cargo test), git commits, PR links, and exit codes of failing commands.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import msgspec
@@ -96,8 +97,9 @@ class FactStore(msgspec.Struct):
 
 # -- extractors -----------------------------------------------------------------------------
 
-#: one of these appears in every summary line the patterns below match
-_SUMMARY_WORDS = ("passed", "failed", "failure", "error", "ok ", "FAIL", "test result")
+#: one of these appears in every summary line the patterns below match (the ones command
+#: output holds most often first: the scan stops at the first one found)
+_SUMMARY_WORDS = ("error", "ok ", "failed", "FAIL", "failure", "passed", "test result")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PYTEST_LINE = re.compile(
     r"^[=\s]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, )?)+)(?: in [\d.]+s)?.*?=*\s*$", re.M
@@ -132,16 +134,23 @@ def _counts_ok(*numbers: str) -> bool:
 
 
 def _has_count(text: str, words: tuple[str, ...]) -> bool:
-    """Whether one of ``words`` (each starting with a space) follows a decimal digit in
-    ``text``: what a count such as ``3 passed`` needs, found by substring scans (fast C) where
-    a multi-line pattern would try every position of the text."""
-    for w in words:
-        i = text.find(w, 1)
-        while i > 0:
-            if text[i - 1].isdecimal():  # ``\d`` of a str pattern: any Unicode decimal digit
-                return True
-            i = text.find(w, i + 1)
+    """Whether one of ``words`` (each a space and then no other space) follows a decimal digit
+    in ``text``: what a count such as ``3 passed`` needs. One scan finds every place a word
+    starts (a pattern led by a literal space: a fast C search, about twice as fast as one
+    substring scan a word, where source code says `` error`` at every other line); a word
+    has no inner space, so no place hides inside another's match."""
+    for m in _word_pattern(words).finditer(text, 1):
+        if text[m.start() - 1].isdecimal():  # ``\d`` of a str pattern: any Unicode decimal digit
+            return True
     return False
+
+
+@functools.cache
+def _word_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """`` (?:w1|w2|...)``: where one of ``words`` (each a space, then no other space) starts."""
+    if not all(w.startswith(" ") and " " not in w[1:] for w in words):
+        raise ValueError(f"not words led by one space: {words!r}")
+    return re.compile(" (?:" + "|".join(re.escape(w[1:]) for w in words) + ")")
 
 
 def _may_hold_summary(tail: str) -> bool:
@@ -182,9 +191,10 @@ def extract_test_runs(text: str) -> list[tuple[str, dict[str, int], str]]:
     tail = _clean(tail)
     # each pattern below needs a literal its match must hold: test it first (a substring test
     # is a fast C scan; a multi-line pattern tries every position of the 4 KB tail)
-    for runner, pattern, literal in (("jest", _JEST, "Tests:"), ("vitest", _VITEST, "Tests")):
+    tests = "Tests" in tail  # the literal of vitest's pattern, and part of jest's ("Tests:")
+    for runner, pattern, held in (("jest", _JEST, tests and "Tests:" in tail), ("vitest", _VITEST, tests)):
         m = None
-        for m in pattern.finditer(tail) if literal in tail else ():  # noqa: B007 - the last match is the one kept
+        for m in pattern.finditer(tail) if held else ():  # noqa: B007 - the last match is the one kept
             pass  # the last summary in the tail counts
         if m is not None:
             found = _COUNT_WORD.findall(m.group(1))
