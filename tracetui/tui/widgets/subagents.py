@@ -9,7 +9,7 @@ from textual.widgets import Tree
 
 from tracetui.model.state import AgentState, RunState, SubagentLink
 from tracetui.tui.format import fmt_tokens, one_line
-from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
+from tracetui.tui.widgets.pane import Shown, guarded, set_title, short_anchor
 
 __all__ = ["SubagentsTree"]
 
@@ -150,7 +150,7 @@ class SubagentsTree(Tree[int]):
     def _say_hidden(self) -> None:
         """The title with ``+N more`` when entries are out of view, as Files and Todos say it."""
         n = self.hidden() if self.root.children and self.size.height else 0
-        self.border_title = f"{self._title} +{n} more" if n else self._title
+        set_title(self, f"{self._title} +{n} more" if n else self._title)
 
     def on_resize(self) -> None:
         self._say_hidden()
