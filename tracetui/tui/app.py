@@ -237,11 +237,14 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
                     timeout=12,
                     markup=False,
                 )
+        if self.fleet_feed.screen is not None:
+            # the fleet screen hides the monitor and ticks itself: the monitor's ages moving
+            # beneath it repainted their regions of the fleet screen every second
+            return
         view = self.current_view
         if view is not None:
             view.tick()
-        if self.fleet_feed.screen is None:  # the fleet screen ticks itself
-            self.fleet_feed.tick(self.settings.clock())
+        self.fleet_feed.tick(self.settings.clock())
 
     # -- actions ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -25,7 +25,7 @@ from tracetui.model.state import RunState
 from tracetui.views.fleet import SessionFacts, session_facts
 from tracetui.views.fleet_table import Budgets, FleetRow, fleet_rows
 
-__all__ = ["FleetFeed", "FleetChanged", "ALERT_STATES", "DELAY", "alert"]
+__all__ = ["FleetFeed", "FleetChanged", "ALERT_STATES", "DELAY", "alert", "alert_texts"]
 
 #: seconds a new state waits before its facts are computed (newer states of the session replace it)
 DELAY = 0.25
@@ -174,12 +174,33 @@ class FleetFeed:
 
 
 def alert(app: Any, rows: list[FleetRow]) -> None:
-    """Sessions that turned waiting on you or failing: the terminal bell (unless
-    ``settings.bell`` is off) and a notification for each of the first three (safe text)."""
-    from tracetui.views.fleet_table import one_line
-
+    """Sessions that turned waiting on you or failing at one refresh: the terminal bell (unless
+    ``settings.bell`` is off) and one notification per state (:func:`alert_texts`), however many
+    sessions turned (a first fleet screen stacked dozens of them over the table)."""
     if app.settings.bell:
         app.bell()
-    for r in rows[:3]:
-        what = one_line(r.facts.title, 40) or r.facts.session_id[:8]
-        app.notify(f"{one_line(r.facts.project, 24)}: {what}: {r.status.state}", title="Fleet", markup=False, timeout=6)
+    for text in alert_texts(rows):
+        app.notify(text, title="Fleet", markup=False, timeout=6)
+
+
+def alert_texts(rows: list[FleetRow], names: int = 3) -> list[str]:
+    """The notifications for ``rows`` turned at one refresh, one per state in the order the rows
+    are (safe text): ``project: title: waiting on you`` for one session, else ``3 sessions
+    waiting on you: a, b, c…`` naming the first ``names`` of them (``…``: more not named)."""
+    from tracetui.views.fleet_table import one_line
+
+    def name(r: FleetRow) -> str:
+        return one_line(r.facts.title, 40) or r.facts.session_id[:8]
+
+    by_state: dict[str, list[FleetRow]] = {}
+    for r in rows:
+        by_state.setdefault(r.status.state, []).append(r)
+    out = []
+    for state, group in by_state.items():
+        if len(group) == 1:
+            r = group[0]
+            out.append(f"{one_line(r.facts.project, 24)}: {name(r)}: {state}")
+        else:
+            more = "…" if len(group) > names else ""
+            out.append(f"{len(group)} sessions {state}: {', '.join(name(r) for r in group[:names])}{more}")
+    return out

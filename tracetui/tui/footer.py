@@ -17,13 +17,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["OPTIONAL", "PALETTE", "COMPACT_BELOW", "FooterItem", "key_cells", "palette_cells", "left_out"]
+__all__ = ["OPTIONAL", "PALETTE", "TAB_KEY", "COMPACT_BELOW", "FooterItem", "key_cells", "palette_cells", "left_out"]
 
 #: the id :func:`left_out` gives the command-palette key (``^p palette``), which has no binding id
 PALETTE = "palette"
+#: the binding id of the tab key: in the footer with several tabs only, its room kept with one
+#: (``MonitorScreen.active_bindings``) so the other keys do not change with the number of tabs
+TAB_KEY = "next-tab"
 #: optional keys, most wanted first: with too little room the last ones leave the footer first.
 #: Every other key the footer would show is essential and always stays.
-OPTIONAL = ("next-tab", "sessions", "fleet", "pause", PALETTE)
+OPTIONAL = (TAB_KEY, "sessions", "fleet", "pause", PALETTE)
 #: below this many columns the footer is compact (less padding); ``TraceApp`` sets it so
 COMPACT_BELOW = 120
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import ActiveBinding
 from textual.screen import Screen
 
-from tracetui.tui.footer import COMPACT_BELOW, PALETTE, FooterItem, key_cells, left_out, palette_cells
+from tracetui.tui.footer import COMPACT_BELOW, PALETTE, TAB_KEY, FooterItem, key_cells, left_out, palette_cells
 
 __all__ = ["MonitorScreen"]
 
@@ -13,7 +13,11 @@ __all__ = ["MonitorScreen"]
 class MonitorScreen(Screen):
     """The monitor's screen (the app's default screen). Its :attr:`active_bindings`, which the
     footer draws, leave out the optional keys that do not fit the terminal's width
-    (:func:`tracetui.tui.footer.left_out`); key handling does not read them, so every key works."""
+    (:func:`tracetui.tui.footer.left_out`); key handling does not read them, so every key works.
+
+    The tab key's room is kept with one tab too (it is not shown then), so the other keys are
+    the same with one tab and with several (fourth user trial: with one tab Pause and the
+    palette key showed at 80 columns, with two the tab key took their room)."""
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
@@ -21,19 +25,17 @@ class MonitorScreen(Screen):
         app = self.app
         compact = app.size.width < COMPACT_BELOW
         items = []
-        # the fleet key is in the footer with several sessions (it works with one too)
-        single = len(getattr(app, "views", ())) <= 1
         for key, active in bindings.items():
             b = active.binding
-            if single and b.id == "fleet":
-                continue
             if key == app.COMMAND_PALETTE_BINDING:
                 items.append(FooterItem(PALETTE, palette_cells(app.get_key_display(b), b.description, compact)))
             elif b.show:
                 items.append(FooterItem(b.id or b.action, key_cells(app.get_key_display(b), b.description, compact)))
+        if not any(i.id == TAB_KEY for i in items):
+            tab = next((b for b in app.BINDINGS if getattr(b, "id", None) == TAB_KEY), None)
+            if tab is not None:  # its room, kept for it
+                items.append(FooterItem(TAB_KEY, key_cells(app.get_key_display(tab), tab.description, compact)))
         drop = left_out(items, app.size.width)
-        if single:
-            drop.add("fleet")
         if not drop:
             return bindings
         return {

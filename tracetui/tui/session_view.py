@@ -17,6 +17,7 @@ from tracetui.ingest.agents import file_agent
 from tracetui.model.state import RunState
 from tracetui.session.follow import Followed
 from tracetui.tui.format import one_line
+from tracetui.tui.layout import PaneStack
 from tracetui.tui.scrubbing import Scrubbing
 from tracetui.tui.session_feed import FREEZE_EVENTS, SessionFeed
 from tracetui.tui.settings import SessionSpec, Settings
@@ -101,7 +102,9 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
             with Horizontal(classes="band band-lower"):
                 with Vertical(classes="col col-left"):
                     yield EpisodesList(classes="pane episodes")
-                with Vertical(classes="col col-right"):
+                # Files 2 : Todos 1 : Subagents 1, Todos at most 10 rows; every pane keeps its
+                # title and a line in a short column (tracetui.tui.layout)
+                with PaneStack((2, 1, 1), (None, 10, None), classes="col col-right"):
                     yield FilesPane(classes="pane files")
                     yield TodosPane(classes="pane todos")
                     yield SubagentsTree(classes="pane subagents")

@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from tracetui.tui.format import one_line
 from tracetui.tui.view_model import AnomalyRow, anomaly_rows
-from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
+from tracetui.tui.widgets.pane import Shown, guarded, set_title, short_anchor
 from tracetui.views import anomaly_memo
 from tracetui.views.anomaly_memo import timeless_of
 
@@ -121,7 +121,7 @@ class AnomalyBadges(Vertical):
         if shown.history and not _ready(shown):
             # a past episode's anomalies that mean pricing every episode again: on a thread of
             # their own (latest asked for wins), drawn when they are there; the keys go on
-            self.border_title = f"Anomalies (as of episode {shown.episode}: computing…)"
+            set_title(self, f"Anomalies (as of episode {shown.episode}: computing…)")
             self._key = None  # the next rows drawn whatever they are (the title says computing)
             self._later(shown)
             return
@@ -134,7 +134,7 @@ class AnomalyBadges(Vertical):
         self._key = key
         self.rows, self.derived = rows, derived
         open_n = sum(1 for r in rows if not r.cleared)
-        self.border_title = f"Anomalies ({open_n} open, {len(rows) - open_n} cleared)" if rows else "Anomalies"
+        set_title(self, f"Anomalies ({open_n} open, {len(rows) - open_n} cleared)" if rows else "Anomalies")
         self.border_subtitle = None if derived else "ingest checks only"
         st = shown.state
         room = max(1, self.content_size.height or 1)

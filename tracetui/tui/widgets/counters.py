@@ -7,7 +7,7 @@ from rich.text import Text
 from tracetui.tui.fields import append_fields
 from tracetui.tui.format import fmt_count, fmt_tokens, one_line
 from tracetui.tui.view_model import context_usage, context_window, main_model
-from tracetui.tui.widgets.pane import Pane, Shown
+from tracetui.tui.widgets.pane import Pane, Shown, set_title
 from tracetui.views.text import cost_text
 
 __all__ = ["CountersPane", "gauge"]
@@ -38,7 +38,7 @@ class CountersPane(Pane):
         c = st.counters
         # live, the counters are of every file (subagents included; the Episodes pane's rows
         # are the main thread's): the title says which
-        self.border_title = "Counters (main thread)" if shown.history else ("Counters (with subagents)" if st.agents else "Counters")
+        set_title(self, "Counters (main thread)" if shown.history else ("Counters (with subagents)" if st.agents else "Counters"))
         w = self.width_available
         out = Text(no_wrap=True, overflow="ellipsis")
         short = w < 56

@@ -8,7 +8,7 @@ from textual.widgets import OptionList
 
 from tracetui.tui.format import fmt_age, fmt_count, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow
-from tracetui.tui.widgets.pane import Shown, guarded
+from tracetui.tui.widgets.pane import Shown, guarded, set_title
 
 __all__ = ["EpisodesList", "STATUS_STYLE", "episode_line"]
 
@@ -78,8 +78,9 @@ class EpisodesList(OptionList):
         width = max(20, self.scrollable_content_region.width or self.size.width)
         # while scrubbing, the list (and each row's figures) is still the live one: say so; the
         # rows count the main thread's calls and tokens (Counters add the subagents')
-        self.border_title = (
-            f"Episodes ({fmt_count(len(rows))}, live, main thread)" if shown.history else f"Episodes ({fmt_count(len(rows))}, main thread)"
+        set_title(
+            self,
+            f"Episodes ({fmt_count(len(rows))}, live, main thread)" if shown.history else f"Episodes ({fmt_count(len(rows))}, main thread)",
         )
         open_label = "live" if shown.activity == "live" else "idle"
         keys = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tracetui.tui.format import short_path
-from tracetui.tui.widgets.pane import Pane, Shown
+from tracetui.tui.widgets.pane import Pane, Shown, set_title
 
 __all__ = ["FilesPane", "file_counts"]
 
@@ -29,7 +29,7 @@ class FilesPane(Pane):
         # most recently touched first: the main thread's by line, then the subagents' (lines of
         # different files do not order against each other)
         files = sorted(st.files, key=lambda f: (f.last.src == st.main.src, f.last.line) if f.last else (False, 0), reverse=True)
-        self.border_title = f"Files ({len(files)}){' (main thread)' if shown.history else ''}"
+        set_title(self, f"Files ({len(files)}){' (main thread)' if shown.history else ''}")
         if not files:
             return Text("no files touched", style="dim italic")
         rows = self.rows_available

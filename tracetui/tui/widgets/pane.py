@@ -14,7 +14,7 @@ from tracetui.model.state import Anchor, RunState
 from tracetui.tui.format import one_line
 from tracetui.tui.view_model import EpisodeRow
 
-__all__ = ["Shown", "Pane", "anchor_text", "short_anchor", "guarded", "report_failure", "update_text"]
+__all__ = ["Shown", "Pane", "anchor_text", "short_anchor", "guarded", "report_failure", "update_text", "set_title"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,16 @@ def update_text(widget: Static, text: Text) -> None:
         return
     widget._tracetui_text = text  # type: ignore[attr-defined]
     widget.update(text, layout=False)
+
+
+def set_title(widget: Any, title: str) -> None:
+    """``widget.border_title = title`` unless it is that title already: Textual repaints the
+    widget on every set, and the one-second tick set every pane's title again (the fleet screen
+    over the monitor was repainted with it: ~35 KB/s to the terminal for nothing)."""
+    if getattr(widget, "_tracetui_title", None) == title:
+        return
+    widget._tracetui_title = title
+    widget.border_title = title
 
 
 def guarded(show: Callable[..., None]) -> Callable[..., None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tracetui.tui.format import age_of, fmt_age, one_line
-from tracetui.tui.widgets.pane import Pane, Shown, anchor_text, short_anchor
+from tracetui.tui.widgets.pane import Pane, Shown, anchor_text, set_title, short_anchor
 
 __all__ = ["PendingCalls"]
 
@@ -38,9 +38,10 @@ class PendingCalls(Pane):
         st = shown.state
         calls = sorted(st.pending, key=lambda c: (c.timestamp or "", c.seq))
         idle = self._idle(shown)
-        self.border_title = f"Pending calls ({len(calls)})" + (f" · session {idle}" if idle and calls else "")
+        title = f"Pending calls ({len(calls)})" + (f" · session {idle}" if idle and calls else "")
         if shown.history and calls:  # ages are to the episode's last record (shown.now)
-            self.border_title += f" · no result by end of ep {shown.episode}"
+            title += f" · no result by end of ep {shown.episode}"
+        set_title(self, title)
         if not calls:
             return Text("none in flight", style="dim italic")
         rows = self.rows_available

@@ -9,7 +9,7 @@ from textual.widgets import Tree
 
 from tracetui.model.state import AgentState, RunState, SubagentLink
 from tracetui.tui.format import fmt_tokens, one_line
-from tracetui.tui.widgets.pane import Shown, guarded, short_anchor
+from tracetui.tui.widgets.pane import Shown, guarded, set_title, short_anchor
 
 __all__ = ["SubagentsTree"]
 
@@ -56,6 +56,8 @@ class SubagentsTree(Tree[int]):
         self.show_root = False
         self.border_title = "Subagents"
         self._key: object = None
+        #: the title without the ``+N more`` of entries out of view (:meth:`_say_hidden`)
+        self._title = "Subagents"
 
     def render_label(self, node, base_style: Style, style: Style) -> Text:
         """Textual's label, cut with ``…`` to the width left after the node's indentation (the
@@ -94,7 +96,7 @@ class SubagentsTree(Tree[int]):
         self._key = key
         linked: set[int] = set()
         self.clear()
-        self.border_title = f"Subagents ({len(st.main.subagents)})" if st.main.subagents else "Subagents"
+        self._title = f"Subagents ({len(st.main.subagents)})" if st.main.subagents else "Subagents"
 
         live_src = {l.tool_use_id: l.source for l in shown.live.main.subagents}
 
@@ -131,3 +133,34 @@ class SubagentsTree(Tree[int]):
         if not st.main.subagents and not orphans:
             self.root.add_leaf(Text("no subagents", style="dim italic"))
         self.root.expand()
+        self._say_hidden()
+
+    def hidden(self) -> int:
+        """How many entries (a Task/Agent call with what is beneath it, or an unlinked
+        transcript) have their first line out of the pane's view, above or below."""
+        top = round(self.scroll_y)
+        rows = self.scrollable_content_region.height
+        line, out = 0, 0
+        for node in self.root.children:
+            if not top <= line < top + rows:
+                out += 1
+            line += _lines(node)
+        return out
+
+    def _say_hidden(self) -> None:
+        """The title with ``+N more`` when entries are out of view, as Files and Todos say it."""
+        n = self.hidden() if self.root.children and self.size.height else 0
+        set_title(self, f"{self._title} +{n} more" if n else self._title)
+
+    def on_resize(self) -> None:
+        self._say_hidden()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value):
+            self._say_hidden()
+
+
+def _lines(node) -> int:
+    """Lines ``node`` takes in the tree: its own and its expanded children's."""
+    return 1 + (sum(_lines(c) for c in node.children) if node.is_expanded else 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tracetui.tui.format import one_line
-from tracetui.tui.widgets.pane import Pane, Shown
+from tracetui.tui.widgets.pane import Pane, Shown, set_title
 
 __all__ = ["TodosPane"]
 
@@ -23,7 +23,7 @@ class TodosPane(Pane):
     def build(self, shown: Shown) -> Text:
         todos = list(shown.state.main.todos)
         done = sum(1 for t in todos if t.status == "completed")
-        self.border_title = f"Todos {done}/{len(todos)}" if todos else "Todos"
+        set_title(self, f"Todos {done}/{len(todos)}" if todos else "Todos")
         if not todos:
             return Text("no todos", style="dim italic")
         order = {"in_progress": 0, "pending": 1, "completed": 2}
