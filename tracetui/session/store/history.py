@@ -22,7 +22,7 @@ import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derive
 from tracetui.model.state import AgentState
 from tracetui.session.store.masking import masked
 
-__all__ = ["KEYFRAME", "encode", "decode"]
+__all__ = ["KEYFRAME", "body", "seal", "encode", "decode"]
 
 #: a whole snapshot is stored every this many (reading one decodes at most this many rows)
 KEYFRAME = 32
@@ -129,14 +129,22 @@ def _apply(prev: Any, changes: list) -> Any:
     return msgspec.structs.replace(prev, **vals) if vals else prev
 
 
-def encode(prev: AgentState | None, cur: AgentState, idx: int) -> bytes:
-    """The row of snapshot ``idx``: whole when ``idx`` is a keyframe or ``prev`` (snapshot
-    ``idx - 1``) is unknown, else a delta over ``prev``."""
+def body(prev: AgentState | None, cur: AgentState, idx: int) -> bytes:
+    """The MessagePack of snapshot ``idx``'s row before :func:`seal`: whole when ``idx`` is a
+    keyframe or ``prev`` (snapshot ``idx - 1``) is unknown, else a delta over ``prev``."""
     if prev is None or idx % KEYFRAME == 0:
-        body = _enc.encode([0, cur])
-    else:
-        body = _enc.encode([1, _delta(prev, cur)])
-    return zlib.compress(masked(body), 1)
+        return _enc.encode([0, cur])
+    return _enc.encode([1, _delta(prev, cur)])
+
+
+def seal(raw: bytes) -> bytes:
+    """The stored row of a :func:`body`: its secrets masked, zlib-compressed."""
+    return zlib.compress(masked(raw), 1)
+
+
+def encode(prev: AgentState | None, cur: AgentState, idx: int) -> bytes:
+    """The row of snapshot ``idx``: :func:`seal` of its :func:`body`."""
+    return seal(body(prev, cur, idx))
 
 
 def decode(rows: list[bytes], prev: AgentState | None = None) -> AgentState:
