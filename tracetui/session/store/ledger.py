@@ -138,6 +138,12 @@ class Store:
                 os.close(fd)
             self.unsynced = False
 
+    @property
+    def writes_apart(self) -> bool:
+        """The writes run in a second process now (store/writer_proc.py): this process may
+        compute while they finish."""
+        return isinstance(self._writer, ProcessWriter)
+
     def resumed(self) -> None:
         """The folds were restored from this database: its rows are theirs (no rebuild)."""
         self._before = None
