@@ -71,3 +71,69 @@ def test_the_characters_that_fold_to_ascii_letters_are_those_re_knows() -> None:
     letter = re.compile("[a-z]", re.IGNORECASE)
     found = "".join(chr(c) for c in range(0x80, 0x110000) if letter.fullmatch(chr(c)))
     assert found == secrets.FOLDS_TO_ASCII
+
+
+CUT_TEXTS = [
+    "the tokens of a model, the counters, a cut\u2026",
+    "my token=abcdef123456\u2026",
+    '"access_token": "abcdefgh',
+    "password = 'hunter2hu",
+    "tokens => abc\u2026 and more tokens: xyz\u2026",
+    "api_key:\u2026",
+    "a token:  `abc",
+    "TOKEN=\u2026 then token= x\u2026",
+    "no separator here token\u2026 token",
+    "auth_token>>>>value",
+]
+
+
+class _CountingRx:
+    def __init__(self, rx: re.Pattern[str]) -> None:
+        self.rx, self.n = rx, 0
+
+    def finditer(self, text: str):  # noqa: ANN201 - re's own type
+        self.n += 1
+        return self.rx.finditer(text)
+
+
+def _keyword_cut_rule() -> int:
+    secrets._rules()
+    (i,) = [i for i, r in enumerate(secrets._CUT_RULES) if r.kind == f"{secrets.KEYWORD} (cut)"]
+    return i
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_the_cut_keyword_rule_with_its_tail_first_masks_what_it_alone_masks(monkeypatch: pytest.MonkeyPatch, cut: bool) -> None:
+    import random
+
+    rng = random.Random(3)
+    pieces = ["token", "key", "=", ":", ">", " ", '"', "'", "`", "abc", "x1", ",", ")", "\u2026", "\n"]
+    texts = [*CUT_TEXTS, *("".join(rng.choices(pieces, k=12)) for _ in range(400))]
+    got = [secrets.redact(t, cut=cut) for t in texts]
+    i = _keyword_cut_rule()
+    rules = list(secrets._CUT_RULES)
+    rules[i] = secrets._Rule(rules[i].kind, rules[i].regex, rules[i].group)  # no tail searched first
+    monkeypatch.setattr(secrets, "_CUT_RULES", rules)
+    secrets._BY_KINDS.clear()
+    try:
+        want = [secrets.redact(t, cut=cut) for t in texts]
+    finally:
+        secrets._BY_KINDS.clear()
+    assert got == want
+    assert sum(bool(k) for _, k in want) >= 5
+
+
+def test_a_cut_text_with_no_value_at_its_end_costs_no_keyword_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    i = _keyword_cut_rule()
+    rules = list(secrets._CUT_RULES)
+    counting = _CountingRx(rules[i].regex)
+    rules[i] = secrets._Rule(rules[i].kind, counting, rules[i].group, pre=rules[i].pre)  # type: ignore[arg-type]
+    monkeypatch.setattr(secrets, "_CUT_RULES", rules)
+    secrets._BY_KINDS.clear()
+    try:
+        assert secrets.redact("the tokens of a model, the counters\u2026", cut=True)[1] == ()
+        assert counting.n == 0
+        assert secrets.redact("my token=abcdef123456\u2026", cut=True)[1] == ("password or secret (cut)",)
+        assert counting.n == 1
+    finally:
+        secrets._BY_KINDS.clear()

@@ -84,6 +84,9 @@ class _Rule:
     group: int = 0
     #: a private-key header: the secret runs to the block's end
     block: bool = False
+    #: a pattern every match of ``regex`` holds a match of (cheap to search): no match of
+    #: it, no need to search ``regex``
+    pre: re.Pattern[str] | None = None
 
 
 _RULES: list[_Rule] | None = None
@@ -194,9 +197,15 @@ def use_rules(spec: dict[str, object]) -> None:
     _UNGATED = [r for r in rules if r.kind not in GATE_WORDS and r.kind not in GATE_SHAPES]
     end = f"(?={CUT_MARK}|\\Z)"
     # a keyword's value (``password=…``, ``"token": "…``) that runs into the cut
-    keyword = rf"(?i:{kw[0]}|\w*token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>)\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
+    value = r"\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
+    keyword = rf"(?i:{kw[0]}|\w*token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>){value}"
     cut = [*CUT, (KEYWORD, keyword, re.compile(str(kw[0])).groups + 1)]
     _CUT_RULES = [_Rule(f"{k} (cut)", re.compile(p + end), g) for k, p, g in cut]
+    # the keyword's is searched ignoring case at every place (``\w*token``): first its tail,
+    # the last character of its separator then the value running into the cut, which every
+    # match of it holds (most texts have none: no ``=``, ``:`` or ``>`` just before their end)
+    kw_cut = _CUT_RULES[-1]
+    _CUT_RULES[-1] = _Rule(kw_cut.kind, kw_cut.regex, kw_cut.group, pre=re.compile(f"[=:>]{value}{end}"))
     _BY_KINDS.clear()
     _RULES = rules
 
@@ -330,6 +339,8 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
         _search(scan, rules, has_keyword, spans)
         if cut or CUT_MARK in scan:
             for rule in cut_rules:
+                if rule.pre is not None and rule.pre.search(scan) is None:
+                    continue
                 for m in rule.regex.finditer(scan):
                     g = rule.group
                     if (m.end() < len(scan) or cut) and m.end(g) > m.start(g) and scan[m.start(g)] not in "${<%(":
