@@ -71,6 +71,7 @@ __all__ = [
     "rules_spec",
     "use_rules",
     "rules_loaded",
+    "load_rules",
     "rules_stamp",
     "set_source",
 ]
@@ -208,6 +209,12 @@ def use_rules(spec: dict[str, object]) -> None:
     _CUT_RULES[-1] = _Rule(kw_cut.kind, kw_cut.regex, kw_cut.group, pre=re.compile(f"[=:>]{value}{end}"))
     _BY_KINDS.clear()
     _RULES = rules
+
+
+def load_rules() -> None:
+    """Install the detectors now, from the source :func:`set_source` gave (else detect-secrets),
+    unless they are: a process about to fork a child that masks, say, loads them once for both."""
+    _rules()
 
 
 def rules_loaded() -> bool:

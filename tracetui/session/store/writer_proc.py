@@ -38,6 +38,7 @@ from typing import Any
 
 import msgspec
 
+from tracetui.ingest.secrets import load_rules
 from tracetui.model.state import AgentState, Event
 from tracetui.model.types import Episode
 from tracetui.session.store import history as hist_codec
@@ -184,6 +185,9 @@ class ProcessWriter:
         self._seq = 0
         self._first = first
         busy = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        # both processes mask (the child the rows, this one the state it saves): the detectors
+        # are loaded once, before the fork, not once in each
+        load_rules()
         ctx = multiprocessing.get_context("fork")
         down_r, down_w = ctx.Pipe(duplex=False)
         up_r, up_w = ctx.Pipe(duplex=False)
