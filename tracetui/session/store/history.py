@@ -50,6 +50,19 @@ def _item_type(hint: Any) -> Any:
     return None
 
 
+#: (Struct type, field) -> :func:`_item_type` of its hint, or ``False`` for ``None`` (a delta asks at each changed tuple)
+_ITEMS: dict[tuple[type, str], Any] = {}
+
+
+def _item_of(cls: type, name: str) -> Any:
+    got = _ITEMS.get((cls, name))
+    if got is None:
+        got = _ITEMS[(cls, name)] = _item_type(_hints(cls)[name])
+        if got is None:
+            got = _ITEMS[(cls, name)] = False
+    return None if got is False else got
+
+
 def _slid(old: tuple, new: tuple) -> int | None:
     """How many items ``new`` dropped from the start of ``old`` when it is ``old`` without
     them and with items added at its end (a sliding window: at least half of ``new`` kept,
@@ -74,14 +87,13 @@ def _delta(prev: msgspec.Struct, cur: msgspec.Struct) -> list:
     [name, 3, dropped, [item, ...]]]`` for the fields of ``cur`` that differ from ``prev``
     (the same Struct type); kind 3 is a sliding window: ``prev``'s tuple without its first
     ``dropped`` items, then the items listed."""
-    hints = _hints(type(cur))
     out: list = []
     for name in cur.__struct_fields__:
         a = getattr(cur, name)
         b = getattr(prev, name)
         if a is b or a == b:
             continue
-        if type(a) is tuple and type(b) is tuple and len(a) >= len(b) and _item_type(hints[name]) is not None:
+        if type(a) is tuple and type(b) is tuple and len(a) >= len(b) and _item_of(type(cur), name) is not None:
             changed = [[i, a[i]] for i in range(len(a)) if i >= len(b) or (a[i] is not b[i] and a[i] != b[i])]
             if 2 * len(changed) < len(a):
                 out.append([name, 1, len(a), changed])
