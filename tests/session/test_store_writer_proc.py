@@ -123,11 +123,16 @@ def test_a_locked_database_fails_the_writer_process_and_keeps_the_jobs(tmp_path:
 
 
 def test_the_writer_process_is_not_used_for_a_private_database_or_when_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracetui.session.store.writer_proc import usable
+    from tracetui.session.store.writer_proc import MIN_BYTES, usable
 
     monkeypatch.setenv("TRACETUI_STORE_PROCESS", "always")
-    assert not usable(sqlite3.connect(""))
+    assert not usable(sqlite3.connect(""), 1 << 30)
     db = sqlite3.connect(tmp_path / "x.sqlite")
-    assert usable(db)
+    assert usable(db, 0)
     monkeypatch.setenv("TRACETUI_STORE_PROCESS", "0")
-    assert not usable(db)
+    assert not usable(db, 1 << 30)
+    monkeypatch.setenv("TRACETUI_STORE_PROCESS", "")
+    monkeypatch.setattr(derive_proc, "_spare_cpu", lambda: True)
+    assert usable(db, MIN_BYTES) and not usable(db, MIN_BYTES - 1)  # a short read: the thread writes
+    monkeypatch.setattr(derive_proc, "_spare_cpu", lambda: False)
+    assert not usable(db, 1 << 30)  # no CPU to spare: two processes would take turns

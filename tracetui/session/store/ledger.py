@@ -103,11 +103,21 @@ class Store:
                 w.submit(self._before)
         return w
 
+    def _to_read(self) -> int:
+        """Bytes of the transcripts known (a build from the start reads them all)."""
+        n = 0
+        for p in self.paths.values():
+            try:
+                n += os.path.getsize(p)
+            except OSError:
+                pass
+        return n
+
     def _new_writer(self) -> Writer | ProcessWriter:
         """A build from the start writes from a second process where that is usable
         (store/writer_proc.py: the first open's rows written beside the fold), else from a
         thread."""
-        if self._before is not None and process_usable(self.wconn):
+        if self._before is not None and process_usable(self.wconn, self._to_read()):
             try:
                 return ProcessWriter(self.wconn, self.wlock, unsynced=True, mask=self.mask, first=self._before)
             except OSError:

@@ -19,9 +19,10 @@ committed is kept in memory (as the thread writer keeps its jobs after a failed 
 what this process reads stays right and no state is saved: a refold, never a wrong figure.
 
 Used where it is safe and pays (:func:`usable`): Linux, a process with one thread (a fork
-copies the calling thread only), a database file (not a private temporary one), a CPU to spare
-(session/derive_proc.py's rule; ``TRACETUI_STORE_PROCESS=always`` skips it, for tests and
-benches), and not turned off by ``TRACETUI_STORE_PROCESS=0``.
+copies the calling thread only), a database file (not a private temporary one), at least
+:data:`MIN_BYTES` to read and a CPU to spare (session/derive_proc.py's rule;
+``TRACETUI_STORE_PROCESS=always`` skips these two, for tests and benches), and not turned off
+by ``TRACETUI_STORE_PROCESS=0``.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from tracetui.session.store.episodes import plain_row, sealed_row
 from tracetui.session.store.event_rows import INSERT_EVENT, event_row
 from tracetui.session.store.writer import GROUP, INSERT_EPISODE, INSERT_HISTORY, history_bodies
 
-__all__ = ["ProcessWriter", "usable", "db_file"]
+__all__ = ["ProcessWriter", "usable", "db_file", "MIN_BYTES"]
 
 _enc = msgspec.msgpack.Encoder()
 _events_dec = msgspec.msgpack.Decoder(tuple[int, list[Event]])
@@ -54,6 +55,9 @@ _rows_dec = msgspec.msgpack.Decoder(tuple[int, list[tuple[Any, ...]]])
 _ack_dec = msgspec.msgpack.Decoder(tuple[int, str | None])
 #: frame kinds: events, history rows, episode rows, the callable given at the fork, the end
 _EVENTS, _HISTORY, _EPISODES, _FIRST, _STOP = b"E", b"H", b"P", b"C", b"S"
+#: bytes to read below which the thread writes (a fork, the detectors loaded in this process
+#: and the child's start cost ~20 ms: worth it only for a long read)
+MIN_BYTES = 8 << 20
 #: the pipe's buffer (``F_SETPIPE_SZ``): how far the fold may run ahead of the child
 PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031
@@ -68,14 +72,17 @@ def db_file(conn: sqlite3.Connection) -> str:
     return str(row[2] or "") if row is not None else ""
 
 
-def usable(conn: sqlite3.Connection) -> bool:
-    """Whether the writes to ``conn``'s database may run in a forked child (module docstring)."""
+def usable(conn: sqlite3.Connection, to_read: int) -> bool:
+    """Whether the writes to ``conn``'s database, of a fold that reads ``to_read`` bytes, may
+    run in a forked child (module docstring; at least :data:`MIN_BYTES`)."""
     how = os.environ.get("TRACETUI_STORE_PROCESS", "")
     if how == "0" or not sys.platform.startswith("linux"):
         return False
     from tracetui.session.derive_proc import _single_threaded, _spare_cpu
 
-    return bool(db_file(conn)) and _single_threaded() and (how == "always" or _spare_cpu())
+    if not (db_file(conn) and _single_threaded()):
+        return False
+    return how == "always" or (to_read >= MIN_BYTES and _spare_cpu())
 
 
 def _child(
@@ -103,15 +110,17 @@ def _child(
         up.send_bytes(_enc.encode((0, f"{type(exc).__name__}: {exc}")))
         return
     while True:
+        frames: list[bytes] = []
+        stop = False
         try:
-            frames = [down.recv_bytes()]
-            while len(frames) < GROUP and down.poll():
+            frames.append(down.recv_bytes())
+            while frames[-1][:1] != _STOP and len(frames) < GROUP and down.poll():
                 frames.append(down.recv_bytes())
         except (EOFError, OSError):
-            return
-        stop = frames[-1][:1] == _STOP
-        if stop:
+            stop = True  # the parent closed its end: what came before it is written
+        if frames and frames[-1][:1] == _STOP:
             frames.pop()
+            stop = True
         try:
             if frames:
                 conn.execute("BEGIN IMMEDIATE")
