@@ -136,3 +136,27 @@ def test_the_writer_process_is_not_used_for_a_private_database_or_when_turned_of
     assert usable(db, MIN_BYTES) and not usable(db, MIN_BYTES - 1)  # a short read: the thread writes
     monkeypatch.setattr(derive_proc, "_spare_cpu", lambda: False)
     assert not usable(db, 1 << 30)  # no CPU to spare: two processes would take turns
+
+
+def test_a_script_without_a_main_guard_saves_through_the_writer_process(tmp_path: Path) -> None:
+    # the child is a fresh interpreter that runs only the writer: not this script again
+    import json
+    import os
+    import subprocess
+    import sys
+
+    p = _session(tmp_path, n=300)
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from tracetui.session.store import open_cached\n"
+        "r = open_cached([Path(sys.argv[1])], price=False)\n"
+        "r.poll(); r.snapshot()\n"
+        "kind = type(r.store._writer).__name__\n"
+        "print(json.dumps([kind, r.save_cache(), r.store.broken]))\n"
+    )
+    env = dict(os.environ, TRACETUI_CACHE_DIR=str(tmp_path / "c"), TRACETUI_STORE_PROCESS="always")
+    out = subprocess.run([sys.executable, "-c", script, str(p)], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["ProcessWriter", True, None]
+    assert out.stdout.count("ProcessWriter") == 1

@@ -91,6 +91,8 @@ class _Rule:
 
 
 _RULES: list[_Rule] | None = None
+#: the value :data:`_RULES` were installed from (:func:`use_rules`)
+_SPEC: dict[str, object] | None = None
 #: the keyword plugin's key words (its ``DENYLIST``), a cheap gate before its patterns
 _KEYWORDS: re.Pattern[str] | None = None
 #: :data:`KEYWORD_WORDS` when every alternative of the installed key-word pattern holds one
@@ -191,7 +193,7 @@ def use_rules(spec: dict[str, object]) -> None:
     rows = spec["rules"]
     kw = spec["keywords"]
     assert isinstance(rows, list) and isinstance(kw, list)
-    global _UNGATED, _CUT_RULES, _KW_WORDS
+    global _UNGATED, _CUT_RULES, _KW_WORDS, _SPEC
     rules = [_Rule(str(k), re.compile(str(p), int(f)), int(g), bool(b)) for k, p, f, g, b in rows]  # type: ignore[call-overload]
     _KEYWORDS = re.compile(str(kw[0]), int(kw[1]))
     _KW_WORDS = _words_of_keywords(str(kw[0]))
@@ -209,12 +211,16 @@ def use_rules(spec: dict[str, object]) -> None:
     _CUT_RULES[-1] = _Rule(kw_cut.kind, kw_cut.regex, kw_cut.group, pre=re.compile(f"[=:>]{value}{end}"))
     _BY_KINDS.clear()
     _RULES = rules
+    _SPEC = spec
 
 
-def load_rules() -> None:
+def load_rules() -> dict[str, object]:
     """Install the detectors now, from the source :func:`set_source` gave (else detect-secrets),
-    unless they are: a process about to fork a child that masks, say, loads them once for both."""
+    unless they are; returns them as plain data (:func:`rules_spec`'s shape): a process
+    starting a child that masks too hands it these, read once for both (:func:`use_rules`)."""
     _rules()
+    assert _SPEC is not None
+    return _SPEC
 
 
 def rules_loaded() -> bool:

@@ -121,7 +121,7 @@ class Store:
             try:
                 return ProcessWriter(self.wconn, self.wlock, unsynced=True, mask=self.mask, first=self._before)
             except OSError:
-                pass  # no fork: the thread writes
+                pass  # no child process: the thread writes
         w = Writer(self.wconn, self.wlock)
         w.mask = self.mask
         return w

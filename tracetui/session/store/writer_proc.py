@@ -1,6 +1,9 @@
 """The store's writer in a second process: the masking, compressing and inserting of the rows
-runs in a forked child, off the fold's GIL, so a first open costs the fold and the store's
-writes side by side on two CPUs instead of one after the other.
+runs in a child process, off the fold's GIL, so a first open costs the fold and the store's
+writes side by side on two CPUs instead of one after the other. The child is a fresh
+interpreter (``spawn``), not a fork: SQLite is not fork-safe (a forked child inherits its
+bookkeeping of the parent's locks on the database file); the detectors it masks with are the
+parent's, handed over as plain data.
 
 :class:`ProcessWriter` has :class:`~tracetui.session.store.writer.Writer`'s interface. The fold's
 process encodes each job as MessagePack (the events as they are; a history snapshot as its
@@ -18,8 +21,8 @@ child's death or a broken pipe marks the writer ``failed``; every job not acknow
 committed is kept in memory (as the thread writer keeps its jobs after a failed write), so
 what this process reads stays right and no state is saved: a refold, never a wrong figure.
 
-Used where it is safe and pays (:func:`usable`): Linux, a process with one thread (a fork
-copies the calling thread only), a database file (not a private temporary one), at least
+Used where it is safe and pays (:func:`usable`): Linux, a process with one thread (a command
+such as ``state``; the monitor's threads keep the thread writer), a database file (not a private temporary one), at least
 :data:`MIN_BYTES` to read and a CPU to spare (session/derive_proc.py's rule;
 ``TRACETUI_STORE_PROCESS=always`` skips these two, for tests and benches), and not turned off
 by ``TRACETUI_STORE_PROCESS=0``.
@@ -27,19 +30,23 @@ by ``TRACETUI_STORE_PROCESS=0``.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import queue
+import re
 import sqlite3
+import subprocess
 import sys
 import threading
 from collections import deque
 from collections.abc import Callable
+from importlib import import_module
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from tracetui.ingest.secrets import load_rules
+from tracetui.ingest.secrets import load_rules, use_rules
 from tracetui.model.state import AgentState, Event
 from tracetui.model.types import Episode
 from tracetui.session.store import history as hist_codec
@@ -47,17 +54,20 @@ from tracetui.session.store.episodes import plain_row, sealed_row
 from tracetui.session.store.event_rows import INSERT_EVENT, event_row
 from tracetui.session.store.writer import GROUP, INSERT_EPISODE, INSERT_HISTORY, history_bodies
 
-__all__ = ["ProcessWriter", "usable", "db_file", "MIN_BYTES"]
+__all__ = ["ProcessWriter", "usable", "db_file", "main", "MIN_BYTES"]
 
 _enc = msgspec.msgpack.Encoder()
 _events_dec = msgspec.msgpack.Decoder(tuple[int, list[Event]])
 _rows_dec = msgspec.msgpack.Decoder(tuple[int, list[tuple[Any, ...]]])
 _ack_dec = msgspec.msgpack.Decoder(tuple[int, str | None])
-#: frame kinds: events, history rows, episode rows, the callable given at the fork, the end
+#: frame kinds: events, history rows, episode rows, the callable given at the start, the end
 _EVENTS, _HISTORY, _EPISODES, _FIRST, _STOP = b"E", b"H", b"P", b"C", b"S"
-#: bytes to read below which the thread writes (a fork, the detectors loaded in this process
-#: and the child's start cost ~20 ms: worth it only for a long read)
-MIN_BYTES = 8 << 20
+#: bytes to read below which the thread writes (the child's interpreter takes ~0.2 s of CPU to
+#: start and import the store: worth it only for a long read)
+MIN_BYTES = 32 << 20
+#: frames waiting for the child at most (the fold then waits): enough for the fold to run on
+#: while the child starts, few enough for memory (an events frame is ~1 MB)
+SEND_FRAMES = 16
 #: the pipe's buffer (``F_SETPIPE_SZ``): how far the fold may run ahead of the child
 PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031
@@ -74,7 +84,7 @@ def db_file(conn: sqlite3.Connection) -> str:
 
 def usable(conn: sqlite3.Connection, to_read: int) -> bool:
     """Whether the writes to ``conn``'s database, of a fold that reads ``to_read`` bytes, may
-    run in a forked child (module docstring; at least :data:`MIN_BYTES`)."""
+    run in a child process (module docstring; at least :data:`MIN_BYTES`)."""
     how = os.environ.get("TRACETUI_STORE_PROCESS", "")
     if how == "0" or not sys.platform.startswith("linux"):
         return False
@@ -85,22 +95,51 @@ def usable(conn: sqlite3.Connection, to_read: int) -> bool:
     return how == "always" or (to_read >= MIN_BYTES and _spare_cpu())
 
 
+def _name_of(fn: Callable[[sqlite3.Connection], None] | None) -> str | None:
+    """``module:name`` of a module-level function (the child imports it), else ``None``."""
+    if fn is None:
+        return None
+    mod, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
+    if not mod or "." in name or "<" in name or getattr(import_module(mod), name, None) is not fn:
+        raise OSError(f"the store's first job {fn!r} is not a module-level function")
+    return f"{mod}:{name}"
+
+
+def main() -> None:
+    """The child process: ``python -c ... main() DOWN_FD UP_FD``, its setup the first frame
+    read (``(database, busy ms, unsynced, mask, "module:function" of the first job, detectors)``)."""
+    down = Connection(int(sys.argv[1]), writable=False)
+    up = Connection(int(sys.argv[2]), readable=False)
+    try:
+        path, busy, unsynced, mask, first_name, spec = msgspec.msgpack.decode(down.recv_bytes())
+    except (EOFError, OSError, msgspec.DecodeError, ValueError):
+        return
+    first = None
+    if first_name:
+        mod, name = first_name.split(":")
+        first = getattr(import_module(mod), name)
+    _child(path, busy, unsynced, mask, first, spec, down, up)
+
+
 def _child(
     path: str,
     busy_ms: int,
     unsynced: bool,
     mask: bool,
     first: Callable[[sqlite3.Connection], None] | None,
+    spec: dict[str, object],
     down: Connection,
     up: Connection,
-    parent_ends: tuple[Connection, ...],
 ) -> None:
     """The child's loop: the frames read, written a group per transaction, each commit said
     (``(jobs done, None)``); a failure is said once (``(jobs done, why)``) and ends it."""
-    for end in parent_ends:
-        end.close()  # the parent's death is then an end of file here
     from tracetui.session.store.db import connect
 
+    try:
+        use_rules(spec)  # the parent's detectors
+    except (KeyError, TypeError, ValueError, AssertionError, re.error) as exc:
+        up.send_bytes(_enc.encode((0, f"detectors: {type(exc).__name__}: {exc}")))
+        return
     done = 0
     try:
         conn = connect(path, busy_ms)
@@ -162,10 +201,10 @@ def _write(conn: sqlite3.Connection, frame: bytes, mask: bool, first: Callable[[
 
 
 class ProcessWriter:
-    """:class:`~tracetui.session.store.writer.Writer`'s interface, the writes made by a forked
-    child (module docstring). ``ProcessWriter(conn, lock, unsynced, mask, first)`` forks (raises
-    ``OSError`` when it cannot); ``first``, a callable job, is run by the child in its first
-    transaction. ``conn`` (this process's connection) is used only for a later callable job,
+    """:class:`~tracetui.session.store.writer.Writer`'s interface, the writes made by a child
+    process (module docstring). ``ProcessWriter(conn, lock, unsynced, mask, first)`` starts it
+    (raises ``OSError`` when it cannot); ``first``, a callable job (a module-level function: it
+    is pickled), is run by the child in its first transaction. ``conn`` (this process's connection) is used only for a later callable job,
     after :meth:`sync`."""
 
     def __init__(
@@ -195,30 +234,60 @@ class ProcessWriter:
         self._first = first
         busy = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
         # both processes mask (the child the rows, this one the state it saves): the detectors
-        # are loaded once, before the fork, not once in each
-        load_rules()
-        ctx = multiprocessing.get_context("fork")
-        down_r, down_w = ctx.Pipe(duplex=False)
-        up_r, up_w = ctx.Pipe(duplex=False)
+        # are read once, here, and handed to the child
+        spec = load_rules()
+        # a fresh interpreter, not a fork: a forked child would inherit SQLite's bookkeeping of
+        # this process's locks on the database file (its connections' state), and SQLite is not
+        # fork-safe; nor multiprocessing's spawn, which runs this process's main module again
+        down_r, down_w = os.pipe()
+        up_r, up_w = os.pipe()
         try:
             import fcntl
 
-            fcntl.fcntl(down_w.fileno(), _F_SETPIPE_SZ, PIPE_BYTES)
+            fcntl.fcntl(down_w, _F_SETPIPE_SZ, PIPE_BYTES)
         except (ImportError, OSError):
             pass
-        self._proc = ctx.Process(
-            target=_child,
-            args=(db_file(conn), busy, unsynced, mask, first, down_r, up_w, (down_w, up_r)),
-            daemon=True,
-            name="tracetui-store",
-        )
-        self._proc.start()
-        down_r.close()
-        up_w.close()
-        self._down, self._up = down_w, up_r
+        setup = _enc.encode((db_file(conn), busy, unsynced, mask, _name_of(first), spec))
+        root = str(Path(__file__).resolve().parents[3])  # where this tracetui is imported from
+        code = f"import sys; sys.path.insert(0, {root!r}); from tracetui.session.store.writer_proc import main; main()"
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-c", code, str(down_r), str(up_w)], pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL, close_fds=True
+            )
+        finally:
+            os.close(down_r)
+            os.close(up_w)
+        self._down, self._up = Connection(down_w, readable=False), Connection(up_r, writable=False)
+        self._down.send_bytes(setup)  # small: the pipe holds it until the child reads it
         self._send_lock = threading.Lock()
+        #: frames for the child, sent by a thread of this process (the child's interpreter takes
+        #: a while to start: the fold goes on meanwhile), :data:`SEND_FRAMES` at most
+        self._out: queue.Queue[bytes | None] = queue.Queue(maxsize=SEND_FRAMES)
+        self._stopped = False
+        self._sender = threading.Thread(target=self._send, name="tracetui-store-send", daemon=True)
+        self._sender.start()
         self._reader = threading.Thread(target=self._acks, name="tracetui-store-acks", daemon=True)
         self._reader.start()
+
+    def _send(self) -> None:
+        """This process's thread writing the frames to the child's pipe (``None``: the end)."""
+        broken = False
+        while True:
+            frame = self._out.get()
+            if broken:
+                if frame is None:
+                    return
+                continue  # the child ended: its end of file keeps the jobs (see _acks)
+            try:
+                if frame is None:
+                    self._down.send_bytes(_STOP)
+                    self._down.close()
+                    return
+                self._down.send_bytes(frame)
+            except OSError:
+                broken = True
+                if frame is None:
+                    return
 
     @property
     def done(self) -> int:
@@ -249,10 +318,7 @@ class ProcessWriter:
                     return n
                 self._seq += 1
                 self._unacked.append((self._seq, job))
-            try:
-                self._down.send_bytes(frame)
-            except OSError:
-                pass  # the child ended: its end of file keeps this job (see _acks)
+            self._out.put(frame)
         return n
 
     def _frame(self, job: Any) -> bytes:
@@ -315,7 +381,10 @@ class ProcessWriter:
             self._up.close()
         except OSError:
             pass
-        self._proc.join(timeout=5)
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
 
     def _keep(self, job: Any) -> None:
         if callable(job):
@@ -342,9 +411,7 @@ class ProcessWriter:
 
     def stop(self) -> None:
         """End the child once the jobs sent so far are done."""
-        try:
-            with self._send_lock:
-                self._down.send_bytes(_STOP)
-                self._down.close()
-        except OSError:
-            pass
+        with self._send_lock:
+            if not self._stopped:
+                self._stopped = True
+                self._out.put(None)
