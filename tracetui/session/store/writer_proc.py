@@ -251,8 +251,15 @@ class ProcessWriter:
         root = str(Path(__file__).resolve().parents[3])  # where this tracetui is imported from
         code = f"import sys; sys.path.insert(0, {root!r}); from tracetui.session.store.writer_proc import main; main()"
         try:
+            # its output goes nowhere (no traceback on the user's terminal): a failure is said
+            # through the pipe, or by the pipe's end
             self._proc = subprocess.Popen(
-                [sys.executable, "-c", code, str(down_r), str(up_w)], pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL, close_fds=True
+                [sys.executable, "-c", code, str(down_r), str(up_w)],
+                pass_fds=(down_r, up_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                close_fds=True,
             )
         finally:
             os.close(down_r)
