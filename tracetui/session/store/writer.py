@@ -14,7 +14,7 @@ from tracetui.session.store import history as hist_codec
 from tracetui.session.store.episodes import episode_row
 from tracetui.session.store.event_rows import INSERT_EVENT, event_row
 
-__all__ = ["Writer", "GROUP", "QUEUE_BATCHES", "INSERT_HISTORY", "INSERT_EPISODE", "history_bodies"]
+__all__ = ["Writer", "GROUP", "QUEUE_BATCHES", "INSERT_HISTORY", "INSERT_EPISODE", "history_bodies", "keep"]
 
 #: jobs the writer runs in one transaction at most (those queued when it takes one)
 GROUP = 16
@@ -161,18 +161,24 @@ class Writer:
             c.executemany(INSERT_EPISODE, [episode_row(src, pos, ep, mask) for pos, ep in job[2]])
 
     def _keep(self, job: Any) -> None:
-        if callable(job):
-            return
-        if job[0] == "events":
-            mem = self.mem_events.setdefault(job[1], {})
-            calls = self.mem_calls.setdefault(job[1], {})
-            for ev in job[2]:
-                mem[ev.seq] = ev
-                if ev.kind == "tool_use" and ev.tool_use_id:
-                    calls.setdefault(ev.tool_use_id, ev)
-            job[3].on_disk = job[2][-1].seq
-        elif job[0] == "history":
-            for i, state in enumerate(job[3], job[2]):
-                self.mem_history[(job[1], i)] = state
-        elif job[0] == "episodes":
-            self.mem_episodes.setdefault(job[1], {}).update(job[2])
+        keep(self, job)
+
+
+def keep(w: Any, job: Any) -> None:
+    """Keep ``job`` in writer ``w``'s memory (``mem_events``, ``mem_calls``, ``mem_history``,
+    ``mem_episodes``), as it would have been written: after a failed write."""
+    if callable(job):
+        return
+    if job[0] == "events":
+        mem = w.mem_events.setdefault(job[1], {})
+        calls = w.mem_calls.setdefault(job[1], {})
+        for ev in job[2]:
+            mem[ev.seq] = ev
+            if ev.kind == "tool_use" and ev.tool_use_id:
+                calls.setdefault(ev.tool_use_id, ev)
+        job[3].on_disk = job[2][-1].seq
+    elif job[0] == "history":
+        for i, state in enumerate(job[3], job[2]):
+            w.mem_history[(job[1], i)] = state
+    elif job[0] == "episodes":
+        w.mem_episodes.setdefault(job[1], {}).update(job[2])

@@ -52,7 +52,7 @@ from tracetui.model.types import Episode
 from tracetui.session.store import history as hist_codec
 from tracetui.session.store.episodes import plain_row, sealed_row
 from tracetui.session.store.event_rows import INSERT_EVENT, event_row
-from tracetui.session.store.writer import GROUP, INSERT_EPISODE, INSERT_HISTORY, history_bodies
+from tracetui.session.store.writer import GROUP, INSERT_EPISODE, INSERT_HISTORY, history_bodies, keep
 
 __all__ = ["ProcessWriter", "usable", "db_file", "main", "MIN_BYTES"]
 
@@ -394,21 +394,7 @@ class ProcessWriter:
             pass
 
     def _keep(self, job: Any) -> None:
-        if callable(job):
-            return
-        if job[0] == "events":
-            mem = self.mem_events.setdefault(job[1], {})
-            calls = self.mem_calls.setdefault(job[1], {})
-            for ev in job[2]:
-                mem[ev.seq] = ev
-                if ev.kind == "tool_use" and ev.tool_use_id:
-                    calls.setdefault(ev.tool_use_id, ev)
-            job[3].on_disk = job[2][-1].seq
-        elif job[0] == "history":
-            for i, state in enumerate(job[3], job[2]):
-                self.mem_history[(job[1], i)] = state
-        elif job[0] == "episodes":
-            self.mem_episodes.setdefault(job[1], {}).update(job[2])
+        keep(self, job)
 
     def sync(self) -> None:
         """Wait until every job submitted so far is written (or kept in memory)."""
