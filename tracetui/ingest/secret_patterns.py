@@ -16,6 +16,7 @@ __all__ = [
     "SKIP_PLUGINS",
     "KEY_END",
     "GATE_WORDS",
+    "KEYWORD_WORDS",
     "GATE_SHAPES",
     "CUT_MARK",
     "CUT",
@@ -72,6 +73,11 @@ SKIP_PLUGINS = ("HighEntropyString", "IPPublicDetector", "KeywordDetector")
 #: the end of a private-key block
 KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|---- END SSH2 ENCRYPTED PRIVATE KEY ----")
 
+#: the words (lower case) one of which every match of the keyword plugin's key words (its
+#: ``DENYLIST``: ``api_?key``, ``password``, ``pwd``, ``secret``, ``contraseña``...) holds:
+#: an ASCII text with none of them skips that search (a text hit by ``token`` alone, a cut
+#: ``token=…``'s word, is the common case: "tokens" is a word of every transcript)
+KEYWORD_WORDS: tuple[str, ...] = ("key", "pass", "pwd", "secret", "contrase")
 #: the words (lower case) one of which every finding of a kind holds, by kind: a text whose
 #: lower-cased form holds none of them (one search of one regex of literals, ~1-2 µs for an
 #: excerpt), and no shape of :data:`GATE_SHAPES`, holds no secret and skips the detectors. A
@@ -105,7 +111,7 @@ GATE_WORDS: dict[str, tuple[str, ...]] = {
     "stripe access key": ("k_live_",),
     # the keyword detectors' words (``api_key``, ``db_pass``, ``passwd``...) and ``token`` (a
     # cut ``token=…``, :data:`CUT`)
-    KEYWORD: ("key", "pass", "pwd", "secret", "contrase", "token"),
+    KEYWORD: (*KEYWORD_WORDS, "token"),
 }
 #: the kinds without a telling word: a shape (case-sensitive, starting with a literal, so the
 #: search skips ahead fast) each finding holds, searched in the text as it is

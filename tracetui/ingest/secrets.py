@@ -46,6 +46,7 @@ from tracetui.ingest.secret_patterns import (
     JWT_TAIL,
     KEY_END,
     KEYWORD,
+    KEYWORD_WORDS,
     MASK_FORMAT,
     SKIP_PLUGINS,
     TOKEN_TAIL,
@@ -70,6 +71,7 @@ __all__ = [
     "rules_spec",
     "use_rules",
     "rules_loaded",
+    "load_rules",
     "rules_stamp",
     "set_source",
 ]
@@ -83,11 +85,20 @@ class _Rule:
     group: int = 0
     #: a private-key header: the secret runs to the block's end
     block: bool = False
+    #: a pattern every match of ``regex`` holds a match of (cheap to search): no match of
+    #: it, no need to search ``regex``
+    pre: re.Pattern[str] | None = None
 
 
 _RULES: list[_Rule] | None = None
+#: the value :data:`_RULES` were installed from (:func:`use_rules`)
+_SPEC: dict[str, object] | None = None
 #: the keyword plugin's key words (its ``DENYLIST``), a cheap gate before its patterns
 _KEYWORDS: re.Pattern[str] | None = None
+#: :data:`KEYWORD_WORDS` when every alternative of the installed key-word pattern holds one
+#: of them (checked by :func:`_words_of_keywords`), else ``None`` (its search runs whenever
+#: the keyword kind's gate lets a text through)
+_KW_WORDS: tuple[str, ...] | None = None
 #: detectors of a kind neither gate knows: run on every text
 _UNGATED: list[_Rule] = []
 #: the detectors of a secret cut by a truncation marker (:data:`CUT`)
@@ -107,6 +118,41 @@ def _rules_for(kinds: frozenset[str], rules: list[_Rule]) -> tuple[list[_Rule], 
         if len(_BY_KINDS) < 4096:
             _BY_KINDS[kinds] = got
     return got
+
+
+def _words_of_keywords(pattern: str) -> tuple[str, ...] | None:
+    """:data:`KEYWORD_WORDS` when ``pattern`` is a group of alternatives of letters and
+    ``_?`` then ``\\w*`` (detect-secrets' ``DENYLIST_REGEX``) and every alternative, with its
+    ``_`` or without it, holds one of the words in lower case; else ``None``. Then a text
+    whose lower-cased form holds none of them, and no character of :data:`FOLDS_TO_ASCII`,
+    has no match of ``pattern`` (searched ignoring case, an ASCII letter then matches its own
+    two cases and those characters only)."""
+    m = re.fullmatch(r"\(([^()\[\]\\.*+{}]*)\)\\w\*", pattern)
+    if m is None:
+        return None
+    for alt in m.group(1).split("|"):
+        if not alt or "?" in alt.replace("_?", ""):
+            return None
+        for form in (alt.replace("_?", "_"), alt.replace("_?", "")):
+            if not any(w in form.lower() for w in KEYWORD_WORDS):
+                return None
+    return KEYWORD_WORDS
+
+
+#: the characters past ASCII that an ASCII letter matches ignoring case (``İ ı ſ K``: a test
+#: checks the list against the ``re`` module)
+FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
+
+
+def _keyword_may_match(scan: str) -> bool:
+    """The key-word search may find something in ``scan`` (``False`` only when it cannot: no
+    key word in its lower-cased form, and no character but ASCII that matches an ASCII
+    letter ignoring case)."""
+    words = _KW_WORDS
+    if words is None or (not scan.isascii() and any(c in scan for c in FOLDS_TO_ASCII)):
+        return True
+    low = scan.lower()
+    return any(w in low for w in words)
 
 
 def mask(kind: str) -> str:
@@ -147,17 +193,34 @@ def use_rules(spec: dict[str, object]) -> None:
     rows = spec["rules"]
     kw = spec["keywords"]
     assert isinstance(rows, list) and isinstance(kw, list)
-    global _UNGATED, _CUT_RULES
+    global _UNGATED, _CUT_RULES, _KW_WORDS, _SPEC
     rules = [_Rule(str(k), re.compile(str(p), int(f)), int(g), bool(b)) for k, p, f, g, b in rows]  # type: ignore[call-overload]
     _KEYWORDS = re.compile(str(kw[0]), int(kw[1]))
+    _KW_WORDS = _words_of_keywords(str(kw[0]))
     _UNGATED = [r for r in rules if r.kind not in GATE_WORDS and r.kind not in GATE_SHAPES]
     end = f"(?={CUT_MARK}|\\Z)"
     # a keyword's value (``password=…``, ``"token": "…``) that runs into the cut
-    keyword = rf"(?i:{kw[0]}|\w*token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>)\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
+    value = r"\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
+    keyword = rf"(?i:{kw[0]}|\w*token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>){value}"
     cut = [*CUT, (KEYWORD, keyword, re.compile(str(kw[0])).groups + 1)]
     _CUT_RULES = [_Rule(f"{k} (cut)", re.compile(p + end), g) for k, p, g in cut]
+    # the keyword's is searched ignoring case at every place (``\w*token``): first its tail,
+    # the last character of its separator then the value running into the cut, which every
+    # match of it holds (most texts have none: no ``=``, ``:`` or ``>`` just before their end)
+    kw_cut = _CUT_RULES[-1]
+    _CUT_RULES[-1] = _Rule(kw_cut.kind, kw_cut.regex, kw_cut.group, pre=re.compile(f"[=:>]{value}{end}"))
     _BY_KINDS.clear()
     _RULES = rules
+    _SPEC = spec
+
+
+def load_rules() -> dict[str, object]:
+    """Install the detectors now, from the source :func:`set_source` gave (else detect-secrets),
+    unless they are; returns them as plain data (:func:`rules_spec`'s shape): a process
+    starting a child that masks too hands it these, read once for both (:func:`use_rules`)."""
+    _rules()
+    assert _SPEC is not None
+    return _SPEC
 
 
 def rules_loaded() -> bool:
@@ -285,9 +348,12 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
         # only the detectors of the kinds the gates let through can find anything
         all_rules, keywords = _rules()
         rules, cut_rules = _rules_for(kinds, all_rules)
-        _search(scan, rules, KEYWORD in kinds and keywords.search(scan) is not None, spans)
+        has_keyword = KEYWORD in kinds and _keyword_may_match(scan) and keywords.search(scan) is not None
+        _search(scan, rules, has_keyword, spans)
         if cut or CUT_MARK in scan:
             for rule in cut_rules:
+                if rule.pre is not None and rule.pre.search(scan) is None:
+                    continue
                 for m in rule.regex.finditer(scan):
                     g = rule.group
                     if (m.end() < len(scan) or cut) and m.end(g) > m.start(g) and scan[m.start(g)] not in "${<%(":

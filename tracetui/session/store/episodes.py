@@ -31,7 +31,18 @@ from tracetui.model.episodes import Episode
 from tracetui.session.store.episode_seq import EpisodeSeq
 from tracetui.session.store.masking import masked
 
-__all__ = ["StoreEpisodes", "EpisodeSeq", "episode_row", "episode_rows", "save_episodes", "without_versions", "restore_versions", "FLUSH"]
+__all__ = [
+    "StoreEpisodes",
+    "EpisodeSeq",
+    "episode_row",
+    "plain_row",
+    "sealed_row",
+    "episode_rows",
+    "save_episodes",
+    "without_versions",
+    "restore_versions",
+    "FLUSH",
+]
 
 #: versions made or changed that are handed to the writer at once
 FLUSH = 64
@@ -53,6 +64,18 @@ def episode_blob(ep: Episode, mask: bool = True) -> bytes:
 def episode_row(src: int, pos: int | None, ep: Episode, mask: bool = True) -> tuple:
     """The ``episodes`` row of version ``ep`` at position ``pos`` (``None``: the open one)."""
     return (src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, episode_blob(ep, mask), ep.resolved_errors)
+
+
+def plain_row(src: int, pos: int | None, ep: Episode) -> tuple:
+    """:func:`episode_row` with the plain MessagePack of ``ep`` in place of its blob (what
+    :func:`sealed_row` finishes: the store's writer process gets this)."""
+    return (src, ep.index, ep.version, ep.lifecycle, ep.status, ep.made_at, pos, _enc.encode(ep), ep.resolved_errors)
+
+
+def sealed_row(row: Sequence[Any], mask: bool = True) -> tuple:
+    """The :func:`episode_row` a :func:`plain_row` stands for."""
+    raw = row[7]
+    return (*row[:7], zlib.compress(masked(raw) if mask else raw, 1), row[8])
 
 
 class StoreEpisodes:

@@ -24,16 +24,31 @@ SELECT_EVENTS = (
 )
 
 
+#: UUIDs packed lately (a record's uuid comes back as the next one's parent, and in each of its
+#: blocks' events): a lookup instead of the parse; emptied at :data:`_PACKED_MAX` entries
+_packed: dict[str, str | bytes] = {}
+_PACKED_MAX = 4096
+
+
 def _pack_uuid(s: str | None) -> str | bytes | None:
     """A canonical lowercase UUID as its 16 bytes (20 bytes less per row), anything else as is."""
-    if s is not None and len(s) == 36 and s[8] == s[13] == s[18] == s[23] == "-" and s.islower():
+    if s is None:
+        return None
+    got = _packed.get(s)
+    if got is not None:
+        return got
+    got = s
+    if len(s) == 36 and s[8] == s[13] == s[18] == s[23] == "-" and s.islower():
         try:
             b = bytes.fromhex(s.replace("-", ""))
         except ValueError:
-            return s
+            b = b""
         if len(b) == 16:
-            return b
-    return s
+            got = b
+    if len(_packed) >= _PACKED_MAX:
+        _packed.clear()
+    _packed[s] = got
+    return got
 
 
 def _unpack_uuid(v: str | bytes | None) -> str | None:

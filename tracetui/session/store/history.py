@@ -22,7 +22,7 @@ import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derive
 from tracetui.model.state import AgentState
 from tracetui.session.store.masking import masked
 
-__all__ = ["KEYFRAME", "encode", "decode"]
+__all__ = ["KEYFRAME", "body", "seal", "encode", "decode"]
 
 #: a whole snapshot is stored every this many (reading one decodes at most this many rows)
 KEYFRAME = 32
@@ -50,6 +50,19 @@ def _item_type(hint: Any) -> Any:
     return None
 
 
+#: (Struct type, field) -> :func:`_item_type` of its hint, or ``False`` for ``None`` (a delta asks at each changed tuple)
+_ITEMS: dict[tuple[type, str], Any] = {}
+
+
+def _item_of(cls: type, name: str) -> Any:
+    got = _ITEMS.get((cls, name))
+    if got is None:
+        got = _ITEMS[(cls, name)] = _item_type(_hints(cls)[name])
+        if got is None:
+            got = _ITEMS[(cls, name)] = False
+    return None if got is False else got
+
+
 def _slid(old: tuple, new: tuple) -> int | None:
     """How many items ``new`` dropped from the start of ``old`` when it is ``old`` without
     them and with items added at its end (a sliding window: at least half of ``new`` kept,
@@ -74,14 +87,13 @@ def _delta(prev: msgspec.Struct, cur: msgspec.Struct) -> list:
     [name, 3, dropped, [item, ...]]]`` for the fields of ``cur`` that differ from ``prev``
     (the same Struct type); kind 3 is a sliding window: ``prev``'s tuple without its first
     ``dropped`` items, then the items listed."""
-    hints = _hints(type(cur))
     out: list = []
     for name in cur.__struct_fields__:
         a = getattr(cur, name)
         b = getattr(prev, name)
         if a is b or a == b:
             continue
-        if type(a) is tuple and type(b) is tuple and len(a) >= len(b) and _item_type(hints[name]) is not None:
+        if type(a) is tuple and type(b) is tuple and len(a) >= len(b) and _item_of(type(cur), name) is not None:
             changed = [[i, a[i]] for i in range(len(a)) if i >= len(b) or (a[i] is not b[i] and a[i] != b[i])]
             if 2 * len(changed) < len(a):
                 out.append([name, 1, len(a), changed])
@@ -129,14 +141,22 @@ def _apply(prev: Any, changes: list) -> Any:
     return msgspec.structs.replace(prev, **vals) if vals else prev
 
 
-def encode(prev: AgentState | None, cur: AgentState, idx: int) -> bytes:
-    """The row of snapshot ``idx``: whole when ``idx`` is a keyframe or ``prev`` (snapshot
-    ``idx - 1``) is unknown, else a delta over ``prev``."""
+def body(prev: AgentState | None, cur: AgentState, idx: int) -> bytes:
+    """The MessagePack of snapshot ``idx``'s row before :func:`seal`: whole when ``idx`` is a
+    keyframe or ``prev`` (snapshot ``idx - 1``) is unknown, else a delta over ``prev``."""
     if prev is None or idx % KEYFRAME == 0:
-        body = _enc.encode([0, cur])
-    else:
-        body = _enc.encode([1, _delta(prev, cur)])
-    return zlib.compress(masked(body), 1)
+        return _enc.encode([0, cur])
+    return _enc.encode([1, _delta(prev, cur)])
+
+
+def seal(raw: bytes) -> bytes:
+    """The stored row of a :func:`body`: its secrets masked, zlib-compressed."""
+    return zlib.compress(masked(raw), 1)
+
+
+def encode(prev: AgentState | None, cur: AgentState, idx: int) -> bytes:
+    """The row of snapshot ``idx``: :func:`seal` of its :func:`body`."""
+    return seal(body(prev, cur, idx))
 
 
 def decode(rows: list[bytes], prev: AgentState | None = None) -> AgentState:

@@ -35,6 +35,8 @@ from tracetui.session.store.episodes import StoreEpisodes
 from tracetui.session.store.event_rows import SELECT_EVENTS, event_row
 from tracetui.session.store.event_rows import event_of as _event_of
 from tracetui.session.store.writer import GROUP, QUEUE_BATCHES, Writer
+from tracetui.session.store.writer_proc import ProcessWriter
+from tracetui.session.store.writer_proc import usable as process_usable
 
 if TYPE_CHECKING:
     from tracetui.session.store.views import HistoryView, LedgerView
@@ -71,7 +73,7 @@ class Store:
         self.wlock = threading.Lock()
         self.rlock = self.wlock if rconn is wconn else threading.Lock()
         self._before = before_write
-        self._writer: Writer | None = None
+        self._writer: Writer | ProcessWriter | None = None
         #: history snapshots decoded lately: a scrub to the next one decodes one row
         self._hist_memo: dict[tuple[int, int], AgentState] = {}
         #: each source's transcript path (set by the reader): a closed call's brief is read
@@ -82,14 +84,9 @@ class Store:
         #: synced the database file since (the save does, :meth:`synced`)
         self.unsynced = False
 
-    def writer(self) -> Writer:
+    def writer(self) -> Writer | ProcessWriter:
         w = self._writer
         if w is None:
-            w = self._writer = Writer(self.wconn, self.wlock)
-            w.mask = self.mask
-            # the thread ends when nothing refers to this store any more (a closed tab, a
-            # reader dropped): the thread itself holds only the writer
-            weakref.finalize(self, w.stop)
             if self._before is not None:
                 # a build from the start: no commit waits for the disk (synchronous=OFF) until
                 # the save, which syncs what it saves (StoreReader.save_cache); before it, the
@@ -98,7 +95,35 @@ class Store:
                 with self.wlock:
                     self.wconn.execute("PRAGMA synchronous=OFF")
                 self.unsynced = True
+            w = self._writer = self._new_writer()
+            # the thread (or process) ends when nothing refers to this store any more (a
+            # closed tab, a reader dropped): it holds only the writer
+            weakref.finalize(self, w.stop)
+            if self._before is not None:
                 w.submit(self._before)
+        return w
+
+    def _to_read(self) -> int:
+        """Bytes of the transcripts known (a build from the start reads them all)."""
+        n = 0
+        for p in self.paths.values():
+            try:
+                n += os.path.getsize(p)
+            except OSError:
+                pass
+        return n
+
+    def _new_writer(self) -> Writer | ProcessWriter:
+        """A build from the start writes from a second process where that is usable
+        (store/writer_proc.py: the first open's rows written beside the fold), else from a
+        thread."""
+        if self._before is not None and process_usable(self.wconn, self._to_read()):
+            try:
+                return ProcessWriter(self.wconn, self.wlock, unsynced=True, mask=self.mask, first=self._before)
+            except OSError:
+                pass  # no child process: the thread writes
+        w = Writer(self.wconn, self.wlock)
+        w.mask = self.mask
         return w
 
     def synced(self, path: str) -> None:
@@ -107,6 +132,14 @@ class Store:
         state refers to it (call holding :attr:`wlock`, outside a transaction). Raises
         ``OSError``, ``sqlite3.Error``."""
         if self.unsynced:
+            old = self._writer
+            if isinstance(old, ProcessWriter):
+                # the build is saved: its process ends, a thread writes what follows (with
+                # syncs), numbering on and a snapshot's delta over the last one written
+                old.stop()
+                w = self._writer = Writer(self.wconn, self.wlock)
+                w.mask, w._sent, w._done, w._last_hist = self.mask, old.done, old.done, old._last_hist
+                weakref.finalize(self, w.stop)
             self.wconn.execute("PRAGMA synchronous=NORMAL")
             fd = os.open(path, os.O_RDONLY)
             try:
@@ -114,6 +147,12 @@ class Store:
             finally:
                 os.close(fd)
             self.unsynced = False
+
+    @property
+    def writes_apart(self) -> bool:
+        """The writes run in a second process now (store/writer_proc.py): this process may
+        compute while they finish."""
+        return isinstance(self._writer, ProcessWriter)
 
     def resumed(self) -> None:
         """The folds were restored from this database: its rows are theirs (no rebuild)."""

@@ -130,6 +130,11 @@ class StoreReader(SessionReader):
             pass  # locked by another process, or broken: the next open folds again
         return False
 
+    def _state_rows(self) -> list[tuple[int, str, str, bytes]]:
+        # the episode versions and the closed calls are rows of their own
+        with without_versions(self.fold.folds), open_calls_only(self.fold.folds):
+            return fold_rows(self.fold)
+
     def _save(self) -> bool:
         pos = self._position()
         if not self.shared:
@@ -148,6 +153,11 @@ class StoreReader(SessionReader):
             if isinstance(versions, StoreEpisodes):
                 versions.flush()
         self.store.prepare()
+        state_rows = None
+        if self.store.writes_apart:
+            # the state is encoded while the writer's process finishes the rows (it reads no
+            # sink: the fold state leaves them out)
+            state_rows = self._state_rows()
         self.store.sync()
         why = self.store.broken
         if why:
@@ -166,9 +176,8 @@ class StoreReader(SessionReader):
                 return False  # replaced since it was read: the next open folds it again anyway
             fp = fingerprint(t.path, t.offset)
             rows.append((src, t.path, t.inode, st.st_size, st.st_mtime_ns, t.offset, t.line_no, t.head, fp, len(f.events), len(f.history)))
-        # the episode versions and the closed calls are rows of their own
-        with without_versions(self.fold.folds), open_calls_only(self.fold.folds):
-            state_rows = fold_rows(self.fold)
+        if state_rows is None:
+            state_rows = self._state_rows()
         meta = {
             "schema": SCHEMA,
             "version": __version__,

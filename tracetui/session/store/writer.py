@@ -14,12 +14,32 @@ from tracetui.session.store import history as hist_codec
 from tracetui.session.store.episodes import episode_row
 from tracetui.session.store.event_rows import INSERT_EVENT, event_row
 
-__all__ = ["Writer", "GROUP", "QUEUE_BATCHES"]
+__all__ = ["Writer", "GROUP", "QUEUE_BATCHES", "INSERT_HISTORY", "INSERT_EPISODE", "history_bodies", "keep"]
 
 #: jobs the writer runs in one transaction at most (those queued when it takes one)
 GROUP = 16
 #: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
 QUEUE_BATCHES = 4
+
+
+#: the statements a writer's rows are written with (``executemany``; the events':
+#: store/event_rows.py :data:`INSERT_EVENT`)
+INSERT_HISTORY = "INSERT OR REPLACE INTO history VALUES (?,?,?)"
+INSERT_EPISODE = "INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?,?)"
+
+
+def history_bodies(last: dict[int, tuple[int, AgentState]], src: int, idx: int, states: list[AgentState]) -> list[tuple[int, bytes]]:
+    """``(index, body)`` of snapshots ``states`` of source ``src``, the first at ``idx``
+    (store/history.py :func:`~tracetui.session.store.history.body`: a delta over the one before
+    when ``last[src]``, the last snapshot a writer was given, is it); ``last`` is updated."""
+    got = last.get(src)
+    prev = got[1] if got is not None and got[0] == idx - 1 else None
+    out = []
+    for i, state in enumerate(states, idx):
+        out.append((i, hist_codec.body(prev, state, i)))
+        prev = state
+    last[src] = (idx + len(states) - 1, states[-1])
+    return out
 
 
 class Writer:
@@ -133,34 +153,32 @@ class Writer:
             src = job[1]
             c.executemany(INSERT_EVENT, [event_row(src, ev) for ev in job[2]])
         elif job[0] == "history":
-            src, idx = job[1], job[2]
-            last = self._last_hist.get(src)
-            prev = last[1] if last is not None and last[0] == idx - 1 else None
-            rows = []
-            for i, state in enumerate(job[3], idx):
-                rows.append((src, i, hist_codec.encode(prev, state, i)))
-                prev = state
-            c.executemany("INSERT OR REPLACE INTO history VALUES (?,?,?)", rows)
-            self._last_hist[src] = (idx + len(job[3]) - 1, job[3][-1])
+            src = job[1]
+            rows = [(src, i, hist_codec.seal(b)) for i, b in history_bodies(self._last_hist, src, job[2], job[3])]
+            c.executemany(INSERT_HISTORY, rows)
         elif job[0] == "episodes":
             src, mask = job[1], self.mask
-            c.executemany(
-                "INSERT OR REPLACE INTO episodes VALUES (?,?,?,?,?,?,?,?,?)", [episode_row(src, pos, ep, mask) for pos, ep in job[2]]
-            )
+            c.executemany(INSERT_EPISODE, [episode_row(src, pos, ep, mask) for pos, ep in job[2]])
 
     def _keep(self, job: Any) -> None:
-        if callable(job):
-            return
-        if job[0] == "events":
-            mem = self.mem_events.setdefault(job[1], {})
-            calls = self.mem_calls.setdefault(job[1], {})
-            for ev in job[2]:
-                mem[ev.seq] = ev
-                if ev.kind == "tool_use" and ev.tool_use_id:
-                    calls.setdefault(ev.tool_use_id, ev)
-            job[3].on_disk = job[2][-1].seq
-        elif job[0] == "history":
-            for i, state in enumerate(job[3], job[2]):
-                self.mem_history[(job[1], i)] = state
-        elif job[0] == "episodes":
-            self.mem_episodes.setdefault(job[1], {}).update(job[2])
+        keep(self, job)
+
+
+def keep(w: Any, job: Any) -> None:
+    """Keep ``job`` in writer ``w``'s memory (``mem_events``, ``mem_calls``, ``mem_history``,
+    ``mem_episodes``), as it would have been written: after a failed write."""
+    if callable(job):
+        return
+    if job[0] == "events":
+        mem = w.mem_events.setdefault(job[1], {})
+        calls = w.mem_calls.setdefault(job[1], {})
+        for ev in job[2]:
+            mem[ev.seq] = ev
+            if ev.kind == "tool_use" and ev.tool_use_id:
+                calls.setdefault(ev.tool_use_id, ev)
+        job[3].on_disk = job[2][-1].seq
+    elif job[0] == "history":
+        for i, state in enumerate(job[3], job[2]):
+            w.mem_history[(job[1], i)] = state
+    elif job[0] == "episodes":
+        w.mem_episodes.setdefault(job[1], {}).update(job[2])
