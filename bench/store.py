@@ -183,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.tmp:
         Path(args.tmp).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=args.tmp, prefix="tracetui-bench-store-") as d:
-        for i, mb in enumerate(args.mb):
-            r = measure(mb, args.source, Path(d), full=i == 0)
+        for mb in args.mb:
+            # every size: the warm reopen's target holds at any size (issue 9 §4)
+            r = measure(mb, args.source, Path(d), full=True)
             c = r["cold"]
             print(
                 f"{args.source} {r['mb']:.0f} MB: cold open + store {c['seconds']:.1f} s, peak RSS {c['rss_mib']:.0f} MiB, "
