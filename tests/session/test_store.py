@@ -3,9 +3,11 @@ the codec; CLI use. Concurrency and damage to the database: test_store_db.py."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable
+import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,19 @@ def assert_same(a: Any, b: Any, where: str = "") -> None:
         pass  # callbacks (on_usage) are re-attached, not saved
     else:
         assert_same(codec._attrs_of(a), codec._attrs_of(b), f"{where}<{type(a).__name__}>")
+
+
+@contextlib.contextmanager
+def write_locked(db: Path) -> Iterator[None]:
+    """Another process's ``BEGIN IMMEDIATE`` on database ``db`` held while the block runs (a
+    locked store: its writes fail)."""
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
 
 
 def fold_state(reader: SessionReader):

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from fixtures import append, jsonl, prompt, tool_call, tool_result, write
-from test_store import assert_same_state, fold_state
+from test_store import assert_same_state, fold_state, write_locked
 
 from tracetui.session.reader import SessionReader
 from tracetui.session.store import SCHEMA, cache_path, open_cached
@@ -117,18 +117,13 @@ def test_a_locked_database_costs_the_save_not_the_figures(tmp_path: Path, saved:
     else:
         p = _session(tmp_path)
         open_cached([p], price=False).store.close()  # the database exists, nothing saved in it
-    other = sqlite3.connect(cache_path([p]), isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock throughout
-    try:
+    with write_locked(cache_path([p])):  # another process holds the write lock throughout
         r = open_cached([p], price=False)
         assert r.cache_status == ("warm" if saved else "cold")
         s = fold_state(r)
         assert_same_state(s, _fresh(p))  # the ledger and history too, kept in memory instead
         assert r.save_cache() is False
         assert r.store.broken
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
     r = open_cached([p], price=False)
     assert r.cache_status == ("warm" if saved else "cold")  # what was saved is untouched
     assert_same_state(fold_state(r), _fresh(p))

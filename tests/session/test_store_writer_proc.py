@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from fixtures import prompt, tool_call, tool_result, write
-from test_store import assert_same_state, fold_state
+from test_store import assert_same_state, fold_state, write_locked
 
 from tracetui.session import derive_proc
 from tracetui.session.reader import SessionReader
@@ -103,9 +103,7 @@ def test_a_locked_database_fails_the_writer_process_and_keeps_the_jobs(tmp_path:
     monkeypatch.setenv("TRACETUI_STORE_PROCESS", "always")
     p = _session(tmp_path)
     open_cached([p], price=False).store.close()  # the database exists, nothing saved in it
-    other = sqlite3.connect(cache_path([p]), isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock throughout
-    try:
+    with write_locked(cache_path([p])):  # another process holds the write lock throughout
         r = open_cached([p], price=False)
         assert r.cache_status == "cold"
         s = fold_state(r)
@@ -113,9 +111,6 @@ def test_a_locked_database_fails_the_writer_process_and_keeps_the_jobs(tmp_path:
         assert_same_state(s, fold_state(SessionReader([p], price=False)))
         assert r.save_cache() is False
         assert r.store.broken is not None and "locked" in r.store.broken
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
     r = open_cached([p], price=False)
     assert r.cache_status == "cold"
     assert_same_state(fold_state(r), fold_state(SessionReader([p], price=False)))

@@ -12,6 +12,7 @@ from fixtures import append, assistant, jsonl, prompt, text_block, tool_call, to
 
 from tracetui.model import usage as usage_mod
 from tracetui.model.session_fold import fold as pure_fold
+from tracetui.model.state import RunState
 from tracetui.session.reader import SessionReader
 from tracetui.session.store import cache_path, open_cached
 from tracetui.views.as_of import state_as_of
@@ -162,6 +163,16 @@ def test_episode_scrubbing_after_a_reopen_reads_every_version(tmp_path: Path) ->
     assert again.snapshot().episodes == ref.episodes
 
 
+def _first_open_saved(path: Path) -> RunState:
+    """Fold ``path`` through a new store, save it, close it; the state it folded."""
+    r = open_cached([path], price=False)
+    r.poll()
+    cold = r.snapshot()
+    assert r.save_cache()
+    r.store.close()
+    return cold
+
+
 @pytest.mark.parametrize(
     "damage",
     [
@@ -177,11 +188,7 @@ def test_episode_scrubbing_after_a_reopen_reads_every_version(tmp_path: Path) ->
 def test_damaged_episode_keys_are_folded_again(tmp_path: Path, damage: str) -> None:
     recs = late_results(12)
     path = write(tmp_path / "s.jsonl", recs)
-    r = open_cached([path], price=False)
-    r.poll()
-    cold = r.snapshot()
-    assert r.save_cache()
-    r.store.close()
+    cold = _first_open_saved(path)
     db = sqlite3.connect(cache_path([path]))
     with db:
         db.execute(damage)
@@ -202,11 +209,7 @@ def test_long_saved_values_are_read_in_pieces_and_give_the_same_state(
 
     recs = messages(range(6 * few_recent)) + late_results(20)
     path = write(tmp_path / "s.jsonl", recs)
-    r = open_cached([path], price=False)
-    r.poll()
-    cold = r.snapshot()
-    assert r.save_cache()
-    r.store.close()
+    cold = _first_open_saved(path)
     monkeypatch.setattr(store_db, "BLOB_PIECES", 64)
     monkeypatch.setattr(store_db, "_PIECE", 100)  # several pieces, the last one short
     conn = sqlite3.connect(cache_path([path]))
