@@ -56,15 +56,15 @@ def test_a_text_with_token_alone_costs_no_key_word_search(monkeypatch: pytest.Mo
 def test_the_installed_key_word_pattern_is_recognised() -> None:
     from detect_secrets.plugins.keyword import DENYLIST_REGEX
 
-    assert secrets._words_of_keywords(DENYLIST_REGEX) == KEYWORD_WORDS
+    assert secrets.words_of_keywords(DENYLIST_REGEX) == KEYWORD_WORDS
     secrets._rules()
     assert secrets._KW_WORDS == KEYWORD_WORDS
 
 
 def test_a_key_word_pattern_of_another_form_is_searched_always() -> None:
-    assert secrets._words_of_keywords(r"(api_?key|token)\w*") is None  # "token" holds no word
-    assert secrets._words_of_keywords(r"(pass.word)\w*") is None
-    assert secrets._words_of_keywords(r"(?:password)\w*") is None
+    assert secrets.words_of_keywords(r"(api_?key|token)\w*") is None  # "token" holds no word
+    assert secrets.words_of_keywords(r"(pass.word)\w*") is None
+    assert secrets.words_of_keywords(r"(?:password)\w*") is None
 
 
 def test_the_characters_that_fold_to_ascii_letters_are_those_re_knows() -> None:

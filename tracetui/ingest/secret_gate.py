@@ -6,9 +6,20 @@ from __future__ import annotations
 
 import re
 
-from tracetui.ingest.secret_patterns import GATE_SHAPES, GATE_WORDS, MASK_FORMAT
+from tracetui.ingest.secret_patterns import GATE_SHAPES, GATE_WORDS, KEYWORD_WORDS, MASK_FORMAT
 
-__all__ = ["GATE", "GATE_SHAPE", "WORD_KINDS", "MASKS", "gated", "gated_kinds", "unmasked"]
+__all__ = [
+    "GATE",
+    "GATE_SHAPE",
+    "WORD_KINDS",
+    "MASKS",
+    "FOLDS_TO_ASCII",
+    "gated",
+    "gated_kinds",
+    "unmasked",
+    "words_of_keywords",
+    "keyword_may_match",
+]
 
 
 def _trie_pattern(words: set[str]) -> str:
@@ -93,3 +104,37 @@ def unmasked(text: str) -> str:
     if _MASK_HEAD not in text:
         return text
     return MASKS.sub(lambda m: "\u00ab" + " " * (len(m.group()) - 2) + "\u00bb", text)
+
+
+def words_of_keywords(pattern: str) -> tuple[str, ...] | None:
+    """:data:`KEYWORD_WORDS` when ``pattern`` is a group of alternatives of letters and
+    ``_?`` then ``\\w*`` (detect-secrets' ``DENYLIST_REGEX``) and every alternative, with its
+    ``_`` or without it, holds one of the words in lower case; else ``None``. Then a text
+    whose lower-cased form holds none of them, and no character of :data:`FOLDS_TO_ASCII`,
+    has no match of ``pattern`` (searched ignoring case, an ASCII letter then matches its own
+    two cases and those characters only)."""
+    m = re.fullmatch(r"\(([^()\[\]\\.*+{}]*)\)\\w\*", pattern)
+    if m is None:
+        return None
+    for alt in m.group(1).split("|"):
+        if not alt or "?" in alt.replace("_?", ""):
+            return None
+        for form in (alt.replace("_?", "_"), alt.replace("_?", "")):
+            if not any(w in form.lower() for w in KEYWORD_WORDS):
+                return None
+    return KEYWORD_WORDS
+
+
+#: the characters past ASCII that an ASCII letter matches ignoring case (``İ ı ſ K``: a test
+#: checks the list against the ``re`` module)
+FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
+
+
+def keyword_may_match(scan: str, words: tuple[str, ...] | None) -> bool:
+    """The key-word search may find something in ``scan`` (``False`` only when it cannot: no
+    key word of ``words`` (:func:`words_of_keywords`' answer, ``None``: unknown) in its
+    lower-cased form, and no character but ASCII that matches an ASCII letter ignoring case)."""
+    if words is None or (not scan.isascii() and any(c in scan for c in FOLDS_TO_ASCII)):
+        return True
+    low = scan.lower()
+    return any(w in low for w in words)

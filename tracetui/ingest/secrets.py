@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tracetui.ingest.secret_gate import FOLDS_TO_ASCII, keyword_may_match, words_of_keywords  # noqa: F401 (FOLDS_TO_ASCII: importable here)
 from tracetui.ingest.secret_gate import GATE as _GATE
 from tracetui.ingest.secret_gate import GATE_SHAPE as _GATE_SHAPE
 from tracetui.ingest.secret_gate import gated as _gated
@@ -46,7 +47,6 @@ from tracetui.ingest.secret_patterns import (
     JWT_TAIL,
     KEY_END,
     KEYWORD,
-    KEYWORD_WORDS,
     MASK_FORMAT,
     SKIP_PLUGINS,
     TOKEN_TAIL,
@@ -120,39 +120,10 @@ def _rules_for(kinds: frozenset[str], rules: list[_Rule]) -> tuple[list[_Rule], 
     return got
 
 
-def _words_of_keywords(pattern: str) -> tuple[str, ...] | None:
-    """:data:`KEYWORD_WORDS` when ``pattern`` is a group of alternatives of letters and
-    ``_?`` then ``\\w*`` (detect-secrets' ``DENYLIST_REGEX``) and every alternative, with its
-    ``_`` or without it, holds one of the words in lower case; else ``None``. Then a text
-    whose lower-cased form holds none of them, and no character of :data:`FOLDS_TO_ASCII`,
-    has no match of ``pattern`` (searched ignoring case, an ASCII letter then matches its own
-    two cases and those characters only)."""
-    m = re.fullmatch(r"\(([^()\[\]\\.*+{}]*)\)\\w\*", pattern)
-    if m is None:
-        return None
-    for alt in m.group(1).split("|"):
-        if not alt or "?" in alt.replace("_?", ""):
-            return None
-        for form in (alt.replace("_?", "_"), alt.replace("_?", "")):
-            if not any(w in form.lower() for w in KEYWORD_WORDS):
-                return None
-    return KEYWORD_WORDS
-
-
-#: the characters past ASCII that an ASCII letter matches ignoring case (``İ ı ſ K``: a test
-#: checks the list against the ``re`` module)
-FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
-
-
 def _keyword_may_match(scan: str) -> bool:
-    """The key-word search may find something in ``scan`` (``False`` only when it cannot: no
-    key word in its lower-cased form, and no character but ASCII that matches an ASCII
-    letter ignoring case)."""
-    words = _KW_WORDS
-    if words is None or (not scan.isascii() and any(c in scan for c in FOLDS_TO_ASCII)):
-        return True
-    low = scan.lower()
-    return any(w in low for w in words)
+    """:func:`~tracetui.ingest.secret_gate.keyword_may_match` of ``scan`` with the installed
+    detectors' key words."""
+    return keyword_may_match(scan, _KW_WORDS)
 
 
 def mask(kind: str) -> str:
@@ -196,7 +167,7 @@ def use_rules(spec: dict[str, object]) -> None:
     global _UNGATED, _CUT_RULES, _KW_WORDS, _SPEC
     rules = [_Rule(str(k), re.compile(str(p), int(f)), int(g), bool(b)) for k, p, f, g, b in rows]  # type: ignore[call-overload]
     _KEYWORDS = re.compile(str(kw[0]), int(kw[1]))
-    _KW_WORDS = _words_of_keywords(str(kw[0]))
+    _KW_WORDS = words_of_keywords(str(kw[0]))
     _UNGATED = [r for r in rules if r.kind not in GATE_WORDS and r.kind not in GATE_SHAPES]
     end = f"(?={CUT_MARK}|\\Z)"
     # a keyword's value (``password=…``, ``"token": "…``) that runs into the cut
