@@ -96,7 +96,7 @@ _SPEC: dict[str, object] | None = None
 #: the keyword plugin's key words (its ``DENYLIST``), a cheap gate before its patterns
 _KEYWORDS: re.Pattern[str] | None = None
 #: :data:`KEYWORD_WORDS` when every alternative of the installed key-word pattern holds one
-#: of them (checked by :func:`_words_of_keywords`), else ``None`` (its search runs whenever
+#: of them (checked by :func:`~tracetui.ingest.secret_gate.words_of_keywords`), else ``None`` (its search runs whenever
 #: the keyword kind's gate lets a text through)
 _KW_WORDS: tuple[str, ...] | None = None
 #: detectors of a kind neither gate knows: run on every text
