@@ -66,6 +66,27 @@ def test_series_from_a_session_dedups_messages_and_is_bounded(tmp_path: Path) ->
     assert sum(t for _, t, _ in series) == sum(e.usage[0] + e.usage[1] + e.usage[2] + e.usage[3] for e in evs)
 
 
+def test_the_series_reads_a_ledger_by_slices_and_gives_the_same(tmp_path: Path) -> None:
+    """The fleet's thread scans up to 50,000 events back: by slices, which a stored ledger's view
+    reads without keeping, so the scan does not push out the blocks the monitor's panes keep
+    (indexed reads would)."""
+    import msgspec
+
+    from tracetui.model.state import Event
+
+    b = busy("88888888-0000-4000-8000-000000000009", minutes=90)
+    st = state_of(write(b, tmp_path, "-p", b.session_id))
+
+    class SlicesOnly(list[Event]):
+        def __getitem__(self, i):  # type: ignore[override]
+            if not isinstance(i, slice):
+                raise AssertionError(f"indexed read of event {i}")
+            return list.__getitem__(self, i)
+
+    sliced = msgspec.structs.replace(st, ledgers=(SlicesOnly(st.ledgers[0]), *st.ledgers[1:]))
+    assert minute_series(sliced) == minute_series(st) != ()
+
+
 def _iso(t: float) -> str:
     from datetime import UTC, datetime
 

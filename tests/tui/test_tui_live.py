@@ -290,10 +290,21 @@ async def test_scrubbing_a_stored_history_reads_each_next_step_ahead(tmp_path: P
     worker's thread), and each step back reads the one before it on a worker thread: the steps
     find them kept, equal to what the UI thread would read itself."""
     import dataclasses
+    import sqlite3
 
     from tracetui.tui.view_model import state_as_of
 
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    on_ui: list[str] = []
+    ui = threading.main_thread()
+    connect = sqlite3.connect
+
+    def traced(*a, **k):
+        conn = connect(*a, **k)
+        conn.set_trace_callback(lambda sql: on_ui.append(sql) if threading.current_thread() is ui else None)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
     path = tmp_path / "projects" / "-p" / "s.jsonl"
     b = TranscriptBuilder()
     for i in range(6):
@@ -307,6 +318,7 @@ async def test_scrubbing_a_stored_history_reads_each_next_step_ahead(tmp_path: P
         n = len(live.history)
         assert n == 5 and type(live.history).__name__ == "HistoryView"  # the store's
         assert (n, live.generation) in view._as_of_cache  # came with the state
+        on_ui.clear()
         await pilot.press("left_square_bracket")
         assert view.episode == n
         await wait_until(pilot, lambda: (n - 1, live.generation) in view._as_of_cache, 300, 0.01)
@@ -314,4 +326,5 @@ async def test_scrubbing_a_stored_history_reads_each_next_step_ahead(tmp_path: P
         await pilot.press("left_square_bracket")
         await pilot.pause()
         assert view.episode == n - 1 and view.shown_state() is ahead
+        assert on_ui == []  # both steps found what they show read ahead, panes included
         assert ahead.main.ledger_len == state_as_of(live, n - 1).main.ledger_len

@@ -15,7 +15,7 @@ Tokens are all four kinds (input, output, cache writes and reads), as the sessio
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -80,6 +80,19 @@ def _file_model(st: AgentState) -> str | None:
     return max(by, key=lambda m: (by[m].total, m)) if by else None
 
 
+def _backwards(led: Sequence, end: int, n: int, chunk: int = 1024) -> Iterator:
+    """Events ``end - 1`` down to ``end - n`` of ledger ``led`` (a list, or a stored ledger's
+    view), read a slice of ``chunk`` at a time: a stored view reads a slice from its database
+    without keeping it, so a long scan here (the fleet's thread) does not push out the blocks
+    the monitor's panes keep for their own reads."""
+    lo_all = max(0, end - n)
+    hi = end
+    while hi > lo_all:
+        lo = max(lo_all, hi - chunk)
+        yield from reversed(led[lo:hi])
+        hi = lo
+
+
 def minute_series(state: RunState) -> Series:
     """``((minute, tokens, usd), ...)`` per minute (``minute``: epoch seconds of its start, a
     multiple of 60) of the :data:`SERIES_MINUTES` minutes ending at the session's last record,
@@ -106,8 +119,7 @@ def minute_series(state: RunState) -> Series:
         led: Sequence = state.ledgers[st.src]
         end = min(st.ledger_len, len(led))
         model = _file_model(st)
-        for i in range(end - 1, max(-1, end - 1 - SCAN_EVENTS), -1):
-            ev = led[i]
+        for ev in _backwards(led, end, SCAN_EVENTS):
             u = ev.usage
             raw = ev.timestamp
             if u is None or raw is None:
