@@ -29,6 +29,21 @@ def test_a_settings_file_named_by_the_variable_and_missing_is_said(tmp_path: Pat
     assert us.warnings == [f"settings file {tmp_path / 'typo.toml'} ($TRACETUI_CONFIG): no such file; using the defaults"]
 
 
+@pytest.mark.parametrize("what", ["fifo", "device", "folder", "huge"])
+def test_a_settings_file_that_is_no_regular_file_or_too_big_is_one_line(tmp_path: Path, what: str) -> None:
+    """Fifth user trial: $TRACETUI_CONFIG=/dev/zero filled the memory, a FIFO hung the open."""
+    import os
+
+    p = {"fifo": tmp_path / "fifo", "device": Path("/dev/zero"), "folder": tmp_path, "huge": tmp_path / "big.toml"}[what]
+    if what == "fifo":
+        os.mkfifo(p)
+    elif what == "huge":
+        p.write_text("# " + "x" * (2 << 20) + "\nbell = true\n")
+    us = load_user_settings(p)
+    assert len(us.warnings) == 1 and str(p) in us.warnings[0] and us.warnings[0].endswith("using the defaults")
+    assert us.bell is None
+
+
 def test_values_reach_the_monitor_and_options_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _file(tmp_path, monkeypatch, "bell = false\nbudget_usd = 5\nbudget_usd_day = 40.5\n[fleet]\nstall_after = 600\n")
     s = build_settings(["--demo"])

@@ -42,6 +42,7 @@ def pieces(text: str, n: int = 8) -> list[str]:
         ("curl -H 'Authorization: Bearer abcdefghijklm…", "bearer token (cut)"),
         ("Bash(curl -H 'authorization: bearer abcd…)", "bearer token (cut)"),
         ("run hf_abcdefghijklmnopq…", "hugging face token (cut)"),
+        ("curl -H Authorization:Bearer\\ X3SCb8FN…", "bearer token (cut)"),
     ],
 )
 def test_a_secret_cut_by_a_marker_is_masked(text: str, kind: str) -> None:
@@ -204,3 +205,49 @@ def test_a_bearer_token_in_a_cut_brief_shows_no_piece_of_itself(tmp_path: Path) 
         brief = brief_input("Bash", {"command": cmd})
         shown = redacted(f"Bash({brief})")[0]
         assert not any(token[i : i + 4] in shown for i in range(len(token) - 3)), (pad, shown)
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("please deploy run --token=r0zhMqA8bRCBQ0kerBpZj718llg4sCaR", "r0zhMqA8bRCBQ0kerBpZj718llg4sCaR"),
+        ('{"access_token": "abcdefgh12345678"}', "abcdefgh12345678"),
+        ("curl -H Authorization:Bearer\\ X3SCb8FNVgnX6JVR7siFTrUTLzFoJusT", "X3SCb8FNVgnX6JVR7siFTrUTLzFoJusT"),
+        ("curl -H Authorization:Bearer%20X3SCb8FNVgnX6JVR7siFTrUTLzFoJusT", "X3SCb8FNVgnX6JVR7siFTrUTLzFoJusT"),
+        ("mysql -u root --password s3cretValue9xyz -h db", "s3cretValue9xyz"),
+    ],
+)
+def test_what_a_cut_detector_masks_is_masked_whole_too(text: str, secret: str) -> None:
+    """Fifth user trial: a ``--token=`` value was masked where a brief cut it and shown whole
+    in the goal; a bearer token after a shell-escaped space was never masked."""
+    out, kinds = redact(text)
+    assert kinds and secret[:8] not in out, out
+    cut_out, _ = redact(text[: text.index(secret) + 6] + "…")
+    assert secret[:6] not in cut_out, cut_out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "max_tokens: 4096",
+        "input_tokens: 12 output_tokens: 5",
+        "token: $GITHUB_TOKEN",
+        "tokenizer: bert-base",
+        "mysql --password $DB_PASS",
+        "tool --password -x",
+    ],
+)
+def test_token_counts_and_references_are_no_token_values(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_long_word_costs_the_token_detectors_no_quadratic_search() -> None:
+    """``\\w*token`` searched at every place backtracked over a long word (a run of base64):
+    the token key's detectors start at ``token`` itself."""
+    from tracetui.ingest import secrets as secrets_mod
+
+    secrets_mod._rules()
+    text = "A" * 400_000 + " x=abc\u2026"
+    assert redact(text, cut=True)[0] == text
+    assert redact("token " + "A" * 400_000)[1] == ()
+    assert not secrets_mod._TOKEN_RULE.regex.pattern.startswith("(?i:\\w*")

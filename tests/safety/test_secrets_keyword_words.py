@@ -98,7 +98,8 @@ class _CountingRx:
 
 def _keyword_cut_rule() -> int:
     secrets._rules()
-    (i,) = [i for i, r in enumerate(secrets._CUT_RULES) if r.kind == f"{secrets.KEYWORD} (cut)"]
+    # the key words' own (an option's value after a space is another rule of the kind)
+    (i,) = [i for i, r in enumerate(secrets._CUT_RULES) if r.kind == f"{secrets.KEYWORD} (cut)" and "token" in r.regex.pattern]
     return i
 
 

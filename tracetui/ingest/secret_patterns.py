@@ -38,7 +38,9 @@ EXTRA: tuple[tuple[str, str, int, int], ...] = (
     ("google api key", r"AIza[0-9A-Za-z_-]{35}", 0, 0),
     ("github token", r"github_pat_[A-Za-z0-9_]{22,}", 0, 0),
     # an opaque bearer token in an Authorization header (curl -H, HTTP traces)
-    ("bearer token", r"\bBearer\s+([A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE, 1),
+    # (the space after ``Bearer`` may be written escaped, as a shell does without quotes:
+    # ``-H Authorization:Bearer\ TOKEN``, or URL-encoded)
+    ("bearer token", r"\bBearer(?:\s|\\ |%20)+([A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE, 1),
     # HTTP Basic credentials (base64 of ``user:password``): in an Authorization header, or
     # after ``Basic`` as whole base64 of 12 characters or more holding a digit, ``+``, ``/`` or
     # ``=`` (not a word: ``Basic instructions``)
@@ -54,6 +56,14 @@ EXTRA: tuple[tuple[str, str, int, int], ...] = (
     # a URL's password holding ``/`` (detect-secrets' pattern stops there: RFC 3986 wants it
     # escaped, base64 passwords hold it raw); not a port (``host:8080/path@x``)
     ("basic auth credentials", r"://[^:/?#\[\]@\s]+:(?!\d*/)([^?#\[\]@\s]*/[^?#\[\]@\s]*)@(?=[A-Za-z0-9\[])", 0, 1),
+    # a command-line option's value after a space (``mysql --password s3cret``, ``-p`` is too
+    # short to tell): the key-word detectors know ``password=`` only (fifth user trial)
+    (
+        "password or secret",
+        r"(?<![\w-])--(?:password|passwd|pwd|pass|secret|api[-_]?key|access[-_]?key)\s+([^\s'\"`,;)\u2026-][^\s'\"`,;)\u2026]*)",
+        re.IGNORECASE,
+        1,
+    ),
 )
 #: the kind of a ``password = …`` / ``secret: …`` finding (detect-secrets' keyword plugin)
 KEYWORD = "password or secret"
@@ -146,5 +156,11 @@ CUT: tuple[tuple[str, str, int], ...] = (
     ("hugging face token", r"\bhf_[A-Za-z0-9]+", 0),
     ("http basic credentials", r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:basic)\s+([A-Za-z0-9+/]+)", 1),
     # a bearer token cut short (a call's brief cut inside ``-H 'Authorization: Bearer …'``)
-    ("bearer token", r"\b(?i:bearer)\s+([A-Za-z0-9._~+/=-]+)", 1),
+    ("bearer token", r"\b(?i:bearer)(?:\s|\\ |%20)+([A-Za-z0-9._~+/=-]+)", 1),
+    # an option's value after a space, as in EXTRA
+    (
+        "password or secret",
+        r"(?<![\w-])--(?i:password|passwd|pwd|pass|secret|api[-_]?key|access[-_]?key)\s+([^\s'\"`,;)\u2026-][^\s'\"`,;)\u2026]*)",
+        1,
+    ),
 )

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,8 @@ __all__ = ["UserSettings", "settings_path", "load_user_settings", "FLEET_KEYS"]
 
 #: the thresholds of ``[fleet]``, seconds (the fields of ``views.fleet.FleetRules``)
 FLEET_KEYS = ("quiet_after", "stall_after", "idle_after", "ended_after")
+#: bytes a settings file may hold (a few keys: more is not a settings file)
+MAX_SETTINGS_BYTES = 1 << 20
 
 
 @dataclass
@@ -71,6 +74,14 @@ def load_user_settings(path: Path | None = None) -> UserSettings:
     p = path if path is not None else settings_path()
     out = UserSettings(path=p)
     try:
+        st = os.stat(p)
+        if not stat.S_ISREG(st.st_mode):
+            # a FIFO would block the open, a device (/dev/zero) fill the memory (fifth user trial)
+            out.warnings.append(f"settings file {p}: not a regular file; using the defaults")
+            return out
+        if st.st_size > MAX_SETTINGS_BYTES:
+            out.warnings.append(f"settings file {p}: {st.st_size} bytes, more than {MAX_SETTINGS_BYTES}; using the defaults")
+            return out
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         if path is None and os.environ.get("TRACETUI_CONFIG"):
