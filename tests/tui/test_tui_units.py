@@ -154,6 +154,23 @@ def test_a_named_fifo_is_refused_in_one_line_as_state_refuses_it(tmp_path: Path,
     assert err == said and err.count("\n") == 1 and f"{fifo}: a FIFO (named pipe), not a transcript file" in err
 
 
+def test_a_named_file_that_is_no_transcript_is_refused_and_an_empty_one_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Fifth user trial: the monitor opened /etc/passwd as a session of malformed lines."""
+    from tracetui.tui.main import build_settings, run_app
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    other = tmp_path / "passwd"
+    other.write_text("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/:/usr/sbin/nologin\n")
+    assert run_app([str(other)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{other}: not a transcript" in err
+    empty = tmp_path / "new.jsonl"
+    empty.write_bytes(b"")
+    assert [sp.paths for sp in build_settings([str(empty)]).sessions] == [(empty,)]
+
+
 @pytest.mark.parametrize(
     "argv, says",
     [

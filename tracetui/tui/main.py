@@ -167,18 +167,27 @@ def _is_terminal(stream) -> bool:
 def _refuse_special(p: Path) -> None:
     """Raise ``DiscoveryError`` for a named path that is a FIFO, socket or device, in the line
     ``state`` says it (``PATH: a FIFO (named pipe), not a transcript file``): it is never
-    opened, so a tab would only ever say "still watching". A file not there yet is waited for."""
+    opened, so a tab would only ever say "still watching"; and for a file whose first line is
+    no record (``PATH: not a transcript (...)``). A file not there yet, or empty, is waited for."""
     import stat
 
     from tracetui.ingest.discover import DiscoveryError
     from tracetui.ingest.files import file_kind
 
     try:
-        mode = p.stat().st_mode
+        st = p.stat()
     except OSError:
         return
+    mode = st.st_mode
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         raise DiscoveryError(f"{p}: {file_kind(mode)}, not a transcript file")
+    if stat.S_ISREG(mode) and st.st_size > 0:
+        from tracetui.ingest.first_line import opens_a_transcript
+
+        if not opens_a_transcript(p):
+            # as ``state`` refuses it (fifth user trial: /etc/passwd was a tab of 24 malformed
+            # lines); an empty file is a session not written yet, and is waited for
+            raise DiscoveryError(f"{p}: not a transcript (its first line is not a Claude Code record or a Codex session_meta)")
 
 
 def run_app(argv: Sequence[str], subcommands: Sequence[str] = ()) -> int:
