@@ -250,14 +250,11 @@ async def test_an_inline_sidechain_subagent_is_shown_as_inline_not_missing(tmp_p
         assert not any("no transcript file" in l for l in labels)
 
 
-async def test_a_live_update_reads_no_database_on_the_ui_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The UI never waits on I/O: what the panes read of a stored ledger on each new state
-    (the context gauge's last API usage) is read on the fold worker's thread, so the UI thread
-    runs no SQL statement for a live update (session_feed._read_ahead)."""
-    import dataclasses
+def _sql_on_the_ui_thread(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The SQL statements every database connection opened from now on runs on the main (UI)
+    thread, as they run (sqlite3's trace callback)."""
     import sqlite3
 
-    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
     on_ui: list[str] = []
     ui = threading.main_thread()
     connect = sqlite3.connect
@@ -268,6 +265,17 @@ async def test_a_live_update_reads_no_database_on_the_ui_thread(tmp_path: Path, 
         return conn
 
     monkeypatch.setattr(sqlite3, "connect", traced)
+    return on_ui
+
+
+async def test_a_live_update_reads_no_database_on_the_ui_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The UI never waits on I/O: what the panes read of a stored ledger on each new state
+    (the context gauge's last API usage) is read on the fold worker's thread, so the UI thread
+    runs no SQL statement for a live update (session_feed._read_ahead)."""
+    import dataclasses
+
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    on_ui = _sql_on_the_ui_thread(monkeypatch)
     path = tmp_path / "projects" / "-p" / "s.jsonl"
     b = small_session(path)
     app = make_app(dataclasses.replace(settings_for([path], tmp_path, follow=True, watch=True), use_cache=True))
@@ -290,21 +298,11 @@ async def test_scrubbing_a_stored_history_reads_each_next_step_ahead(tmp_path: P
     worker's thread), and each step back reads the one before it on a worker thread: the steps
     find them kept, equal to what the UI thread would read itself."""
     import dataclasses
-    import sqlite3
 
     from tracetui.tui.view_model import state_as_of
 
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
-    on_ui: list[str] = []
-    ui = threading.main_thread()
-    connect = sqlite3.connect
-
-    def traced(*a, **k):
-        conn = connect(*a, **k)
-        conn.set_trace_callback(lambda sql: on_ui.append(sql) if threading.current_thread() is ui else None)
-        return conn
-
-    monkeypatch.setattr(sqlite3, "connect", traced)
+    on_ui = _sql_on_the_ui_thread(monkeypatch)
     path = tmp_path / "projects" / "-p" / "s.jsonl"
     b = TranscriptBuilder()
     for i in range(6):
