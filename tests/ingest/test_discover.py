@@ -226,3 +226,27 @@ def test_a_session_with_only_subagent_files_is_said_so_by_id(projects: Path, cap
     # an id that no file carries still says no session matches
     with pytest.raises(DiscoveryError, match="no session matches"):
         find_session("ffffffff")
+
+
+def test_a_subagent_files_first_line_is_decoded_once_and_a_rewrite_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every discovery (and each hook call) asks each subagent file's session id: a complete
+    first line is decoded once; a file rewritten in place under another id is read again."""
+    from tracetui.ingest import claude_orphans
+
+    p = tmp_path / "agent-a1.jsonl"
+    long_cwd = "/home/dev/" + "x" * 300
+    write(p, [prompt("hi", session="sess-one", cwd=long_cwd)])
+    decoded = []
+    real = claude_orphans._first
+
+    class Counting:
+        def decode(self, line):
+            decoded.append(line)
+            return real.decode(line)
+
+    monkeypatch.setattr(claude_orphans, "_first", Counting())
+    assert [claude_orphans.first_session_id(p) for _ in range(3)] == ["sess-one"] * 3
+    assert len(decoded) == 1
+    with open(p, "r+b") as f:  # the same inode, another session, the same long head
+        f.write(p.read_bytes().replace(b"sess-one", b"sess-two"))
+    assert claude_orphans.first_session_id(p) == "sess-two"

@@ -9,8 +9,11 @@ session: :func:`only_subagent_files` says so when such a session is asked for by
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
+from typing import Union
+
+import msgspec
 
 from tracetui.ingest.files import is_regular, open_regular
 
@@ -93,13 +96,47 @@ def only_subagent_files(ident: str, root: Path) -> str | None:
     )
 
 
+class _First(msgspec.Struct):
+    """Of a first record, the one field read (the others are skipped by the decoder)."""
+
+    sessionId: Union[str, None] = None  # noqa: N815 - the transcript's name
+
+
+_first = msgspec.json.Decoder(_First)
+#: ``(path, device, inode) -> (its first bytes, session id)`` of first lines read to their end:
+#: a transcript only grows, so its first line, read once, is not read again (the hook and every
+#: discovery ask); those bytes (the first :data:`_HEAD`, and on past the id), read again, tell
+#: a file rewritten in place
+_seen: dict[tuple[str, int, int], tuple[bytes, Union[str, None]]] = {}
+_HEAD = 128
+
+
 def first_session_id(p: Path) -> str | None:
-    """The ``sessionId`` of ``p``'s first record, ``None`` when it has none or cannot be read."""
+    """The ``sessionId`` of ``p``'s first record, ``None`` when it has none or cannot be read
+    (a complete first line is decoded once per file: cached by path, device and inode, checked
+    against its first :data:`_HEAD` bytes)."""
     try:
         with open_regular(p) as f:
+            st = os.fstat(f.fileno())
+            key = (str(p), st.st_dev, st.st_ino)
+            hit = _seen.get(key)
+            if hit is not None:
+                if f.read(len(hit[0])) == hit[0]:
+                    return hit[1]
+                f.seek(0)
             line = f.readline(1 << 20)
-        obj = json.loads(line.decode("utf-8", "replace"))
-        sid = obj.get("sessionId") if isinstance(obj, dict) else None
-        return sid if isinstance(sid, str) else None
-    except (OSError, ValueError):
+    except OSError:
         return None
+    try:
+        sid = _first.decode(line).sessionId
+    except (msgspec.DecodeError, RecursionError):
+        sid = None
+    if line.endswith(b"\n"):
+        if len(_seen) > 100_000:
+            _seen.clear()
+        # the bytes kept run past the id itself (a rewrite that keeps a long ``cwd`` but names
+        # another session is told too)
+        sb = sid.encode("utf-8", "surrogatepass") if sid else b""
+        at = line.find(sb) if sb else -1
+        _seen[key] = (line[: max(_HEAD, at + len(sb) + 1)], sid)
+    return sid
