@@ -7,15 +7,19 @@ second version); nothing is copied from the corpus.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from textual import events
+from textual.pilot import Pilot
 from tui_sessions import scrub_session, state_of
 from tui_support import app_for, wait_for_state, wait_until
 
 import tracetui.model.pricing as pricing
 from tracetui.model.anomalies import timeless_anomalies
+from tracetui.tui.session_view import SessionView
 from tracetui.tui.view_model import anomaly_rows
 from tracetui.tui.widgets import anomalies as anomalies_pane
 from tracetui.tui.widgets.anomalies import AnomalyBadges
@@ -26,6 +30,20 @@ from tracetui.views.anomaly_memo import timeless_of
 from tracetui.views.as_of import state_as_of
 
 EPISODES = 40
+
+
+@contextlib.asynccontextmanager
+async def _scrub_app(tmp_path: Path, drawn: bool = False) -> AsyncIterator[tuple[Pilot, SessionView]]:
+    """The app on a session of :data:`EPISODES` episodes (``tui_sessions.scrub_session``), once
+    its view holds a state (``drawn``: and has drawn it)."""
+    path = tmp_path / "s.jsonl"
+    scrub_session(path, EPISODES)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        if drawn:
+            await wait_until(pilot, lambda: view.shown is not None and view.shown.live is view.state, 200, 0.02)
+        yield pilot, view
 
 
 def test_the_anomalies_as_of_each_episode_are_the_rules(tmp_path: Path) -> None:
@@ -43,13 +61,8 @@ def test_the_anomalies_as_of_each_episode_are_the_rules(tmp_path: Path) -> None:
 
 
 async def test_a_scrub_step_prices_no_episode_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "s.jsonl"
-    scrub_session(path, EPISODES)
-    app = app_for([path], tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        view = await wait_for_state(pilot)
+    async with _scrub_app(tmp_path, drawn=True) as (pilot, view):
         # the live state drawn first (its anomalies, every episode priced once, are not a step's)
-        await wait_until(pilot, lambda: view.shown is not None and view.shown.live is view.state, 200, 0.02)
         live = view.state
         calls = []
         real = pricing.estimate_cost
@@ -73,11 +86,7 @@ async def test_a_scrub_step_prices_no_episode_again(tmp_path: Path, monkeypatch:
 
 
 async def test_a_burst_of_presses_lands_on_the_right_episode_drawn_once(tmp_path: Path) -> None:
-    path = tmp_path / "s.jsonl"
-    scrub_session(path, EPISODES)
-    app = app_for([path], tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        view = await wait_for_state(pilot)
+    async with _scrub_app(tmp_path) as (pilot, view):
         last = view.completed()
         draws = []
         real = view.refresh_panes
@@ -90,7 +99,7 @@ async def test_a_burst_of_presses_lands_on_the_right_episode_drawn_once(tmp_path
         # the keys arrive together, as a terminal sends a held or quickly repeated key
         keys = ["left_square_bracket"] * 25 + ["right_square_bracket"] * 3
         for key in keys:
-            app.post_message(events.Key(key, "[" if key.startswith("left") else "]"))
+            pilot.app.post_message(events.Key(key, "[" if key.startswith("left") else "]"))
         await wait_until(pilot, lambda: view.shown is not None and view.shown.episode == last - 24 + 3, 200, 0.02)
         want = last - 24 + 3  # the first [ goes to the last completed episode
         assert view.episode == want
@@ -99,18 +108,14 @@ async def test_a_burst_of_presses_lands_on_the_right_episode_drawn_once(tmp_path
         assert 1 <= len(draws) < len(keys) // 2, draws  # not one draw per key
         assert draws[-1] == want
         # a key after the burst is applied too
-        app.post_message(events.Key("l", "l"))
+        pilot.app.post_message(events.Key("l", "l"))
         await wait_until(pilot, lambda: view.episode is None and view.shown.episode is None, 200, 0.02)
         assert "LIVE" in str(view.query_one(SessionHeader).content) or "IDLE" in str(view.query_one(SessionHeader).content)
 
 
 async def test_a_scrub_step_measures_no_row_of_the_episodes_pane_again(tmp_path: Path) -> None:
     # the scrubbed row and the one before it change; the other rows keep their measured lines
-    path = tmp_path / "s.jsonl"
-    scrub_session(path, EPISODES)
-    app = app_for([path], tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        view = await wait_for_state(pilot)
+    async with _scrub_app(tmp_path) as (pilot, view):
         await pilot.press("left_square_bracket")
         await pilot.pause()
         pane = view.query_one(EpisodesList)
@@ -146,12 +151,7 @@ async def test_a_past_episodes_anomalies_that_need_pricing_come_from_a_thread(tm
         real_later(self, shown)
 
     monkeypatch.setattr(AnomalyBadges, "_later", later)
-    path = tmp_path / "s.jsonl"
-    scrub_session(path, EPISODES)
-    app = app_for([path], tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        view = await wait_for_state(pilot)
-        await wait_until(pilot, lambda: view.shown is not None and view.shown.live is view.state, 200, 0.02)
+    async with _scrub_app(tmp_path, drawn=True) as (pilot, view):
         while view.episode != 30:
             await pilot.press("left_square_bracket")
         await pilot.pause()
@@ -175,5 +175,5 @@ async def test_a_past_episodes_anomalies_that_need_pricing_come_from_a_thread(tm
         monkeypatch.setattr(anomaly_memo, "timeless_anomalies", counted)
         await pilot.press("w")
         await pilot.pause()
-        assert "end of episode 30 of" in (app.clipboard or "")
+        assert "end of episode 30 of" in (pilot.app.clipboard or "")
         assert full == []
