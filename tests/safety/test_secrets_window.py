@@ -157,3 +157,28 @@ def test_the_search_index_masks_a_window_of_a_long_text(monkeypatch: pytest.Monk
     for limit in (10, 30, 2000):
         assert scan._masked(text, limit) == want[limit]
     assert max(seen) <= 2000 + 2 * secrets.REDACT_MARGIN, seen
+
+
+def test_a_long_text_masked_twice_runs_the_detectors_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a goal that is the latest ask too, in one `state --json`: the second costs a lookup
+    text = ("deploy the service with password=Hunter2Hunter2 and the token " * 2000)[: secrets._LONG + 10]
+    first = redact(text)
+    assert "Hunter2Hunter2" not in first[0] and first[1]
+    calls: list[str] = []
+    real = secrets._redact
+    monkeypatch.setattr(secrets, "_redact", lambda t, c: calls.append(t) or real(t, c))
+    again = redact(str(text))  # an equal text, another object (as decoded twice)
+    assert again == first and calls == []
+    assert redact(text, cut=True)[0] == real(text, True)[0] and len(calls) == 1  # cut is part of the key
+
+
+def test_a_long_text_is_masked_again_when_the_detectors_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "x " * secrets._LONG + "password=Hunter2Hunter2"
+    assert "Hunter2Hunter2" not in redact(text)[0]
+    spec = secrets.load_rules()
+    try:
+        secrets.use_rules({"rules": [], "keywords": spec["keywords"]})  # no detector at all
+        assert redact(text)[0] == text  # not the memo of the other detectors
+    finally:
+        secrets.use_rules(spec)
+    assert "Hunter2Hunter2" not in redact(text)[0]
