@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tracetui.ingest.secret_gate import FOLDS_TO_ASCII, keyword_may_match, words_of_keywords  # noqa: F401 (FOLDS_TO_ASCII: importable here)
+from tracetui.ingest.secret_gate import FOLDS_TO_ASCII, keyword_may_match, words_of_keywords
 from tracetui.ingest.secret_gate import GATE as _GATE
 from tracetui.ingest.secret_gate import GATE_SHAPE as _GATE_SHAPE
 from tracetui.ingest.secret_gate import gated as _gated
@@ -281,7 +281,9 @@ def may_hold_secret_bytes(raw: bytes | memoryview) -> bool:
     """:func:`may_hold_secret` of ``raw`` read as Latin-1 (a whole MessagePack value, say),
     without the cost of lower-casing it as a string (``str.lower`` of text with non-ASCII
     characters makes a buffer of 12 bytes a character: 30 MB for a value of 2.5 MB): the gate
-    words are ASCII, and no Latin-1 character but ``A``-``Z`` lower-cases to one). Searched in
+    words are ASCII, and no Latin-1 character but ``A``-``Z`` lower-cases to one; bytes holding
+    a character of :data:`FOLDS_TO_ASCII` (``K`` lower-cases to ``k`` as text, its UTF-8 bytes
+    to no letter) go through, so the gate lets through every text :func:`may_hold_secret` does). Searched in
     windows of :data:`_WINDOW` bytes overlapping by more than any gate's match, so a large value
     costs a window's copies, not its own."""
     if _UNGATED:
@@ -291,9 +293,13 @@ def may_hold_secret_bytes(raw: bytes | memoryview) -> bool:
         w = bytes(raw[at : at + step + _OVERLAP])
         if _GATE.search(w.lower().decode("latin-1")) is not None or _GATE_SHAPE.search(w.decode("latin-1")) is not None:
             return True
+        if any(f in w for f in _FOLDS_UTF8):
+            return True  # a letter that lower-cases to a gate word's only as text (``toKen``: the Kelvin sign)
     return False
 
 
+#: :data:`FOLDS_TO_ASCII` as UTF-8 (``İ ı ſ K``): bytes holding one are searched as text
+_FOLDS_UTF8 = tuple(c.encode() for c in FOLDS_TO_ASCII)
 #: bytes of a value :func:`may_hold_secret_bytes` searches at once
 _WINDOW = 1 << 18
 #: more than the longest match of a gate word or shape (a telegram token's 36 characters)
