@@ -104,3 +104,21 @@ def test_the_shape_gate_finds_a_shape_where_one_of_the_shapes_alone_does() -> No
     ]
     for t in texts:
         assert bool(secrets._GATE_SHAPE.search(t)) == any(rx.search(t) for rx in shapes), t
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_a_word_spelt_with_a_letter_that_folds_to_ascii_is_gated_as_the_detectors_read_it(
+    monkeypatch: pytest.MonkeyPatch, cut: bool
+) -> None:
+    # "pa\u017f\u017fword=" is "password=" to a detector ignoring case ("\u017f".lower() is itself): the gate
+    # stopped it, and the value was given out as it was
+    texts = [
+        f"{w.replace(a, f)}=Zq7Xw3Ec5Rv9Tb1Yn and more"
+        for w in ("password", "secret", "api_key", "token", "passwd")
+        for f, a in (("\u212a", "k"), ("\u0130", "i"), ("\u0131", "i"), ("\u017f", "s"))
+        if a in w
+    ]
+    got = [secrets.redact(t, cut=cut) for t in texts]
+    _every_detector(monkeypatch)
+    assert got == [secrets.redact(t, cut=cut) for t in texts]
+    assert all(k for _, k in got) and all("Zq7Xw3Ec5Rv9Tb1Yn" not in t for t, _ in got)

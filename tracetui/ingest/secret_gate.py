@@ -52,9 +52,25 @@ GATE: re.Pattern[str] = re.compile(_trie_pattern({w for ws in GATE_WORDS.values(
 GATE_SHAPE: re.Pattern[str] = re.compile("|".join(p for _, p in sorted(GATE_SHAPES.items())))
 
 
+#: the characters past ASCII that an ASCII letter matches ignoring case (``İ ı ſ K``: a test
+#: checks the list against the ``re`` module)
+FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
+#: each character of :data:`FOLDS_TO_ASCII` to the ASCII letter it matches ignoring case
+_FOLD_TABLE = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def _lowered(text: str) -> str:
+    """``text`` lower-cased as the detectors read it ignoring case: a character of
+    :data:`FOLDS_TO_ASCII` as the ASCII letter it matches (``paſſword`` is ``password`` to a
+    detector, though ``ſ`` is lower case already and ``İ`` lower-cases to two characters)."""
+    if not text.isascii() and any(c in text for c in FOLDS_TO_ASCII):
+        text = text.translate(_FOLD_TABLE)
+    return text.lower()
+
+
 def gated(text: str) -> bool:
     """``text`` holds a word or a shape of the gates (no detector needed to say so)."""
-    return GATE.search(text.lower()) is not None or GATE_SHAPE.search(text) is not None
+    return GATE.search(_lowered(text)) is not None or GATE_SHAPE.search(text) is not None
 
 
 def _kinds_of_word(w: str) -> frozenset[str]:
@@ -76,7 +92,7 @@ def gated_kinds(text: str) -> frozenset[str]:
     finding of a kind holds one of its words or its shape, so only these kinds' detectors need
     run)."""
     kinds: set[str] = set()
-    for w in set(GATE.findall(text.lower())):
+    for w in set(GATE.findall(_lowered(text))):
         kinds |= WORD_KINDS[w]
     if GATE_SHAPE.search(text) is not None:
         kinds.update(GATE_SHAPES)
@@ -123,11 +139,6 @@ def words_of_keywords(pattern: str) -> tuple[str, ...] | None:
             if not any(w in form.lower() for w in KEYWORD_WORDS):
                 return None
     return KEYWORD_WORDS
-
-
-#: the characters past ASCII that an ASCII letter matches ignoring case (``İ ı ſ K``: a test
-#: checks the list against the ``re`` module)
-FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 
 
 def keyword_may_match(scan: str, words: tuple[str, ...] | None) -> bool:
