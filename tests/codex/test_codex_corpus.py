@@ -18,6 +18,8 @@ from tracetui.model.session_fold import fold_bytes
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 _PATCH = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$", re.M)
+#: what a unified exec tool's output says first (Codex CLI 0.120 and later)
+_EXEC = re.compile(r"\A(?:Chunk ID: \w+\n)?Wall time: [\d.]+ seconds\nProcess (?:exited with code (-?\d+)|running with session ID (\d+))\n")
 
 
 def _objects(data: bytes) -> tuple[list[dict], int]:
@@ -74,6 +76,11 @@ def recount(data: bytes) -> dict:
     calls: dict[str, str] = {}
     answered: set[str] = set()
     failed: set[str] = set()
+    # a command that outlived its first output: its session, the polls of it, and the commands
+    # whose failure a poll's output said (their end event, read later, says it again)
+    sessions: dict[str, str] = {}
+    polls: dict[str, str] = {}
+    said_by_poll: set[str] = set()
     fig = dict.fromkeys(("prompts", "interrupts", "compactions", "tool_calls"), 0)
     files: dict[str, list[int]] = {}
     segments: list[list[dict]] = [[base]]
@@ -90,12 +97,27 @@ def recount(data: bytes) -> dict:
             fig["tool_calls"] += 1
             if cid:
                 calls[cid] = p.get("name")
+            if p.get("name") == "write_stdin":
+                args = json.loads(p.get("arguments") or "{}")
+                if isinstance(args, dict) and args.get("session_id") is not None:
+                    polls[cid] = str(args["session_id"])
             if p.get("name") == "apply_patch" and isinstance(p.get("input"), str):
                 for op, path in _PATCH.findall(p["input"]):
                     f = files.setdefault(path.rstrip("\r"), [0, 0])
                     f[op == "Update File"] += 1
         elif t == "response_item" and pt in OUTPUTS:
-            answered.add(p.get("call_id"))
+            cid = p.get("call_id")
+            answered.add(cid)
+            m = _EXEC.match(p["output"]) if isinstance(p.get("output"), str) and calls.get(cid) in ("exec_command", "write_stdin") else None
+            if m and m.group(2) and calls.get(cid) == "exec_command":
+                sessions[m.group(2)] = cid
+            elif m and m.group(1) and calls.get(cid) == "exec_command" and m.group(1) != "0":
+                failed.add(cid)
+            elif m and m.group(1) and calls.get(cid) == "write_stdin":
+                command = sessions.get(polls.get(cid, ""))
+                if m.group(1) != "0" and command not in failed:
+                    failed.add(cid)
+                    said_by_poll.add(command or "")
         elif t == "event_msg" and pt == "user_message":
             fig["prompts"] += 1
         elif t == "event_msg" and pt == "turn_aborted" and p.get("reason") == "interrupted":
@@ -130,7 +152,7 @@ def recount(data: bytes) -> dict:
         records=len(recs),
         malformed=bad,
         replayed=skip,
-        tool_errors=len(failed & set(calls)),
+        tool_errors=len((failed - said_by_poll) & set(calls)),
         pending=len(set(calls) - answered),
         tokens=tokens,
         files={k: tuple(v) for k, v in files.items()},

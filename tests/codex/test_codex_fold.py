@@ -362,3 +362,59 @@ def test_a_long_context_response_is_priced_at_its_tier() -> None:
     assert a is not None and b is not None and b > a
     day = "2026-03-02"
     assert b == pytest.approx(model_price("gpt-5.4", 210_000, 0, 0, 0, day) + model_price("gpt-5.4", 290_000, 0, 0, 0, day))
+
+
+def _errors(b: RolloutBuilder) -> tuple[int, list[str], int]:
+    """``(tool_errors, names of the calls marked failed, errors the episodes count)``."""
+    sf = _fold(b)
+    st = sf.snapshot()
+    failed = [c.name for c in sf.folds[0].calls.values() if c.is_error]
+    return st.main.counters.tool_errors, sorted(failed), sum(e.tool_errors for e in st.episodes if e.lifecycle != "superseded")
+
+
+def test_a_command_whose_output_says_it_failed_is_a_failed_call_without_an_end_event() -> None:
+    # Codex CLI 0.130 and later write no exec_command_end: the exit code is in the output's head
+    b = RolloutBuilder()
+    b.turn("Push the branch")
+    b.exec_unified("git push", "fatal: no upstream configured", exit_code=128)
+    b.exec_unified("git status", "On branch main", exit_code=0)
+    b.call("exec_command", {"cmd": "echo"}, output="Process exited with code 1 (no head: not read)")
+    assert _errors(b) == (1, ["exec_command"], 1)
+
+
+@pytest.mark.parametrize("end", [False, True])
+def test_a_failure_said_by_the_output_and_the_end_event_counts_once(end: bool) -> None:
+    b = RolloutBuilder()
+    b.turn("Run the tests")
+    b.exec_unified("pytest -q", "1 failed", exit_code=1, end=end)
+    assert _errors(b) == (1, ["exec_command"], 1)
+
+
+def test_a_long_command_fails_on_the_poll_that_says_it_exited() -> None:
+    b = RolloutBuilder()
+    b.turn("Run the slow tests")
+    b.exec_unified("go test ./...", "", exit_code=None, session=32068)
+    b.poll(32068)  # still running
+    b.poll(32068, "--- FAIL: TestRun", exit_code=1)
+    b.exec_unified("go vet", "", exit_code=None, session=97324)
+    b.poll(97324, "ok", exit_code=0)
+    assert _errors(b) == (1, ["write_stdin"], 1)
+
+
+def test_a_long_command_whose_end_event_came_first_fails_on_its_own_call_only() -> None:
+    # Codex CLI 0.120: the command's exec_command_end (its own call id) comes before the poll's
+    # output saying the same: one failure, the command's, as before the outputs were read
+    b = RolloutBuilder()
+    b.turn("Run the slow tests")
+    cmd = b.exec_unified("go test ./...", "", exit_code=None, session=32068)
+    b.poll(32068, "--- FAIL: TestRun", exit_code=1, end_of=cmd)
+    assert _errors(b) == (1, ["exec_command"], 1)
+
+
+def test_an_end_event_after_the_poll_that_said_the_failure_counts_it_no_more() -> None:
+    b = RolloutBuilder()
+    b.turn("Run the slow tests")
+    cmd = b.exec_unified("go test ./...", "", exit_code=None, session=5)
+    b.poll(5, "--- FAIL: TestRun", exit_code=1)
+    b.tick(0.2).event("exec_command_end", call_id=cmd, process_id="5", exit_code=1, aggregated_output="--- FAIL")
+    assert _errors(b)[0] == 1

@@ -158,6 +158,38 @@ class RolloutBuilder:
             self.tick(0.5).event("exec_command_end", **end)
         return cid
 
+    def _exec_head(self, cid: str, exit_code: int | None, session: int | None, output: str) -> str:
+        """The text a unified exec tool's output opens with (Codex CLI 0.120 and later)."""
+        state = f"Process exited with code {exit_code}" if exit_code is not None else f"Process running with session ID {session}"
+        return f"Chunk ID: {cid[-6:]}\nWall time: 1.0012 seconds\n{state}\nOriginal token count: {len(output.split())}\nOutput:\n{output}"
+
+    def exec_unified(self, cmd: str, output: str = "", exit_code: int | None = 0, session: int | None = None, end: bool = False) -> str:
+        """An ``exec_command`` call as Codex CLI 0.130 and later write it: no end event, the
+        exit code in its output's head, or (``exit_code`` ``None``) the session it runs on in
+        (polled by :meth:`poll`); with ``end``, the ``exec_command_end`` 0.120 writes before
+        the output too. Returns the call id."""
+        cid = self._id("call")
+        self.tick(1).item("function_call", name="exec_command", arguments=orjson.dumps({"cmd": cmd}).decode(), call_id=cid)
+        if end and exit_code is not None:
+            self.tick(0.5).event(
+                "exec_command_end", call_id=cid, command=["/bin/zsh", "-lc", cmd], exit_code=exit_code, aggregated_output=output
+            )
+        self.tick(0.1).item("function_call_output", call_id=cid, output=self._exec_head(cid, exit_code, session, output))
+        return cid
+
+    def poll(self, session: int, output: str = "", exit_code: int | None = None, end_of: str | None = None) -> str:
+        """A ``write_stdin`` poll of the command running in ``session``; its output says it
+        exited with ``exit_code`` (``None``: it runs on). ``end_of``: the command's call id,
+        whose ``exec_command_end`` comes before the poll's output (as 0.120 writes it)."""
+        cid = self._id("call")
+        self.tick(1).item(
+            "function_call", name="write_stdin", arguments=orjson.dumps({"session_id": session, "chars": ""}).decode(), call_id=cid
+        )
+        if end_of is not None and exit_code is not None:
+            self.tick(0.5).event("exec_command_end", call_id=end_of, process_id=str(session), exit_code=exit_code, aggregated_output=output)
+        self.tick(0.1).item("function_call_output", call_id=cid, output=self._exec_head(cid, exit_code, session, output))
+        return cid
+
     def call(self, name: str, args: dict[str, Any], output: str | None = "ok") -> str:
         """A ``function_call`` (``arguments`` a JSON string) and, unless ``output`` is ``None``
         (the call stays pending), its output; returns the call id."""

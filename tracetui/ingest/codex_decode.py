@@ -6,6 +6,7 @@ rollout; tool arguments (a JSON string), the files an ``apply_patch`` touches, t
 
 from __future__ import annotations
 
+import re
 from typing import Any, Union
 
 import msgspec
@@ -26,6 +27,7 @@ __all__ = [
     "plan_todos",
     "call_brief",
     "is_poll",
+    "exec_status",
     "token_totals",
     "token_info",
     "context_window_of",
@@ -182,6 +184,27 @@ def plan_todos(args: Any) -> list[tuple[str, str]] | None:
         if isinstance(item, dict):
             out.append((str(item.get("step", "")), str(item.get("status", "pending"))))
     return out
+
+
+#: the head of a unified exec tool's output (``exec_command``, ``write_stdin``; Codex CLI 0.120
+#: and later), as JSON string bytes: ``Chunk ID: …\nWall time: … seconds\n`` then ``Process
+#: exited with code N`` or ``Process running with session ID N``
+_EXEC_HEAD = re.compile(
+    rb'^"(?:Chunk ID: [0-9A-Za-z_-]+\\n)?Wall time: [0-9.]+ seconds\\nProcess (?:exited with code (-?[0-9]{1,9})|running with session ID ([0-9]{1,20}))\\n'
+)
+
+
+def exec_status(out: Any) -> tuple[int | None, str | None]:
+    """``(exit code, session id)`` a unified exec tool's output says (:data:`_EXEC_HEAD`): the
+    command's exit code when it ended, the session a ``write_stdin`` polls when it still runs;
+    ``(None, None)`` for any other output. ``out``: the output as raw JSON (a string's bytes)."""
+    if type(out) is not msgspec.Raw or not out:
+        return None, None
+    m = _EXEC_HEAD.match(bytes(memoryview(out)[:200]))
+    if m is None:
+        return None, None
+    code, session = m.group(1), m.group(2)
+    return (int(code), None) if code is not None else (None, session.decode())
 
 
 def is_poll(name: str, args: Any) -> bool:

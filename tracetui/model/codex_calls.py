@@ -5,7 +5,11 @@ methods read and write).
 * A call is a ``function_call``, ``custom_tool_call`` or ``local_shell_call``, by ``call_id``;
   it is pending until its ``*_output`` arrives. It failed when its ``exec_command_end`` has a
   non-zero ``exit_code`` or its ``patch_apply_end`` has ``success`` false (counted once per call,
-  whether the end event comes before or after the output).
+  whether the end event comes before or after the output), or when its output says the command
+  exited with a code other than 0 (``Process exited with code N``: Codex CLI 0.130 and later
+  write no ``exec_command_end``; where both are written they agree). A command that outlives its
+  first output runs on in a session its ``write_stdin`` polls: the poll whose output says it
+  exited so is the failed call (once per command: not when its end event was read before).
 * ``apply_patch`` touches the files its patch names (writes and edits counted, paths as
   written); ``update_plan`` replaces the todo list when its output arrives; ``spawn_agent`` makes
   a subagent link, which ``collab_agent_spawn_end`` names the child thread of.
@@ -26,6 +30,7 @@ from tracetui.ingest.codex_decode import (
     call_arguments,
     call_brief,
     context_window_of,
+    exec_status,
     is_poll,
     patch_files,
     plan_todos,
@@ -44,6 +49,11 @@ from tracetui.model.state import Anchor, Frontier, RateLimit, SubagentLink, Todo
 __all__ = ["CodexCalls", "SPAWN_TOOL", "PLAN_TOOL", "PATCH_TOOL"]
 
 SPAWN_TOOL = "spawn_agent"
+#: the unified exec tools: a command, and the poll (or input) of one still running
+EXEC_TOOL = "exec_command"
+POLL_TOOL = "write_stdin"
+#: running commands' sessions remembered at most (a session a poll never saw end is dropped)
+_MAX_SESSIONS = 256
 PLAN_TOOL = "update_plan"
 PATCH_TOOL = "apply_patch"
 
@@ -89,6 +99,10 @@ class CodexCalls:
             # a poll of a running command is no repeated action: its input is made its own
             seen = {"poll": cid, **args} if is_poll(name, args) else args
             self.derive.on_call(self, call, seen, ops[0] if ops else None)
+        if name == POLL_TOOL and isinstance(args, dict):
+            sid = args.get("session_id")
+            if isinstance(sid, (int, str)) and not isinstance(sid, bool):
+                self._polls[cid] = str(sid)
         if name == PLAN_TOOL:
             todos = plan_todos(args)
             if todos is not None:
@@ -167,6 +181,8 @@ class CodexCalls:
             call = self._find_call(cid, self._seq + 1)
         if call is not None:
             cid = call.id
+            if call.name == EXEC_TOOL or call.name == POLL_TOOL:
+                self._exit(call, p.output)
         is_error = cid in self._tool_error_ids
         out = p.output
         if out and memoryview(out)[0] == 34:
@@ -190,6 +206,32 @@ class CodexCalls:
             link = self.subagents.get(cid)
             if link is not None and link.status == "running":
                 self.subagents[cid] = msgspec.structs.replace(link, status="error" if is_error else "async_launched", result_anchor=anchor)
+
+    def _exit(self: Any, call: ToolCall, out: Any) -> None:
+        """What a unified exec call's output says of its command (``exec_status``): an exit
+        code other than 0 fails the call (a poll's only when its command's end event did not
+        fail the command already), a session still running is remembered for its polls."""
+        code, session = exec_status(out)
+        cid = call.id
+        if call.name == POLL_TOOL:
+            polled = self._polls.pop(cid, None)
+            if code is None:
+                return
+            started = self._exec_sessions.pop(polled, None) if polled is not None else None
+            if started is not None and started in self._tool_error_ids:
+                return  # its exec_command_end said so: counted on the command's call
+            if code != 0:
+                self._fail(cid)
+                if started is not None:
+                    # counted here: the command's end event, if one comes, counts it no more
+                    self._tool_error_ids.add(started)
+            return
+        if session is not None:
+            if len(self._exec_sessions) >= _MAX_SESSIONS:
+                del self._exec_sessions[next(iter(self._exec_sessions))]
+            self._exec_sessions[session] = cid
+        elif code is not None and code != 0:
+            self._fail(cid)
 
     def _todos(self: Any, name: str, inp: Any, tur: Any, anchor: Anchor) -> None:
         """The todo list an ``update_plan`` call set, once its output arrived (``inp``: its

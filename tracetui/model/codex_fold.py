@@ -86,6 +86,10 @@ class CodexFold(CodexCalls, FileFold):
         self._failed_early: set[str] = set()
         #: the last turn ended (``task_complete``): its episode is closed, not in progress
         self._turn_done = False
+        #: a running command's session id -> the ``exec_command`` call that started it, and a
+        #: pending ``write_stdin`` call -> the session it polls (model/codex_calls.py ``_exit``)
+        self._exec_sessions: dict[str, str] = {}
+        self._polls: dict[str, str] = {}
 
     # -- input ------------------------------------------------------------------------------
     def feed_line(self, line_no: int, offset: int, buf: bytes | memoryview) -> None:
