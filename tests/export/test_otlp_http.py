@@ -4,6 +4,7 @@ an appended transcript; an unreachable or refusing endpoint is one line and lose
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import UTC, datetime, timedelta
 
@@ -244,3 +245,18 @@ def test_all_exports_every_session(tmp_path, capsys, monkeypatch):
         assert (rc, err) == (0, "") and len(out.splitlines()) == 2
         assert len({s["trace_id"] for s in rx.spans}) == 2
     assert _export(capsys, "--all", "x")[0] == 1  # --all names no transcript
+
+
+@pytest.mark.parametrize("stamp", ["9999-12-31T23:59:59.999Z", "0001-01-01T00:00:00Z"])
+def test_a_record_stamped_outside_what_otlp_carries_stops_no_export(tmp_path, capsys, stamp):
+    # an OTLP time is an unsigned 64-bit count of ns (1970 to 2554): a record of year 9999 made
+    # the encoder raise, said as the endpoint's failure, and every session after it went unsent
+    path, _ = build(tmp_path)
+    lines = path.read_bytes().split(b"\n")
+    lines[3] = re.sub(rb'"timestamp":"[^"]*"', f'"timestamp":"{stamp}"'.encode(), lines[3], count=1)
+    path.write_bytes(b"\n".join(lines))
+    with Receiver() as rx:
+        rc, out, err = _export(capsys, path, "--endpoint", rx.url)
+        assert (rc, err) == (0, "")
+        spans = list(rx.spans)
+        assert spans and all(0 <= s["start"] <= s["end"] < 1 << 64 for s in spans)

@@ -115,14 +115,21 @@ def span_id(session_id: str, key: str) -> int:
 
 
 def ts_ns(ts: str | None) -> int | None:
-    """A record timestamp (ISO-8601, ``...Z``) as ns since the epoch, or ``None`` when missing or
-    unparseable."""
+    """A record timestamp (ISO-8601, ``...Z``) as ns since the epoch, or ``None`` when missing,
+    unparseable or outside what OTLP can carry (an unsigned 64-bit count of ns: 1970 to 2554;
+    a record stamped ``9999-12-31`` or ``0001-01-01`` is as one without a time, not a span the
+    encoder refuses, which stopped the export of every session after it)."""
     dt = parse_ts(ts)
     if dt is None:
         return None
     if dt.tzinfo is None:  # a timestamp without zone is taken as UTC, as the fold's days are
         dt = dt.replace(tzinfo=UTC)
-    return (dt - _EPOCH) // _US * 1000
+    ns = (dt - _EPOCH) // _US * 1000
+    return ns if 0 <= ns <= _MAX_NS else None
+
+
+#: the latest time an OTLP span can carry (``fixed64`` ns since the epoch)
+_MAX_NS = (1 << 64) - 1
 
 
 def usage_attributes(u: tuple[int, ...], provider: str = "anthropic") -> dict[str, AttrValue]:
