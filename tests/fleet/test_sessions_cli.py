@@ -107,6 +107,18 @@ def test_transcript_text_is_made_safe(tmp_path: Path, monkeypatch: pytest.Monkey
     assert json.loads(out)["sessions"][0]["title"].startswith("Fix \x1b]52")  # the JSON value is kept, escaped
 
 
+def test_a_title_is_cut_in_the_json_as_in_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # a pasted prompt is the goal: its session's listing carried all of it (50 MB, user trial)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    b = fs.builder("aaaa0000-0000-4000-8000-00000000000b", start=fs.iso(time.time() - 60))
+    b.prompt("huge prompt start " + "A" * 20_000)
+    fs.write(b, tmp_path / "claude", "-p", b.session_id)
+    code, out, _ = run(capsys, "--no-cache", "--json")
+    title = json.loads(out)["sessions"][0]["title"]
+    assert code == 0 and title.startswith("huge prompt start AAA") and title.endswith("\u2026") and len(title) <= 200
+    assert len(out) < 10_000
+
+
 def test_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "none"))
     code, out, _ = run(capsys)

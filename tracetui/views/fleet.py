@@ -48,6 +48,7 @@ from tracetui.model.anomaly_rules import STALL_SECONDS, context_window
 from tracetui.model.state import Anchor, Event, RunState
 from tracetui.model.timestamps import parse_ts
 from tracetui.views.burn import minute_series
+from tracetui.views.safe import cut_whole
 
 __all__ = [
     "FleetRules",
@@ -112,6 +113,11 @@ class InFlight(msgspec.Struct, frozen=True):
     brief: str
     started: float | None
     main: bool = True
+
+
+#: characters of a session's title at most (its name, else its goal: a prompt can be megabytes;
+#: the table cuts it again to its column), the cut marked with ``…``
+TITLE_CHARS = 200
 
 
 class SessionFacts(msgspec.Struct, frozen=True):
@@ -288,7 +294,7 @@ def session_facts(
         session_id=main.session_id or "",
         project=main.cwd.rstrip("/").rsplit("/", 1)[-1] if main.cwd else project,
         agent=state.agent if state.agent != "claude" else agent,
-        title=main.title or (main.goal.text if main.goal is not None else ""),
+        title=cut_whole(main.title or (main.goal.text if main.goal is not None else ""), TITLE_CHARS),
         last_record=last.timestamp() if last is not None else None,
         in_flight=tuple(calls),
         tail=kind,
