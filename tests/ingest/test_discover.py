@@ -11,6 +11,7 @@ from fixtures import assistant, prompt, text_block, tool_result, tool_use_block,
 
 from tracetui.ingest.discover import (
     DiscoveryError,
+    all_transcripts,
     claude_dir,
     find_session,
     newest_session,
@@ -156,6 +157,23 @@ def test_another_sessions_file_under_subagents_is_left_out(tmp_path: Path) -> No
     r = SessionReader(main, price=False)
     r.poll()
     assert [s.name for s in r.snapshot().sources] == [main.name, "agent-amine.jsonl"]
+
+
+def test_every_transcript_files_another_sessions_subagent_file_under_its_own_session(tmp_path: Path) -> None:
+    # sixth user trial: report (which reads every transcript) added such a file's tokens to the
+    # folder's session, which state and sessions leave it out of
+    proj = tmp_path / "-proj"
+    sid = "sess-own"
+    _main_with_task(proj, sid, tool_id="toolu_X")
+    sub = proj / sid / "subagents"
+    write(sub / "agent-amine.jsonl", _agent_records(sid, "amine"))
+    write(sub / "agent-aforeign.jsonl", _agent_records("sess-other", "aforeign"))
+    filed = {f.path.name: (f.session_id, f.role) for f in all_transcripts(tmp_path)}
+    assert filed == {
+        f"{sid}.jsonl": (sid, "main"),
+        "agent-amine.jsonl": (sid, "subagent"),
+        "agent-aforeign.jsonl": ("sess-other", "subagent"),
+    }
 
 
 def test_subagent_file_appearing_later_is_picked_up_by_next_poll(tmp_path: Path) -> None:

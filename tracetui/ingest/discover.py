@@ -355,7 +355,7 @@ def all_transcripts(root: Path | None = None) -> list[TranscriptFile]:
                 if e.is_dir(follow_symlinks=False):
                     sub = Path(e.path) / "subagents"
                     if sub.is_dir():
-                        out.extend(TranscriptFile(p, proj.name, name, "subagent") for p in sub.rglob("agent-*.jsonl") if is_regular(p))
+                        out.extend(_subagents_of(proj, name, sub))
                     continue
                 if not name.endswith(".jsonl") or not stat.S_ISREG(e.stat().st_mode):
                     continue
@@ -367,6 +367,27 @@ def all_transcripts(root: Path | None = None) -> list[TranscriptFile]:
             else:
                 out.append(TranscriptFile(p, proj.name, p.stem, "main"))
     out.sort(key=lambda t: str(t.path))
+    return out
+
+
+def _subagents_of(proj: Path, sid: str, sub: Path) -> list[TranscriptFile]:
+    """The subagent files under ``<sid>/subagents/``, each filed under the session its records
+    name: ``sid`` (or the id the session's transcript carries), else the other session's
+    (another session's file put here: :func:`subagent_files` leaves it out of ``sid``, so its
+    figures go to its own session, not this one)."""
+    out = []
+    own: str | None = None
+    for p in sub.rglob("agent-*.jsonl"):
+        if not is_regular(p):
+            continue
+        session = sid
+        other = first_session_id(p)
+        if other is not None and other != sid:
+            if own is None:
+                own = first_session_id(proj / f"{sid}.jsonl") or sid
+            if other != own:
+                session = other
+        out.append(TranscriptFile(p, proj.name, session, "subagent"))
     return out
 
 
