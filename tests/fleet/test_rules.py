@@ -186,3 +186,14 @@ def test_rules_help_names_every_state_with_its_threshold() -> None:
     text = dict(rules_help(FleetRules(quiet_after=20.0)))
     assert list(text) == list(STATES)
     assert "20s" in text["waiting on you"] and "5m00s" in text["stalled"] and "3h00m" in text["ended"]
+
+
+def test_a_record_stamped_far_after_its_files_were_written_is_no_quiet_time(tmp_path: Path) -> None:
+    # a record of year 9999 (a clock gone wrong) kept its session "working, records arriving"
+    # for ever; the files, written 5 hours ago, say when the session was last written
+    facts, t = facts_of(turn_ended(), tmp_path)
+    written = t - 5 * 3600.0  # the last record is stamped 5 hours after its file's last write
+    st = classify(facts, written, t, FleetRules())
+    assert st.state == "ended" and st.quiet == pytest.approx(5 * 3600.0)
+    # a clock a little ahead is a clock apart: the record's time counts
+    assert classify(facts, t - 60.0, t + 30.0, FleetRules()).quiet == pytest.approx(30.0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+from datetime import datetime
 from pathlib import Path
 
 import orjson
@@ -15,7 +16,7 @@ from tracetui.demo.build import DEMO_SESSION_ID, build_demo, subagent_meta
 from tracetui.demo.replay import DemoReplay, demo_files
 from tracetui.session.reader import SessionReader
 from tracetui.tui.export import cap_text, osc52, tmux_wrap, write_export
-from tracetui.tui.format import clean, data, fmt_age, fmt_bytes, fmt_tokens, fmt_usd, one_line, short_path
+from tracetui.tui.format import age_of, clean, data, fmt_age, fmt_bytes, fmt_tokens, fmt_usd, one_line, short_path
 from tracetui.tui.main import build_settings
 from tracetui.tui.view_model import anomaly_rows, context_usage, episode_rows, state_as_of
 
@@ -461,3 +462,13 @@ def test_a_hang_up_ends_the_app_as_ctrl_c_does(monkeypatch: pytest.MonkeyPatch) 
         tui_main._restore(old)
     assert signal.getsignal(signal.SIGHUP) is old
     assert done.wait(30) and seen == ["cleanup", 128 + signal.SIGHUP]
+
+
+def test_a_record_time_far_ahead_of_the_clock_has_no_age() -> None:
+    # "0s ago" for a record of year 9999 was an age invented (sixth user trial)
+    now = 1_800_000_000.0
+    assert age_of("9999-12-31T23:59:59.999Z", now) is None
+    ts = "2027-01-15T08:00:00Z"
+    t = datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    assert age_of(ts, t - 30) == 0.0  # a clock a little ahead: just now
+    assert age_of(ts, t + 5) == 5.0

@@ -14,6 +14,7 @@ from functools import lru_cache
 from rich.text import Text
 
 from tracetui.model.timestamps import fmt_span
+from tracetui.views.fleet import CLOCK_SKEW
 from tracetui.views.format import fmt_bytes as _fmt_bytes
 from tracetui.views.format import fmt_count, fmt_short, fmt_usd
 from tracetui.views.safe import cut_whole, redacted, safe_text
@@ -104,9 +105,12 @@ def parse_ts(ts: str | None) -> float | None:
 
 
 def age_of(ts: str | None, now: float) -> float | None:
-    """Seconds from record timestamp ``ts`` to ``now`` (never negative), or ``None``."""
+    """Seconds from record timestamp ``ts`` to ``now`` (never negative: a clock a little
+    ahead is "just now"), or ``None`` when it is unknown or more than
+    :data:`~tracetui.views.fleet.CLOCK_SKEW` after ``now`` (a record of year 9999 has no age:
+    "0s ago" was an age invented)."""
     t = parse_ts(ts)
-    if t is None:
+    if t is None or t > now + CLOCK_SKEW:
         return None
     return max(0.0, now - t)
 

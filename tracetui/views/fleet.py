@@ -64,6 +64,7 @@ __all__ = [
     "classify",
     "attention_key",
     "quiet_seconds",
+    "CLOCK_SKEW",
     "context_usage",
     "context_fill",
     "rules_help",
@@ -313,11 +314,22 @@ def session_facts(
     )
 
 
+#: seconds a record's time may run ahead of its file's last write (or of ``now``) and still be
+#: read as a time: two clocks a little apart. Further ahead (a record of year 9999) it is no
+#: time the session was written at, and the quiet time is the files' (sixth user trial: such a
+#: session was "working, records arriving" for ever)
+CLOCK_SKEW = 300.0
+
+
 def quiet_seconds(facts: SessionFacts, written: float | None, now: float) -> float:
     """Seconds since the newest of ``written`` (the files' newest mtime) and the last record
-    (never negative: a time after ``now``, a clock apart, counts as just written; ``math.inf``
-    when neither is known)."""
-    newest = max((t for t in (written, facts.last_record) if t is not None), default=None)
+    (never negative: a time a little after ``now``, a clock apart, counts as just written; one
+    more than :data:`CLOCK_SKEW` after the files' last write, or after ``now`` when that is
+    unknown, is left out; ``math.inf`` when neither is known)."""
+    last = facts.last_record
+    if last is not None and last > (written if written is not None else now) + CLOCK_SKEW:
+        last = None
+    newest = max((t for t in (written, last) if t is not None), default=None)
     return math.inf if newest is None else max(0.0, now - newest)
 
 
