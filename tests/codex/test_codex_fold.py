@@ -200,13 +200,15 @@ def test_token_counts_and_rate_limits_of_another_shape_are_read_as_far_as_they_g
     b = RolloutBuilder()
     b.turn("go").tokens(1000, 200, 100)
     good = {"used_percent": 40.0, "window_minutes": 300, "resets_at": 1772445600}
-    # a count below zero: no total read from it (no usage), the record kept and not unknown
+    # a count below zero: no total read from it (no usage), its usage rejected as the Claude
+    # fold rejects one (usage_rejected, an unknown entry with the reason)
     bad = {"total_token_usage": {"input_tokens": -5, "cached_input_tokens": 0, "output_tokens": 1}}
     b.event("token_count", info=bad, rate_limits={"primary": good, "secondary": "weekly"})
     b.event("token_count", info="n/a", rate_limits=7)  # neither of the expected shape
     b.tokens(1500, 300, 150)
     st = fold_bytes(b.data())
-    assert st.counters.unknown_records == 0 and st.main.unknown == ()
+    assert st.counters.unknown_records == st.counters.usage_rejected == 2
+    assert [u.reason.split(":")[0] for u in st.main.unknown] == ["usage rejected", "usage rejected"]
     assert (st.tokens.input, st.tokens.cache_read, st.tokens.output) == (2000, 500, 250)  # the two good responses
     assert st.counters.api_messages == 2
     # the good window of the odd rate_limits kept (the later token count's windows replace it)
@@ -418,3 +420,20 @@ def test_an_end_event_after_the_poll_that_said_the_failure_counts_it_no_more() -
     b.poll(5, "--- FAIL: TestRun", exit_code=1)
     b.tick(0.2).event("exec_command_end", call_id=cmd, process_id="5", exit_code=1, aggregated_output="--- FAIL")
     assert _errors(b)[0] == 1
+
+
+def test_a_token_total_of_another_type_or_out_of_range_is_rejected_and_said() -> None:
+    # as the Claude fold rejects such a usage: counted, listed with its reason, not priced
+    b = RolloutBuilder()
+    b.turn("Count the tokens")
+    b.tokens(1000, 200, 100)
+    for bad in (-5000, 10**15, "lots"):
+        b.event(
+            "token_count", info={"total_token_usage": {"input_tokens": bad, "cached_input_tokens": 0, "output_tokens": 1}}, rate_limits=None
+        )
+    b.event("token_count", info=None, rate_limits=None)  # rate limits only: nothing rejected
+    st = _fold(b).snapshot()
+    assert st.counters.usage_rejected == 3 and st.counters.unknown_records == 3
+    reasons = [u.reason for u in st.main.unknown]
+    assert len(reasons) == 3 and all(r.startswith("usage rejected: Expected `int`") for r in reasons)
+    assert (st.tokens.input, st.tokens.cache_read, st.tokens.output) == (800, 200, 100)

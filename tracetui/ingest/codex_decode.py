@@ -30,6 +30,7 @@ __all__ = [
     "exec_status",
     "token_totals",
     "token_info",
+    "token_info_error",
     "context_window_of",
     "rate_windows",
     "parent_of",
@@ -261,6 +262,18 @@ def token_info(raw: TokenInfo | msgspec.Raw | None) -> TokenInfo | None:
         return _info.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+
+
+def token_info_error(raw: TokenInfo | msgspec.Raw | None) -> str | None:
+    """Why :func:`token_info` of ``raw`` is ``None`` though ``raw`` holds a value (a count of
+    another type, below 0 or past ``MAX_TOKENS``: its first line), else ``None``."""
+    if raw is None or type(raw) is TokenInfo or not raw or bytes(raw) == b"null":
+        return None
+    try:
+        _info.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        return str(exc).split("\n")[0]
+    return None
 
 
 def token_totals(raw: TokenInfo | msgspec.Raw | None) -> TokenTotals | None:

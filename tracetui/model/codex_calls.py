@@ -37,6 +37,7 @@ from tracetui.ingest.codex_decode import (
     rate_windows,
     text_of,
     token_info,
+    token_info_error,
 )
 from tracetui.ingest.codex_schema import CodexRecord, Payload
 from tracetui.ingest.content import decode_any, result_excerpt
@@ -288,6 +289,14 @@ class CodexCalls:
             for wname, w in rate_windows(p.rate_limits).items():
                 self.rate_limits[wname] = RateLimit(wname, w.used_percent, w.window_minutes, w.resets_at, anchor)
         cur = self._totals(p)
+        if cur is None:
+            why = token_info_error(p.info)
+            if why is not None:
+                # a total of another type or outside 0..MAX_TOKENS: not counted, and said so (as
+                # the Claude fold rejects such a usage: usage_rejected, an unknown entry)
+                self.counters.unknown_records += 1
+                self.counters.usage_rejected += 1
+                self._unknown(anchor, "event_msg:token_count", f"usage rejected: {why}")
         if cur is None or cur == self._tok_base:  # no total, or a repeated one: no usage
             self._event("metadata", anchor, st, 0, payload, "token_count", name="token_count")
             return
