@@ -13,6 +13,7 @@ import argparse
 import math
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 __all__ = ["register_sessions", "sessions_data", "render_table"]
@@ -83,8 +84,14 @@ def sessions_data(
     )
     cutoff = None if hours is None else now - hours * 3600
     pairs = []
+    unreadable: list[str] = []
     for info in list_sessions():
-        if (cutoff is not None and info.mtime < cutoff) or not is_session(info):  # a stray file is no session
+        if cutoff is not None and info.mtime < cutoff:
+            continue
+        if not is_session(info):  # a stray file is no session; one that cannot be read is said
+            why = _unreadable(info.path)
+            if why is not None:
+                unreadable.append(why)
             continue
         try:
             reader, state = load_state([info.path], subagents, use_cache)
@@ -96,8 +103,25 @@ def sessions_data(
             save_store(reader)
         except Exception:
             pass
+    if unreadable:
+        n = len(unreadable)
+        (warn or _warn)(
+            f"note: {n} transcript file{'s' if n != 1 else ''} could not be read and {'are' if n != 1 else 'is'} left out ({unreadable[0]})."
+        )
     rows = fleet_rows(pairs, now, FleetRules(**us.fleet), budgets=budgets)
     return rows, fleet_json(rows, now, budgets)
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why ``path`` cannot be read (one line), or ``None`` when it can."""
+    from tracetui.session.reader import describe_os_error
+
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+    except OSError as exc:
+        return describe_os_error(path, exc)
+    return None
 
 
 def _warn(line: str) -> None:

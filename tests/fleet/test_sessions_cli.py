@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -117,6 +118,33 @@ def test_a_title_is_cut_in_the_json_as_in_the_table(tmp_path: Path, monkeypatch:
     title = json.loads(out)["sessions"][0]["title"]
     assert code == 0 and title.startswith("huge prompt start AAA") and title.endswith("\u2026") and len(title) <= 200
     assert len(out) < 10_000
+
+
+def test_a_session_that_cannot_be_read_is_said_not_left_out_silently(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # report and search say so; sessions listed the others without a word (sixth user trial)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    for sid in ("aaaa0000-0000-4000-8000-00000000000c", "aaaa0000-0000-4000-8000-00000000000d"):
+        b = fs.builder(sid, start=fs.iso(time.time() - 60))
+        b.prompt("hello")
+        fs.write(b, tmp_path / "claude", "-p", b.session_id)
+    locked = next((tmp_path / "claude").rglob("*0d.jsonl"))
+    real_open, real_os_open = open, os.open
+
+    def no_read(path, *a, **k):  # as a file without read permission (this may run as root)
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *a, **k)
+
+    def no_os_read(path, *a, **k):
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_os_open(path, *a, **k)
+
+    monkeypatch.setattr("builtins.open", no_read)
+    monkeypatch.setattr(os, "open", no_os_read)
+    code, out, err = run(capsys, "--no-cache")
+    assert code == 0 and "hello" in out
+    assert "note: 1 transcript file could not be read and is left out" in err and "permission denied" in err
 
 
 def test_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
