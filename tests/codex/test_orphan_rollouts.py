@@ -169,3 +169,13 @@ def test_a_session_with_its_transcript_is_no_orphan(homes: Path) -> None:
     (info,) = transcript_sessions(agent="claude")
     assert (info.path, info.orphan) == (path, "")
     assert orphan_of(path) == "" and len(subagent_files(path)) == 1
+
+
+def test_naming_a_child_thread_opens_the_session_it_is_read_in(homes: Path) -> None:
+    # sixth user trial: B of a fork cycle (read as a child of A) named by its full id said
+    # "no session matches", though its rollout is right there
+    first = _rollout(homes, A, "02", B, "loop one")
+    _rollout(homes, B, "03", A, "loop two")
+    assert resolve_target(B) == first and resolve_target(B[:13]) == first
+    with pytest.raises(Exception, match="no session matches"):
+        resolve_target("019e4444")

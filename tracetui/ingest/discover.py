@@ -197,7 +197,11 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         said = only_subagent_files(ident, root or projects_dir()) if agent != "codex" else None
         if said is not None:
             raise DiscoveryError(said)
-        raise DiscoveryError(f"no session matches {ident!r} under {where_sessions(agent, root)}")
+        top = _codex_top_of(ident) if agent != "claude" and root is None else None
+        if top is not None:
+            matches = [s for s in found if s.agent == "codex" and s.session_id == top]
+        if not matches:
+            raise DiscoveryError(f"no session matches {ident!r} under {where_sessions(agent, root)}")
     if len(matches) > 1:
         if len({s.agent for s in matches}) > 1 and len({s.session_id for s in matches}) == 1:
             # a Codex thread and a Claude Code session of the same id (fourth user trial: this
@@ -218,6 +222,19 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         ids = ", ".join(s.session_id[:13] for s in matches[:5])
         raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
     return matches[0]
+
+
+def _codex_top_of(ident: str) -> str | None:
+    """The session (its top thread, :func:`codex_discover.session_tops`) of the one Codex thread
+    whose id is ``ident`` or starts with it, when that thread is a child rollout (a subagent, a
+    fork, a thread of a fork cycle folded into its first one): naming it opens the session it
+    is read in; ``None`` when no thread or several match."""
+    found = codex_discover.rollouts()
+    threads = {m.thread_id for _p, _st, m in found}
+    hit = [t for t in threads if t == ident] or [t for t in threads if t.startswith(ident)]
+    if len(hit) != 1:
+        return None
+    return codex_discover.session_tops(found)[hit[0]][0]
 
 
 def _meta_tool_use_id(p: Path) -> str | None:
