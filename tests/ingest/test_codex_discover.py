@@ -100,9 +100,8 @@ def test_a_thread_id_or_prefix_works_like_a_session_id(homes: tuple[Path, Path])
         resolve_target("eeee", agent="codex")
     with pytest.raises(DiscoveryError, match=r"'0199' matches 2 sessions"):
         find_session("0199")
-    # a child rollout is no session of its own: found through its parent
-    with pytest.raises(DiscoveryError, match="no session matches"):
-        find_session(CHILD)
+    # a child rollout is no session of its own: its id opens the session it is read in
+    assert find_session(CHILD).session_id == PARENT
 
 
 def test_the_same_thread_in_two_files_asks_for_a_path(homes: tuple[Path, Path]) -> None:

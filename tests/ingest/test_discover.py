@@ -268,3 +268,21 @@ def test_a_subagent_files_first_line_is_decoded_once_and_a_rewrite_is_seen(tmp_p
     with open(p, "r+b") as f:  # the same inode, another session, the same long head
         f.write(p.read_bytes().replace(b"sess-one", b"sess-two"))
     assert claude_orphans.first_session_id(p) == "sess-two"
+
+
+def test_the_agent_siblings_of_a_folder_are_listed_again_once_it_changes(tmp_path: Path) -> None:
+    # listed once while the folder is unchanged (every session of a folder looks among them)
+    import os as _os
+
+    from tracetui.ingest.claude_orphans import agent_siblings
+
+    write(tmp_path / "agent-a1.jsonl", _agent_records("s", "a1"))
+    write(tmp_path / "s.jsonl", [prompt("goal", session="s")])
+    old = 1_000_000_000
+    _os.utime(tmp_path, (old, old))  # an old mtime: the listing may be kept
+    assert [p.name for p in agent_siblings(tmp_path)] == ["agent-a1.jsonl"]
+    write(tmp_path / "agent-a2.jsonl", _agent_records("s", "a2"))  # the folder's mtime moves on
+    assert [p.name for p in agent_siblings(tmp_path)] == ["agent-a1.jsonl", "agent-a2.jsonl"]
+    (tmp_path / "agent-a1.jsonl").unlink()
+    _os.utime(tmp_path, (old, old))  # the same mtime as listed before: the racy case is the clock's
+    assert [p.name for p in agent_siblings(tmp_path)] == ["agent-a2.jsonl"]

@@ -358,3 +358,13 @@ def test_a_save_a_failed_write_stops_says_why_unless_another_process_holds_the_l
         assert r.save_cache() is False and capsys.readouterr().err == ""  # said once per resume point
     else:
         assert err == ""
+
+
+def test_a_process_prunes_the_store_folder_at_its_first_save_then_once_in_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a prune reads the size of every database: one per save made listing thousands of
+    # sessions quadratic (sixth user trial)
+    from tracetui.session.store import db
+
+    monkeypatch.setattr(db, "_saves", 0)
+    runs = [db.prune_now() for _ in range(3 * db.PRUNE_EVERY)]
+    assert runs[0] and sum(runs) == 3 and [i for i, r in enumerate(runs) if r] == [0, db.PRUNE_EVERY, 2 * db.PRUNE_EVERY]

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracetui.ingest import codex_discover
-from tracetui.ingest.claude_orphans import first_session_id, only_subagent_files, orphan_files, orphan_folder, orphan_session
+from tracetui.ingest.claude_orphans import (
+    agent_siblings,
+    first_session_id,
+    only_subagent_files,
+    orphan_files,
+    orphan_folder,
+    orphan_session,
+)
 from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.codex_discover import codex_dir
 from tracetui.ingest.files import is_regular, open_regular
@@ -284,11 +291,7 @@ def subagent_files(main: Path) -> list[SubagentFile]:
                 # (fourth user trial: its tokens, calls and folder were taken as this one's)
                 continue
             found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
-    try:
-        siblings = [p for p in main.parent.iterdir() if _is_agent_file(p) and is_regular(p)]
-    except OSError:
-        siblings = []
-    for p in siblings:
+    for p in agent_siblings(main.parent):
         if p not in found and first_session_id(p) == sid:
             found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
     return [found[p] for p in sorted(found)]

@@ -110,6 +110,21 @@ def cache_path(paths: list[Path], subagents: bool = True) -> Path:
     return cache_dir() / "store" / f"{_session_key(paths, subagents)}.sqlite"
 
 
+#: saves of a process between two prunes of the store folder: a prune reads every database's
+#: size, so one per save made a listing of 5,000 sessions quadratic (9 of its 12 s cold for
+#: 1,000, sixth user trial); the folder may run past its cap by what the saves between write
+PRUNE_EVERY = 100
+_saves = 0
+
+
+def prune_now() -> bool:
+    """Whether this save of the process prunes the store folder: its first, then one in
+    :data:`PRUNE_EVERY`."""
+    global _saves
+    _saves += 1
+    return _saves % PRUNE_EVERY == 1
+
+
 def prune(folder: Path, keep: Path, max_bytes: int) -> None:
     """Delete the least recently written session databases (with their WAL and shared-memory
     files) while ``folder`` holds more than ``max_bytes``; never ``keep``. Errors are ignored

@@ -46,6 +46,7 @@ from tracetui.session.store.db import (
     create_schema,
     fingerprint,
     prune,
+    prune_now,
     saved_fold_rows,
 )
 from tracetui.session.store.episodes import StoreEpisodes, restore_versions, save_episodes, without_versions
@@ -216,7 +217,8 @@ class StoreReader(SessionReader):
             except sqlite3.Error:
                 pass
         self._saved_at = pos
-        prune(db.parent, db, MAX_STORE_BYTES)
+        if prune_now():
+            prune(db.parent, db, MAX_STORE_BYTES)
         return True
 
     def _ahead_of_me(self, c: sqlite3.Connection, rows: list[tuple]) -> bool:
