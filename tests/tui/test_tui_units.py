@@ -130,6 +130,26 @@ def test_newest_session_by_default_and_paths_one_tab_each(tmp_path: Path, monkey
     assert s.demo and [sp.paths[0] for sp in s.sessions] == [old]
 
 
+def test_all_opens_the_most_recent_sessions_up_to_its_cap_and_says_how_many_it_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a tab holds a session's state: 1,400 tabs took 1.4 GB (sixth user trial)
+    import tracetui.tui.main as tui_main
+
+    root = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root))
+    paths = []
+    for i in range(3):
+        p = root / "projects" / "-a" / f"3333333{i}-0000-4000-8000-000000000003.jsonl"
+        small_session(p)
+        os.utime(p, (FROZEN_NOW - 600 + i, FROZEN_NOW - 600 + i))
+        paths.append(p)
+    monkeypatch.setattr(tui_main, "MAX_TABS", 2)
+    s = build_settings(["--all"], now=FROZEN_NOW)
+    assert [sp.paths[0] for sp in s.sessions] == [paths[2], paths[1]]
+    assert any("3 sessions were active" in w and "the 2 most recent are open" in w for w in s.warnings)
+
+
 def test_unknown_session_id_is_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     from tracetui.tui.main import run_app
 

@@ -4,7 +4,7 @@ watch and the fleet feed."""
 from __future__ import annotations
 
 from tracetui.tui.messages import SessionsFound
-from tracetui.tui.settings import SessionSpec, Settings
+from tracetui.tui.settings import MAX_TABS, SessionSpec, Settings
 
 __all__ = ["FollowWiring"]
 
@@ -61,7 +61,7 @@ class FollowWiring:
             self.fleet_feed.follow_window(self.follow, message.sessions, set(self.views), self.settings.subagents, self.settings.use_cache)
         for info in message.sessions:
             what = f"New {agent_name(info.agent)} session {info.session_id[:8]} in {info.project}"
-            if self.settings.all_hours is not None:
+            if self.settings.all_hours is not None and len(self.views) < MAX_TABS:
                 self.open_session(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"), activate=False)
                 self.notify(f"{what}: opened in a tab", title="Sessions", markup=False)
             else:

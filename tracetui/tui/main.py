@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tracetui.args import OneLineParser, add_agent_arg
-from tracetui.tui.settings import SessionSpec, Settings
+from tracetui.tui.settings import MAX_TABS, SessionSpec, Settings
 
 __all__ = ["run_app", "build_settings", "parser", "UsageError"]
 
@@ -139,6 +139,13 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
                 continue
             if is_session(info):  # a stray file is no session
                 s.sessions.append(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"))
+        if len(s.sessions) > MAX_TABS:  # the named ones first, then the newest (list_sessions' order)
+            n = len(s.sessions)
+            del s.sessions[MAX_TABS:]
+            s.warnings.append(
+                f"--all: {n} sessions were active in the last {ns.hours:g} hours; the {MAX_TABS} most recent are open in tabs."
+                " Name another by its id, or narrow --hours."
+            )
         if not s.sessions and not ns.demo:
             s.demo = True
             s.demo_reason = (

@@ -9,7 +9,13 @@ from pathlib import Path
 
 from tracetui.views.fleet import FleetRules
 
-__all__ = ["SessionSpec", "Settings"]
+__all__ = ["SessionSpec", "Settings", "MAX_TABS"]
+
+
+#: tabs ``--all`` opens at most, the most recent sessions (a tab holds its session's state:
+#: ~1 MB each; 1,400 sessions took 1.4 GB and minutes, sixth user trial); the number left out
+#: is said in a note, and a session that starts later is announced, not opened, once this many are
+MAX_TABS = 100
 
 
 @dataclass(frozen=True)
