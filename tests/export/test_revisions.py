@@ -187,3 +187,27 @@ def test_a_message_sent_open_gets_a_revision_when_more_of_it_comes(tmp_path):
     later = plan_spans(_state(path, b.data()), settle=0, sent=set(ledger_keys(first.spans)))
     rev = [s for s in later.spans if s.attributes.get("tracetui.revision.of") == chat.key]
     assert len(rev) == 1 and rev[0].attributes["gen_ai.usage.output_tokens"] == 160
+
+
+def test_the_last_episode_sent_open_gets_a_revision_when_it_goes_on(tmp_path):
+    # sixth user trial: sent open when the session settled, the last episode stayed "in
+    # progress, 10 calls" at the collector while the session's revision said 30
+    b = TranscriptBuilder(session_id=SESSION)
+    b.prompt("read everything")
+    for i in range(3):
+        tid = b.tick(1).tool_use("Read", {"file_path": f"f{i}.py"})
+        b.tick(0.1).tool_result(tid, "x")
+    before = b.data()
+    for i in range(3, 8):
+        tid = b.tick(1).tool_use("Read", {"file_path": f"f{i}.py"})
+        b.tick(0.1).tool_result(tid, "x")
+    path = tmp_path / f"{SESSION}.jsonl"
+    first = plan_spans(_state(path, before), settle=0)
+    (ep,) = [s for s in first.spans if s.key == "episode:1"]
+    assert ep.attributes["tracetui.episode.status"] == "in_progress" and ep.attributes["tracetui.episode.tool_calls"] == 3
+    sent = set(ledger_keys(first.spans))
+    later = plan_spans(_state(path, b.data()), settle=0, sent=sent)
+    (rev,) = [s for s in later.spans if s.attributes.get("tracetui.revision.of") == "episode:1"]
+    assert rev.attributes["tracetui.episode.tool_calls"] == 8 and rev.end_ns > ep.end_ns
+    again = plan_spans(_state(path, b.data()), settle=0, sent=sent | set(ledger_keys(later.spans)))
+    assert not [s for s in again.spans if s.attributes.get("tracetui.revision.of") == "episode:1"]  # nothing new: none again

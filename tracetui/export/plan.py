@@ -336,7 +336,9 @@ class _Planner:
             # a new version (it comes during the next episode, if at all: once that one is
             # closed too, the episode goes as it stands). What changes later goes as a revision
             closed = ep.status != "in_progress" and (not ep.dangling or k + 2 < n)
-            self._emit(spec, closed, f"v{ep.version}")
+            # an episode sent open (the session settled) is revised as more of its records come:
+            # its version changes only once it is closed (sixth user trial)
+            self._emit(spec, closed, f"v{ep.version}" if ep.status != "in_progress" else f"v{ep.version}+{ep.ledger_end}")
 
     def _chat(self, m: _Msg, st: AgentState, agent_keys: dict[int, str]) -> None:
         model = st.models[0] if len(st.models) == 1 else None
