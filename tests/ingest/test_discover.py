@@ -286,3 +286,16 @@ def test_the_agent_siblings_of_a_folder_are_listed_again_once_it_changes(tmp_pat
     (tmp_path / "agent-a1.jsonl").unlink()
     _os.utime(tmp_path, (old, old))  # the same mtime as listed before: the racy case is the clock's
     assert [p.name for p in agent_siblings(tmp_path)] == ["agent-a2.jsonl"]
+
+
+def test_a_session_is_found_by_the_id_its_records_carry_as_by_its_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # sixth user trial: a resumed session (a file named after the new id, its first record the
+    # old one's) is listed by sessions under the id its records carry, which state ID did not find
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    proj = tmp_path / "projects" / "-resume"
+    old, new = "aaaa1111-0000-0000-0000-000000000001", "bbbb2222-0000-0000-0000-000000000002"
+    p = write(proj / f"{new}.jsonl", [prompt("before the resume", session=old), prompt("after", session=new)])
+    assert find_session(new).path == p and find_session("bbbb").path == p
+    assert find_session(old).path == p and find_session("aaaa1111").path == p
+    with pytest.raises(DiscoveryError, match="no session matches"):
+        find_session("cccc")

@@ -194,12 +194,18 @@ def newest_session(root: Path | None = None, agent: str | None = None) -> Sessio
 
 def find_session(ident: str, root: Path | None = None, agent: str | None = None) -> SessionInfo:
     """The session whose id (a Claude Code session id or a Codex thread id) is ``ident`` or
-    starts with it; ``agent`` narrows the search to one agent. Raises :class:`DiscoveryError`
-    when none or several match."""
+    starts with it: a transcript's file name, else the ``sessionId`` of its first record, else
+    a Codex child rollout's thread (its session); ``agent`` narrows the search to one agent.
+    Raises :class:`DiscoveryError` when none or several match."""
     found = list_sessions(root, agent)
     matches = [s for s in found if s.session_id == ident]
     if not matches:
         matches = [s for s in found if s.session_id.startswith(ident)]
+    if not matches and agent != "codex":
+        # the id a transcript's records carry, when it is not its file's name (a resumed
+        # session, a renamed file): the id `sessions` and the state's header show
+        named = [(s, first_session_id(s.path) or "") for s in found if s.agent == "claude"]
+        matches = [s for s, i in named if i == ident] or [s for s, i in named if i.startswith(ident)]
     if not matches:
         said = only_subagent_files(ident, root or projects_dir()) if agent != "codex" else None
         if said is not None:
