@@ -195,16 +195,19 @@ _EXEC_HEAD = re.compile(
 )
 
 
+_match_head = _EXEC_HEAD.match
+
+
 def exec_status(out: Any) -> tuple[int | None, str | None]:
     """``(exit code, session id)`` a unified exec tool's output says (:data:`_EXEC_HEAD`): the
     command's exit code when it ended, the session a ``write_stdin`` polls when it still runs;
     ``(None, None)`` for any other output. ``out``: the output as raw JSON (a string's bytes)."""
-    if type(out) is not msgspec.Raw or not out:
+    if type(out) is not msgspec.Raw:
         return None, None
-    m = _EXEC_HEAD.match(bytes(memoryview(out)[:200]))
+    m = _match_head(memoryview(out))  # read in place: the head is all the pattern reads
     if m is None:
         return None, None
-    code, session = m.group(1), m.group(2)
+    code, session = m.group(1, 2)
     return (int(code), None) if code is not None else (None, session.decode())
 
 
