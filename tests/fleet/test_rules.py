@@ -197,3 +197,11 @@ def test_a_record_stamped_far_after_its_files_were_written_is_no_quiet_time(tmp_
     assert st.state == "ended" and st.quiet == pytest.approx(5 * 3600.0)
     # a clock a little ahead is a clock apart: the record's time counts
     assert classify(facts, t - 60.0, t + 30.0, FleetRules()).quiet == pytest.approx(30.0)
+
+
+def test_files_written_in_the_future_give_no_quiet_time(tmp_path: Path) -> None:
+    # a file's mtime set in the future (touch -d, a clock apart) kept its session "working"
+    facts, t = facts_of(turn_ended(), tmp_path)
+    now = t + 5 * 3600.0
+    st = classify(facts, now + 86_400.0, now, FleetRules())
+    assert st.state == "ended" and st.quiet == pytest.approx(5 * 3600.0)  # from its last record

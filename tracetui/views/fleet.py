@@ -325,7 +325,10 @@ def quiet_seconds(facts: SessionFacts, written: float | None, now: float) -> flo
     """Seconds since the newest of ``written`` (the files' newest mtime) and the last record
     (never negative: a time a little after ``now``, a clock apart, counts as just written; one
     more than :data:`CLOCK_SKEW` after the files' last write, or after ``now`` when that is
-    unknown, is left out; ``math.inf`` when neither is known)."""
+    unknown, is left out, and so is a last write more than that after ``now``; ``math.inf``
+    when neither is known)."""
+    if written is not None and written > now + CLOCK_SKEW:
+        written = None  # a file stamped in the future (``touch -d``, a clock apart): no time known
     last = facts.last_record
     if last is not None and last > (written if written is not None else now) + CLOCK_SKEW:
         last = None
