@@ -154,6 +154,39 @@ def test_a_named_fifo_is_refused_in_one_line_as_state_refuses_it(tmp_path: Path,
     assert err == said and err.count("\n") == 1 and f"{fifo}: a FIFO (named pipe), not a transcript file" in err
 
 
+def test_an_unreadable_named_file_is_refused_in_one_line_as_state_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Trial 6 §8: the monitor said "not a transcript (its first line is not a Claude Code record
+    ...)" of a transcript it may not read; ``state`` said "permission denied"."""
+    import os
+
+    from tui_support import small_session
+
+    from tracetui.cli import main
+    from tracetui.tui.main import run_app
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    path.chmod(0)
+    if os.access(path, os.R_OK):  # root reads it anyway: the kernel's refusal, played
+        real_open, real_access = os.open, os.access
+
+        def refused(p, *a, **kw):
+            if os.fspath(p) == str(path):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_open(p, *a, **kw)
+
+        monkeypatch.setattr(os, "open", refused)
+        monkeypatch.setattr(os, "access", lambda p, *a, **kw: os.fspath(p) != str(path) and real_access(p, *a, **kw))
+    assert main(["state", "--no-cache", str(path)]) == 1
+    said = capsys.readouterr().err
+    assert run_app([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == said == f"tracetui: {path}: permission denied\n"
+
+
 def test_a_named_file_that_is_no_transcript_is_refused_and_an_empty_one_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:

@@ -167,8 +167,10 @@ def _is_terminal(stream) -> bool:
 def _refuse_special(p: Path) -> None:
     """Raise ``DiscoveryError`` for a named path that is a FIFO, socket or device, in the line
     ``state`` says it (``PATH: a FIFO (named pipe), not a transcript file``): it is never
-    opened, so a tab would only ever say "still watching"; and for a file whose first line is
-    no record (``PATH: not a transcript (...)``). A file not there yet, or empty, is waited for."""
+    opened, so a tab would only ever say "still watching"; for a file that cannot be opened
+    (``PATH: permission denied``, :func:`~tracetui.session.reader.describe_os_error`); and for a
+    file whose first line is no record (``PATH: not a transcript (...)``). A file not there yet,
+    or empty, is waited for."""
     import stat
 
     from tracetui.ingest.discover import DiscoveryError
@@ -182,8 +184,14 @@ def _refuse_special(p: Path) -> None:
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         raise DiscoveryError(f"{p}: {file_kind(mode)}, not a transcript file")
     if stat.S_ISREG(mode) and st.st_size > 0:
+        from tracetui.ingest.files import open_regular
         from tracetui.ingest.first_line import opens_a_transcript
+        from tracetui.session.reader import describe_os_error
 
+        try:  # a file that cannot be read is said so, as ``state`` says it (permission denied)
+            open_regular(p).close()
+        except OSError as exc:
+            raise DiscoveryError(describe_os_error(p, exc)) from None
         if not opens_a_transcript(p):
             # as ``state`` refuses it (fifth user trial: /etc/passwd was a tab of 24 malformed
             # lines); an empty file is a session not written yet, and is waited for
