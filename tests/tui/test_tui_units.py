@@ -175,6 +175,39 @@ def test_a_named_fifo_is_refused_in_one_line_as_state_refuses_it(tmp_path: Path,
     assert err == said and err.count("\n") == 1 and f"{fifo}: a FIFO (named pipe), not a transcript file" in err
 
 
+def test_an_unreadable_named_file_is_refused_in_one_line_as_state_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Trial 6 §8: the monitor said "not a transcript (its first line is not a Claude Code record
+    ...)" of a transcript it may not read; ``state`` said "permission denied"."""
+    import os
+
+    from tui_support import small_session
+
+    from tracetui.cli import main
+    from tracetui.tui.main import run_app
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    path = tmp_path / "s.jsonl"
+    small_session(path)
+    path.chmod(0)
+    if os.access(path, os.R_OK):  # root reads it anyway: the kernel's refusal, played
+        real_open, real_access = os.open, os.access
+
+        def refused(p, *a, **kw):
+            if os.fspath(p) == str(path):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_open(p, *a, **kw)
+
+        monkeypatch.setattr(os, "open", refused)
+        monkeypatch.setattr(os, "access", lambda p, *a, **kw: os.fspath(p) != str(path) and real_access(p, *a, **kw))
+    assert main(["state", "--no-cache", str(path)]) == 1
+    said = capsys.readouterr().err
+    assert run_app([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == said == f"tracetui: {path}: permission denied\n"
+
+
 def test_a_named_file_that_is_no_transcript_is_refused_and_an_empty_one_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
@@ -414,8 +447,23 @@ def test_footer_leaves_out_the_least_wanted_optional_keys_first() -> None:
     assert left_out(items, essential + 15 + 11 + 7) == {"pause", "palette"}
     # a shorter, less wanted key takes room a longer one cannot
     assert left_out(items, essential + 15 + 8) == {"sessions", "palette"}
-    # essentials stay even when they alone do not fit (the footer cuts them, below MIN_SIZE)
+    # help and quit stay even when they alone do not fit
     assert left_out(items, 10) == {"next-tab", "sessions", "pause", "palette"}
+
+
+def test_footer_leaves_out_whole_essential_keys_but_help_and_quit_when_they_do_not_fit() -> None:
+    # trial 6 §9: at 40 columns, or beside the Keys panel, the footer drew "c Ca" and "q Qu"
+    from tracetui.tui.footer import FooterItem, left_out
+
+    items = [FooterItem(i, c) for i, c in (("help", 8), ("history-back", 7), ("drill-down", 7), ("copy-card", 7))]
+    items += [FooterItem("copy-worker", 7), FooterItem("quit", 7), FooterItem("pause", 8)]
+    assert left_out(items, 43) == {"pause"}
+    # the rightmost essential keys leave first, whole; help and quit stay
+    assert left_out(items, 42) == {"pause", "copy-worker"}
+    assert left_out(items, 40) == {"pause", "copy-worker"}
+    assert left_out(items, 35) == {"pause", "copy-worker", "copy-card"}
+    assert left_out(items, 16) == {"pause", "copy-worker", "copy-card", "drill-down", "history-back"}
+    assert left_out(items, 3) == {"pause", "copy-worker", "copy-card", "drill-down", "history-back"}
 
 
 from hypothesis import given  # noqa: E402
@@ -430,19 +478,25 @@ from hypothesis import strategies as st  # noqa: E402
     st.integers(0, 150),
 )
 def test_footer_fit_properties(pairs: list[tuple[str, int]], width: int) -> None:
-    from tracetui.tui.footer import OPTIONAL, FooterItem, left_out
+    from tracetui.tui.footer import KEPT, OPTIONAL, FooterItem, left_out
 
     items = [FooterItem(i, c) for i, c in pairs]
     out = left_out(items, width)
-    assert out <= {i.id for i in items if i.id in OPTIONAL}  # only optional keys leave
+    assert not out & set(KEPT)  # help and quit never leave
     kept = sum(i.cells for i in items if i.id not in out)
     essential = sum(i.cells for i in items if i.id not in OPTIONAL)
     if essential <= width:
+        assert out <= {i.id for i in items if i.id in OPTIONAL}  # only optional keys leave
         assert kept <= width
         # nothing left out would still have fitted
         assert all(i.cells > width - kept for i in items if i.id in out)
-    else:
-        assert out == {i.id for i in items if i.id in OPTIONAL}
+    elif sum(i.cells for i in items if i.id in KEPT) <= width:
+        assert kept <= width  # whole keys only: what is drawn fits
+        # the essential keys that leave are the rightmost ones (but help and quit), and every optional one
+        ess = [i.id for i in items if i.id not in OPTIONAL and i.id not in KEPT]
+        gone = [i for i in ess if i in out]
+        assert gone == ess[len(ess) - len(gone) :]
+        assert {i.id for i in items if i.id in OPTIONAL} <= out
 
 
 def test_demo_speed_is_how_many_times_as_fast() -> None:

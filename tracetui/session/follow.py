@@ -376,10 +376,12 @@ class Follow:
         with self._cond:
             return not self._dirty and not self._busy
 
-    def stop(self, timeout: float = 10.0, on_error: Callable[[Followed, Exception], Any] | None = None) -> None:
+    def stop(self, timeout: float = 10.0, on_error: Callable[[Followed, Exception], Any] | None = None, save: bool = True) -> None:
         """End the watcher and the workers (a long first read is cut short), then save every
         session's store. ``timeout``: seconds to wait for the workers; a session still being
-        polled then is not saved. ``on_error(session, exc)`` hears of a failed save."""
+        polled then is not saved. ``on_error(session, exc)`` hears of a failed save. ``save``
+        false: no store is saved (the terminal went away: the process ends at once; a store
+        left unsaved costs a refold at the next open, never a wrong figure)."""
         with self._cond:
             self.stopping = True
             self._cond.notify_all()
@@ -389,6 +391,8 @@ class Follow:
         for t in self._threads:
             if t is not threading.current_thread():
                 t.join(max(0.0, end - time.monotonic()))
+        if not save:
+            return
         with self._cond:
             busy = set(self._busy)
             todo = [s for s in self._sessions.values() if isinstance(s, Followed) and s.key not in busy]

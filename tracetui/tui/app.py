@@ -14,7 +14,7 @@ from textual.widgets import Footer, Static, TabbedContent
 from tracetui.tui.copy_actions import CopyActions, copy_note, render_export
 from tracetui.tui.follow_wiring import FollowWiring
 from tracetui.tui.footer import COMPACT_BELOW
-from tracetui.tui.monitor_screen import MonitorScreen
+from tracetui.tui.monitor_screen import MonitorFooter, MonitorScreen
 from tracetui.tui.palette import PaletteCommands
 from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec, Settings
@@ -153,7 +153,7 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
                 yield self._pane(spec)
         yield Static(Text(""), id="empty")
         yield Static(Text(""), id="too-small")
-        yield Footer()
+        yield MonitorFooter()
 
     def on_mount(self) -> None:
         if self.settings.theme:

@@ -35,13 +35,27 @@ class FollowWiring:
                 self.notify(self._follow.problem, severity="warning", markup=False)
         return self._follow
 
+    #: the terminal went away (:meth:`hang_up`): the app ends without saving the stores
+    hung_up = False
+
+    def hang_up(self) -> None:
+        """The terminal went away (SIGHUP, :func:`tracetui.tui.main.run_app`): exit now, with
+        code 129 (128 + SIGHUP), leaving the workers and the stores' saves behind (a save of a
+        long first read took seconds; a store left unsaved costs a refold at the next open, never
+        a wrong figure). Runs on the app's loop."""
+        import signal
+
+        self.hung_up = True
+        self.exit(return_code=128 + signal.SIGHUP)
+
     def on_unmount(self) -> None:
         self.fleet_feed.stop()
         if self.replay is not None:
             self.replay.stop()
         if self._follow is not None:
             # ends the watcher and the workers, then saves every opened session's store
-            self._follow.stop()
+            # (after a hang-up: neither waits for the workers nor saves)
+            self._follow.stop(timeout=0.0 if self.hung_up else 10.0, save=not self.hung_up)
 
     def watch_sessions(self) -> None:
         """Notice sessions that start while the app runs (the follow's watcher and workers)."""

@@ -3,9 +3,12 @@
 
 The footer is one row. At 60 columns the whole key set did not fit and Textual cut the row at
 its right edge, so the last keys (``s Sessions``, ``q Quit``) could not be seen. Here the
-optional keys (:data:`OPTIONAL`) leave the footer, least wanted first, until the row fits. A key
-that leaves the footer still works, and the help screen (F1, always in the footer) and the
-command palette list it.
+optional keys (:data:`OPTIONAL`) leave the footer, least wanted first, until the row fits; in a
+row narrower than the essential keys (below ``MIN_SIZE``, or beside Textual's Keys panel) the
+essential ones leave too, the rightmost first, but ``F1 Help`` and ``q Quit`` (:data:`KEPT`):
+the footer shows whole keys only, never one cut in the middle (``q Qu``). A key that leaves the
+footer still works, and the help screen (F1, always in the footer) and the command palette list
+it. The width is the footer's own, which Textual's Keys panel narrows.
 
 Widths are terminal cells, counted as Textual's ``Footer`` lays its keys out (textual 8.x):
 compact footer, ``key`` + space + ``description`` + a one-cell margin; full footer, a cell of
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["OPTIONAL", "PALETTE", "TAB_KEY", "COMPACT_BELOW", "FooterItem", "key_cells", "palette_cells", "left_out"]
+__all__ = ["OPTIONAL", "KEPT", "PALETTE", "TAB_KEY", "COMPACT_BELOW", "FooterItem", "key_cells", "palette_cells", "left_out"]
 
 #: the id :func:`left_out` gives the command-palette key (``^p palette``), which has no binding id
 PALETTE = "palette"
@@ -27,6 +30,8 @@ TAB_KEY = "next-tab"
 #: optional keys, most wanted first: with too little room the last ones leave the footer first.
 #: Every other key the footer would show is essential and always stays.
 OPTIONAL = (TAB_KEY, "sessions", "fleet", "pause", PALETTE)
+#: keys that stay in the footer at any width: help and quit
+KEPT = ("help", "quit")
 #: below this many columns the footer is compact (less padding); ``TraceApp`` sets it so
 COMPACT_BELOW = 120
 
@@ -51,15 +56,25 @@ def palette_cells(key_display: str, description: str, compact: bool) -> int:
 
 
 def left_out(items: list[FooterItem], width: int) -> set[str]:
-    """The ids of the optional items to leave out so that ``items`` fit ``width`` cells.
+    """The ids of the items to leave out so that ``items`` (in the footer's order) fit ``width``
+    cells.
 
-    Essential items (ids not in :data:`OPTIONAL`) always stay. Optional ones are added back in
-    the order of :data:`OPTIONAL` while they fit, so a shorter, less wanted key can take room a
-    longer one could not. When the essential keys alone are wider than ``width`` (below
-    ``MIN_SIZE``), every optional key is left out and the footer cuts the rest.
+    Essential items (ids not in :data:`OPTIONAL`) stay while they fit; when they alone are wider
+    than ``width``, they leave from the right, but the :data:`KEPT` ones, until the rest fits,
+    and every optional one is left out. Else optional ones are added back in the order of :data:`OPTIONAL` while they fit, so a
+    shorter, less wanted key can take room a longer one could not.
     """
-    room = width - sum(i.cells for i in items if i.id not in OPTIONAL)
+    essential = [i for i in items if i.id not in OPTIONAL]
+    room = width - sum(i.cells for i in essential)
     out = {i.id for i in items if i.id in OPTIONAL}
+    if room < 0:  # no room for an optional key: essential ones leave, whole, from the right
+        for item in reversed(essential):
+            if room >= 0:
+                break
+            if item.id not in KEPT:
+                out.add(item.id)
+                room += item.cells
+        return out
     by_id = {i.id: i for i in items}
     for oid in OPTIONAL:
         item = by_id.get(oid)

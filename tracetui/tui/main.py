@@ -174,8 +174,10 @@ def _is_terminal(stream) -> bool:
 def _refuse_special(p: Path) -> None:
     """Raise ``DiscoveryError`` for a named path that is a FIFO, socket or device, in the line
     ``state`` says it (``PATH: a FIFO (named pipe), not a transcript file``): it is never
-    opened, so a tab would only ever say "still watching"; and for a file whose first line is
-    no record (``PATH: not a transcript (...)``). A file not there yet, or empty, is waited for."""
+    opened, so a tab would only ever say "still watching"; for a file that cannot be opened
+    (``PATH: permission denied``, :func:`~tracetui.session.reader.describe_os_error`); and for a
+    file whose first line is no record (``PATH: not a transcript (...)``). A file not there yet,
+    or empty, is waited for."""
     import stat
 
     from tracetui.ingest.discover import DiscoveryError
@@ -189,8 +191,14 @@ def _refuse_special(p: Path) -> None:
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         raise DiscoveryError(f"{p}: {file_kind(mode)}, not a transcript file")
     if stat.S_ISREG(mode) and st.st_size > 0:
+        from tracetui.ingest.files import open_regular
         from tracetui.ingest.first_line import opens_a_transcript
+        from tracetui.session.reader import describe_os_error
 
+        try:  # a file that cannot be read is said so, as ``state`` says it (permission denied)
+            open_regular(p).close()
+        except OSError as exc:
+            raise DiscoveryError(describe_os_error(p, exc)) from None
         if not opens_a_transcript(p):
             # as ``state`` refuses it (fifth user trial: /etc/passwd was a tab of 24 malformed
             # lines); an empty file is a session not written yet, and is waited for
@@ -221,30 +229,53 @@ def run_app(argv: Sequence[str], subcommands: Sequence[str] = ()) -> int:
     from tracetui.tui.app import make_app
 
     app = make_app(settings)
-    hangup = _on_hangup(lambda: app.replay.stop() if app.replay is not None else None)
+    hangup = _on_hangup(lambda: app.replay.stop() if app.replay is not None else None, stop=app.hang_up)
     try:
         app.run()
-    except KeyboardInterrupt:  # Ctrl-C, or the terminal went away (_on_hangup)
+    except KeyboardInterrupt:  # Ctrl-C, or the terminal went away outside the app's loop (_on_hangup)
         pass
     finally:
         if app.replay is not None:
             app.replay.stop()  # the demo's temporary session folder goes, also on a hang-up
         _restore(hangup)
+    if app.hung_up:
+        # nothing is left to do for a terminal that went away: the process ends here, without
+        # the interpreter's teardown of the heap (~2 s after the first open of a 200 MB session)
+        # or a wait for a thread still running
+        _end_now(int(app.return_code or 0))
     return int(app.return_code or 0)
 
 
-#: seconds a hung-up process is given to end by itself before it is ended (:func:`_on_hangup`)
-HANGUP_GRACE = 3.0
+def _end_now(code: int) -> None:
+    """End the process with ``code`` at once (stdio flushed as far as it can be)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
-def _on_hangup(cleanup: Callable[[], object] = lambda: None, end: Callable[[int], object] = os._exit) -> object:
-    """Make SIGHUP (the terminal went away) end the app as Ctrl-C does, with the cleanup in
-    :func:`run_app` (the default would end the process at once, leaving the demo's temporary
-    session folder behind): a ``KeyboardInterrupt``, the one exception asyncio lets out of the
-    app's loop. A process still alive :data:`HANGUP_GRACE` seconds later (the interrupt landed
-    in code that kept it, or a worker thread still runs: the fourth user trial found a monitor
-    whose terminal was gone burning a core for 40 minutes) runs ``cleanup`` and is ended by
-    ``end(129)`` (128 + SIGHUP). Returns the handler it replaced."""
+#: seconds a hung-up process is given to end by itself before it is ended (:func:`_on_hangup`):
+#: the app's exit in order takes ~0.2 s; a loop held by a long draw (the first state of a 200 MB
+#: session: ~2 s) is not waited for
+HANGUP_GRACE = 0.5
+
+
+def _on_hangup(
+    cleanup: Callable[[], object] = lambda: None, end: Callable[[int], object] = os._exit, stop: Callable[[], object] | None = None
+) -> object:
+    """Make SIGHUP (the terminal went away) end the app (the default would end the process at
+    once, leaving the demo's temporary session folder behind). While an asyncio loop runs in
+    the main thread (the app's), ``stop`` is called on it (``TraceApp.hang_up``: the app exits
+    in order, its stores not saved); elsewhere, or without ``stop``, a ``KeyboardInterrupt`` is
+    raised, as Ctrl-C does. (An interrupt raised inside the app's loop landed at any point of
+    its code: at the end of a long first read it was swallowed, and the process ended by the
+    last resort, seconds later.) A process still alive :data:`HANGUP_GRACE` seconds later (a
+    worker thread still runs: the fourth user trial found a monitor whose terminal was gone
+    burning a core for 40 minutes) runs ``cleanup`` and is ended by ``end(129)`` (128 +
+    SIGHUP). Returns the handler it replaced."""
+    import asyncio
     import signal
 
     if not hasattr(signal, "SIGHUP"):
@@ -260,7 +291,15 @@ def _on_hangup(cleanup: Callable[[], object] = lambda: None, end: Callable[[int]
         timer = threading.Timer(HANGUP_GRACE, last_resort)
         timer.daemon = True
         timer.start()
-        raise KeyboardInterrupt
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if stop is None or loop is None:
+            raise KeyboardInterrupt
+        # the handler runs between two bytecodes of the loop's thread: the stop is queued, as
+        # asyncio queues its own signal handlers (call_soon_threadsafe is safe here)
+        loop.call_soon_threadsafe(stop)
 
     try:
         return signal.signal(signal.SIGHUP, hung_up)

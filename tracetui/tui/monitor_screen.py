@@ -1,13 +1,23 @@
-"""The monitor's screen: its footer draws the keys that fit the terminal's width."""
+"""The monitor's screen: its footer draws the keys that fit the footer's width."""
 
 from __future__ import annotations
 
-from textual.binding import ActiveBinding
+from textual import events
+from textual.binding import ActiveBinding, Binding
 from textual.screen import Screen
+from textual.widgets import Footer
 
 from tracetui.tui.footer import COMPACT_BELOW, PALETTE, TAB_KEY, FooterItem, key_cells, left_out, palette_cells
 
-__all__ = ["MonitorScreen"]
+__all__ = ["MonitorScreen", "MonitorFooter"]
+
+
+class MonitorFooter(Footer):
+    """The monitor's footer. Textual's Keys panel (the command palette's "Keys") narrows it
+    when it opens beside it: the keys that fit are counted again whenever its width changes."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.screen.refresh_bindings()
 
 
 class MonitorScreen(Screen):
@@ -17,7 +27,21 @@ class MonitorScreen(Screen):
 
     The tab key's room is kept with one tab too (it is not shown then), so the other keys are
     the same with one tab and with several (fourth user trial: with one tab Pause and the
-    palette key showed at 80 columns, with two the tab key took their room)."""
+    palette key showed at 80 columns, with two the tab key took their room).
+
+    ``Esc`` (the back key) closes Textual's Keys panel when it is open."""
+
+    BINDINGS = [Binding("escape", "close_keys_panel", "Close keys", show=False, id="close-keys")]
+
+    def action_close_keys_panel(self) -> None:
+        """Close Textual's Keys panel (``HelpPanel``), if it is open."""
+        self.query("HelpPanel").remove()
+
+    def _footer_width(self) -> int:
+        """Cells of the footer's row: the terminal's width, less the Keys panel's when it is
+        open beside it (before the footer is laid out, the terminal's)."""
+        footer = next(iter(self.query_children(Footer)), None)
+        return footer.size.width if footer is not None and footer.size.width else self.app.size.width
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
@@ -35,7 +59,7 @@ class MonitorScreen(Screen):
             tab = next((b for b in app.BINDINGS if getattr(b, "id", None) == TAB_KEY), None)
             if tab is not None:  # its room, kept for it
                 items.append(FooterItem(TAB_KEY, key_cells(app.get_key_display(tab), tab.description, compact)))
-        drop = left_out(items, app.size.width)
+        drop = left_out(items, self._footer_width())
         if not drop:
             return bindings
         return {

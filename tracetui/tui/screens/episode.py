@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tracetui.model.state import Anchor, Event, RunState
-from tracetui.tui.excerpts import read_excerpt
+from tracetui.tui.excerpts import ASK_SHOWN, ask_shown, read_ask, read_excerpt
 from tracetui.tui.format import data, fmt_age, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow, episode_events
 from tracetui.tui.widgets.episodes import STATUS_STYLE
@@ -102,6 +102,8 @@ class EpisodeScreen(Screen[None]):
         self.late: dict[str, Event] = self._late_results()
         #: read-back excerpts by (src, offset, block); filled by a thread worker
         self.excerpts: dict[tuple[int, int, int], str] = {}
+        #: the ask read back from the file (:func:`~tracetui.tui.excerpts.read_ask`), by anchor
+        self.ask_read: tuple[Anchor, tuple[str, bool]] | None = None
         self.loaded = False
 
     def follow(self, state: RunState, row: EpisodeRow, held: bool = False) -> bool:
@@ -137,7 +139,7 @@ class EpisodeScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.title = f"Episode {self.row.index}"
-        if self.events:
+        if self.events or self.row.ask_anchor is not None:
             self.read_back()
 
     def _late_results(self) -> dict[str, Event]:
@@ -161,6 +163,11 @@ class EpisodeScreen(Screen[None]):
         got: dict[tuple[int, int, int], str] = {}
         have = self.excerpts  # read before (the drill-down of the open episode grows)
         state = self.state
+        ask = self.ask_read
+        at = self.row.ask_anchor
+        if at is not None and (ask is None or ask[0] != at):
+            block = next((ev.block for ev in self.events if ev.kind == "prompt" and ev.anchor == at), 0)
+            ask = (at, read_ask(state, at, block, ASK_SHOWN, inline=self.row.ask))
         n = 0
         for ev in [*self.events, *self.late.values()]:
             if ev.kind in ("tool_use", "tool_result", "assistant_text", "prompt", "api_error"):
@@ -169,11 +176,13 @@ class EpisodeScreen(Screen[None]):
                 n += 1
                 if n >= MAX_STEPS:
                     break
-        self.app.call_from_thread(self._loaded, got)
+        self.app.call_from_thread(self._loaded, got, ask)
 
-    def _loaded(self, got: dict[tuple[int, int, int], str]) -> None:
+    def _loaded(self, got: dict[tuple[int, int, int], str], ask: tuple[Anchor, tuple[str, bool]] | None = None) -> None:
         self.excerpts = got
+        self.ask_read = ask
         self.loaded = True
+        self.query_one("#episode-summary", Static).update(self._summary())
         self.query_one("#episode-steps", Static).update(self._steps())
 
     # -- errors -----------------------------------------------------------------------------
@@ -244,7 +253,8 @@ class EpisodeScreen(Screen[None]):
             )
         t.append("\n\nAsk ", style="bold")
         t.append(f"{short_anchor(st, r.ask_anchor)}\n", style="dim")
-        t.append_text(data(r.ask, multiline=True, limit=2000))
+        read = self.ask_read[1] if self.ask_read is not None and self.ask_read[0] == r.ask_anchor else None
+        t.append_text(data(ask_shown(r.ask, st.fmt_anchor(r.ask_anchor), read), multiline=True))
         return t
 
     def _steps(self) -> Text:
