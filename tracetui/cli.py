@@ -31,8 +31,14 @@ class _SafeStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
+        from tracetui.model.state import one_line_name
         from tracetui.views.safe import safe_text
 
+        if text.startswith("tracetui") and "\n" in text.rstrip("\n"):
+            # a line of ours (``tracetui: PATH: why``) is one line: a newline in a name it quotes
+            # is shown as its control picture (seventh user trial: one error became four lines)
+            body = text.rstrip("\n")
+            text = one_line_name(body) + text[len(body) :]
         return self._stream.write(safe_text(text))
 
     def __getattr__(self, name: str):  # type: ignore[no-untyped-def]

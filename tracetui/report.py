@@ -126,13 +126,17 @@ def _cmd_search(ns: argparse.Namespace) -> int:
     for note in _index_notes(index, stats):
         print(f"tracetui search: {note}", file=sys.stderr)
     try:
-        hits = search(index.conn, text, index.fts, ns.limit, ns.agent)
+        # one more than asked for: whether the list is cut there is said (seventh user trial:
+        # "20 matches" when there were 992)
+        hits = search(index.conn, text, index.fts, ns.limit + 1, ns.agent)
     except sqlite3.Error as exc:
         return _index_error("search", exc)
+    more = len(hits) > ns.limit
+    hits = hits[: ns.limit]
     if ns.json:
-        _emit_json(hits_json(text, hits, index.fts))
+        _emit_json(hits_json(text, hits, index.fts, more))
     else:
-        sys.stdout.write(export_text(render_hits(text, hits, index.fts)) + "\n")
+        sys.stdout.write(export_text(render_hits(text, hits, index.fts, more, ns.limit)) + "\n")
     return 0
 
 

@@ -142,7 +142,12 @@ def test_search_updates_the_index_and_limits(folder: Folder, capsys: pytest.Capt
     (hit,) = json.loads(out)["results"]
     assert hit["kind"] == "prompt" and hit["text"] == "now tag the release" and hit["session"] == "b2"
     rc, out, _ = _run(capsys, "search", "step", "--json", "--limit", "2")
-    assert len(json.loads(out)["results"]) == 2
+    obj = json.loads(out)
+    assert len(obj["results"]) == 2 and obj["more"] is True  # the cut is said (seventh user trial)
+    rc, out, _ = _run(capsys, "search", "step", "--limit", "2")
+    assert out.startswith("the first 2 matches (more not shown: --limit 2 cut the list) for 'step'")
+    rc, out, _ = _run(capsys, "search", "step", "--json", "--limit", "1000")
+    assert json.loads(out)["more"] is False
 
 
 def test_report_until_today_relative(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:

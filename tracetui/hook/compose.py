@@ -7,6 +7,7 @@ from typing import Any
 
 from tracetui.hook.gate import _open_anomalies
 from tracetui.hook.protocol import HookSkip
+from tracetui.model.state import one_line_name
 
 __all__ = ["HEADER", "FOOTER"]
 
@@ -58,17 +59,17 @@ def _frame(card: str, state: Any, path: Path, max_chars: int, note: str = "") ->
     ``max_chars`` characters. A longer card is cut at a line end and says so in a note that is
     always whole. Raises :class:`HookSkip` when ``max_chars`` leaves no room even for the frame."""
     src = state.sources[0] if state.sources else None
-    through = f"{src.name}:{src.lines} (byte {src.consumed})" if src is not None else "?"
-    head = HEADER.format(sid=state.main.session_id or path.stem, path=path, through=through)
+    through = f"{state.source_name(0)}:{src.lines} (byte {src.consumed})" if src is not None else "?"
+    # every name on one line: a folder named with a newline forged the card's end marker and
+    # a line of its own in the model's context (seventh user trial)
+    head = HEADER.format(sid=one_line_name(state.main.session_id or path.stem), path=one_line_name(str(path)), through=through)
     if note:
         head = note + "\n" + head
     body = card.rstrip("\n")
     fixed = len(head) + len(FOOTER) + 2  # the frame: disclaimer, end marker, two newlines
     if fixed + len(body) > max_chars:
         # the note is reserved whole (with the widest count it can show): never cut itself
-        cut_note = (
-            f"\n[card shortened by tracetui hook: {{shown}} of {len(body)} characters shown; run `tracetui card {path}` for all of it]"
-        )
+        cut_note = f"\n[card shortened by tracetui hook: {{shown}} of {len(body)} characters shown; run `tracetui card {one_line_name(str(path))}` for all of it]"
         room = max_chars - fixed - len(cut_note.format(shown=len(body)))
         if room < 0:
             raise HookSkip(

@@ -15,6 +15,7 @@ from tracetui.model.types import Anchor, Derived, Episode, FileTouch, Tokens, To
 
 __all__ = [
     "share",
+    "one_line_name",
     "unknown_text",
     "Anchor",
     "Event",
@@ -57,6 +58,17 @@ EVENT_KINDS = (
     "unknown_record",
     "unknown_block",
 )
+
+
+#: the line breaks and tab of a name shown on one line, as their control pictures (the other
+#: controls are the views' terminal-safety rule's, tracetui/views/safe.py)
+_NAME_BREAKS = str.maketrans({"\n": "\u240a", "\r": "\u240d", "\t": "\u2409"})
+
+
+def one_line_name(name: str) -> str:
+    """``name`` (a file or folder name, a session id) with its line breaks and tabs as control
+    pictures: on one line wherever it is shown."""
+    return name.translate(_NAME_BREAKS) if ("\n" in name or "\r" in name or "\t" in name) else name
 
 
 class Event(msgspec.Struct, array_like=True, gc=False):
@@ -366,9 +378,11 @@ class RunState(msgspec.Struct):
         return self.main.todos
 
     def source_name(self, src: int) -> str:
-        """The display name of source ``src`` (its file name)."""
+        """The display name of source ``src``: its file name on one line (a newline, carriage
+        return or tab in it as its control picture: a name is no place for a line break, and a
+        file named so forged lines of the card, seventh user trial)."""
         if 0 <= src < len(self.sources):
-            return self.sources[src].name
+            return one_line_name(self.sources[src].name)
         return f"src{src}"
 
     def fmt_anchor(self, anchor: Anchor | None) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracetui.ingest.agents import agent_name
+from tracetui.model.state import one_line_name
 from tracetui.session.index.query import Group, Report
 from tracetui.session.index.search import Hit
 from tracetui.views.format import fmt_count, fmt_usd, fmt_usd_known
@@ -185,27 +186,35 @@ def report_json(rep: Report) -> dict[str, Any]:
     }
 
 
-def render_hits(query: str, hits: list[Hit], fts: bool) -> str:
+def render_hits(query: str, hits: list[Hit], fts: bool, more: bool = False, limit: int | None = None) -> str:
     """Search results, one block per hit: ``path:line  kind[ tool]  session <id>[ (Codex CLI)]
-    timestamp`` then the indexed text (one line, indented); one line when nothing matched."""
+    timestamp`` then the indexed text (one line, indented); one line when nothing matched.
+    ``more``: the list is cut at ``limit`` (``--limit``) and there are more matches: said in the
+    first line, never as if the hits were all."""
     how = "" if fts else " (substring search: this SQLite has no FTS5)"
     if not hits:
         return f"no prompt or tool call matches {query!r}{how}"
-    out = [f"{len(hits)} match{'es' if len(hits) != 1 else ''} for {query!r}{how}", ""]
+    n = f"{len(hits)} match{'es' if len(hits) != 1 else ''}"
+    if more:
+        n = f"the first {n} (more not shown: --limit {limit if limit is not None else len(hits)} cut the list)"
+    out = [f"{n} for {query!r}{how}", ""]
     for h in hits:
         what = h.kind if h.kind != "tool_use" else f"tool {h.name or '?'}"
         who = f" ({agent_name(h.agent)})" if h.agent != "claude" else ""  # a Claude Code hit's line as it was
-        out.append(f"{h.anchor}  {what}  session {h.session}{who}  {(h.timestamp or '')[:19].replace('T', ' ')}".rstrip())
+        where = one_line_name(h.anchor)
+        out.append(f"{where}  {what}  session {one_line_name(h.session)}{who}  {(h.timestamp or '')[:19].replace('T', ' ')}".rstrip())
         out.append("    " + " ".join(h.text.split()))
     return "\n".join(out)
 
 
-def hits_json(query: str, hits: list[Hit], fts: bool) -> dict[str, Any]:
-    """Search results as one JSON object: ``{query, fts5, results: [{anchor, path, line, kind,
-    name, timestamp, session, project, agent, text}]}``."""
+def hits_json(query: str, hits: list[Hit], fts: bool, more: bool = False) -> dict[str, Any]:
+    """Search results as one JSON object: ``{query, fts5, more, results: [{anchor, path, line,
+    kind, name, timestamp, session, project, agent, text}]}`` (``more``: the list was cut at
+    ``--limit`` and there are more matches)."""
     return {
         "query": query,
         "fts5": fts,
+        "more": more,
         "results": [
             {
                 "anchor": h.anchor,

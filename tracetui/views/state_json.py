@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracetui.ingest.agents import agent_name
-from tracetui.model.state import Anchor, PromptInfo, RunState, unknown_text
+from tracetui.model.state import Anchor, PromptInfo, RunState, one_line_name, unknown_text
 from tracetui.views.format import fmt_count
 from tracetui.views.safe import export_text, line_redacted
 from tracetui.views.text import cost_text
@@ -165,7 +165,8 @@ def state_summary(state: RunState) -> str:
     main = state.sources[0] if state.sources else None
     # a Codex session names its agent first; a Claude Code session's line is as it always was
     who = f"{agent_name(state.agent)}, " if state.agent not in (None, "claude") else ""
-    lines.append(f"session  {state.main.session_id or '?'}  ({who}{main.name if main else '?'}, {len(state.sources) - 1} subagent file(s))")
+    sid = one_line_name(state.main.session_id or "?")
+    lines.append(f"session  {sid}  ({who}{state.source_name(0) if main else '?'}, {len(state.sources) - 1} subagent file(s))")
     if state.goal:
         lines.append(f"goal     {_short(state.goal.text)}  [{state.fmt_anchor(state.goal.anchor)}]")
     if state.latest_ask and state.latest_ask is not state.goal:
@@ -199,7 +200,7 @@ def state_summary(state: RunState) -> str:
         if s.error:
             flags.append(s.error)
         lines.append(
-            f"source   {s.name}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {_fmt_int(s.lines)} lines"
+            f"source   {one_line_name(s.name)}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {_fmt_int(s.lines)} lines"
             + (f"  ({'; '.join(flags)})" if flags else "")
         )
     return export_text("\n".join(lines))

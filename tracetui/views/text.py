@@ -11,7 +11,7 @@ import math
 import msgspec
 
 from tracetui.model.pricing import cost_note_extra
-from tracetui.model.state import Anchor, RunState
+from tracetui.model.state import Anchor, RunState, one_line_name
 from tracetui.model.timestamps import as_datetime, fmt_span
 from tracetui.views.as_of import episode_count, episodes_as_of, state_as_of
 from tracetui.views.fit import CHARS, Additive, LazyItems, Section, fit
@@ -88,7 +88,7 @@ def short_names(state: RunState, limit: int = 24) -> tuple[RunState, list[str]]:
 
     A name longer than ``limit`` becomes the first 8 characters of its last ``__``-separated part
     plus ``….jsonl`` (``fa812bfe….jsonl``); names stay unique or are all kept whole."""
-    names = [s.name for s in state.sources]
+    names = [one_line_name(s.name) for s in state.sources]
     short = []
     for n in names:
         if len(n) <= limit:
