@@ -69,7 +69,7 @@ def render_export(kind: str, view: SessionView) -> str:
 class CopyActions:
     """The app's copy actions (``c``, ``w``, the palette's copies), its OSC 52 clipboard and
     its screenshot folder; mixed into :class:`tracetui.tui.app.TraceApp`, whose
-    ``current_view``, ``settings``, ``narrow`` and ``notify`` they use."""
+    ``key_view``, ``settings``, ``narrow`` and ``notify`` they use."""
 
     def action_copy_card(self) -> None:
         self._copy("card")
@@ -78,7 +78,7 @@ class CopyActions:
         self._copy("worker")
 
     def _copy(self, kind: str) -> None:
-        view = self.current_view
+        view = self.key_view  # the tab the key was typed on
         if view is None or view.state is None:
             self.bell()
             return
