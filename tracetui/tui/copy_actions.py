@@ -45,7 +45,7 @@ def render_export(kind: str, view: SessionView) -> str:
     if shown is None or shown.live is not live or shown.episode != k:
         view.refresh_panes()
         shown = view.shown
-    now = shown.now if shown is not None else view.now_for(view.shown_state() or live)
+    now = shown.now if shown is not None else view.now_for(view.shown_state(wait=True) or live)
     try:
         if kind == "card":
             from tracetui.views.card import render_card as render
@@ -59,7 +59,7 @@ def render_export(kind: str, view: SessionView) -> str:
         return export_text(render(live, episode=k, now=now))
     from tracetui.views.state_json import state_summary
 
-    shown = view.shown_state() or live
+    shown = view.shown_state(wait=True) or live
     scope = "live" if k is None else f"as of the end of episode {k}"
     return (
         f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"  # redacted
