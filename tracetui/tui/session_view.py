@@ -245,6 +245,7 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
                 EpisodesList,
             ):
                 self.query_one(kind).show(shown)
+            self.query_one(PaneStack).refresh_fold()  # the summaries of panes a short column folds
         self._follow_drill_downs()
 
     def _follow_drill_downs(self) -> None:
