@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from tui_support import app_for, demo_session, wait_for_state, wait_until
 
-from tracetui.tui.layout import Folded, PaneStack, fold_text, folded, squeeze
+from tracetui.tui.layout import PaneStack, folded
 from tracetui.tui.widgets.files import FilesPane
+from tracetui.tui.widgets.pane import Folded, fold_text, squeeze
 from tracetui.tui.widgets.subagents import SubagentsTree
 from tracetui.tui.widgets.todos import TodosPane
 

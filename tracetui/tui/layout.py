@@ -4,24 +4,23 @@ Textual's ``fr`` heights with ``min-height`` overflow their container when the m
 fit: at 80x24 with a tab bar, the Files | Todos | Subagents column got 8 rows and laid its panes
 out over 32, so Todos and Subagents were drawn below the screen and Files lost its ``+N more``
 line. :func:`share` gives every pane its title row and at least one line whenever the rows allow,
-and :class:`PaneStack` applies it to its children on every resize.
+and :class:`PaneStack` applies it to its children on every resize. In a column too short for that
+(60x16: two rows for three panes, and Subagents got none under its count) the last panes are
+folded (:func:`folded`) into one-line summaries beneath the others.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from tracetui.tui.format import one_line
-from tracetui.tui.widgets.pane import update_text
+from tracetui.tui.widgets.pane import fold_text, update_text
 
-__all__ = ["share", "folded", "fold_text", "squeeze", "Folded", "PaneStack", "ROOMY", "TIGHT"]
+__all__ = ["share", "folded", "PaneStack", "ROOMY", "TIGHT"]
 
 #: rows a pane gets at least while every pane can have that many: its title and two lines
 ROOMY = 3
@@ -81,61 +80,6 @@ def folded(total: int, n: int) -> int:
     return n - whole
 
 
-class Folded(NamedTuple):
-    """What a folded pane's summary says: its ``title`` as its border says it (with its count),
-    how many ``entries`` it lists, and the first of them (``first``, ``""`` when none)."""
-
-    title: str
-    entries: int
-    first: str = ""
-
-
-def squeeze(title: str, room: int) -> str:
-    """``title`` in at most ``room`` cells, its figures kept: the name before them is cut
-    (``Subag… (1)``), then the whole title when even that does not fit."""
-    if len(title) <= room:
-        return title
-    name, _, rest = title.partition(" ")
-    if rest and room - len(rest) - 1 >= 2:
-        return one_line(name, room - len(rest) - 1) + " " + rest
-    return one_line(title, max(1, room))
-
-
-def fold_text(parts: Sequence[Folded], rows: int, width: int) -> Text:
-    """The summaries of folded panes in ``rows`` lines of ``width`` cells: a line each while
-    the rows allow (title, first entry cut to fit, ``+N more`` for the others; ``none`` when
-    empty), else the last line joins the titles of the rest (``Todos 2/3 · Subagents (1)``),
-    the longest cut first, its figures kept (:func:`squeeze`). Never a count
-    with nothing beneath it: a folded pane is a line of its own."""
-    rows = max(1, rows)
-    own, joined = (list(parts), []) if len(parts) <= rows else (list(parts[: rows - 1]), list(parts[rows - 1 :]))
-    lines: list[list[tuple[str, str]]] = []
-    for p in own:
-        more = f" +{p.entries - 1} more" if p.entries > 1 else ""
-        if not p.entries:
-            lines.append([(p.title, "bold"), (" none", "dim italic")])
-            continue
-        room = width - len(p.title) - len(more) - 1
-        first = [(" " + one_line(p.first, room), "")] if room >= 4 and p.first else []
-        lines.append([(p.title, "bold"), *first, (more, "italic")])
-    if joined:
-        sep = " · "
-        rooms = [len(p.title) for p in joined]
-        while sum(rooms) > width - len(sep) * (len(joined) - 1) and max(rooms) > 1:
-            rooms[rooms.index(max(rooms))] -= 1  # the longest title gives way first
-        line: list[tuple[str, str]] = []
-        for i, (p, room) in enumerate(zip(joined, rooms, strict=True)):
-            line += [(sep if i else "", "dim"), (squeeze(p.title, room), "bold" if p.entries else "dim")]
-        lines.append(line)
-    out = Text(no_wrap=True, overflow="ellipsis")
-    for i, line in enumerate(lines):
-        if i:
-            out.append("\n")
-        for text, style in line:
-            out.append(text, style=style)
-    return out
-
-
 class _FoldLine(Static):
     """The summaries' lines; drawn again at its own width once laid out."""
 
@@ -149,7 +93,7 @@ class PaneStack(Vertical):
     resize. ``weights`` and ``maxes`` are given per child, in order (children beyond them get
     weight 1 and no maximum). When the column is too short for every pane's title and a line,
     the last panes get no rows and their summaries (a pane's ``fold() -> Folded``) are drawn in
-    one line each beneath the others (:func:`folded`, :func:`fold_text`)."""
+    one line each beneath the others (:func:`folded`, :func:`~tracetui.tui.widgets.pane.fold_text`)."""
 
     def __init__(self, weights: Sequence[int], maxes: Sequence[int | None], *, classes: str | None = None) -> None:
         super().__init__(classes=classes)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tracetui.tui.format import short_path
-from tracetui.tui.layout import Folded
-from tracetui.tui.widgets.pane import Pane, Shown, set_title
+from tracetui.tui.widgets.pane import Folded, Pane, Shown, set_title
 
 __all__ = ["FilesPane", "file_counts"]
 

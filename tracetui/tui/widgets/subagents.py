@@ -9,8 +9,7 @@ from textual.widgets import Tree
 
 from tracetui.model.state import AgentState, RunState, SubagentLink
 from tracetui.tui.format import fmt_tokens, one_line
-from tracetui.tui.layout import Folded
-from tracetui.tui.widgets.pane import Shown, guarded, set_title, short_anchor
+from tracetui.tui.widgets.pane import Folded, Shown, guarded, set_title, short_anchor
 
 __all__ = ["SubagentsTree"]
 
