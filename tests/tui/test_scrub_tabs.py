@@ -28,7 +28,10 @@ async def test_scrub_keys_before_a_tab_switch_step_the_tab_they_were_typed_on(tm
         app.action_next_tab()
         await wait_until(pilot, lambda: app.current_view is not None and app.current_view.built, 500, 0.02)
         second = app.current_view
-        await wait_until(pilot, lambda: second.shown is not None, 500, 0.02)
+        # settled on tab 2: drawn, and its focus taken (a TabPane.Focused still queued activates
+        # its tab again when it is handled, after a switch made before it)
+        await wait_until(pilot, lambda: second.shown is not None and app.focused is not None and second in app.focused.ancestors, 500, 0.02)
+        await pilot.pause()
         # one input read: three [ then the tab switch, posted together as the driver posts them
         for key, char in [("left_square_bracket", "[")] * 3 + [("ctrl+pagedown", None)]:
             app.post_message(events.Key(key, char))
