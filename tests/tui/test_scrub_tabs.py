@@ -24,14 +24,29 @@ def _paths(tmp_path: Path) -> list[Path]:
 async def test_scrub_keys_before_a_tab_switch_step_the_tab_they_were_typed_on(tmp_path: Path) -> None:
     app = app_for(_paths(tmp_path), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: len(app.views) == 3 and all(v.state is not None for v in app.views.values()), 500, 0.02)
+
+        def on_tab(name: str) -> bool:
+            # the tab's view is the active one, drawn and focused (the active pane follows a switch
+            # a moment later, and a TabPane.Focused still queued activates its tab again)
+            view = app.current_view
+            return (
+                len(app.views) == 3
+                and view is not None
+                and view.spec.paths[0].parent.name == name
+                and view.built
+                and view.shown is not None
+                and app.focused in view.query("*")
+            )
+
+        await wait_until(pilot, lambda: on_tab("-p0"), 500, 0.02)
         app.action_next_tab()
-        await wait_until(pilot, lambda: app.current_view is not None and app.current_view.built, 500, 0.02)
+        await wait_until(pilot, lambda: on_tab("-p1"), 500, 0.02)
+        # the focus messages climb one widget per pause (each pause lets every widget handle what
+        # it had queued): past the tab pane, whose TabPane.Focused would activate tab 2 again
+        for _ in range(12):
+            await pilot.pause()
         second = app.current_view
-        # settled on tab 2: drawn, and its focus taken (a TabPane.Focused still queued activates
-        # its tab again when it is handled, after a switch made before it)
-        await wait_until(pilot, lambda: second.shown is not None and app.focused is not None and second in app.focused.ancestors, 500, 0.02)
-        await pilot.pause()
+        assert second.spec.paths[0].parent.name == "-p1"  # tab 2
         # one input read: three [ then the tab switch, posted together as the driver posts them
         for key, char in [("left_square_bracket", "[")] * 3 + [("ctrl+pagedown", None)]:
             app.post_message(events.Key(key, char))
