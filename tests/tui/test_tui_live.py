@@ -326,3 +326,43 @@ async def test_scrubbing_a_stored_history_reads_each_next_step_ahead(tmp_path: P
         assert view.episode == n - 1 and view.shown_state() is ahead
         assert on_ui == []  # both steps found what they show read ahead, panes included
         assert ahead.main.ledger_len == state_as_of(live, n - 1).main.ledger_len
+
+
+async def test_a_burst_of_scrub_steps_reads_no_database_on_the_ui_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The UI never waits on I/O: 30 ``[`` in one input read (a held key) outrun the read-ahead
+    of the next step back; a step whose state as of its episode is not kept yet reads it on a
+    worker thread and draws it when it comes, so no SQL runs on the UI thread, and the panes end
+    on the episode the keys went to, as the store reads it."""
+    import dataclasses
+
+    from textual import events
+
+    from tracetui.tui.view_model import state_as_of
+    from tracetui.tui.widgets.header import SessionHeader
+
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    on_ui = _sql_on_the_ui_thread(monkeypatch)
+    path = tmp_path / "projects" / "-p" / "s.jsonl"
+    b = TranscriptBuilder()
+    for i in range(40):
+        b.tick(5).prompt(f"step {i}: edit module {i}")
+        b.tick(1).tool("Read", {"file_path": f"/src/m{i}.py"}, "def f(): ...", took=0.2)
+    b.write(path)
+    app = make_app(dataclasses.replace(settings_for([path], tmp_path), use_cache=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        live = view.state
+        n = len(live.history)
+        assert n == 39 and type(live.history).__name__ == "HistoryView"  # the store's
+        await wait_until(pilot, lambda: view.shown is not None and view.shown.live is live, 300, 0.01)
+        on_ui.clear()
+        for _ in range(30):
+            app.post_message(events.Key("left_square_bracket", "["))
+        want = n - 29
+        await wait_until(pilot, lambda: view.shown is not None and view.shown.state.main.prompts == want, 500, 0.02)
+        await pilot.pause()
+        ran = list(on_ui)  # the test's own read below runs on this thread too
+        assert view.episode == want and view.shown.episode == want
+        assert f"ep {want}/" in str(view.query_one(SessionHeader).content)
+        assert view.shown.state.main.ledger_len == state_as_of(live, want).main.ledger_len
+        assert ran == []

@@ -144,6 +144,8 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
         self.views: dict[str, SessionView] = {}
         self._demo_done_said = False
         self._tab_n = 0
+        #: keys on their way through the widgets, by id: (the key, the tab it was typed on)
+        self._keys_typed_on: dict[int, tuple[object, SessionView | None]] = {}
         self._wire_fleet(settings)
 
     # -- layout -----------------------------------------------------------------------------
@@ -251,7 +253,7 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
         if self.screen is not self.screen_stack[0]:
             # over the monitor (drill-down, help, switcher) only help and quit apply
             return action not in _MONITOR_ACTIONS
-        view = self.current_view
+        view = self.key_view
         has = view is not None and view.state is not None
         if action == "history_back":
             return has and view.completed() > 0 and (view.episode is None or view.episode > 1) or None
@@ -269,28 +271,28 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
         self.refresh_bindings()
 
     def action_history_back(self) -> None:
-        view = self.current_view
+        view = self.key_view
         if view is None or not view.history_back():
             self.bell()
         if view is None or not view.built:  # a built view refreshes the footer when its keys change
             self._refresh_bindings()
 
     def action_history_forward(self) -> None:
-        view = self.current_view
+        view = self.key_view
         if view is None or not view.history_forward():
             self.bell()
         if view is None or not view.built:  # a built view refreshes the footer when its keys change
             self._refresh_bindings()
 
     def action_live(self) -> None:
-        view = self.current_view
+        view = self.key_view
         if view is None or not view.go_live():
             self.bell()
         if view is None or not view.built:  # a built view refreshes the footer when its keys change
             self._refresh_bindings()
 
     def action_toggle_pause(self) -> None:
-        view = self.current_view
+        view = self.key_view
         if view is None:
             return
         view.paused = not view.paused
@@ -299,7 +301,7 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
     def action_drill_down(self, row: EpisodeRow | None = None) -> None:
         """Open ``row`` (Enter on a row), else the view's :meth:`SessionView.selected_episode`
         (``e``: the scrubbed episode, or the live one unless the user moved the list's cursor)."""
-        view = self.current_view
+        view = self.key_view
         if view is None or view.state is None:
             self.bell()
             return

@@ -45,7 +45,7 @@ def render_export(kind: str, view: SessionView) -> str:
     if shown is None or shown.live is not live or shown.episode != k:
         view.refresh_panes()
         shown = view.shown
-    now = shown.now if shown is not None else view.now_for(view.shown_state() or live)
+    now = shown.now if shown is not None else view.now_for(view.shown_state(wait=True) or live)
     try:
         if kind == "card":
             from tracetui.views.card import render_card as render
@@ -59,7 +59,7 @@ def render_export(kind: str, view: SessionView) -> str:
         return export_text(render(live, episode=k, now=now))
     from tracetui.views.state_json import state_summary
 
-    shown = view.shown_state() or live
+    shown = view.shown_state(wait=True) or live
     scope = "live" if k is None else f"as of the end of episode {k}"
     return (
         f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"  # redacted
@@ -69,7 +69,7 @@ def render_export(kind: str, view: SessionView) -> str:
 class CopyActions:
     """The app's copy actions (``c``, ``w``, the palette's copies), its OSC 52 clipboard and
     its screenshot folder; mixed into :class:`tracetui.tui.app.TraceApp`, whose
-    ``current_view``, ``settings``, ``narrow`` and ``notify`` they use."""
+    ``key_view``, ``settings``, ``narrow`` and ``notify`` they use."""
 
     def action_copy_card(self) -> None:
         self._copy("card")
@@ -78,7 +78,7 @@ class CopyActions:
         self._copy("worker")
 
     def _copy(self, kind: str) -> None:
-        view = self.current_view
+        view = self.key_view  # the tab the key was typed on
         if view is None or view.state is None:
             self.bell()
             return

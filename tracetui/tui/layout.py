@@ -4,7 +4,9 @@ Textual's ``fr`` heights with ``min-height`` overflow their container when the m
 fit: at 80x24 with a tab bar, the Files | Todos | Subagents column got 8 rows and laid its panes
 out over 32, so Todos and Subagents were drawn below the screen and Files lost its ``+N more``
 line. :func:`share` gives every pane its title row and at least one line whenever the rows allow,
-and :class:`PaneStack` applies it to its children on every resize.
+and :class:`PaneStack` applies it to its children on every resize. In a column too short for that
+(60x16: two rows for three panes, and Subagents got none under its count) the last panes are
+folded (:func:`folded`) into one-line summaries beneath the others.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual import events
+from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widgets import Static
 
-__all__ = ["share", "PaneStack", "ROOMY", "TIGHT"]
+from tracetui.tui.widgets.pane import fold_text, update_text
+
+__all__ = ["share", "folded", "PaneStack", "ROOMY", "TIGHT"]
 
 #: rows a pane gets at least while every pane can have that many: its title and two lines
 ROOMY = 3
@@ -63,24 +69,71 @@ def share(total: int, weights: Sequence[int], maxes: Sequence[int | None]) -> li
     return out
 
 
+def folded(total: int, n: int) -> int:
+    """How many of ``n`` stacked panes are folded into one-line summaries in a column ``total``
+    rows high: none while every pane can have its title and a line (:data:`TIGHT` rows each);
+    else the last ones, as few as leave the others ``TIGHT`` rows each and a row for the
+    summaries (all ``n`` below ``TIGHT + 1`` rows)."""
+    if n == 0 or total >= n * TIGHT:
+        return 0
+    whole = min(n - 1, max(0, (total - 1) // TIGHT))
+    return n - whole
+
+
+class _FoldLine(Static):
+    """The summaries' lines; drawn again at its own width once laid out."""
+
+    def on_resize(self) -> None:
+        if isinstance(self.parent, PaneStack):
+            self.parent.refresh_fold()
+
+
 class PaneStack(Vertical):
     """A column of panes whose heights are :func:`share` of the column's height, set on each
     resize. ``weights`` and ``maxes`` are given per child, in order (children beyond them get
-    weight 1 and no maximum)."""
+    weight 1 and no maximum). When the column is too short for every pane's title and a line,
+    the last panes get no rows and their summaries (a pane's ``fold() -> Folded``) are drawn in
+    one line each beneath the others (:func:`folded`, :func:`~tracetui.tui.widgets.pane.fold_text`)."""
 
     def __init__(self, weights: Sequence[int], maxes: Sequence[int | None], *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.weights = tuple(weights)
         self.maxes = tuple(maxes)
+        #: the one-line summaries of the folded panes (drawn after the panes)
+        self.fold_line = _FoldLine("", classes="pane-fold")
+        self._folded: list = []
+        self._fold_rows = 0
+
+    def compose(self) -> ComposeResult:
+        yield self.fold_line
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size.height)
 
     def fit(self, height: int) -> None:
-        """Set the children's heights for a column ``height`` rows high."""
-        kids = [c for c in self.children if c.display]
+        """Set the children's heights for a column ``height`` rows high (the folded panes are
+        hidden: a pane's top border takes its row even at height 0)."""
+        fold = self.fold_line
+        kids = [c for c in self.children if c is not fold and (c.display or c in self._folded)]
         n = len(kids)
-        weights = [self.weights[i] if i < len(self.weights) else 1 for i in range(n)]
-        maxes = [self.maxes[i] if i < len(self.maxes) else None for i in range(n)]
-        for kid, rows in zip(kids, share(height, weights, maxes), strict=True):
-            kid.styles.height = rows  # Textual skips a rule set to the value it has
+        k = folded(height, n)
+        whole = n - k
+        rows = min(k, height - whole * TIGHT) if k else 0
+        weights = [self.weights[i] if i < len(self.weights) else 1 for i in range(whole)]
+        maxes = [self.maxes[i] if i < len(self.maxes) else None for i in range(whole)]
+        for i, kid in enumerate(kids):
+            kid.display = i < whole
+        for kid, h in zip(kids, share(height - rows, weights, maxes), strict=False):
+            kid.styles.height = h  # Textual skips a rule set to the value it has
+        self._folded, self._fold_rows = kids[whole:], rows
+        fold.styles.height = rows
+        fold.display = bool(k)
+        self.refresh_fold()
+
+    def refresh_fold(self) -> None:
+        """Draw the folded panes' summaries again (after the panes were given a new state)."""
+        if not self._folded:
+            return
+        parts = [kid.fold() for kid in self._folded if hasattr(kid, "fold")]
+        width = self.fold_line.content_size.width or max(1, self.size.width - 2)  # its padding
+        update_text(self.fold_line, fold_text(parts, self._fold_rows, width))

@@ -6,7 +6,7 @@ from textual.message import Message
 
 from tracetui.model.state import RunState
 
-__all__ = ["SnapshotReady", "IngestProgress", "IngestNotice", "SessionsFound"]
+__all__ = ["SnapshotReady", "IngestProgress", "IngestNotice", "SessionsFound", "AsOfRead"]
 
 
 class SnapshotReady(Message):
@@ -63,3 +63,16 @@ class SessionsFound(Message):
     def __init__(self, sessions: list) -> None:
         super().__init__()
         self.sessions = sessions
+
+
+class AsOfRead(Message):
+    """The state as of the end of episode ``k`` of live generation ``generation``, read from the
+    session's store on a worker thread for a scrub step that found it not read ahead
+    (``state``), or the one line saying why it could not be read (``error``)."""
+
+    def __init__(self, k: int, generation: int, state: RunState | None, error: str = "") -> None:
+        super().__init__()
+        self.k = k
+        self.generation = generation
+        self.state = state
+        self.error = error

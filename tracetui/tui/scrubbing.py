@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tracetui.model.state import RunState
+from tracetui.tui.messages import AsOfRead
 from tracetui.tui.view_model import context_usage, state_as_of
 from tracetui.tui.widgets.episodes import EpisodesList
 
@@ -23,8 +24,14 @@ class Scrubbing:
     :class:`tracetui.tui.session_view.SessionView`, whose ``state``, ``episode``, ``rows`` and
     ``settings`` it reads."""
 
-    def shown_state(self) -> RunState | None:
-        """The state the panes show: live, or as of the end of the scrubbed episode."""
+    def shown_state(self, wait: bool = False) -> RunState | None:
+        """The state the panes show: live, or as of the end of the scrubbed episode.
+
+        A state as of an episode of a history kept in the store that was not read ahead (a step
+        faster than the read-ahead: a held ``[``) is read on a worker thread (:meth:`_read_as_of`)
+        and ``None`` is returned until :class:`AsOfRead` brings it; with ``wait`` (the copies,
+        whose views read the store anyway) it is read here. A history in memory is computed
+        here: no I/O."""
         live = self.state
         if live is None or self.episode is None:
             return live
@@ -32,14 +39,57 @@ class Scrubbing:
         if not 1 <= k <= len(live.history):
             return live
         key = (k, live.generation)
+        stored = not isinstance(live.history, (tuple, list))
         got = self._as_of_cache.get(key)
         if got is None:
-            # not read ahead (a step faster than the read-ahead, or a history in memory)
+            if stored and not wait:
+                self._read_as_of(live, k)
+                return None
             got = state_as_of(live, k)
             self.keep_as_of(key, got)
-        if k > 1 and (k - 1, live.generation) not in self._as_of_cache and not isinstance(live.history, (tuple, list)):
+        if k > 1 and stored and (k - 1, live.generation) not in self._as_of_cache:
             self._read_ahead_as_of(live, k - 1)
         return got
+
+    def _read_as_of(self, live: RunState, k: int) -> None:
+        """Read the state as of episode ``k`` from the store on a worker thread, which posts
+        :class:`AsOfRead`. One read at a time: a step made while one runs is read when it ends
+        (:meth:`on_as_of_read` draws again), so a held key reads where it stops, not every step."""
+        if self._as_of_reading is not None:
+            return
+        self._as_of_reading = (k, live.generation)
+
+        def work() -> None:
+            try:
+                got = state_as_of(live, k)
+                context_usage(got)  # the context gauge's read of the ledger, kept by its view
+            except Exception as exc:  # noqa: BLE001 - said in one line by on_as_of_read
+                self.post_message(AsOfRead(k, live.generation, None, f"{type(exc).__name__}: {exc}"))
+                return
+            self.post_message(AsOfRead(k, live.generation, got))
+
+        self.run_worker(work, thread=True, group="as-of-step", exit_on_error=False)
+
+    def on_as_of_read(self, message: AsOfRead) -> None:
+        """Keep the state a worker read and draw the scrubbed episode (again: it may have moved
+        while the read ran, then its own read starts). A read that failed is said in one line
+        and the view goes live, which needs no read."""
+        message.stop()
+        self._as_of_reading = None
+        live = self.state
+        if live is None:
+            return
+        if message.state is not None:
+            if message.generation == live.generation:
+                self.keep_as_of((message.k, message.generation), message.state)
+        elif self.episode == message.k:
+            self.app.notify(
+                f"Could not read the state as of episode {message.k}: {message.error}", severity="error", markup=False, timeout=6
+            )
+            self.episode = None
+            return
+        if self.episode is not None:
+            self.refresh_panes()
 
     def keep_as_of(self, key: tuple[int, int], got: RunState) -> None:
         """Keep ``got``, the state as of episode ``key[0]`` of live generation ``key[1]``: the

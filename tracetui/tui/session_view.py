@@ -69,6 +69,8 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
         self.held = 0
         self.notice_text = ""
         self._as_of_cache: dict[tuple[int, int], RunState] = {}
+        #: ``(episode, generation)`` whose state a worker is reading for a scrub step, if any
+        self._as_of_reading: tuple[int, int] | None = None
         self.rows: tuple[EpisodeRow, ...] = ()
         self._rows_of: RunState | None = None
         self.shown: Shown | None = None
@@ -200,7 +202,15 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
             self.episode = None
             return
         shown_state = self.shown_state()
-        assert shown_state is not None
+        header = self.query_one(SessionHeader)
+        if shown_state is None:
+            # being read on a worker thread (Scrubbing.on_as_of_read draws it): the panes keep
+            # what they show and the header says which episode is coming
+            header.reading = self.episode
+            if self.shown is not None:
+                header.show(self.shown)
+            return
+        header.reading = None
         if self._rows_of is not live:  # a pure function of the state: not again on every tick
             self.rows = tuple(episode_rows(live))  # before now_for, which reads the episode's end
             self._rows_of = live
@@ -208,7 +218,6 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
             live, shown_state, self.episode, self.now_for(shown_state), self.rows, self.paused, self.written, self.settings.clock()
         )
         self.shown = shown
-        header = self.query_one(SessionHeader)
         header.mode = self.loop.mode if self.loop else ""
         header.held = self.held if self.paused else 0
         header.agent = self.agent
@@ -236,6 +245,7 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
                 EpisodesList,
             ):
                 self.query_one(kind).show(shown)
+            self.query_one(PaneStack).refresh_fold()  # the summaries of panes a short column folds
         self._follow_drill_downs()
 
     def _follow_drill_downs(self) -> None:

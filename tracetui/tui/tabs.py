@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import events
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import TabbedContent, TabPane
@@ -18,13 +19,18 @@ __all__ = ["FIRST_TABS", "TAB_BATCH", "TabActions"]
 #: (``--all`` with 200 sessions: the first screen waited for every tab)
 FIRST_TABS = 12
 TAB_BATCH = 24
+#: keys on their way through the widgets whose tab is remembered (a held key's repeats at most)
+KEYS_IN_FLIGHT = 256
 
 
 class TabActions:
     """The app's tabs: making a session's tab, mounting the rest after the first screen, the
-    active tab's view, opening a session, cycling and activating tabs; mixed into
-    :class:`tracetui.tui.app.TraceApp`, whose ``settings``, ``views``, ``monitor``,
-    ``_update_chrome`` and ``_follow`` they use."""
+    active tab's view, the tab a key was typed on, opening a session, cycling and activating
+    tabs; mixed into :class:`tracetui.tui.app.TraceApp`, whose ``settings``, ``views``,
+    ``monitor``, ``_keys_typed_on``, ``_update_chrome`` and ``_follow`` they use."""
+
+    #: the tab of the key being handled (:meth:`on_event`), ``None`` outside a key's handling
+    _typed_on: SessionView | None = None
 
     def _pane(self, spec: SessionSpec) -> TabPane:
         self._tab_n += 1
@@ -49,6 +55,40 @@ class TabActions:
             return
         if start + TAB_BATCH < len(self.settings.sessions):
             self.call_after_refresh(self._add_tabs, start + TAB_BATCH)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Remember which tab a key was typed on as it arrives, and act on that tab when the key
+        comes back up to the app's bindings (:attr:`key_view`).
+
+        A key goes from the app to the focused widget and bubbles back up through a queue per
+        widget, while a priority key (``ctrl+pagedown``) runs as it arrives: ``[ [ [ C-PageDown``
+        in one input read switched tabs before the three steps ran, and they stepped the tab
+        switched to (user trial)."""
+        if not isinstance(event, events.Key):
+            await super().on_event(event)  # type: ignore[misc]
+            return
+        typed = self._keys_typed_on
+        if event.is_forwarded:  # back up at the app: the tab it was typed on
+            view = typed.pop(id(event), (event, None))[1]
+        else:  # arriving: held (the event too, so its id is not reused) until it comes back
+            view = self.current_view
+            typed[id(event)] = (event, view)
+            while len(typed) > KEYS_IN_FLIGHT:  # keys a widget stopped never come back
+                del typed[next(iter(typed))]
+        before, self._typed_on = self._typed_on, view
+        try:
+            await super().on_event(event)  # type: ignore[misc]
+        finally:
+            self._typed_on = before
+
+    @property
+    def key_view(self) -> SessionView | None:
+        """The session view a key acts on: the tab it was typed on while a key is handled (if
+        that tab is still open), else the active tab's (:attr:`current_view`)."""
+        view = self._typed_on
+        if view is not None and view.is_attached:
+            return view
+        return self.current_view
 
     @property
     def current_view(self) -> SessionView | None:

@@ -138,7 +138,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text(FLEET_KEYS, style="dim"))
             yield Static(
                 Text(
-                    "\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.\nFooter: it shows the keys that fit the terminal's width (in a narrow one, Pause, Sessions, the tab key and the palette key may leave it); every key above works at any width.",
+                    "\nScrubbing: [ and ] step through completed episodes; every pane then shows the state as of the end of that episode (HISTORY), while live folding continues. l returns to live. A step whose state is still being read from the session's store says 'reading ep N…' in the header, and the panes keep what they showed until it comes. The keys act on the tab they were typed on.\nCopy: c copies the trace-as-state card, w the worker view, of the state shown; each is also written to a file named in the notification.\nFooter: it shows the keys that fit the terminal's width (in a narrow one, Pause, Sessions, the tab key and the palette key may leave it); every key above works at any width.",
                     style="dim",
                 )
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tracetui.tui.format import short_path
-from tracetui.tui.widgets.pane import Pane, Shown, set_title
+from tracetui.tui.widgets.pane import Folded, Pane, Shown, set_title
 
 __all__ = ["FilesPane", "file_counts"]
 
@@ -24,12 +24,29 @@ class FilesPane(Pane):
     def key(self, shown: Shown) -> object:
         return tuple((f.path, f.reads, f.writes, f.edits) for f in shown.state.files)
 
-    def build(self, shown: Shown) -> Text:
+    @staticmethod
+    def _files(shown: Shown) -> list:
         st = shown.state
         # most recently touched first: the main thread's by line, then the subagents' (lines of
         # different files do not order against each other)
-        files = sorted(st.files, key=lambda f: (f.last.src == st.main.src, f.last.line) if f.last else (False, 0), reverse=True)
-        set_title(self, f"Files ({len(files)}){' (main thread)' if shown.history else ''}")
+        return sorted(st.files, key=lambda f: (f.last.src == st.main.src, f.last.line) if f.last else (False, 0), reverse=True)
+
+    @staticmethod
+    def _title(shown: Shown, files: list) -> str:
+        return f"Files ({len(files)}){' (main thread)' if shown.history else ''}"
+
+    def fold(self) -> Folded:
+        """The pane's one-line summary in a column too short for it (tui/layout.py)."""
+        if self.shown is None:
+            return Folded(self.TITLE, 0)
+        files = self._files(self.shown)
+        first = short_path(files[0].path, self.shown.state.main.cwd, 60) if files else ""
+        return Folded(self._title(self.shown, files), len(files), first)
+
+    def build(self, shown: Shown) -> Text:
+        st = shown.state
+        files = self._files(shown)
+        set_title(self, self._title(shown, files))
         if not files:
             return Text("no files touched", style="dim italic")
         rows = self.rows_available
@@ -45,5 +62,6 @@ class FilesPane(Pane):
             out.append(" " * max(1, w - len(name) - len(counts)))
             out.append(counts, style="bold yellow" if f.edits + f.writes else "dim")
         if len(show) < len(files):
-            out.append(f"\n+{len(files) - len(show)} more files", style="italic")
+            # on the first line when a one-row pane lists none above it
+            out.append(("\n" if show else "") + f"+{len(files) - len(show)} more files", style="italic")
         return out

@@ -46,6 +46,9 @@ class SessionHeader(Static):
         self.mode = ""
         #: snapshots folded but held while PAUSED (said first on line 2, so it stays in view)
         self.held = 0
+        #: the episode whose state is being read for a scrub step (the panes show the one
+        #: before it meanwhile), or ``None``
+        self.reading: int | None = None
         self.shown: Shown | None = None
 
     def on_resize(self) -> None:
@@ -65,6 +68,8 @@ class SessionHeader(Static):
         t.append(f" {status} ", style="bold reverse")
         if shown.history:
             t.append(f" as of end of ep {shown.episode}/{len(shown.rows)} ", style="bold")
+        if self.reading is not None:
+            t.append(f" reading ep {self.reading}… ", style="bold reverse")
         if self.demo:
             t.append(" DEMO ", style="bold reverse magenta")
         if self.agent != "claude":

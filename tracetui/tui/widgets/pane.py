@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.text import Text
 from textual.widgets import Static
@@ -14,7 +14,19 @@ from tracetui.model.state import Anchor, RunState
 from tracetui.tui.format import one_line
 from tracetui.tui.view_model import EpisodeRow
 
-__all__ = ["Shown", "Pane", "anchor_text", "short_anchor", "guarded", "report_failure", "update_text", "set_title"]
+__all__ = [
+    "Shown",
+    "Pane",
+    "Folded",
+    "fold_text",
+    "squeeze",
+    "anchor_text",
+    "short_anchor",
+    "guarded",
+    "report_failure",
+    "update_text",
+    "set_title",
+]
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,61 @@ class Shown:
     def history(self) -> bool:
         """True while scrubbing (the panes show a past state)."""
         return self.episode is not None
+
+
+class Folded(NamedTuple):
+    """What a folded pane's summary says: its ``title`` as its border says it (with its count),
+    how many ``entries`` it lists, and the first of them (``first``, ``""`` when none)."""
+
+    title: str
+    entries: int
+    first: str = ""
+
+
+def squeeze(title: str, room: int) -> str:
+    """``title`` in at most ``room`` cells, its figures kept: the name before them is cut
+    (``Subag… (1)``), then the whole title when even that does not fit."""
+    if len(title) <= room:
+        return title
+    name, _, rest = title.partition(" ")
+    if rest and room - len(rest) - 1 >= 2:
+        return one_line(name, room - len(rest) - 1) + " " + rest
+    return one_line(title, max(1, room))
+
+
+def fold_text(parts: Sequence[Folded], rows: int, width: int) -> Text:
+    """The summaries of folded panes in ``rows`` lines of ``width`` cells: a line each while
+    the rows allow (title, first entry cut to fit, ``+N more`` for the others; ``none`` when
+    empty), else the last line joins the titles of the rest (``Todos 2/3 · Subagents (1)``),
+    the longest cut first, its figures kept (:func:`squeeze`). Never a count
+    with nothing beneath it: a folded pane is a line of its own."""
+    rows = max(1, rows)
+    own, joined = (list(parts), []) if len(parts) <= rows else (list(parts[: rows - 1]), list(parts[rows - 1 :]))
+    lines: list[list[tuple[str, str]]] = []
+    for p in own:
+        more = f" +{p.entries - 1} more" if p.entries > 1 else ""
+        if not p.entries:
+            lines.append([(p.title, "bold"), (" none", "dim italic")])
+            continue
+        room = width - len(p.title) - len(more) - 1
+        first = [(" " + one_line(p.first, room), "")] if room >= 4 and p.first else []
+        lines.append([(p.title, "bold"), *first, (more, "italic")])
+    if joined:
+        sep = " · "
+        rooms = [len(p.title) for p in joined]
+        while sum(rooms) > width - len(sep) * (len(joined) - 1) and max(rooms) > 1:
+            rooms[rooms.index(max(rooms))] -= 1  # the longest title gives way first
+        line: list[tuple[str, str]] = []
+        for i, (p, room) in enumerate(zip(joined, rooms, strict=True)):
+            line += [(sep if i else "", "dim"), (squeeze(p.title, room), "bold" if p.entries else "dim")]
+        lines.append(line)
+    out = Text(no_wrap=True, overflow="ellipsis")
+    for i, line in enumerate(lines):
+        if i:
+            out.append("\n")
+        for text, style in line:
+            out.append(text, style=style)
+    return out
 
 
 def short_anchor(state: RunState, anchor: Anchor | None) -> str:

@@ -70,5 +70,6 @@ class PendingCalls(Pane):
             out.append(" ")
             out.append_text(anchor_text(st, c.anchor))
         if len(show) < len(calls):
-            out.append(f"\n+{len(calls) - len(show)} more pending", style="italic")
+            # on the first line when a one-row pane lists none above it
+            out.append(("\n" if show else "") + f"+{len(calls) - len(show)} more pending", style="italic")
         return out

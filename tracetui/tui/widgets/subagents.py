@@ -9,7 +9,7 @@ from textual.widgets import Tree
 
 from tracetui.model.state import AgentState, RunState, SubagentLink
 from tracetui.tui.format import fmt_tokens, one_line
-from tracetui.tui.widgets.pane import Shown, guarded, set_title, short_anchor
+from tracetui.tui.widgets.pane import Folded, Shown, guarded, set_title, short_anchor
 
 __all__ = ["SubagentsTree"]
 
@@ -58,6 +58,8 @@ class SubagentsTree(Tree[int]):
         self._key: object = None
         #: the title without the ``+N more`` of entries out of view (:meth:`_say_hidden`)
         self._title = "Subagents"
+        #: the one-line summary :meth:`fold` gives, made with the tree
+        self._fold = Folded("Subagents", 0)
 
     def render_label(self, node, base_style: Style, style: Style) -> Text:
         """Textual's label, cut with ``…`` to the width left after the node's indentation (the
@@ -78,6 +80,11 @@ class SubagentsTree(Tree[int]):
                 text.truncate(cell_len(plain[:start].rstrip()), overflow="crop")
                 text.append(" …")
         return text
+
+    def fold(self) -> Folded:
+        """The pane's one-line summary in a column too short for it (tui/layout.py): its
+        entries are the Task/Agent calls and the unlinked transcripts, as :meth:`hidden` counts."""
+        return self._fold
 
     @guarded
     def show(self, shown: Shown) -> None:
@@ -132,6 +139,10 @@ class SubagentsTree(Tree[int]):
             self.root.add_leaf(Text.assemble(("unlinked ", "yellow"), _agent_label(st, a)), data=a.src)
         if not st.main.subagents and not orphans:
             self.root.add_leaf(Text("no subagents", style="dim italic"))
+            self._fold = Folded(self._title, 0)
+        else:
+            first = self.root.children[0].label
+            self._fold = Folded(self._title, len(st.main.subagents) + len(orphans), first.plain if isinstance(first, Text) else str(first))
         self.root.expand()
         self._say_hidden()
 
