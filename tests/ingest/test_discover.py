@@ -14,6 +14,7 @@ from tracetui.ingest.discover import (
     all_transcripts,
     claude_dir,
     find_session,
+    list_sessions,
     newest_session,
     projects_dir,
     resolve_target,
@@ -299,3 +300,14 @@ def test_a_session_is_found_by_the_id_its_records_carry_as_by_its_file_name(tmp_
     assert find_session(old).path == p and find_session("aaaa1111").path == p
     with pytest.raises(DiscoveryError, match="no session matches"):
         find_session("cccc")
+
+
+def test_a_session_reached_through_a_symlinked_project_folder_too_is_listed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # seventh user trial: every session twice in sessions and the fleet, and "state ID" refused
+    # it as "in 2 project folders"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    proj = tmp_path / "projects" / "-real"
+    p = write(proj / "sess-link.jsonl", [prompt("hi", session="sess-link")])
+    (tmp_path / "projects" / "-alink").symlink_to(proj, target_is_directory=True)
+    assert [(s.path, s.project) for s in list_sessions()] == [(p, "-real")]
+    assert find_session("sess-link").path == p

@@ -144,9 +144,12 @@ def list_sessions(root: Path | None = None, agent: str | None = None, codex_root
 def _claude_sessions(root: Path) -> list[SessionInfo]:
     out: list[SessionInfo] = []
     try:
-        projects = [d for d in root.iterdir() if d.is_dir()]
+        # the real folders first: a file reached through a symlinked project folder too is the
+        # same session, listed once, under its real folder (its device and inode say so)
+        projects = sorted((d for d in root.iterdir() if d.is_dir()), key=lambda d: (d.is_symlink(), d.name))
     except OSError:
         return []
+    seen: set[tuple[int, int]] = set()
     for proj in projects:
         try:
             entries = list(proj.iterdir())
@@ -163,6 +166,9 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
             if not stat.S_ISREG(st.st_mode):
                 continue
             mains.add(p.stem)
+            if (st.st_dev, st.st_ino) in seen:
+                continue  # the same file again (seventh user trial: every session twice in the fleet)
+            seen.add((st.st_dev, st.st_ino))
             out.append(SessionInfo(p, p.stem, proj.name, st.st_size, st.st_mtime))
         for p in entries:  # subagent files whose session's transcript is gone: that session
             got = orphan_session(p) if p.name not in mains else None
