@@ -300,6 +300,10 @@ def test_a_session_is_found_by_the_id_its_records_carry_as_by_its_file_name(tmp_
     assert find_session(old).path == p and find_session("aaaa1111").path == p
     with pytest.raises(DiscoveryError, match="no session matches"):
         find_session("cccc")
+    # a transcript opening with a record that carries no sessionId (a file-history snapshot)
+    snap = {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}, "isSnapshotUpdate": False}
+    q = write(proj / "main.jsonl", [snap, prompt("hello", session="dddd3333-0000-0000-0000-000000000003")])
+    assert find_session("dddd3333").path == q
 
 
 def test_a_session_reached_through_a_symlinked_project_folder_too_is_listed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,16 @@ import msgspec
 
 from tracetui.ingest.files import is_regular, open_regular
 
-__all__ = ["is_agent_file", "agent_siblings", "orphan_files", "orphan_folder", "orphan_session", "only_subagent_files", "first_session_id"]
+__all__ = [
+    "is_agent_file",
+    "agent_siblings",
+    "named_session_id",
+    "orphan_files",
+    "orphan_folder",
+    "orphan_session",
+    "only_subagent_files",
+    "first_session_id",
+]
 
 
 def is_agent_file(p: Path) -> bool:
@@ -173,3 +182,32 @@ def first_session_id(p: Path) -> str | None:
         at = line.find(sb) if sb else -1
         _seen[key] = (line[: max(_HEAD, at + len(sb) + 1)], sid)
     return sid
+
+
+#: lines :func:`named_session_id` reads at most (records before the first with a ``sessionId``:
+#: a file-history snapshot, a summary)
+_NAMED_LINES = 50
+
+
+def named_session_id(p: Path) -> str | None:
+    """The ``sessionId`` of the first of ``p``'s first :data:`_NAMED_LINES` records that carries
+    one (a transcript may open with a ``file-history-snapshot`` or a ``summary`` that carries
+    none): the id its session is shown under. ``None`` when none does or ``p`` cannot be read."""
+    sid = first_session_id(p)
+    if sid is not None:
+        return sid
+    try:
+        with open_regular(p) as f:
+            for _ in range(_NAMED_LINES):
+                line = f.readline(1 << 20)
+                if not line:
+                    break
+                try:
+                    sid = _first.decode(line).sessionId
+                except (msgspec.DecodeError, RecursionError):
+                    continue
+                if sid:
+                    return sid
+    except OSError:
+        return None
+    return None

@@ -18,6 +18,7 @@ from tracetui.ingest import codex_discover
 from tracetui.ingest.claude_orphans import (
     agent_siblings,
     first_session_id,
+    named_session_id,
     only_subagent_files,
     orphan_files,
     orphan_folder,
@@ -210,7 +211,7 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
     if not matches and agent != "codex":
         # the id a transcript's records carry, when it is not its file's name (a resumed
         # session, a renamed file): the id `sessions` and the state's header show
-        named = [(s, first_session_id(s.path) or "") for s in found if s.agent == "claude"]
+        named = [(s, named_session_id(s.path) or "") for s in found if s.agent == "claude"]
         matches = [s for s, i in named if i == ident] or [s for s, i in named if i.startswith(ident)]
     if not matches:
         said = only_subagent_files(ident, root or projects_dir()) if agent != "codex" else None
