@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,8 @@ def test_newest_of_either_agent(homes: tuple[Path, Path]) -> None:
     home, claude = homes
     assert newest_session().agent == "codex"
     p = claude / "projects" / "-home-dev-web" / f"{CLAUDE_SID}.jsonl"
-    os.utime(p, (1_800_000_000, 1_800_000_000))
+    now = time.time() - 5  # newer than every rollout (a time in the future would not count)
+    os.utime(p, (now, now))
     assert newest_session().session_id == CLAUDE_SID
     assert newest_session(agent="codex").session_id == PARENT
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -315,3 +316,16 @@ def test_a_session_reached_through_a_symlinked_project_folder_too_is_listed_once
     (tmp_path / "projects" / "-alink").symlink_to(proj, target_is_directory=True)
     assert [(s.path, s.project) for s in list_sessions()] == [(p, "-real")]
     assert find_session("sess-link").path == p
+
+
+def test_a_file_stamped_in_the_future_is_not_the_newest_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    proj = tmp_path / "projects" / "-p"
+    now = time.time()
+    fut = write(proj / "sess-future.jsonl", [prompt("hi", session="sess-future")])
+    real = write(proj / "sess-real.jsonl", [prompt("hi", session="sess-real")])
+    os.utime(fut, (now + 86_400 * 365, now + 86_400 * 365))
+    os.utime(real, (now - 60, now - 60))
+    assert newest_session().path == real
+    real.unlink()
+    assert newest_session().path == fut  # the only one: still found

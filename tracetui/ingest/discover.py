@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -192,11 +193,20 @@ def transcript_sessions(root: Path | None = None, agent: str | None = None, code
     return [s for s in list_sessions(root, agent, codex_root) if is_session(s)]
 
 
+#: seconds a file's mtime may run ahead of the clock and still count as its time (two clocks
+#: a little apart; views/fleet.py ``CLOCK_SKEW`` is the same rule for the fleet)
+FUTURE_SKEW = 300.0
+
+
 def newest_session(root: Path | None = None, agent: str | None = None) -> SessionInfo | None:
     """The most recently modified main transcript of either agent (or of ``agent``) that is a
     session (:func:`is_session`: with no session named, a stray file is not "the newest
     session"), or ``None`` when there is none. See :func:`list_sessions`."""
-    return next((s for s in list_sessions(root, agent) if is_session(s)), None)
+    # a file stamped in the future (touch -d, a clock apart) is not the newest for ever: the
+    # newest of the others, when there is one (seventh user trial)
+    found = [s for s in list_sessions(root, agent) if is_session(s)]
+    late = time.time() + FUTURE_SKEW
+    return next((s for s in found if s.mtime <= late), found[0] if found else None)
 
 
 def find_session(ident: str, root: Path | None = None, agent: str | None = None) -> SessionInfo:

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from tracetui.ingest.discover import FUTURE_SKEW
 from tracetui.model.anomalies import timeless_anomalies
 from tracetui.model.anomaly_rules import STALL_SECONDS, context_window
 from tracetui.model.state import Anchor, Event, RunState
@@ -315,10 +316,11 @@ def session_facts(
 
 
 #: seconds a record's time may run ahead of its file's last write (or of ``now``) and still be
-#: read as a time: two clocks a little apart. Further ahead (a record of year 9999) it is no
-#: time the session was written at, and the quiet time is the files' (sixth user trial: such a
-#: session was "working, records arriving" for ever)
-CLOCK_SKEW = 300.0
+#: read as a time: two clocks a little apart (ingest/discover.py's rule for a file's mtime).
+#: Further ahead (a record of year 9999) it is no time the session was written at, and the
+#: quiet time is the files' (sixth user trial: such a session was "working, records arriving"
+#: for ever)
+CLOCK_SKEW = FUTURE_SKEW
 
 
 def quiet_seconds(facts: SessionFacts, written: float | None, now: float) -> float:
