@@ -224,6 +224,31 @@ def test_prompt_gate_opens_once_per_compaction(tmp_path: Path, monkeypatch: pyte
     assert_card(out)
 
 
+def test_a_gate_that_cannot_remember_stays_closed_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # seventh user trial: with the hook's folder unwritable the gate opened on every prompt (a
+    # card of ~900 tokens each) and nothing said why; SessionEnd said a Python class name
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "hook").write_text("a file where the hook's folder should be")
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(cache))
+    t = _session(_project(tmp_path), extra=[compact_boundary(150000, session=SID)])
+    code, out, err = run(monkeypatch, capsys, _input("user_prompt_submit.json", t))
+    assert (code, out) == (0, "") and err.startswith("tracetui hook: no card: what it gave cannot be remembered (")
+    assert len(err.strip().splitlines()) == 1 and "Error:" not in err
+    code, out, err = run(monkeypatch, capsys, _input("session_start_compact.json", t))
+    assert_card(out)  # SessionStart's card is given once anyway
+    import tracetui.hook.cleared as cleared
+
+    monkeypatch.setattr(cleared, "claude_process", lambda: "claude-1234")  # a process to record the clear for
+    code, out, err = run(monkeypatch, capsys, _input("session_end_clear.json", t))
+    assert code == 0 and out == "" and "NotADirectoryError" not in err
+    assert (
+        err.startswith("tracetui hook: the cleared session not recorded for the next SessionStart: ") and "not a directory" in err.lower()
+    )
+
+
 def test_compact_session_start_counts_as_the_injection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

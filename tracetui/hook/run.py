@@ -159,7 +159,13 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
     if event == "SessionEnd":
         from tracetui.hook.cleared import claude_process, record_cleared
 
-        record_cleared(_hook_state_path(sid).parent, sid, path, claude_process())
+        try:
+            record_cleared(_hook_state_path(sid).parent, sid, path, claude_process())
+        except OSError as exc:
+            from tracetui.session.reader import describe_os_error
+
+            where = exc.filename if exc.filename else _hook_state_path(sid).parent
+            raise HookError(f"the cleared session not recorded for the next SessionStart: {describe_os_error(where, exc)}") from None
         return ""
     if event == "SessionStart" and source == "clear":
         from tracetui.hook.cleared import claude_process, take_cleared
@@ -201,8 +207,15 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
             anomalies = _open_anomalies(state, now) if "anomaly" in gate or always else []
         try:
             _save_hook_state(sid, {"compactions": state.main.counters.compactions, "anomalies": sorted(_anomaly_key(a) for a in anomalies)})
-        except OSError:
-            pass  # the card is still worth giving; the gate may open once more than needed
+        except OSError as exc:
+            if event == "UserPromptSubmit" and not always:
+                # what the gate gave cannot be kept: it would open again on every prompt (a card
+                # of ~900 tokens each, seventh user trial); closed, and said why
+                from tracetui.session.reader import describe_os_error
+
+                where = exc.filename if exc.filename else _hook_state_path(sid)
+                raise HookSkip(f"no card: what it gave cannot be remembered ({describe_os_error(where, exc)})") from None
+            # SessionStart's card is given once anyway
     return out
 
 
