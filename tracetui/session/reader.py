@@ -187,7 +187,9 @@ class SessionReader:
                 end = bom + items[n][0] if n < len(items) else len(t.held)
                 feed(src, t.line_no + 1, t.offset, memoryview(t.held)[:end])
                 t.consume_held(end)
-        self.fold.set_io(src, t.size, t.offset, t.line_no, t.pending_bytes, None)
+        # a file that grew while it was read: its size is at least what was read of it (the
+        # size was taken when the read began; "86,771,919 of 80,729,644 bytes", user trial)
+        self.fold.set_io(src, max(t.size, t.offset + t.pending_bytes), t.offset, t.line_no, t.pending_bytes, None)
         return reset is not None or (t.offset, t.pending_bytes, None) != before
 
     def snapshot(self) -> RunState:
