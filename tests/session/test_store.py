@@ -581,6 +581,15 @@ def test_unwritable_cache_dir_costs_one_stderr_line(
     out, err = capsys.readouterr()
     assert json.loads(out)["goal"]["text"] == "goal"
     assert err.startswith("tracetui: fold cache not saved:") and err.count("\n") == 1
+    # many sessions, one cause: said once a process, naming the folder (seventh user trial: one
+    # line a session, each naming a hashed database file)
+    import tracetui.session.store.reader as store_reader
+
+    monkeypatch.setattr(store_reader, "_SAID", set())
+    q = write(tmp_path / "t.jsonl", [prompt("other goal")])
+    assert main(["state", "--json", str(p)]) == 0 and main(["state", "--json", str(q)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("fold cache not saved") == 1 and f"{blocker}/store:" in err and ".sqlite" not in err
 
 
 # -- a resumed fold pairs and saves as a full one (the former lazy open's cases) --------------

@@ -71,6 +71,11 @@ def _price_key(state: RunState) -> tuple[bytes, str | None]:
     return msgspec.msgpack.encode([state.usage_buckets, last_ts, state.counters.usage_rejected]), last_ts
 
 
+#: why a store could not be used, as said on stderr: once a process (a listing of thousands of
+#: sessions said it once a session, seventh user trial)
+_SAID: set[str] = set()
+
+
 class StoreReader(SessionReader):
     """A :class:`SessionReader` whose folds write their ledgers and histories to ``store`` and
     that saves its fold state there (:meth:`save_cache`).
@@ -140,8 +145,14 @@ class StoreReader(SessionReader):
         pos = self._position()
         if not self.shared:
             if self.cache_status.startswith("off: ") and self._saved_at is None:
-                self._saved_at = pos  # said once
-                print(f"tracetui: fold cache not saved: {self.cache_status[5:]}", file=sys.stderr)
+                self._saved_at = pos  # said once for this reader, and once a process for its cause
+                why = self.cache_status[5:]
+                db = str(cache_path(self.paths, self.subagents))
+                if why.startswith(db):  # the folder is what cannot be used, not this one file
+                    why = f"{Path(db).parent}{why[len(db) :]}"
+                if why not in _SAID:
+                    _SAID.add(why)
+                    print(f"tracetui: fold cache not saved: {why} (the sessions of this run are folded without it)", file=sys.stderr)
             return False
         if pos == self._saved_at or any(st.error for st in self.fold.sources):
             return False
