@@ -146,13 +146,13 @@ class StoreReader(SessionReader):
         if not self.shared:
             if self.cache_status.startswith("off: ") and self._saved_at is None:
                 self._saved_at = pos  # said once for this reader, and once a process for its cause
-                why = self.cache_status[5:]
-                db = str(cache_path(self.paths, self.subagents))
-                if why.startswith(db):  # the folder is what cannot be used, not this one file
-                    why = f"{Path(db).parent}{why[len(db) :]}"
-                if why not in _SAID:
-                    _SAID.add(why)
-                    print(f"tracetui: fold cache not saved: {why} (the sessions of this run are folded without it)", file=sys.stderr)
+                cause = self.cache_status[5:]
+                db_name = str(cache_path(self.paths, self.subagents))
+                if cause.startswith(db_name):  # the folder is what cannot be used, not this one file
+                    cause = f"{Path(db_name).parent}{cause[len(db_name) :]}"
+                if cause not in _SAID:
+                    _SAID.add(cause)
+                    print(f"tracetui: fold cache not saved: {cause} (the sessions of this run are folded without it)", file=sys.stderr)
             return False
         if pos == self._saved_at or any(st.error for st in self.fold.sources):
             return False
