@@ -437,3 +437,19 @@ def test_a_token_total_of_another_type_or_out_of_range_is_rejected_and_said() ->
     reasons = [u.reason for u in st.main.unknown]
     assert len(reasons) == 3 and all(r.startswith("usage rejected: Expected `int`") for r in reasons)
     assert (st.tokens.input, st.tokens.cache_read, st.tokens.output) == (800, 200, 100)
+
+
+def test_a_subagent_notification_ends_the_childs_link_as_it_says() -> None:
+    # seventh user trial: subagents stayed async_launched after the parent was told they completed
+    b = RolloutBuilder()
+    b.turn("Review the repo with three agents")
+    kids = ["0199c0de-0000-7000-8000-0000000000d1", "0199c0de-0000-7000-8000-0000000000d2", "0199c0de-0000-7000-8000-0000000000d3"]
+    for k in kids:
+        b.spawn(k, f"review part {k[-1]}")
+    for k, status in zip(kids[:2], ({"completed": "Findings: …"}, {"errored": "boom"}), strict=True):
+        note = "<subagent_notification>\n" + json.dumps({"agent_path": k, "status": status}) + "\n</subagent_notification>"
+        b.tick(1).item("message", role="user", content=[{"type": "input_text", "text": note}])
+    b.tick(1).item("message", role="user", content=[{"type": "input_text", "text": "<subagent_notification>\nnot json"}])
+    st = _fold(b).snapshot()
+    by = {s.agent_id: s.status for s in st.main.subagents}
+    assert by == {kids[0]: "completed", kids[1]: "error", kids[2]: "async_launched"}

@@ -47,9 +47,12 @@ from tracetui.model.fold_tools import CALLS_TRIM
 from tracetui.model.pricing import utc_day
 from tracetui.model.state import Anchor, Frontier, RateLimit, SubagentLink, Todo, ToolCall
 
-__all__ = ["CodexCalls", "SPAWN_TOOL", "PLAN_TOOL", "PATCH_TOOL"]
+__all__ = ["CodexCalls", "NOTICE", "SPAWN_TOOL", "PLAN_TOOL", "PATCH_TOOL"]
 
 SPAWN_TOOL = "spawn_agent"
+#: the marks around the message that tells a parent of a subagent's end
+NOTICE = "<subagent_notification>"
+NOTICE_END = "</subagent_notification>"
 #: the unified exec tools: a command, and the poll (or input) of one still running
 EXEC_TOOL = "exec_command"
 POLL_TOOL = "write_stdin"
@@ -263,6 +266,25 @@ class CodexCalls:
                     self.subagents[tid] = msgspec.structs.replace(link, status=done[link.agent_id])
         self._event("metadata", anchor, st, 0, payload, pt, name=pt, tool_use_id=cid or None)
 
+    def _notice(self: Any, text: str) -> None:
+        """A ``<subagent_notification>`` the parent is given (a user message: ``{"agent_path":
+        child thread id, "status": {"completed": …}}``): the child's link ends as it says,
+        where no ``collab_*`` event of the rollout said so (seventh user trial: three subagents
+        stayed ``async_launched`` after their completion was told)."""
+        body = text[len(NOTICE) :].strip()
+        if body.endswith(NOTICE_END):
+            body = body[: -len(NOTICE_END)].strip()
+        try:
+            obj = msgspec.json.decode(body)
+        except (msgspec.DecodeError, RecursionError):
+            return
+        if not isinstance(obj, dict):
+            return
+        done = _ended(obj.get("agent_path"), obj.get("status"))
+        for tid, link in list(self.subagents.items()):
+            if link.agent_id in done and link.status in ("running", "async_launched"):
+                self.subagents[tid] = msgspec.structs.replace(link, status=done[link.agent_id])
+
     # -- tokens -----------------------------------------------------------------------------
     def _totals(self: Any, p: Payload) -> tuple[int, int, int, int] | None:
         """The cumulative totals ``(input, cached input, output, cache write)`` of a
@@ -326,17 +348,24 @@ class CodexCalls:
             derive.on_codex_usage(ev, self.model, self.context_used or None)
 
 
+def _ended(tid: Any, status: Any) -> dict[str, str]:
+    """``{tid: "completed" | "error"}`` when ``status`` (a child's status object) says it ended
+    so, else ``{}``."""
+    if isinstance(tid, str) and isinstance(status, dict):
+        if "completed" in status:
+            return {tid: "completed"}
+        if any(k in status for k in ("errored", "error", "failed")):
+            return {tid: "error"}
+    return {}
+
+
 def _statuses(p: Payload) -> dict[str, str]:
     """Child thread id → ``completed`` | ``error`` from a ``collab_waiting_end``'s
     ``agent_statuses`` or a ``collab_close_end``'s ``receiver_thread_id`` and ``status``."""
     out: dict[str, str] = {}
 
     def one(tid: Any, status: Any) -> None:
-        if isinstance(tid, str) and isinstance(status, dict):
-            if "completed" in status:
-                out[tid] = "completed"
-            elif any(k in status for k in ("errored", "error", "failed")):
-                out[tid] = "error"
+        out.update(_ended(tid, status))
 
     statuses = decode_any(p.agent_statuses) if p.agent_statuses else None
     if isinstance(statuses, list):

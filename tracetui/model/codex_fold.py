@@ -37,7 +37,7 @@ from tracetui.ingest.codex_schema import (
 )
 from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import Quarantined, bom_length, excerpt_of
-from tracetui.model.codex_calls import CodexCalls
+from tracetui.model.codex_calls import NOTICE, CodexCalls
 from tracetui.model.fold import FileFold
 from tracetui.model.fold_messages import EXCERPT_CHARS, FRONTIER_CHARS, _intern
 from tracetui.model.pricing import is_timestamp
@@ -232,6 +232,8 @@ class CodexFold(CodexCalls, FileFold):
                 self.last_action = Frontier("text", excerpt_of(text, FRONTIER_CHARS), anchor, timestamp=st.timestamp)
         else:
             self._event("user_text", anchor, st, 0, payload, excerpt_of(text, EXCERPT_CHARS), name=_intern(p.role or "user"))  # type: ignore[arg-type]
+            if text.startswith(NOTICE):
+                self._notice(text)
 
     def _reasoning(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         self._event("thinking", anchor, st, 0, payload, "thinking")  # type: ignore[arg-type]
