@@ -249,6 +249,22 @@ def test_a_gate_that_cannot_remember_stays_closed_and_says_why(
     )
 
 
+def test_hook_errors_say_what_and_where_in_words_and_mark_their_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # seventh user trial: "OSError: [Errno 36] File name too long: '/nope/aaa" cut at 500
+    # characters with no mark; a damaged gate file said "ValueError: invalid literal for int()"
+    event = {"session_id": "x", "transcript_path": "/nope/" + "a" * 5000 + ".jsonl", "hook_event_name": "SessionStart", "source": "compact"}
+    code, out, err = run(monkeypatch, capsys, json.dumps(event).encode())
+    assert code == 0 and out == "" and "Error" not in err and err.rstrip("\n").endswith("\u2026") and len(err.strip()) <= 500
+    t = _session(_project(tmp_path), extra=[compact_boundary(150000, session=SID)])
+    state = hook._hook_state_path(SID)
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text('{"compactions": "x", "anomalies": 5}')
+    code, out, err = run(monkeypatch, capsys, _input("user_prompt_submit.json", t))
+    assert code == 0 and err == "" and out  # a damaged gate file is as none: the card comes
+
+
 def test_compact_session_start_counts_as_the_injection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

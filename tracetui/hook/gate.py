@@ -26,7 +26,14 @@ def _load_hook_state(session_id: str) -> dict[str, Any]:
         obj = orjson.loads(_hook_state_path(session_id).read_bytes())
     except (OSError, ValueError):
         return {}
-    return obj if isinstance(obj, dict) else {}
+    if not isinstance(obj, dict):
+        return {}
+    # a damaged file (another shape, edited by hand) is as none: the gate starts afresh (seventh
+    # user trial: "ValueError: invalid literal for int()" on every prompt)
+    c, a = obj.get("compactions", 0), obj.get("anomalies", [])
+    if type(c) is not int or not isinstance(a, list) or not all(isinstance(x, str) for x in a):
+        return {}
+    return obj
 
 
 def _save_hook_state(session_id: str, state: dict[str, Any]) -> None:

@@ -271,11 +271,15 @@ def run_mode(ns: argparse.Namespace) -> int:
             return 0
         msg = str(exc).splitlines()[0] if str(exc) else ""
         # our own errors (and TranscriptError: "FILE: not a transcript ...") say what and where
-        # already; only an unexpected exception is named by its class
-        from tracetui.session.reader import TranscriptError
+        # already, and so does an OSError in words; only an unexpected exception is named by
+        # its class
+        from tracetui.session.reader import TranscriptError, describe_os_error
 
         what = "" if isinstance(exc, (HookSkip, HookError, HookLate, TranscriptError)) else f"{type(exc).__name__}: "
-        print(f"tracetui hook: {what}{msg}"[:500], file=sys.stderr)
+        if isinstance(exc, OSError) and exc.filename is not None:
+            what, msg = "", describe_os_error(exc.filename, exc)
+        line = f"tracetui hook: {what}{msg}"
+        print(line if len(line) <= 500 else line[:499] + "\u2026", file=sys.stderr)  # a cut says so
         return 0
     if out:
         try:
