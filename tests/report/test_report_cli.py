@@ -171,3 +171,10 @@ def test_report_masks_secrets_and_controls_in_names(folder: Folder, capsys: pyte
             assert kind == "project" or "named" in out
             assert "\x1b" not in out and "\x07" not in out
             assert SECRET[:20] not in out
+
+
+def test_a_report_from_a_day_on_says_it_runs_to_the_last_record(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    # seventh user trial: "from 2026-12-01 to today" listed 2099-01-01 and 9999-12-31 (records
+    # stamped in the future): without --until the range has no end but the records'
+    rc, out, _ = _run(capsys, "report", "daily", "--since", "2020-01-01")
+    assert rc == 0 and "from 2020-01-01 to the last record (UTC days)" in out.splitlines()[0]

@@ -129,7 +129,7 @@ def render_report(rep: Report) -> str:
 def _scope(rep: Report) -> str:
     parts = []
     if rep.since or rep.until:
-        parts.append(f"from {rep.since or 'the start'} to {rep.until or 'today'} (UTC days)")
+        parts.append(f"from {rep.since or 'the start'} to {rep.until or 'the last record'} (UTC days)")
     if rep.project:
         parts.append(f"for projects matching {rep.project!r}")
     if rep.agent:
