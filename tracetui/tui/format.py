@@ -146,9 +146,8 @@ def is_live(written: float | None, now: float) -> bool:
     """The session was written to within :data:`LIVE_WINDOW` seconds of ``now`` (``written``:
     the newest modification time of its files, seconds since the epoch; a time after ``now``,
     a clock apart, counts as just written). Unknown (``None``) counts as live: nothing says
-    otherwise. A time more than :data:`~tracetui.views.fleet.CLOCK_SKEW` after ``now`` (a
-    file stamped in the future) says nothing of when it was written: not live."""
-    return written is None or (now - written < LIVE_WINDOW and written <= now + CLOCK_SKEW)
+    otherwise."""
+    return written is None or now - written < LIVE_WINDOW
 
 
 def activity(written: float | None, now: float) -> str:
@@ -158,8 +157,6 @@ def activity(written: float | None, now: float) -> str:
         return "live"
     assert written is not None
     age = now - written
-    if age < 0:
-        return "idle ?"  # written in the future, as the file says: no age to tell
     if age < 3600:
         return f"idle {int(age // 60)}m"
     if age < 86400:
