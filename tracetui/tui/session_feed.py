@@ -29,14 +29,18 @@ def _read_ahead(state: RunState) -> tuple[int, RunState] | None:
     """Read, on the fold worker's thread, what the panes read of a stored ledger on every new
     state (the last API call's usage, for the context gauge: ``views.fleet.context_usage``),
     so the UI thread finds it in the snapshot's ledger view (its blocks are kept) and waits on
-    no database read; and, for a history kept in the store, the state as of the last completed
+    no database read; the anomalies that ignore the clock (``views.anomaly_memo.timeless_of``:
+    pricing every episode, ~0.8 s for 2,500 episodes), kept for the Anomalies pane's draw of
+    this state; and, for a history kept in the store, the state as of the last completed
     episode (what the first step back shows): ``(k, state)``, else ``None``. A failure here is
     the pane's to say when it reads the same."""
     from tracetui.tui.view_model import state_as_of
+    from tracetui.views.anomaly_memo import timeless_of
     from tracetui.views.fleet import context_usage
 
     try:
         context_usage(state)
+        timeless_of(state, state.episodes or None)  # as the pane asks (view_model.anomaly_rows)
         k = len(state.history)
         if k and not isinstance(state.history, (tuple, list)):  # in memory: nothing to read
             got = state_as_of(state, k)
