@@ -75,7 +75,7 @@ async def test_a_live_state_not_priced_ahead_is_priced_on_the_panes_thread(tmp_p
     path = tmp_path / "s.jsonl"
     scrub_session(path, 500)
     prices: list[str] = []
-    monkeypatch.setattr(session_feed, "_read_ahead", lambda state: None)
+    monkeypatch.setattr(session_feed, "_read_ahead", lambda state, anomalies=True: None)
     monkeypatch.setattr(pricing, "estimate_cost", _on_ui_thread(prices, pricing.estimate_cost))
     app = app_for([path], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
