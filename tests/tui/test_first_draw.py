@@ -87,3 +87,29 @@ async def test_a_live_state_not_priced_ahead_is_priced_on_the_panes_thread(tmp_p
         shown = view.shown
         want, _ = anomaly_rows(shown.state, shown.now, shown.live)
         assert pane.rows == want and any(r.kind == "cost_spike" for r in want)
+
+
+async def test_the_masking_detectors_are_loaded_off_the_ui_thread(tmp_path: Path, monkeypatch) -> None:
+    # (no "secret" in the test's name: its tmp_path, drawn in the header, would load them)
+    # a session opened from the store masks nothing while it is read: its first draw loaded
+    # the detectors (detect-secrets' imports) on the UI thread
+    from tracetui.demo.build import TranscriptBuilder
+
+    path = tmp_path / "s.jsonl"
+    b = TranscriptBuilder()
+    b.tick(1).prompt("deploy with the token ghp_" + "a1B2" * 9 + " please")
+    b.tick(1).text("Done.")
+    b.write(path)
+    loads: list[str] = []
+    monkeypatch.setattr(secrets, "_RULES", None)
+    monkeypatch.setattr(secrets, "_KEYWORDS", None)
+    monkeypatch.setattr(secrets, "use_rules", _on_ui_thread(loads, secrets.use_rules))
+    tui_format._remembered.cache_clear()
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await wait_until(pilot, lambda: view.shown is not None, 300, 0.02)
+        await pilot.pause()
+        assert secrets.rules_loaded()
+        assert "ghp_" not in str(view.query_one(EpisodesList).get_option_at_index(0).prompt)
+    assert loads == []
