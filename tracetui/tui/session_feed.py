@@ -25,18 +25,34 @@ FREEZE_EPISODES = 1_000
 FREEZE_SESSIONS = 20
 
 
-def _read_ahead(state: RunState) -> tuple[int, RunState] | None:
-    """Read, on the fold worker's thread, what the panes read of a stored ledger on every new
-    state (the last API call's usage, for the context gauge: ``views.fleet.context_usage``),
-    so the UI thread finds it in the snapshot's ledger view (its blocks are kept) and waits on
-    no database read; and, for a history kept in the store, the state as of the last completed
-    episode (what the first step back shows): ``(k, state)``, else ``None``. A failure here is
-    the pane's to say when it reads the same."""
+def _read_ahead(state: RunState, anomalies: bool = True) -> tuple[int, RunState] | None:
+    """Do on the fold worker's thread what the panes' draw of a new state would otherwise do on
+    the UI thread:
+
+    * read what they read of a stored ledger (the last API call's usage, for the context gauge:
+      ``views.fleet.context_usage``), so its blocks are kept in the snapshot's ledger view and
+      the UI thread waits on no database read;
+    * load the secrets' detectors (~0.1 s of imports; a session opened from the store masked
+      nothing yet, so the panes' first masked text loaded them);
+    * with ``anomalies`` (the view's panes are mounted: a tab not shown draws nothing, and its
+      pane prices on a thread of its own once shown), the anomalies that ignore the clock
+      (``views.anomaly_memo.timeless_of``: pricing every episode, ~0.5 s for 2,500), kept for
+      the Anomalies pane's draw of this state;
+    * for a history kept in the store, the state as of the last completed episode (what the
+      first step back shows): returned as ``(k, state)``, else ``None``.
+
+    A failure here is the pane's to say when it reads the same."""
+    from tracetui.ingest.secrets import load_rules, rules_loaded
     from tracetui.tui.view_model import state_as_of
+    from tracetui.views.anomaly_memo import timeless_of
     from tracetui.views.fleet import context_usage
 
     try:
         context_usage(state)
+        if not rules_loaded():  # the detectors (~0.1 s of imports), before a pane masks a text
+            load_rules()
+        if anomalies:
+            timeless_of(state, state.episodes or None)  # as the pane asks (view_model.anomaly_rows)
         k = len(state.history)
         if k and not isinstance(state.history, (tuple, list)):  # in memory: nothing to read
             got = state_as_of(state, k)
@@ -57,7 +73,7 @@ class _ViewSink:
         self.fleet = getattr(view.app, "fleet_feed", None)
 
     def snapshot(self, state: RunState, written: float | None) -> None:
-        as_of = _read_ahead(state)
+        as_of = _read_ahead(state, anomalies=getattr(self.view, "built", True))
         self.view.post_message(SnapshotReady(self.key, state, written, as_of))
         if self.fleet is not None:  # queued: the fleet's thread computes its facts
             self.fleet.snapshot(self.key, state, written, "", getattr(self.view.spec, "agent", "claude"))

@@ -46,7 +46,9 @@ THREAD_EPISODES = 400
 
 
 def _ready(shown: Shown) -> bool:
-    """Whether the anomalies of ``shown.state`` (a past episode's) are cheap to have now."""
+    """Whether the anomalies of ``shown.state`` are cheap to have now: kept (the live state's
+    are, by the fold worker's read-ahead: tui/session_feed.py), taken from the live state's,
+    or few episodes to price."""
     st = shown.state
     eps = st.episodes or None
     return anomaly_memo.ready(st, eps, shown.live) is not None or anomaly_memo.to_price(st, eps) < THREAD_EPISODES
@@ -118,10 +120,12 @@ class AnomalyBadges(Vertical):
     @guarded
     def show(self, shown: Shown) -> None:
         self._latest = shown
-        if shown.history and not _ready(shown):
-            # a past episode's anomalies that mean pricing every episode again: on a thread of
-            # their own (latest asked for wins), drawn when they are there; the keys go on
-            set_title(self, f"Anomalies (as of episode {shown.episode}: computing…)")
+        if not _ready(shown):
+            # anomalies that mean pricing every episode (a past episode's, or a live state the
+            # fold worker's read-ahead has not kept): on a thread of their own (latest asked for
+            # wins), drawn when they are there; the keys go on
+            as_of = f"as of episode {shown.episode}: " if shown.history else ""
+            set_title(self, f"Anomalies ({as_of}computing…)")
             self._key = None  # the next rows drawn whatever they are (the title says computing)
             self._later(shown)
             return

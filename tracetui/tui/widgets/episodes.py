@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 from textual.widgets import OptionList
+from textual.widgets.option_list import Option
 
 from tracetui.tui.format import fmt_age, fmt_count, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow
@@ -50,6 +54,31 @@ def episode_line(row: EpisodeRow, width: int, selected: bool = False, open_label
         t.append(" ")
         t.append(f, style=st)
     return t
+
+
+class _Row(Option):
+    """An episode's option whose line (:func:`episode_line`) is made when it is first drawn or
+    read: masking secrets (``clean``) costs about 0.1 ms a line, 0.3 s for a first draw of 2,500
+    episodes of which a screen shows 30. Every row is one line, so the list is measured
+    without making any (:meth:`EpisodesList._update_lines`)."""
+
+    def __init__(self, make: Callable[[], Text]) -> None:
+        super().__init__("")
+        self._make: Callable[[], Text] | None = make
+
+    @property
+    def prompt(self) -> Text:  # type: ignore[override]
+        if self._make is not None:
+            self._prompt, self._make = self._make(), None
+        return self._prompt  # type: ignore[return-value]
+
+    def _set_prompt(self, prompt: object) -> None:
+        self._make = prompt if callable(prompt) else None
+        super()._set_prompt("" if callable(prompt) else prompt)  # type: ignore[arg-type]
+
+
+def _row(row: EpisodeRow, width: int, selected: bool, open_label: str) -> _Row:
+    return _Row(lambda: episode_line(row, width, selected, open_label))
 
 
 class EpisodesList(OptionList):
@@ -102,9 +131,9 @@ class EpisodesList(OptionList):
         for i in range(min(len(old), len(keys))):
             if old[i] != keys[i]:
                 r = rows[i]
-                self.replace_option_prompt_at_index(i, episode_line(r, width, sel == r.index, open_label))
+                self._replace_row(i, r, width, sel == r.index, open_label)
         if len(keys) > len(old):  # the new rows in one go (one by one, each redid the list's lines)
-            self.add_options([episode_line(r, width, sel == r.index, open_label) for r in rows[len(old) :]])
+            self.add_options([_row(r, width, sel == r.index, open_label) for r in rows[len(old) :]])
         self._keys = keys
         self._width = width
         self.rows_data = tuple(rows)
@@ -121,21 +150,40 @@ class EpisodesList(OptionList):
             # redrawn at another width: the cursor stays on the user's row
             self.highlighted = min(was_at, len(rows) - 1)
 
-    def _replace_option_prompt(self, index: int, prompt: object) -> None:
-        """A row's new prompt. Every row is one line (``episode_line``: ``no_wrap``, one line of
-        text), so the other rows stay measured and only this row's rendering is dropped;
-        Textual's own clears the line cache, and measuring every row again made each scrub
-        step O(episodes). (Private parts of Textual 8.2's OptionList, pinned in pyproject.)"""
+    def _replace_row(self, index: int, row: EpisodeRow, width: int, selected: bool, open_label: str) -> None:
+        """Row ``index`` is now ``row``'s line (made when drawn). Every row is one line, so the
+        other rows stay measured and only this row's rendering is dropped; Textual's own
+        ``replace_option_prompt_at_index`` measures every row again, which made each scrub step
+        O(episodes). (Private parts of Textual 8.2's OptionList, pinned in pyproject.)"""
         option = self.get_option_at_index(index)
-        one_line_prompt = isinstance(prompt, Text) and prompt.no_wrap and "\n" not in prompt.plain
-        if not one_line_prompt or self._line_cache.heights.get(index) != 1:
-            super()._replace_option_prompt(index, prompt)  # type: ignore[arg-type]
-            return
-        option._set_prompt(prompt)
+        option._set_prompt(lambda: episode_line(row, width, selected, open_label))
         cache = self._option_render_cache
         for key in [k for k in cache.keys() if k[0] is option]:
             cache.discard(key)
         self.refresh()
+
+    def _update_lines(self) -> None:
+        """Textual's line map of the options, for rows of one line each (:func:`episode_line`:
+        ``no_wrap``, no newline: :func:`~tracetui.tui.format.one_line`), without making or
+        measuring any row's line: the map Textual 8.2's ``OptionList._update_lines`` builds
+        for them (no dividers here)."""
+        if not self.scrollable_content_region:
+            return
+        cache = self._line_cache
+        lines = cache.lines
+        for index in range(lines[-1][0] + 1 if lines else 0, len(self.options)):
+            cache.index_to_line[index] = len(lines)
+            cache.heights[index] = 1
+            lines.append((index, 0))
+        width = self.scrollable_content_region.width - self._get_left_gutter_width()
+        virtual_size = Size(width, len(lines))
+        if virtual_size != self.virtual_size:
+            self.virtual_size = virtual_size
+            self._scroll_update(virtual_size)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """One line per row (made for none of them)."""
+        return self.option_count
 
     # the user's own moves: from then on `e` opens the row under the cursor (SessionView)
     def action_cursor_up(self) -> None:
