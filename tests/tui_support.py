@@ -112,3 +112,23 @@ async def wait_until(pilot, cond, tries: int = 300, step: float | None = 0.01) -
             return
         await pilot.pause(step)
         n += 1
+
+
+def stored_session(tmp_path: Path, prompts: int) -> Path:
+    """A session of ``prompts`` prompts, each with a Read call (``prompts - 1`` episodes closed),
+    at ``tmp_path/projects/-p/s.jsonl``: the scrubbing tests' session, read through the store
+    (set ``TRACETUI_CACHE_DIR`` first, and open it with :func:`store_app`)."""
+    path = tmp_path / "projects" / "-p" / "s.jsonl"
+    b = TranscriptBuilder()
+    for i in range(prompts):
+        b.tick(5).prompt(f"step {i}: edit module {i}")
+        b.tick(1).tool("Read", {"file_path": f"/src/m{i}.py"}, "def f(): ...", took=0.2)
+    b.write(path)
+    return path
+
+
+def store_app(path: Path, tmp_path: Path) -> TraceApp:
+    """The monitor on ``path`` with the session store (its history read from the database)."""
+    import dataclasses
+
+    return make_app(dataclasses.replace(settings_for([path], tmp_path), use_cache=True))

@@ -4,29 +4,20 @@ fails is said in one line. The worker's read is held by an event the test sets (
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from pathlib import Path
 
 import pytest
 from textual import events
-from tui_support import settings_for, wait_for_state, wait_until
+from tui_support import store_app, stored_session, wait_for_state, wait_until
 
 import tracetui.tui.scrubbing as scrubbing
-from tracetui.demo.build import TranscriptBuilder
-from tracetui.tui.app import make_app
 from tracetui.tui.widgets.header import SessionHeader
 
 
 def _stored_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
-    path = tmp_path / "projects" / "-p" / "s.jsonl"
-    b = TranscriptBuilder()
-    for i in range(8):
-        b.tick(5).prompt(f"step {i}: edit module {i}")
-        b.tick(1).tool("Read", {"file_path": f"/src/m{i}.py"}, "def f(): ...", took=0.2)
-    b.write(path)
-    return path
+    return stored_session(tmp_path, 8)
 
 
 def _held_reads(monkeypatch: pytest.MonkeyPatch, fail: bool = False) -> threading.Event:
@@ -48,7 +39,7 @@ def _held_reads(monkeypatch: pytest.MonkeyPatch, fail: bool = False) -> threadin
 async def test_a_step_not_read_ahead_keeps_the_panes_and_says_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _stored_session(tmp_path, monkeypatch)
     release = _held_reads(monkeypatch)
-    app = make_app(dataclasses.replace(settings_for([path], tmp_path), use_cache=True))
+    app = store_app(path, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         n = view.completed()
@@ -74,7 +65,7 @@ async def test_a_read_that_fails_is_said_in_one_line_and_the_view_goes_live(tmp_
     path = _stored_session(tmp_path, monkeypatch)
     release = _held_reads(monkeypatch, fail=True)
     release.set()
-    app = make_app(dataclasses.replace(settings_for([path], tmp_path), use_cache=True))
+    app = store_app(path, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         n = view.completed()

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from tui_support import app_for, settings_for, small_session, wait_for_state, wait_until
+from tui_support import app_for, settings_for, small_session, store_app, stored_session, wait_for_state, wait_until
 
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.session.follow import Follow
@@ -297,19 +297,13 @@ async def test_scrubbing_a_stored_history_reads_each_next_step_ahead(tmp_path: P
     """The state as of the last completed episode comes with a new state (read on the fold
     worker's thread), and each step back reads the one before it on a worker thread: the steps
     find them kept, equal to what the UI thread would read itself."""
-    import dataclasses
 
     from tracetui.tui.view_model import state_as_of
 
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
     on_ui = _sql_on_the_ui_thread(monkeypatch)
-    path = tmp_path / "projects" / "-p" / "s.jsonl"
-    b = TranscriptBuilder()
-    for i in range(6):
-        b.tick(5).prompt(f"step {i}: edit module {i}")
-        b.tick(1).tool("Read", {"file_path": f"/src/m{i}.py"}, "def f(): ...", took=0.2)
-    b.write(path)
-    app = make_app(dataclasses.replace(settings_for([path], tmp_path), use_cache=True))
+    path = stored_session(tmp_path, 6)
+    app = store_app(path, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         live = view.state
@@ -333,7 +327,6 @@ async def test_a_burst_of_scrub_steps_reads_no_database_on_the_ui_thread(tmp_pat
     of the next step back; a step whose state as of its episode is not kept yet reads it on a
     worker thread and draws it when it comes, so no SQL runs on the UI thread, and the panes end
     on the episode the keys went to, as the store reads it."""
-    import dataclasses
 
     from textual import events
 
@@ -342,13 +335,8 @@ async def test_a_burst_of_scrub_steps_reads_no_database_on_the_ui_thread(tmp_pat
 
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
     on_ui = _sql_on_the_ui_thread(monkeypatch)
-    path = tmp_path / "projects" / "-p" / "s.jsonl"
-    b = TranscriptBuilder()
-    for i in range(40):
-        b.tick(5).prompt(f"step {i}: edit module {i}")
-        b.tick(1).tool("Read", {"file_path": f"/src/m{i}.py"}, "def f(): ...", took=0.2)
-    b.write(path)
-    app = make_app(dataclasses.replace(settings_for([path], tmp_path), use_cache=True))
+    path = stored_session(tmp_path, 40)
+    app = store_app(path, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         live = view.state
