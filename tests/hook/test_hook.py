@@ -265,6 +265,21 @@ def test_hook_errors_say_what_and_where_in_words_and_mark_their_cut(
     assert code == 0 and err == "" and out  # a damaged gate file is as none: the card comes
 
 
+def test_the_gate_starts_afresh_for_a_transcript_replaced_under_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # seventh user trial: replaced by a shorter file, a session's next compaction found the count
+    # at the remembered value and got no card
+    proj = _project(tmp_path)
+    t = _session(proj, extra=[compact_boundary(150000, session=SID)])
+    ups = lambda: run(monkeypatch, capsys, _input("user_prompt_submit.json", t))  # noqa: E731
+    assert_card(ups()[1])
+    write(t, [prompt("a new start, replaced", session=SID), assistant([text_block("ok")], msg_id="m9", u=usage(1, 1), session=SID)])
+    assert ups() == (0, "", "")  # the new file has no compaction yet
+    append(t, jsonl([compact_boundary(120000, session=SID)]))
+    assert_card(ups()[1], goal="a new start, replaced")
+
+
 def test_compact_session_start_counts_as_the_injection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -30,8 +30,8 @@ def _load_hook_state(session_id: str) -> dict[str, Any]:
         return {}
     # a damaged file (another shape, edited by hand) is as none: the gate starts afresh (seventh
     # user trial: "ValueError: invalid literal for int()" on every prompt)
-    c, a = obj.get("compactions", 0), obj.get("anomalies", [])
-    if type(c) is not int or not isinstance(a, list) or not all(isinstance(x, str) for x in a):
+    c, a, h = obj.get("compactions", 0), obj.get("anomalies", []), obj.get("head", "")
+    if type(c) is not int or not isinstance(a, list) or not all(isinstance(x, str) for x in a) or not isinstance(h, str):
         return {}
     return obj
 

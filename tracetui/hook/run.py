@@ -188,8 +188,13 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
         raise HookError(f"{path}: a Codex CLI rollout; the hook is for Claude Code sessions only (use 'tracetui card' for a Codex session)")
     state = _fold(path, use_cache)
     anomalies = None
+    head = _first_line_digest(path)
     if event == "UserPromptSubmit" and not always:
         saved = _load_hook_state(sid)
+        if saved.get("head", head) != head:
+            # another file under the same path (replaced by a shorter one): what was given of the
+            # old one says nothing of this one's compactions (seventh user trial: one was missed)
+            saved = {}
         reasons = []
         if "compaction" in gate and state.main.counters.compactions > int(saved.get("compactions", 0) or 0):
             reasons.append("compaction")
@@ -206,7 +211,8 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
         if anomalies is None:
             anomalies = _open_anomalies(state, now) if "anomaly" in gate or always else []
         try:
-            _save_hook_state(sid, {"compactions": state.main.counters.compactions, "anomalies": sorted(_anomaly_key(a) for a in anomalies)})
+            gave = {"compactions": state.main.counters.compactions, "anomalies": sorted(_anomaly_key(a) for a in anomalies), "head": head}
+            _save_hook_state(sid, gave)
         except OSError as exc:
             if event == "UserPromptSubmit" and not always:
                 # what the gate gave cannot be kept: it would open again on every prompt (a card
@@ -217,6 +223,20 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
                 raise HookSkip(f"no card: what it gave cannot be remembered ({describe_os_error(where, exc)})") from None
             # SessionStart's card is given once anyway
     return out
+
+
+def _first_line_digest(path: Path) -> str:
+    """SHA-256 (hex, 16 digits) of the transcript's first line (4 KiB at most): the same while
+    the file is appended to, another when it is replaced; ``""`` when it cannot be read."""
+    import hashlib
+
+    from tracetui.ingest.files import open_regular
+
+    try:
+        with open_regular(path) as f:
+            return hashlib.sha256(f.readline(4096)).hexdigest()[:16]
+    except OSError:
+        return ""
 
 
 def _is_command() -> bool:
