@@ -204,9 +204,16 @@ def newest_session(root: Path | None = None, agent: str | None = None) -> Sessio
     session"), or ``None`` when there is none. See :func:`list_sessions`."""
     # a file stamped in the future (touch -d, a clock apart) is not the newest for ever: the
     # newest of the others, when there is one (seventh user trial)
-    found = [s for s in list_sessions(root, agent) if is_session(s)]
+    # (newest first: only the sessions stamped in the future and the first other are read)
     late = time.time() + FUTURE_SKEW
-    return next((s for s in found if s.mtime <= late), found[0] if found else None)
+    future: SessionInfo | None = None
+    for s in list_sessions(root, agent):
+        if s.mtime > late:
+            if future is None and is_session(s):
+                future = s
+        elif is_session(s):
+            return s
+    return future
 
 
 def find_session(ident: str, root: Path | None = None, agent: str | None = None) -> SessionInfo:
