@@ -165,6 +165,8 @@ class DeriveProcess:
         up_w.close()
         self._conn, self._back = down_w, up_r
         self._evs: list[Event] = []
+        #: the batches' buffer: the MessagePack tag, then the batch (msgspec ``encode_into``)
+        self._buf = bytearray(_MSGPACK)
         self._extras: list[Any] = []
         self._bytes = 0
         self._ask = fold.latest_ask
@@ -275,8 +277,11 @@ class DeriveProcess:
         if not self._evs and not self._extras:
             return
         batch = (self._evs, self._extras)
+        data: bytes | bytearray = self._buf
         try:
-            data = _MSGPACK + _encoder.encode(batch)
+            # into the buffer of the batches before (kept at its size: no regrowth, no copy to
+            # put the tag in front)
+            _encoder.encode_into(batch, self._buf, 1)
         except Exception:  # noqa: BLE001 - a value MessagePack cannot hold (an int past 64 bits, a lone surrogate)
             data = _PICKLE + pickle.dumps(batch, pickle.HIGHEST_PROTOCOL)
         self._evs, self._extras = [], []
