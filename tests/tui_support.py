@@ -4,6 +4,7 @@ other tests assume.)"""
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,7 +42,14 @@ def small_session(path: Path, markup: bool = False) -> TranscriptBuilder:
 
 
 def settings_for(paths: list[Path], tmp_path: Path, now: float = FROZEN_NOW, follow: bool = False, watch: bool = False) -> Settings:
-    """Settings with a frozen clock, exports under ``tmp_path/exports``, no cache."""
+    """Settings with a frozen clock, exports under ``tmp_path/exports``, no cache. The sessions'
+    files written after the clock's ``now`` (by the test, in real time) are stamped as written
+    a minute before it: a file written later than ``now`` by more than the clock skew the views
+    allow is not live (tracetui/tui/format.py); a file a test stamped earlier keeps its time."""
+    for p in paths:
+        for f in [p, *sorted(p.with_suffix("").rglob("*.jsonl"))] if p.with_suffix("").is_dir() else [p]:
+            if f.exists() and f.stat().st_mtime > now:
+                os.utime(f, (now - 60, now - 60))
     return Settings(
         sessions=[SessionSpec((p,), p.stem[:8]) for p in paths],
         follow=follow,

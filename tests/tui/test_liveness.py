@@ -31,6 +31,29 @@ def test_activity_is_live_only_within_the_window() -> None:
     assert activity(now - 452 * 86400 - 14 * 3600, now) == "idle 452d"
 
 
+def test_a_file_stamped_far_in_the_future_is_not_live() -> None:
+    """A modification time of 2030 says nothing of when the file was last written: not live
+    for ever (trial 7 item 16), as the fleet gives it no quiet time (views/fleet.py)."""
+    from tracetui.views.fleet import CLOCK_SKEW
+
+    now = 1_800_000_000.0
+    assert is_live(now + CLOCK_SKEW, now)  # a clock a little apart: just written
+    assert not is_live(now + CLOCK_SKEW + 1, now)
+    assert activity(now + 3 * 365 * 86400, now) == "idle (modified in the future)"
+
+
+async def test_the_header_of_a_session_stamped_in_the_future_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    retry_session(path)
+    app = app_for([path], tmp_path)
+    future = 1_900_000_000  # 2030: after the frozen clock by years
+    os.utime(path, (future, future))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_for_state(pilot)
+        header = str(app.screen.query_one(SessionHeader).render())
+        assert "IDLE (modified in the future)" in header and "LIVE" not in header
+
+
 def test_ingest_loop_reports_the_newest_write_of_the_files(tmp_path: Path) -> None:
     from tracetui.session.follow import Follow
 

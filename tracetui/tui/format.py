@@ -144,18 +144,22 @@ LIVE_WINDOW = 600.0
 
 def is_live(written: float | None, now: float) -> bool:
     """The session was written to within :data:`LIVE_WINDOW` seconds of ``now`` (``written``:
-    the newest modification time of its files, seconds since the epoch; a time after ``now``,
-    a clock apart, counts as just written). Unknown (``None``) counts as live: nothing says
-    otherwise."""
-    return written is None or now - written < LIVE_WINDOW
+    the newest modification time of its files, seconds since the epoch; a time after ``now``
+    by up to :data:`~tracetui.views.fleet.CLOCK_SKEW`, a clock apart, counts as just written,
+    one further ahead says nothing of when it was written: not live, as in the fleet).
+    Unknown (``None``) counts as live: nothing says otherwise."""
+    return written is None or (now - written < LIVE_WINDOW and written <= now + CLOCK_SKEW)
 
 
 def activity(written: float | None, now: float) -> str:
     """``live``, or ``idle 12m`` / ``idle 3h`` / ``idle 452d`` (the age of the last write in its
-    largest whole unit) by :func:`is_live`."""
+    largest whole unit) by :func:`is_live`; ``idle (modified in the future)`` for a last write
+    stamped too far ahead to be live."""
     if is_live(written, now):
         return "live"
     assert written is not None
+    if written > now:
+        return "idle (modified in the future)"  # its age is unknown (is_live)
     age = now - written
     if age < 3600:
         return f"idle {int(age // 60)}m"
