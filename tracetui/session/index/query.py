@@ -214,17 +214,17 @@ def _with_elsewhere(kind: str, rows: list[Group], elsewhere: list[Elsewhere]) ->
     (0 messages, $0.00), or counted among their project's sessions (a project row of its own
     when none of its sessions has a message), projects in key order."""
     if kind == "session":
-        for e in elsewhere:
-            g = Group(e.session, 1, 0, Tokens(), 0.0, PLAIN_COST_NOTE, (), e.project, e.cwd, e.agent, e.first_ts, e.last_ts)
-            rows.append(g)
+        rows += [
+            Group(e.session, 1, 0, Tokens(), 0.0, PLAIN_COST_NOTE, (), e.project, e.cwd, e.agent, e.first_ts, e.last_ts) for e in elsewhere
+        ]
         return rows
     by_key = {g.key: g for g in rows}
     for e in elsewhere:
-        g = by_key.get(e.project)
-        if g is None:
+        if e.project not in by_key:
             g = by_key[e.project] = Group(e.project, 0, 0, Tokens(), 0.0, PLAIN_COST_NOTE, (), e.project, e.cwd, e.agent)
             g.first_ts, g.last_ts = e.first_ts, e.last_ts
         else:
+            g = by_key[e.project]
             g.agent = ",".join(sorted({*(g.agent or "").split(","), *(e.agent or "").split(",")} - {""})) or None
             g.first_ts = min(filter(None, (g.first_ts, e.first_ts)), default=None)
             g.last_ts = max(filter(None, (g.last_ts, e.last_ts)), default=None)
