@@ -79,3 +79,16 @@ def test_the_text_table_says_where_and_states_the_tie_rule(copied: Path, capsys:
 def test_a_day_range_without_them_lists_neither(copied: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rep = _json(capsys, "session", "--since", "2026-04-01")
     assert rep["rows"] == [] and rep["counted_elsewhere"] == []
+
+
+def test_a_project_with_other_sessions_counts_it_among_them(copied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    b = TranscriptBuilder(session_id="0ccc0000-0000-4000-8000-000000000003", cwd="/work/zeta", start="2026-03-04T10:00:00.000Z")
+    b.prompt("a session of its own")
+    b.text("Sure.")
+    b.write_session(copied / "-work-zeta")
+    rows = {r["key"]: r for r in _json(capsys, "project")["rows"]}
+    assert (rows["-work-zeta"]["sessions"], rows["-work-zeta"]["messages"]) == (2, 1)
+    assert rows["-work-zeta"]["first_timestamp"] == "2026-03-02T10:00:00.000Z"
+    rep = _json(capsys, "session", "--project=-work-zeta")  # the folder (both copies have the cwd)
+    assert {r["key"]: r["messages"] for r in rep["rows"]} == {OLD: 0, "0ccc0000-0000-4000-8000-000000000003": 1}
+    assert [e["session"] for e in rep["counted_elsewhere"]] == [OLD]
