@@ -150,7 +150,8 @@ def register_report(sub: Any) -> None:
         description=(
             "Exact tokens per kind (input, output, cache read, cache write) and the estimated cost (genai-prices, each API "
             "message priced at its own day and tier; a model without a known price shows 'unknown', never $0.00) over every "
-            "Claude Code session under <claude dir>/projects, each API message counted once across every file, and every "
+            "Claude Code session under <claude dir>/projects, each API message counted once across every file (under the file that "
+            "has it earliest; a session left with none, a copy's, is listed with 0 and a note), and every "
             "OpenAI Codex CLI session under $CODEX_HOME (~/.codex) sessions/ and archived_sessions/ (each response counted once "
             "from its cumulative token totals, a child rollout's replayed copy of its parent's history not counted). Answered from the "
             "cross-session index in the cache folder ($TRACETUI_CACHE_DIR or the user cache folder), which each run brings up "

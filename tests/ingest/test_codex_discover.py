@@ -106,11 +106,13 @@ def test_a_thread_id_or_prefix_works_like_a_session_id(homes: tuple[Path, Path])
     assert find_session(CHILD).session_id == PARENT
 
 
-def test_the_same_thread_in_two_files_asks_for_a_path(homes: tuple[Path, Path]) -> None:
+def test_the_same_thread_in_two_files_opens_one(homes: tuple[Path, Path]) -> None:
+    """A copy of a rollout (the same thread, as large) in ``archived_sessions/``: the one
+    under ``sessions/`` is the session (codex_discover.copy_rank), not a refusal."""
     home, _ = homes
+    live = find_session(PARENT).path
     _rollout(home / "archived_sessions" / "rollout-copy.jsonl", PARENT, mtime=1_700_000_001)
-    with pytest.raises(DiscoveryError, match=f"thread {PARENT} is in 2 rollout files; name the rollout's path"):
-        find_session(PARENT)
+    assert find_session(PARENT).path == live
 
 
 def test_children_forks_and_theirs_are_the_parents_subagents(homes: tuple[Path, Path]) -> None:

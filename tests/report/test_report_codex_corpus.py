@@ -13,6 +13,7 @@ import pytest
 from codex_corpus import ROOT, skip_reason
 from report_folder import _codex_messages
 
+from tracetui.ingest.codex_discover import rollout_meta
 from tracetui.session.index import build_report, open_index, update
 
 
@@ -24,9 +25,11 @@ def test_codex_corpus_report_matches_the_recount(tmp_path: Path) -> None:
     (home / "archived_sessions").symlink_to(ROOT.resolve(), target_is_directory=True)
     index = open_index(tmp_path / "idx.sqlite")
     stats = update(index, tmp_path / "no-projects", codex_home=home)
-    assert stats.errors == [] and stats.files == len(list(ROOT.rglob("*.jsonl")))
     # the corpus holds snapshots of one rollout taken at different times (each a prefix of the
-    # next): a response is counted once across them, by its thread and number
+    # next): one file a thread is read, the largest (codex_discover.copy_rank), and the recount
+    # of every file, a response counted once across them by its thread and number, agrees
+    threads = {m.thread_id for p in ROOT.rglob("*.jsonl") if (m := rollout_meta(p)) is not None}
+    assert stats.errors == [] and stats.files == len(threads)
     msgs = {}
     for key, u, day, _path, _project, session, _model in _codex_messages(home):
         assert msgs.setdefault(key, (u, day, session)) == (u, day, session), key

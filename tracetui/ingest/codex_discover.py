@@ -3,7 +3,8 @@
 Layout (codex-format.md, "Where the files are"): ``$CODEX_HOME`` (default ``~/.codex``)
 ``/sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl``, and ``archived_sessions/``
 (flat). A file is a rollout when its first record is a ``session_meta`` with a thread id, whatever
-its name; only that first line is read, and what it says is cached per file.
+its name; only that first line is read, and what it says is cached per file. A thread found in
+several files (a rollout and its copies) is read from one of them (:func:`copy_rank`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 
+from tracetui.ingest.codex_copies import copy_rank, one_each
 from tracetui.ingest.files import open_regular
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "is_rollout",
     "rollout_role",
     "rollouts",
+    "copy_rank",
     "session_tops",
     "PARENT_MISSING",
     "FORK_CYCLE",
@@ -262,16 +265,19 @@ def _stat_meta(p: str) -> tuple[os.stat_result, RolloutMeta | None] | None:
 
 def rollouts(home: Path | None = None) -> list[tuple[Path, os.stat_result, RolloutMeta]]:
     """Every rollout under ``<home>/sessions`` and ``<home>/archived_sessions`` (``home``:
-    :func:`codex_dir`), child rollouts included, in no particular order, as ``(path, stat,
-    meta)``. Missing folders give an empty list; files whose first record is no
-    ``session_meta`` (a torn or other first line), and special files, are left out."""
+    :func:`codex_dir`), child rollouts included, one file per thread id (:func:`copy_rank`: a
+    thread found in several files, a rollout and its copies, is read from one), in no
+    particular order, as ``(path, stat, meta)``. Missing folders give an empty list; files
+    whose first record is no ``session_meta`` (a torn or other first line), and special files,
+    are left out."""
     out = []
-    for top in codex_trees(home):
+    for archived, top in enumerate(codex_trees(home)):
         for p, _fresh in _walk(top):
             got = _stat_meta(p)
             if got is not None and got[1] is not None:
-                out.append((Path(p), got[0], got[1]))
-    return out
+                out.append((p, bool(archived), got[0], got[1]))
+    keep = one_each([(p, a, m.thread_id) for p, a, _st, m in out])
+    return [(Path(p), st, m) for p, _a, st, m in out if p in keep]
 
 
 #: why a child rollout is a session of its own (:func:`session_tops`): the parent thread its
@@ -355,13 +361,14 @@ def child_rollouts(main: Path) -> list[tuple[Path, RolloutMeta]]:
     sorted by path, as ``(path, meta)``: the rollouts of ``main``'s Codex home whose
     ``session_meta`` names ``main``'s thread id, or a child's, as parent. Under ``sessions/``
     only date folders from ``main``'s own on are looked in (a child starts after its parent);
-    ``archived_sessions/`` always. ``[]`` when ``main`` is no rollout."""
+    ``archived_sessions/`` always; a child thread in several files is read from one
+    (:func:`copy_rank`). ``[]`` when ``main`` is no rollout."""
     meta = rollout_meta(main)
     if meta is None:
         return []
     sessions, archived = codex_trees(home_of(main))
-    by_parent: dict[str, list[tuple[str, RolloutMeta]]] = {}
-    for top, since in ((sessions, _date_of(main, sessions)), (archived, ())):
+    kids: list[tuple[str, bool, RolloutMeta]] = []
+    for top, since, old in ((sessions, _date_of(main, sessions), False), (archived, (), True)):
         for p, fresh in _walk(top, since):
             # a file of a folder whose entries did not change, its first line read whole: the
             # same file as last time (a replacement renames into the folder, which changes it)
@@ -370,7 +377,12 @@ def child_rollouts(main: Path) -> list[tuple[Path, RolloutMeta]]:
                 got = _stat_meta(p)
                 m = got[1] if got is not None else None
             if m is not None and m.parent_id:
-                by_parent.setdefault(m.parent_id, []).append((p, m))
+                kids.append((p, old, m))
+    keep = one_each([(p, old, m.thread_id) for p, old, m in kids])  # a child thread copied (into archived_sessions/, say) is read once
+    by_parent: dict[str, list[tuple[str, RolloutMeta]]] = {}
+    for p, _old, m in kids:
+        if p in keep and m.parent_id:
+            by_parent.setdefault(m.parent_id, []).append((p, m))
     me = os.path.abspath(main)
     found: dict[Path, tuple[Path, RolloutMeta]] = {}
     todo, seen = [meta.thread_id], {meta.thread_id}

@@ -118,7 +118,8 @@ def where_sessions(agent: str | None = None, root: Path | None = None) -> str:
 def list_sessions(root: Path | None = None, agent: str | None = None, codex_root: Path | None = None) -> list[SessionInfo]:
     """Every main transcript, newest first: Claude Code sessions under ``root`` (default
     :func:`projects_dir`) and Codex CLI rollouts under ``codex_root`` (default :func:`codex_dir`;
-    ``sessions/`` and ``archived_sessions/``), child rollouts that name their parent left out
+    ``sessions/`` and ``archived_sessions/``, one file per thread: ``codex_discover.copy_rank``),
+    child rollouts that name their parent left out
     (they are subagents of their parent: :func:`subagent_files`); one that names none (a
     review) is listed, with its :attr:`SessionInfo.role`, and so is one whose parent chain
     ends at a thread not on disk or loops (:func:`codex_discover.session_tops`), and Claude
@@ -247,9 +248,6 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
             raise DiscoveryError(
                 f"{matches[0].session_id} is the id of a Claude Code session and a Codex thread; add --agent claude|codex or name the path: {where}"
             )
-        if len({s.session_id for s in matches}) == 1 and any(s.agent == "codex" for s in matches):
-            where = ", ".join(str(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
-            raise DiscoveryError(f"thread {matches[0].session_id} is in {len(matches)} rollout files; name the rollout's path: {where}")
         if len({s.session_id for s in matches}) == 1:
             # one id in several project folders (a copied or moved project): only a path can say which
             where = ", ".join(str(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
@@ -443,7 +441,8 @@ def _subagents_of(proj: Path, sid: str, sub: Path) -> list[TranscriptFile]:
 
 def codex_transcripts(home: Path | None = None) -> list[TranscriptFile]:
     """Every Codex CLI rollout under ``<home>/sessions`` and ``<home>/archived_sessions``
-    (``home``: :func:`codex_dir`), sorted by path, as :class:`TranscriptFile` of agent
+    (``home``: :func:`codex_dir`), one file per thread (``codex_discover.copy_rank``: a
+    rollout's copies are left out), sorted by path, as :class:`TranscriptFile` of agent
     ``"codex"``. A top-level rollout is a ``"main"`` file of its own thread; a child rollout
     (subagent or fork) a ``"subagent"`` file of the session at the top of its parent chain
     (:func:`codex_discover.session_tops`: the topmost ancestor found on disk, a session of its

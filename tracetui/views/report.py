@@ -17,6 +17,7 @@ from typing import Any
 
 from tracetui.ingest.agents import agent_name
 from tracetui.model.state import one_line_name
+from tracetui.session.index.elsewhere import Elsewhere
 from tracetui.session.index.query import Group, Report
 from tracetui.session.index.search import Hit
 from tracetui.views.format import fmt_count, fmt_usd, fmt_usd_known
@@ -29,6 +30,12 @@ COST_LABEL = "estimated USD (genai-prices; each API message priced at its own da
 #: characters of a project, folder or session shown in a table cell at most (cut at the start:
 #: a path's end tells projects apart)
 CELL_CHARS = 40
+#: how a message found in several files is counted (session/index/messages.py), said under every table
+COUNT_RULE = (
+    "Tokens are exact, each API message counted once across every file (a resumed session's copies too), under the file"
+    " that has it earliest: its day, then the file's first record, then (files with the same timestamps, as a copy has)"
+    " the path that sorts first."
+)
 _HEADS = {"daily": "DAY", "weekly": "WEEK", "monthly": "MONTH", "project": "PROJECT", "session": "SESSION"}
 
 
@@ -121,9 +128,29 @@ def render_report(rep: Report) -> str:
     out.append(f"COST: {COST_LABEL}.")
     for note in _unpriced([*rep.rows, rep.total]):
         out.append(f"unknown: {note} (its tokens are counted above, not priced).")
-    out.append("Tokens are exact, each API message counted once across every file (a resumed session's copies too).")
-    out += [_clean(n) or "" for n in rep.notes]
+    out.append(COUNT_RULE)
+    out += [_clean(n) or "" for n in [*map(_elsewhere_note, rep.elsewhere), *rep.notes]]
     return "\n".join(out)
+
+
+def _elsewhere_note(e: Elsewhere) -> str:
+    """``note: session S (P): 0 messages here, its N API messages are counted under session O (Q) …``."""
+    (sid, proj, _n), more = e.under[0], len(e.under) - 1
+    also = f" and {more} other session{'s' if more != 1 else ''}" if more else ""
+    why = "whose file has them as early (the same timestamps: the path that sorts first)" if e.tie else "whose file has them earlier"
+    return (
+        f"note: session {e.session} ({e.project}): 0 messages here, its {e.messages:,} API message{'s are' if e.messages != 1 else ' is'}"
+        f" counted under session {sid} ({proj}){also}, {why}: the same message ids (a copied or forked transcript)."
+    )
+
+
+def _elsewhere_json(e: Elsewhere) -> dict[str, Any]:
+    return {
+        "session": _clean(e.session),
+        "project": _clean(e.project),
+        "messages": e.messages,
+        "under": [{"session": _clean(s), "project": _clean(p), "messages": n} for s, p, n in e.under],
+    }
 
 
 def _scope(rep: Report) -> str:
@@ -166,12 +193,15 @@ def _group_json(g: Group) -> dict[str, Any]:
 def report_json(rep: Report) -> dict[str, Any]:
     """The report as one JSON object: ``{report, since, until, project, agent (null: both),
     cost_label, rows: [...],
-    total, files_indexed, notes}``; each row ``{key, sessions, messages, tokens: {input, output,
+    total, files_indexed, counted_elsewhere, notes}``; each row ``{key, sessions, messages, tokens: {input, output,
     cache_read, cache_creation, total}, cost_usd (null: unknown), cost_note, models,
     first_timestamp, last_timestamp}`` (a project or session row adds ``project, cwd, agent``:
     ``claude``, ``codex`` or ``claude,codex``), then ``known_usd`` (the cost of the messages
     priced: ``cost_usd`` when all are) and ``unpriced: {sessions, messages, models}`` (what has
-    no known price; zeros and ``[]`` when nothing)."""
+    no known price; zeros and ``[]`` when nothing). ``counted_elsewhere`` (session and project
+    reports; ``[]`` else): the sessions listed with 0 messages because every message of theirs
+    is counted under another session, ``{session, project, messages, under: [{session, project,
+    messages}]}``, each also said in ``notes``."""
     return {
         "report": rep.kind,
         "since": rep.since,
@@ -182,7 +212,8 @@ def report_json(rep: Report) -> dict[str, Any]:
         "rows": [_group_json(g) for g in rep.rows],
         "total": _group_json(rep.total),
         "files_indexed": rep.files,
-        "notes": [_clean(n) for n in rep.notes],
+        "counted_elsewhere": [_elsewhere_json(e) for e in rep.elsewhere],
+        "notes": [_clean(n) for n in [*map(_elsewhere_note, rep.elsewhere), *rep.notes]],
     }
 
 

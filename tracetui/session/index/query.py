@@ -5,7 +5,9 @@ A message id found in several files (a resumed session copies earlier records; a
 records may be repeated) is one message (the ``messages`` table, session/index/messages.py):
 its tokens are those a single :class:`~tracetui.model.usage.UsageBook` fed with all its files'
 entries holds (the max of each field, the earliest day, the first model), and it is filed under
-the file that has it earliest: that file's project and session, that day. A report is then a
+the file that has it earliest: that file's project and session, that day (a session left with
+no message, its copies all counted elsewhere, is still a row of the session and project reports:
+session/index/elsewhere.py). A report is then a
 ``GROUP BY`` of those rows by the group's key and the price bucket (model, day, tier band), the
 buckets a UsageBook keeps. Costs are :func:`~tracetui.model.pricing.estimate_cost` of each group's
 buckets (every message priced at its own day and tier band; a model without a price makes
@@ -24,6 +26,7 @@ import msgspec
 
 from tracetui.model.pricing import PLAIN_COST_NOTE
 from tracetui.model.state import Tokens, UsageBucket
+from tracetui.session.index.elsewhere import Elsewhere, counted_elsewhere
 
 __all__ = ["KINDS", "Group", "Report", "build_report", "period_of"]
 
@@ -91,6 +94,9 @@ class Report:
     notes: list[str] = field(default_factory=list)
     #: the agent the report is narrowed to (``"claude"`` | ``"codex"``; ``None``: both)
     agent: str | None = None
+    #: the sessions of a session or project report whose messages in scope are all counted
+    #: under other sessions (listed with 0 messages: session/index/elsewhere.py)
+    elsewhere: list[Elsewhere] = field(default_factory=list)
 
 
 def period_of(kind: str, day: str) -> str:
@@ -193,10 +199,37 @@ def build_report(
     rows = _groups(conn, _KEYS[kind], cond, args, kind, memo)
     (total,) = _groups(conn, "'total'", cond, args, "", memo) or [Group("total", cost_usd=0.0, cost_note=PLAIN_COST_NOTE)]
     memo.save()
+    elsewhere = counted_elsewhere(conn, since, until, project, agent) if kind in ("project", "session") else []
+    if elsewhere:
+        rows = _with_elsewhere(kind, rows, elsewhere)
+        total.sessions += len(elsewhere)
     if kind == "session":  # the most recently active last, as the periods are
         rows.sort(key=lambda g: (g.last_ts or "", g.project or "", g.key))
     n_files = conn.execute("SELECT COUNT(*) FROM files" + (" WHERE agent = ?" if agent else ""), (agent,) if agent else ()).fetchone()[0]
-    return Report(kind, since, until, project, rows, total, n_files, agent=agent)
+    return Report(kind, since, until, project, rows, total, n_files, agent=agent, elsewhere=elsewhere)
+
+
+def _with_elsewhere(kind: str, rows: list[Group], elsewhere: list[Elsewhere]) -> list[Group]:
+    """``rows`` with the sessions of no message of their own (``elsewhere``): a session row each
+    (0 messages, $0.00), or counted among their project's sessions (a project row of its own
+    when none of its sessions has a message), projects in key order."""
+    if kind == "session":
+        rows += [
+            Group(e.session, 1, 0, Tokens(), 0.0, PLAIN_COST_NOTE, (), e.project, e.cwd, e.agent, e.first_ts, e.last_ts) for e in elsewhere
+        ]
+        return rows
+    by_key = {g.key: g for g in rows}
+    for e in elsewhere:
+        if e.project not in by_key:
+            g = by_key[e.project] = Group(e.project, 0, 0, Tokens(), 0.0, PLAIN_COST_NOTE, (), e.project, e.cwd, e.agent)
+            g.first_ts, g.last_ts = e.first_ts, e.last_ts
+        else:
+            g = by_key[e.project]
+            g.agent = ",".join(sorted({*(g.agent or "").split(","), *(e.agent or "").split(",")} - {""})) or None
+            g.first_ts = min(filter(None, (g.first_ts, e.first_ts)), default=None)
+            g.last_ts = max(filter(None, (g.last_ts, e.last_ts)), default=None)
+        g.sessions += 1
+    return sorted(by_key.values(), key=lambda g: g.key)
 
 
 def _groups(conn: sqlite3.Connection, key: str, cond: str, args: list, kind: str, memo: _Costs) -> list[Group]:
