@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from tracetui.args import int_at_least
 from tracetui.views.safe import export_text
@@ -42,6 +43,17 @@ def _load(ns: argparse.Namespace):
     return state
 
 
+#: the wall clock the commands read (epoch seconds); a test sets a frozen one
+clock = time.time
+
+
+def _now(ns: argparse.Namespace) -> float | None:
+    """The clock for the views' time-based parts (ages, the stall: the views read no clock), so
+    a session is judged stalled here exactly when ``sessions`` and the monitor count and list it;
+    ``None`` as of a past episode (``--episode``), whose calls open then are not running now."""
+    return clock() if ns.episode is None else None
+
+
 def _emit(text: str) -> int:
     sys.stdout.write(export_text(text) + "\n")
     return 0
@@ -52,7 +64,7 @@ def _cmd_view(ns: argparse.Namespace) -> int:
 
     state = _load(ns)
     try:
-        text = render_worker_view(state, episode=ns.episode, max_chars=ns.max_chars)
+        text = render_worker_view(state, episode=ns.episode, now=_now(ns), max_chars=ns.max_chars)
     except ValueError as exc:
         print(f"tracetui: {exc}", file=sys.stderr)
         return 1
@@ -64,7 +76,7 @@ def _cmd_card(ns: argparse.Namespace) -> int:
 
     state = _load(ns)
     try:
-        text = render_card(state, episode=ns.episode)
+        text = render_card(state, episode=ns.episode, now=_now(ns))
     except ValueError as exc:
         print(f"tracetui: {exc}", file=sys.stderr)
         return 1

@@ -327,8 +327,12 @@ def test_views_are_pure_functions(state) -> None:
 # -- the CLI ---------------------------------------------------------------------------------
 
 
-def test_cli_view_and_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_view_and_card(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import tracetui.commands
     from tracetui.session.reader import SessionReader
+
+    now = 1_800_000_000.0  # the commands' clock, frozen: the view's ages and stall are at it
+    monkeypatch.setattr(tracetui.commands, "clock", lambda: now)
 
     p = tmp_path / "session.jsonl"
     p.write_bytes(golden_script().data())
@@ -337,7 +341,7 @@ def test_cli_view_and_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     state = r.snapshot()  # priced, as the CLI does
     assert main(["view", str(p), "--no-cache"]) == 0
     out = capsys.readouterr().out
-    assert out == render_worker_view(state) + "\n"
+    assert out == render_worker_view(state, now=now) + "\n"
     assert main(["view", str(p), "--no-cache", "--max-chars", "900"]) == 0
     assert len(capsys.readouterr().out) <= 901
     assert main(["card", str(p), "--no-cache", "--episode", "1"]) == 0

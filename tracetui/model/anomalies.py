@@ -34,6 +34,7 @@ from tracetui.model.anomaly_rules import (
     TOOL_LOOP_REPEATS,
     TOOL_LOOP_WINDOW,
     context_window,
+    stall_severity,
 )
 from tracetui.model.anomaly_tracker import AnomalyTracker
 from tracetui.model.state import unknown_text
@@ -49,6 +50,7 @@ __all__ = [
     "detect_anomalies",
     "timeless_anomalies",
     "stall_anomalies",
+    "stall_severity",
     "as_datetime",
     "fmt_span",
     "context_window",
@@ -176,25 +178,25 @@ def stall_anomalies(state: "RunState", now: datetime | float | int | None) -> tu
             t = parse_ts(st.newest_timestamp or st.last_timestamp)
             if t is not None and (last is None or t > last):
                 last = t
-        if last is not None:
-            age = (nowdt - last).total_seconds()
-            if age >= STALL_SECONDS:
-                newest = max(state.pending, key=lambda c: (c.anchor.src == state.main.src, c.seq))
-                # a day without a record: the session ended with the calls unanswered, nothing is
-                # running any more; said so, and as info, not as a warning about a stuck call
-                ended = age >= ENDED_SECONDS
-                out.append(
-                    Anomaly(
-                        "stall",
-                        "info" if ended else "warn",
-                        "stall",
-                        newest.anchor,
-                        f"no new record for {fmt_span(age)} with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})"
-                        + ("; the session looks ended with them unanswered" if ended else ""),
-                        "when a new record arrives or the pending calls complete",
-                        tuple(c.anchor for c in state.pending[:EVIDENCE_KEPT]),
-                        len(state.pending),
-                        view_time=True,
-                    )
+        age = (nowdt - last).total_seconds() if last is not None else None
+        severity = stall_severity(len(state.pending), age)
+        if severity is not None and age is not None:
+            newest = max(state.pending, key=lambda c: (c.anchor.src == state.main.src, c.seq))
+            # a day without a record: the session ended with the calls unanswered, nothing is
+            # running any more; said so, and as info, not as a warning about a stuck call
+            ended = severity == "info"
+            out.append(
+                Anomaly(
+                    "stall",
+                    severity,
+                    "stall",
+                    newest.anchor,
+                    f"no new record for {fmt_span(age)} with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})"
+                    + ("; the session looks ended with them unanswered" if ended else ""),
+                    "when a new record arrives or the pending calls complete",
+                    tuple(c.anchor for c in state.pending[:EVIDENCE_KEPT]),
+                    len(state.pending),
+                    view_time=True,
                 )
+            )
     return tuple(out)

@@ -18,6 +18,7 @@ __all__ = [
     "REREAD_LOOP",
     "STALL_SECONDS",
     "ENDED_SECONDS",
+    "stall_severity",
     "CONTEXT_PRESSURE_RATIO",
     "CONTEXT_WINDOW_TOKENS",
     "LONG_CONTEXT_WINDOW_TOKENS",
@@ -66,6 +67,17 @@ minutes of silence with a call open is worth a look. Clears when a record arrive
 ENDED_SECONDS = 86_400
 """Seconds without a record after which a stall is a session that ended with calls unanswered
 (severity info): a day, longer than any test run or build a call waits for."""
+
+
+def stall_severity(pending: int, age: float | None) -> str | None:
+    """The stall rule, the one every surface that counts or lists a stall applies: with
+    ``pending`` calls open and no record for ``age`` seconds (``None``: no record time known),
+    ``"warn"`` from :data:`STALL_SECONDS`, ``"info"`` from :data:`ENDED_SECONDS` (the session
+    ended with them unanswered), ``None`` otherwise (no call pending, or not quiet long enough)."""
+    if pending <= 0 or age is None or age < STALL_SECONDS:
+        return None
+    return "info" if age >= ENDED_SECONDS else "warn"
+
 
 CONTEXT_PRESSURE_RATIO = 0.85
 """Share of the context window (input + cache creation + cache read tokens of the last main

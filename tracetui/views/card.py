@@ -162,10 +162,13 @@ def _ruled_out(st: RunState) -> tuple[list[Item], int]:
     return items, evicted
 
 
-def _open(st: RunState) -> Sequence[Item]:
+def _open(st: RunState, now: datetime | float | int | None = None) -> Sequence[Item]:
     """Pending calls (main thread first, newest first), open todos, unresolved errors of the
-    last episodes, open anomalies. Pending call items are made only when :func:`fit` reaches
-    them (a long session can hold thousands, of which a few dozen fit the card)."""
+    last episodes, open anomalies (the stall among them when ``now`` makes one:
+    :func:`tracetui.model.anomalies.stall_anomalies`). Pending call items are made only when
+    :func:`fit` reaches them (a long session can hold thousands, of which a few dozen fit the card)."""
+    from tracetui.model.anomalies import stall_anomalies
+
     fa = st.fmt_anchor
     pending = sorted(st.pending, key=lambda c: (c.anchor.src != st.main.src, -c.seq))
 
@@ -190,17 +193,14 @@ def _open(st: RunState) -> Sequence[Item]:
             e = late[-1]
             items.append(Item(f"unresolved error in episode {ep.index} ({ep.status}): {e.tool} {quote(e.excerpt, 90)}", fa(e.anchor)))
     others: dict[str, int] = {}
-    for s in (st.main, *st.agents):
-        d = getattr(s, "derived", None)
-        if d is None:
-            continue
-        for a in d.anomalies:
-            if a.open and a.kind in _OPEN_KINDS:
-                cwd = (st.main.cwd or "").rstrip("/")
-                msg = a.message.replace(cwd + "/", "") if cwd else a.message
-                items.append(Item(f"open anomaly {a.kind}: {msg}", fa(a.began)))
-            elif a.open:
-                others[a.kind] = others.get(a.kind, 0) + 1
+    tracked = [a for s in (st.main, *st.agents) if (d := getattr(s, "derived", None)) is not None for a in d.anomalies]
+    for a in (*tracked, *stall_anomalies(st, now)):
+        if a.open and a.kind in _OPEN_KINDS:
+            cwd = (st.main.cwd or "").rstrip("/")
+            msg = a.message.replace(cwd + "/", "") if cwd else a.message
+            items.append(Item(f"open anomaly {a.kind}: {msg}", fa(a.began)))
+        elif a.open:
+            others[a.kind] = others.get(a.kind, 0) + 1
     if others:
         # the card lists only anomalies that leave work open; say the rest exist, so the card
         # never reads "none" open while the worker view lists open anomalies
@@ -226,8 +226,9 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
     """The trace-as-state card of ``state`` (as of the end of ``episode``, 1-based, when given).
 
     At most :data:`CARD_MAX_TOKENS` tokens as estimated by
-    :func:`tracetui.views.text.estimate_tokens` (UTF-8 bytes / 3.5). ``now`` is accepted for
-    symmetry with the worker view; the card states no ages. Raises ``ValueError`` for an episode
+    :func:`tracetui.views.text.estimate_tokens` (UTF-8 bytes / 3.5). ``now`` (a datetime or
+    epoch seconds, never read from the clock) judges the stall, listed among the open items as
+    the worker view and the monitor list it; the card states no other age. Raises ``ValueError`` for an episode
     that does not exist. No Rich markup.
     """
     n_eps = episode_count(state)
@@ -275,7 +276,7 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
 
     found = _found(st)
     ruled, ruled_more = _ruled_out(st)
-    opened = _open(st)
+    opened = _open(st, now)
     evicted = sum(s.derived.facts_evicted for s in (st.main, *st.agents) if s.derived is not None)
     secs = [
         Section(

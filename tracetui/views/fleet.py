@@ -160,6 +160,9 @@ class SessionFacts(msgspec.Struct, frozen=True):
     #: the UTC days of ``day_usd``'s span on which some of its tokens have no known price
     #: (``day_usd`` then holds the known part of that day)
     day_unpriced: tuple[str, ...] = ()
+    #: calls pending in any of its files, those left open by earlier episodes too (``in_flight``
+    #: leaves them out): what the stall rule counts (:func:`tracetui.views.fleet_table.stall_counted`)
+    pending: int = 0
 
 
 class Status(msgspec.Struct, frozen=True):
@@ -312,6 +315,7 @@ def session_facts(
         role=role,
         orphan=orphan,
         day_unpriced=day_unpriced,
+        pending=len(state.pending),
     )
 
 

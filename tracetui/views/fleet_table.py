@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from tracetui.ingest.codex_discover import ROLE_CHARS
+from tracetui.model.anomaly_rules import stall_severity
 from tracetui.model.timestamps import fmt_span
 from tracetui.views.burn import (
     Rate,
@@ -35,6 +36,7 @@ __all__ = [
     "row_detail",
     "agent_cell",
     "row_json",
+    "stall_counted",
     "one_line",
     "fit_line",
     "coarse_age",
@@ -137,10 +139,25 @@ def fleet_rows(
     return rows
 
 
-def _anomaly_counts(row: FleetRow) -> tuple[int, int, int]:
+def stall_counted(facts: SessionFacts, now: float) -> str | None:
+    """The severity of the stall anomaly ``facts`` has at ``now`` (epoch seconds), ``None``
+    for none: the model's rule (:func:`tracetui.model.anomaly_rules.stall_severity`) over the
+    same pending calls and newest record time as :func:`tracetui.model.anomalies.stall_anomalies`,
+    so the fleet counts the stall exactly when the monitor and the views list it (not when the
+    fleet's *stalled* state, with its own threshold and file times, holds)."""
+    last = facts.last_record
+    return stall_severity(facts.pending, now - last if last is not None else None)
+
+
+def _anomaly_counts(row: FleetRow, now: float) -> tuple[int, int, int]:
+    """``(info, warn, error)`` open anomalies of ``row`` at ``now``: the clock-free ones, the
+    stall (:func:`stall_counted`) and the session budget's."""
     info, warn, error = row.facts.open_anomalies
-    if row.status.state == "stalled":
-        warn += 1  # the stall detector's view-time anomaly (model/anomalies.py stall_anomalies)
+    stall = stall_counted(row.facts, now)
+    if stall == "info":
+        info += 1
+    elif stall is not None:
+        warn += 1
     a = budget_anomaly(row.budget) if row.budget is not None else None
     if a is not None:
         if a.severity == "error":
@@ -195,7 +212,7 @@ def row_cells(
     the call to :data:`FLIGHT_CHARS`); cells instead of characters with ``measure``
     (:func:`fit_line`); a cut ends in ``…``; safe to draw."""
     f = row.facts
-    info, warn, error = _anomaly_counts(row)
+    info, warn, error = _anomaly_counts(row, now)
     anomalies = " ".join(f"{n}{s}" for n, s in ((error, "E"), (warn, "W"), (info, "I")) if n)
     hour = _hour(row)
     share = context_fill(f.context_used, f.context_window)
@@ -264,7 +281,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
     counted, and ``fill``, their ratio clamped to ``0..1`` (:func:`~tracetui.views.fleet.context_fill`;
     ``null`` with no window)."""
     f = row.facts
-    info, warn, error = _anomaly_counts(row)
+    info, warn, error = _anomaly_counts(row, now)
     flight = [
         {"tool": c.tool, "brief": c.brief, "age_s": _num(now - c.started) if c.started else None, "main": c.main} for c in f.in_flight
     ]
