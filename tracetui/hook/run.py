@@ -41,7 +41,16 @@ from typing import Any
 from tracetui.hook.cache import _PENDING_SAVES, _save_pending, _session_bytes, _warm_in_background
 from tracetui.hook.compose import FOOTER, HEADER, _fallback_card, _frame, _render_card
 from tracetui.hook.deadline import HOOK_DEADLINE, Deadline, HookLate, deadline_seconds
-from tracetui.hook.gate import GATE_SEVERITIES, _anomaly_key, _hook_state_path, _load_hook_state, _open_anomalies, _save_hook_state
+from tracetui.hook.gate import (
+    GATE_SEVERITIES,
+    GateUnavailable,
+    _anomaly_key,
+    _hook_state_path,
+    _load_hook_state,
+    _open_anomalies,
+    _save_hook_state,
+    gate_lock,
+)
 from tracetui.hook.protocol import (
     DEFAULT_GATE,
     EVENTS,
@@ -187,8 +196,31 @@ def _run_hook(data: bytes | str, gate: tuple[str, ...], always: bool, use_cache:
         # the hook speaks Claude Code's hook protocol; a Codex rollout's card is 'tracetui card'
         raise HookError(f"{path}: a Codex CLI rollout; the hook is for Claude Code sessions only (use 'tracetui card' for a Codex session)")
     state = _fold(path, use_cache)
-    anomalies = None
     head = _first_line_digest(path)
+    if event == "UserPromptSubmit" and not always:
+        # decided under the gate's lock, from reading what was given to recording it: hooks of
+        # one session run in parallel, and each would else give the same card (user trial)
+        try:
+            with gate_lock(sid):
+                return _give(state, path, sid, event, gate, always, max_chars, now, note, head)
+        except GateUnavailable as exc:
+            cause = exc.__cause__
+            if isinstance(cause, OSError):
+                from tracetui.session.reader import describe_os_error
+
+                why = describe_os_error(cause.filename if cause.filename else _hook_state_path(sid), cause)
+            else:
+                why = str(exc)
+            raise HookSkip(f"no card: what it gave cannot be remembered ({why})") from None
+    return _give(state, path, sid, event, gate, always, max_chars, now, note, head)
+
+
+def _give(
+    state: Any, path: Path, sid: str, event: str, gate: tuple[str, ...], always: bool, max_chars: int, now: Any, note: str, head: str
+) -> str:
+    """The framed card, or ``""`` when the UserPromptSubmit gate stays closed; records what it
+    gave for the gate (the caller holds the gate's lock for a UserPromptSubmit)."""
+    anomalies = None
     if event == "UserPromptSubmit" and not always:
         saved = _load_hook_state(sid)
         if saved.get("head", head) != head:
