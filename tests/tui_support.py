@@ -47,7 +47,7 @@ def settings_for(paths: list[Path], tmp_path: Path, now: float = FROZEN_NOW, fol
     a minute before it: a file written later than ``now`` by more than the clock skew the views
     allow is not live (tracetui/tui/format.py); a file a test stamped earlier keeps its time."""
     for p in paths:
-        for f in [p, *sorted(p.with_suffix("").rglob("*.jsonl"))] if p.with_suffix("").is_dir() else [p]:
+        for f in [p, *p.with_suffix("").rglob("*.jsonl")]:  # the transcript and its subagent files
             if f.exists() and f.stat().st_mtime > now:
                 os.utime(f, (now - 60, now - 60))
     return Settings(

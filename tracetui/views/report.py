@@ -129,8 +129,13 @@ def render_report(rep: Report) -> str:
     for note in _unpriced([*rep.rows, rep.total]):
         out.append(f"unknown: {note} (its tokens are counted above, not priced).")
     out.append(COUNT_RULE)
-    out += [_clean(n) or "" for n in [*map(_elsewhere_note, rep.elsewhere), *rep.notes]]
+    out += [_clean(n) or "" for n in _notes(rep)]
     return "\n".join(out)
+
+
+def _notes(rep: Report) -> list[str]:
+    """The report's notes: one for each session counted elsewhere, then the others."""
+    return [*map(_elsewhere_note, rep.elsewhere), *rep.notes]
 
 
 def _elsewhere_note(e: Elsewhere) -> str:
@@ -213,7 +218,7 @@ def report_json(rep: Report) -> dict[str, Any]:
         "total": _group_json(rep.total),
         "files_indexed": rep.files,
         "counted_elsewhere": [_elsewhere_json(e) for e in rep.elsewhere],
-        "notes": [_clean(n) for n in [*map(_elsewhere_note, rep.elsewhere), *rep.notes]],
+        "notes": [_clean(n) for n in _notes(rep)],
     }
 
 

@@ -84,16 +84,17 @@ def counted_elsewhere(
             continue  # another file of the session has messages counted under it
         rows.sort(key=lambda r: (-r[4], r[3], r[2]))
         agents = sorted({a for r in rows for a in (r[8] or "").split(",") if a})
+        first = min((r[5] for r in rows if r[5] is not None), default=None)
         out.append(
             Elsewhere(
                 session=session,
                 project=proj,
                 messages=sum(r[4] for r in rows),
                 under=tuple((r[3], r[2], r[4]) for r in rows),
-                tie=rows[0][9] == min((r[5] for r in rows if r[5] is not None), default=None),
+                tie=rows[0][9] == first,
                 cwd=min((r[7] for r in rows if r[7] is not None), default=None),
                 agent=",".join(agents) or None,
-                first_ts=min((r[5] for r in rows if r[5] is not None), default=None),
+                first_ts=first,
                 last_ts=max((r[6] for r in rows if r[6] is not None), default=None),
             )
         )
