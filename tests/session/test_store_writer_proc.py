@@ -155,3 +155,30 @@ def test_a_script_without_a_main_guard_saves_through_the_writer_process(tmp_path
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == ["ProcessWriter", True, None]
     assert out.stdout.count("ProcessWriter") == 1
+
+
+def test_the_writer_process_imports_the_writer_not_the_folds() -> None:
+    """The writer's interpreter (started at a first open, inside its time) imports the modules
+    that make the rows, not the store's reader and the folds behind it (the package's names are
+    read lazily, store/__init__.py)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tracetui.session.store.writer_proc import main\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('tracetui.'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]).stdout
+    loaded = set(out.split())
+    assert "tracetui.session.store.event_rows" in loaded
+    assert not loaded & {"tracetui.session.store.reader", "tracetui.model.fold", "tracetui.model.codex_fold", "tracetui.session.reader"}
+
+
+def test_the_store_package_names_are_read_lazily_and_others_refused() -> None:
+    import tracetui.session.store as store
+    from tracetui.session.store import db, reader
+
+    assert store.open_cached is reader.open_cached and store.cache_dir is db.cache_dir
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = store.nothing  # type: ignore[attr-defined]
