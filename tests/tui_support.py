@@ -5,9 +5,11 @@ other tests assume.)"""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from tracetui.demo.build import TranscriptBuilder, write_demo
 from tracetui.tui.app import TraceApp, make_app
@@ -140,3 +142,31 @@ def store_app(path: Path, tmp_path: Path) -> TraceApp:
     import dataclasses
 
     return make_app(dataclasses.replace(settings_for([path], tmp_path), use_cache=True))
+
+
+def sql_on_the_ui_thread(monkeypatch: Any) -> list[str]:
+    """The SQL statements every database connection opened from now on runs on the main (UI)
+    thread, as they run (sqlite3's trace callback)."""
+    import sqlite3
+
+    on_ui: list[str] = []
+    ui = threading.main_thread()
+    connect = sqlite3.connect
+
+    def traced(*a, **k):
+        conn = connect(*a, **k)
+        conn.set_trace_callback(lambda sql: on_ui.append(sql) if threading.current_thread() is ui else None)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    return on_ui
+
+
+async def press_copy(pilot, key: str, tries: int = 500) -> None:
+    """Press a copy key (``c``, ``w``) and wait for its notification: the copy is compiled and
+    written on a worker thread, and sent to the clipboard when it is done."""
+    app = pilot.app
+    before = list(app._notifications)[-1:]
+    await pilot.press(key)
+    await wait_until(pilot, lambda: list(app._notifications)[-1:] != before, tries, 0.01)
+    await pilot.pause()

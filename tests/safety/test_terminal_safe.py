@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hostile import EVIL, hostile_session, is_dirty
 from rich.segment import Segment
-from tui_support import app_for, open_sessions, wait_for_state, wait_until
+from tui_support import app_for, open_sessions, press_copy, wait_for_state, wait_until
 
 from tracetui.tui.screens.episode import EpisodeScreen
 from tracetui.tui.screens.help import HelpScreen
@@ -79,7 +79,7 @@ async def test_a_hostile_session_writes_no_control_to_the_terminal_on_any_screen
         await pilot.pause()
         assert_terminal_safe(app, "card copied (notification)")
         assert app.clipboard and is_dirty(app.clipboard) == []
-        await pilot.press("w")
+        await press_copy(pilot, "w")
         await pilot.pause()
         assert_terminal_safe(app, "worker view copied")
         assert is_dirty(app.clipboard) == []

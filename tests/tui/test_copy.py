@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets._toast import Toast
-from tui_support import app_for, demo_session, wait_for_state, wait_until
+from tui_support import app_for, demo_session, press_copy, sql_on_the_ui_thread, store_app, stored_session, wait_for_state, wait_until
 
 from tracetui.tui.app import NARROW_TIMEOUT
 
@@ -21,7 +21,7 @@ async def test_copy_says_it_sent_the_text_by_osc52_and_wrote_the_file(tmp_path: 
     app = app_for([path], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
-        await pilot.press("c")
+        await press_copy(pilot, "c")
         note = list(app._notifications)[-1]
         file = tmp_path / "exports" / f"{path.stem}-card-live.txt"
         chars = len(file.read_text("utf-8"))
@@ -32,7 +32,7 @@ async def test_copy_says_it_sent_the_text_by_osc52_and_wrote_the_file(tmp_path: 
             == f"Sent the card (live, {chars} chars) to the clipboard by OSC 52 (if the terminal accepts it) and wrote it to {file}"
         )
         monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
-        await pilot.press("w")
+        await press_copy(pilot, "w")
         note = list(app._notifications)[-1]
         assert "(the terminal may refuse it; under tmux it needs set-clipboard on)" in note.message
         assert note.message.startswith("Sent the worker view (live, ")
@@ -43,7 +43,7 @@ async def test_narrow_terminal_gets_a_compact_short_lived_copy_toast(tmp_path: P
     app = app_for([path], tmp_path)
     async with app.run_test(size=(60, 24), notifications=True) as pilot:
         await wait_for_state(pilot)
-        await pilot.press("c")
+        await press_copy(pilot, "c")
         await pilot.pause()
         note = list(app._notifications)[-1]
         assert note.message == f"Card sent by OSC 52; file {path.stem[:8]}…-card-live.txt"
@@ -65,7 +65,7 @@ async def test_narrow_terminal_gets_a_compact_short_lived_copy_toast(tmp_path: P
     app = app_for([path], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
-        await pilot.press("c")
+        await press_copy(pilot, "c")
         await pilot.pause()
         note = list(app._notifications)[-1]
         assert note.timeout == 8 and note.message.startswith("Sent the card (live")
@@ -87,7 +87,7 @@ async def test_a_copy_is_written_under_the_cache_folder_by_default(tmp_path: Pat
     app = make_app(dataclasses.replace(settings_for([path], tmp_path), export_dir=None))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
-        await pilot.press("c")
+        await press_copy(pilot, "c")
         await wait_until(pilot, lambda: app._notifications)
     file = cache / "exports" / f"{path.stem}-card-live.txt"
     assert file.read_text("utf-8") == app.clipboard
@@ -108,9 +108,36 @@ async def test_a_copy_whose_file_cannot_be_written_says_so(tmp_path: Path) -> No
     app = make_app(dataclasses.replace(settings_for([path], tmp_path), export_dir=str(blocker / "exports")))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
-        await pilot.press("c")
+        await press_copy(pilot, "c")
         await wait_until(pilot, lambda: app._notifications)
         note = list(app._notifications)[-1]
     assert note.message.startswith("Sent the card (live, ")
     assert "; the file could not be written: " in note.message and note.severity == "warning"
     assert app.clipboard  # the clipboard got the text all the same
+
+
+# -- the UI never waits on I/O: a copy compiles its text off the UI thread ----------------------
+@pytest.mark.parametrize("key", ["c", "w"])
+async def test_a_copy_of_a_stored_session_reads_no_database_on_the_ui_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """The card and the worker view list the episodes and, scrubbed, the state as of one: of a
+    stored session they are read from its database, which the copy reads on a worker thread
+    (the notification comes when the text is sent), live and scrubbed alike."""
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    on_ui = sql_on_the_ui_thread(monkeypatch)
+    path = stored_session(tmp_path, 6)
+    app = store_app(path, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        assert type(view.state.history).__name__ == "HistoryView"  # the store's
+        await pilot.pause()
+        for scrub, scope in ((None, "live"), ("left_square_bracket", "as of episode 5")):
+            if scrub:
+                await pilot.press(scrub)
+                await wait_until(pilot, lambda: view.shown is not None and view.shown.episode == 5, 300, 0.01)
+                await pilot.pause()
+            on_ui.clear()
+            await press_copy(pilot, key)
+            assert f"({scope}, " in list(app._notifications)[-1].message
+            assert on_ui == [], on_ui

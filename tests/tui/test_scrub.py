@@ -15,7 +15,7 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 from tui_sessions import scrub_session, state_of
-from tui_support import app_for, wait_for_state, wait_until
+from tui_support import app_for, press_copy, wait_for_state, wait_until
 
 import tracetui.model.pricing as pricing
 from tracetui.model.anomalies import timeless_anomalies
@@ -173,7 +173,7 @@ async def test_a_past_episodes_anomalies_that_need_pricing_come_from_a_thread(tm
             return real(state, episodes)
 
         monkeypatch.setattr(anomaly_memo, "timeless_anomalies", counted)
-        await pilot.press("w")
+        await press_copy(pilot, "w")
         await pilot.pause()
         assert "end of episode 30 of" in (pilot.app.clipboard or "")
         assert full == []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandPalette
-from tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, small_session, wait_for_state, wait_until
+from tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, press_copy, small_session, wait_for_state, wait_until
 
 from tracetui.tui.app import TraceApp
 from tracetui.tui.screens.episode import EpisodeScreen
@@ -83,13 +83,13 @@ async def test_copy_card_and_worker_view_land_in_clipboard_and_files(tmp_path: P
     app = app_for([path], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
-        await pilot.press("c")
+        await press_copy(pilot, "c")
         card = app.clipboard
         assert card and "Add rate limiting" in card
         files = sorted((tmp_path / "exports").iterdir())
         assert [f.name for f in files] == [f"{path.stem}-card-live.txt"]
         assert files[0].read_text("utf-8") == card
-        await pilot.press("w")
+        await press_copy(pilot, "w")
         view_text = app.clipboard
         assert view_text != card and "GOAL" in view_text
         assert (tmp_path / "exports" / f"{path.stem}-worker-live.txt").read_text("utf-8") == view_text
@@ -105,7 +105,7 @@ async def test_clipboard_is_capped_but_the_file_is_whole(tmp_path: Path) -> None
     app.settings.clipboard_cap = 300
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_state(pilot)
-        await pilot.press("w")
+        await press_copy(pilot, "w")
         whole = (tmp_path / "exports" / f"{path.stem}-worker-live.txt").read_text("utf-8")
         assert len(app.clipboard.encode()) <= 300 < len(whole.encode())
         assert "cut at 300 bytes" in app.clipboard and str(tmp_path / "exports") in app.clipboard
@@ -724,7 +724,7 @@ async def test_copies_measure_ages_to_the_now_the_panes_were_drawn_with(tmp_path
             assert m, app.clipboard[:400]
             return m.group(1)
 
-        await pilot.press("w")
+        await press_copy(pilot, "w")
         assert copied_age() == pane_age()
         pending = text_of(view.query_one(PendingCalls))
         assert f"({pane_age()} ago)" in app.clipboard.split("IN FLIGHT", 1)[1].split("\n")[1] and pane_age() in pending

@@ -6,7 +6,16 @@ import threading
 from pathlib import Path
 
 import pytest
-from tui_support import app_for, settings_for, small_session, store_app, stored_session, wait_for_state, wait_until
+from tui_support import (
+    app_for,
+    settings_for,
+    small_session,
+    sql_on_the_ui_thread,
+    store_app,
+    stored_session,
+    wait_for_state,
+    wait_until,
+)
 
 from tracetui.demo.build import TranscriptBuilder
 from tracetui.session.follow import Follow
@@ -250,24 +259,6 @@ async def test_an_inline_sidechain_subagent_is_shown_as_inline_not_missing(tmp_p
         assert not any("no transcript file" in l for l in labels)
 
 
-def _sql_on_the_ui_thread(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The SQL statements every database connection opened from now on runs on the main (UI)
-    thread, as they run (sqlite3's trace callback)."""
-    import sqlite3
-
-    on_ui: list[str] = []
-    ui = threading.main_thread()
-    connect = sqlite3.connect
-
-    def traced(*a, **k):
-        conn = connect(*a, **k)
-        conn.set_trace_callback(lambda sql: on_ui.append(sql) if threading.current_thread() is ui else None)
-        return conn
-
-    monkeypatch.setattr(sqlite3, "connect", traced)
-    return on_ui
-
-
 async def test_a_live_update_reads_no_database_on_the_ui_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The UI never waits on I/O: what the panes read of a stored ledger on each new state
     (the context gauge's last API usage) is read on the fold worker's thread, so the UI thread
@@ -275,7 +266,7 @@ async def test_a_live_update_reads_no_database_on_the_ui_thread(tmp_path: Path, 
     import dataclasses
 
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
-    on_ui = _sql_on_the_ui_thread(monkeypatch)
+    on_ui = sql_on_the_ui_thread(monkeypatch)
     path = tmp_path / "projects" / "-p" / "s.jsonl"
     b = small_session(path)
     app = make_app(dataclasses.replace(settings_for([path], tmp_path, follow=True, watch=True), use_cache=True))
@@ -301,7 +292,7 @@ async def test_scrubbing_a_stored_history_reads_each_next_step_ahead(tmp_path: P
     from tracetui.tui.view_model import state_as_of
 
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
-    on_ui = _sql_on_the_ui_thread(monkeypatch)
+    on_ui = sql_on_the_ui_thread(monkeypatch)
     path = stored_session(tmp_path, 6)
     app = store_app(path, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -334,7 +325,7 @@ async def test_a_burst_of_scrub_steps_reads_no_database_on_the_ui_thread(tmp_pat
     from tracetui.tui.widgets.header import SessionHeader
 
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
-    on_ui = _sql_on_the_ui_thread(monkeypatch)
+    on_ui = sql_on_the_ui_thread(monkeypatch)
     path = stored_session(tmp_path, 40)
     app = store_app(path, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
+from tracetui.model.state import RunState
 from tracetui.session.reader import describe_os_error
 from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
+from tracetui.tui.format import parse_ts
 from tracetui.tui.session_view import SessionView
+from tracetui.tui.view_model import state_as_of
 
-__all__ = ["CopyActions", "copy_note", "render_export"]
+__all__ = ["CopyActions", "compile_export", "copy_note", "export_inputs", "render_export"]
 
 
 def copy_note(
@@ -33,11 +37,12 @@ def copy_note(
     return f"Sent the {label} ({scope}, {chars} chars{note}) to the clipboard by OSC 52 ({hint}){where}"
 
 
-def render_export(kind: str, view: SessionView) -> str:
-    """The text of ``kind`` (``card`` or ``worker``) for the state ``view`` shows (live or
-    scrubbed), compiled by the headless views; a plain state summary when this build lacks them.
-    Ages are measured to the same "now" the panes on screen were drawn with (``view.shown.now``),
-    so the copy says what the screen says."""
+def export_inputs(view: SessionView) -> tuple[RunState, int | None, float | None]:
+    """What a copy of ``view`` compiles, taken on the UI thread: the live state, the scrubbed
+    episode (``None``: live) and the "now" the panes on screen were drawn with
+    (``view.shown.now``), so the copy says what the screen says; ``None`` when the panes wait
+    for the state as of the episode (read on a worker thread): :func:`compile_export` then
+    takes the end of that episode, as the panes will."""
     live = view.state
     assert live is not None
     k = view.episode
@@ -45,7 +50,23 @@ def render_export(kind: str, view: SessionView) -> str:
     if shown is None or shown.live is not live or shown.episode != k:
         view.refresh_panes()
         shown = view.shown
-    now = shown.now if shown is not None else view.now_for(view.shown_state(wait=True) or live)
+    if shown is not None and shown.live is live and shown.episode == k:
+        return live, k, shown.now
+    return live, k, None
+
+
+def compile_export(kind: str, live: RunState, k: int | None, now: float | None, clock_now: float) -> str:
+    """The text of ``kind`` (``card`` or ``worker``) for ``live`` as of episode ``k``
+    (``None``: live), compiled by the headless views; a plain state summary when this build
+    lacks them. It reads a stored session's database (its episodes, the state as of ``k``), so
+    the copy keys run it on a worker thread. ``now``: the seconds since the epoch ages are
+    measured to; ``None``: the end of episode ``k`` (its last record's time), else
+    ``clock_now`` (Scrubbing.now_for's rule)."""
+    if now is None:
+        now = clock_now
+        if k is not None:
+            ended = parse_ts(state_as_of(live, k).main.last_timestamp)
+            now = ended if ended is not None else clock_now
     try:
         if kind == "card":
             from tracetui.views.card import render_card as render
@@ -59,11 +80,18 @@ def render_export(kind: str, view: SessionView) -> str:
         return export_text(render(live, episode=k, now=now))
     from tracetui.views.state_json import state_summary
 
-    shown = view.shown_state(wait=True) or live
+    shown = state_as_of(live, k) if k is not None else live
     scope = "live" if k is None else f"as of the end of episode {k}"
     return (
         f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"  # redacted
     )
+
+
+def render_export(kind: str, view: SessionView) -> str:
+    """:func:`compile_export` of what ``view`` shows, here (a test's or a script's call; the
+    copy keys split it: :func:`export_inputs` on the UI thread, the rest on a worker)."""
+    live, k, now = export_inputs(view)
+    return compile_export(kind, live, k, now, view.settings.clock())
 
 
 class CopyActions:
@@ -83,21 +111,40 @@ class CopyActions:
             self.bell()
             return
         label = "card" if kind == "card" else "worker view"
+        live, k, now = export_inputs(view)
+        clock_now = view.settings.clock()
+        session = live.main.session_id or Path(view.spec.paths[0]).stem
+        folder = self.settings.export_dir
+
+        def work() -> None:
+            # the views read a stored session's database and the file is written here: the UI
+            # thread waits on neither (it sends the text and says so when this is done)
+            try:
+                text = compile_export(kind, live, k, now, clock_now)
+            except Exception as exc:  # noqa: BLE001 - a view bug must not end the monitor: said in one line
+                self._call_back(self.notify, f"Could not compile the {label}: {type(exc).__name__}: {exc}", severity="error", markup=False)
+                return
+            path: Path | None = None
+            failed: str | None = None
+            try:
+                path = write_export(text, kind, session, k, export_dir(folder))
+            except OSError as exc:
+                failed = describe_os_error(exc.filename or folder or "the export folder", exc)
+            self._call_back(self._send_copy, label, k, text, path, failed)
+
+        self.run_worker(work, thread=True, group="copy", exit_on_error=False)
+
+    def _call_back(self, fn: Any, *args: Any, **kw: Any) -> None:
         try:
-            text = render_export(kind, view)
-        except Exception as exc:  # a view bug must not end the monitor
-            self.notify(f"Could not compile the {label}: {type(exc).__name__}: {exc}", severity="error", markup=False)
-            return
-        session = view.state.main.session_id or Path(view.spec.paths[0]).stem
-        path: Path | None = None
-        failed: str | None = None
-        try:
-            path = write_export(text, kind, session, view.episode, export_dir(self.settings.export_dir))
-        except OSError as exc:
-            failed = describe_os_error(exc.filename or self.settings.export_dir or "the export folder", exc)
+            self.call_from_thread(fn, *args, **kw)
+        except RuntimeError:  # the app closed while the copy was compiled
+            pass
+
+    def _send_copy(self, label: str, k: int | None, text: str, path: Path | None, failed: str | None) -> None:
+        """Send a compiled copy by OSC 52 and say what was sent and written (the UI thread)."""
         clip, cut = cap_text(text, self.settings.clipboard_cap, path)
         self.copy_to_clipboard(clip)
-        scope = "live" if view.episode is None else f"as of episode {view.episode}"
+        scope = "live" if k is None else f"as of episode {k}"
         narrow = self.narrow
         note = copy_note(
             label, scope, len(text), path, self.settings.clipboard_cap if cut else None, bool(os.environ.get("TMUX")), narrow, failed
