@@ -48,6 +48,42 @@ def test_concurrent_calls_of_one_session_give_one_card(tmp_path: Path) -> None:
     assert all(err == b"" for _, err in results), [err for _, err in results]
 
 
+def test_calls_that_read_the_gate_at_once_give_one_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four calls of one session, each holding the gate's state it read for 0.2 s before deciding
+    (a wide window for the race the six processes above hit now and then): under the gate's
+    lock one gives the card and the others read what it recorded; without the lock all four
+    read nothing given yet and each gives it."""
+    import threading
+    import time
+
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    t = _compacted(tmp_path)
+    load = hook._load_hook_state
+
+    def slow_load(sid: str) -> dict:
+        got = load(sid)
+        time.sleep(0.2)
+        return got
+
+    monkeypatch.setattr(hook, "_load_hook_state", slow_load)
+    outs: list[str] = []
+    errors: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            outs.append(hook.run_hook(_payload(t), use_cache=False))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assert below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    assert errors == [] and len(outs) == 4
+    assert sum(1 for out in outs if out.strip()) == 1, [len(o) for o in outs]
+
+
 def test_a_gate_lock_not_taken_in_time_fails_closed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
     t = _compacted(tmp_path)
