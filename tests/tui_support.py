@@ -170,3 +170,12 @@ async def press_copy(pilot, key: str, tries: int = 500) -> None:
     await pilot.press(key)
     await wait_until(pilot, lambda: list(app._notifications)[-1:] != before, tries, 0.01)
     await pilot.pause()
+
+
+def recorded_store_app(tmp_path: Path, monkeypatch: Any, prompts: int) -> tuple[TraceApp, list[str]]:
+    """The monitor on a :func:`stored_session` of ``prompts`` prompts read through the session
+    store (its cache folder under ``tmp_path``), and the list :func:`sql_on_the_ui_thread`
+    fills: the tests that the UI thread reads no database."""
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    on_ui = sql_on_the_ui_thread(monkeypatch)
+    return store_app(stored_session(tmp_path, prompts), tmp_path), on_ui

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets._toast import Toast
-from tui_support import app_for, demo_session, press_copy, sql_on_the_ui_thread, store_app, stored_session, wait_for_state, wait_until
+from tui_support import app_for, demo_session, press_copy, recorded_store_app, wait_for_state, wait_until
 
 from tracetui.tui.app import NARROW_TIMEOUT
 
@@ -124,10 +124,7 @@ async def test_a_copy_of_a_stored_session_reads_no_database_on_the_ui_thread(
     """The card and the worker view list the episodes and, scrubbed, the state as of one: of a
     stored session they are read from its database, which the copy reads on a worker thread
     (the notification comes when the text is sent), live and scrubbed alike."""
-    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
-    on_ui = sql_on_the_ui_thread(monkeypatch)
-    path = stored_session(tmp_path, 6)
-    app = store_app(path, tmp_path)
+    app, on_ui = recorded_store_app(tmp_path, monkeypatch, 6)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         assert type(view.state.history).__name__ == "HistoryView"  # the store's

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from tui_support import (
     app_for,
+    recorded_store_app,
     settings_for,
     small_session,
     sql_on_the_ui_thread,
-    store_app,
-    stored_session,
     wait_for_state,
     wait_until,
 )
@@ -291,10 +290,7 @@ async def test_scrubbing_a_stored_history_reads_each_next_step_ahead(tmp_path: P
 
     from tracetui.tui.view_model import state_as_of
 
-    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
-    on_ui = sql_on_the_ui_thread(monkeypatch)
-    path = stored_session(tmp_path, 6)
-    app = store_app(path, tmp_path)
+    app, on_ui = recorded_store_app(tmp_path, monkeypatch, 6)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         live = view.state
@@ -324,10 +320,7 @@ async def test_a_burst_of_scrub_steps_reads_no_database_on_the_ui_thread(tmp_pat
     from tracetui.tui.view_model import state_as_of
     from tracetui.tui.widgets.header import SessionHeader
 
-    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
-    on_ui = sql_on_the_ui_thread(monkeypatch)
-    path = stored_session(tmp_path, 40)
-    app = store_app(path, tmp_path)
+    app, on_ui = recorded_store_app(tmp_path, monkeypatch, 40)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         live = view.state
