@@ -46,14 +46,14 @@ MIB = 1 << 20
 _PRELUDE = r"""
 import json, os, resource, sys, time
 from pathlib import Path
-from tracetui.ingest import secrets
+from tracetui.ingest import secret_detectors
 from tracetui.session.secret_rules import cached_rules
 from tracetui.session.store import cache_path, open_cached
 path = Path(sys.argv[1])
 # the detectors as the commands read them (cli.py): from their cache file, which any earlier
 # run of tracetui on this machine wrote (read here before the clock starts: a first open of a
 # session is not the first run of tracetui; importing detect-secrets instead costs ~0.1 s)
-secrets.set_source(cached_rules)
+secret_detectors.set_source(cached_rules)
 cached_rules()
 def rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux

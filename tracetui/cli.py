@@ -264,10 +264,10 @@ def _main(argv: Sequence[str] | None) -> int:
     from tracetui.session.reader import TranscriptError
 
     _safe_stderr()
-    from tracetui.ingest import secrets
+    from tracetui.ingest import secret_detectors
     from tracetui.session.secret_rules import cached_rules
 
-    secrets.set_source(cached_rules)  # read once, when a text is first masked
+    secret_detectors.set_source(cached_rules)  # read once, when a text is first masked
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--"]:  # "tracetui -- --help": the monitor's own options
         return _run_app(argv[1:])

@@ -14,7 +14,8 @@ import pytest
 from tracetui.cli import main
 from tracetui.demo.codex_records import RolloutBuilder
 from tracetui.demo.transcript import TranscriptBuilder
-from tracetui.ingest.discover import codex_transcripts, list_sessions, orphan_of, resolve_target, subagent_files, transcript_sessions
+from tracetui.ingest.discover import list_sessions, orphan_of, resolve_target, transcript_sessions
+from tracetui.ingest.session_files import codex_transcripts, subagent_files
 
 MISSING = "019e9999-9999-7000-8000-999999999999"
 ORPHAN = "019e0000-dddd-7000-8000-000000000001"

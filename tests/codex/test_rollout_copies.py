@@ -15,7 +15,8 @@ import pytest
 from tracetui.cli import main
 from tracetui.demo.codex_records import RolloutBuilder
 from tracetui.ingest.codex_discover import child_rollouts, rollouts
-from tracetui.ingest.discover import codex_transcripts, find_session, list_sessions
+from tracetui.ingest.discover import find_session, list_sessions
+from tracetui.ingest.session_files import codex_transcripts
 
 THREAD = "019d7d08-46c9-7f73-affe-4e6ca9852d56"
 CHILD = "019d7d08-0000-7000-8000-0000000000c1"

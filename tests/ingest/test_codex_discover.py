@@ -19,15 +19,8 @@ from fixtures import prompt, write
 from tracetui.ingest import codex_discover
 from tracetui.ingest.agents import file_agent
 from tracetui.ingest.codex_discover import child_rollouts, codex_dir, parse_first_line, rollout_meta
-from tracetui.ingest.discover import (
-    DiscoveryError,
-    find_session,
-    list_sessions,
-    newest_session,
-    resolve_target,
-    subagent_files,
-    subagent_places,
-)
+from tracetui.ingest.discover import DiscoveryError, find_session, list_sessions, newest_session, resolve_target
+from tracetui.ingest.session_files import subagent_files, subagent_places
 
 PARENT = "0199aaaa-0000-7000-8000-000000000001"
 CHILD = "0199bbbb-0000-7000-8000-000000000002"

@@ -10,17 +10,8 @@ from pathlib import Path
 import pytest
 from fixtures import assistant, prompt, text_block, tool_result, tool_use_block, usage, write
 
-from tracetui.ingest.discover import (
-    DiscoveryError,
-    all_transcripts,
-    claude_dir,
-    find_session,
-    list_sessions,
-    newest_session,
-    projects_dir,
-    resolve_target,
-    subagent_files,
-)
+from tracetui.ingest.discover import DiscoveryError, claude_dir, find_session, list_sessions, newest_session, projects_dir, resolve_target
+from tracetui.ingest.session_files import all_transcripts, subagent_files
 from tracetui.session.reader import SessionReader
 
 SID_A = "aaaaaaaa-1111-4000-8000-000000000001"

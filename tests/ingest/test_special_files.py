@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from tui_support import small_session
 
-from tracetui.ingest.discover import list_sessions, subagent_files
+from tracetui.ingest.discover import list_sessions
 from tracetui.ingest.files import NotRegularFile, open_regular
+from tracetui.ingest.session_files import subagent_files
 from tracetui.ingest.tail import Tailer
 from tracetui.session.reader import SessionReader
 

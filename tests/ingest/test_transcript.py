@@ -11,7 +11,7 @@ import pytest
 from tracetui.demo import records as r
 from tracetui.demo.build import DATA_DIR, DEMO_AGENT_ID, DEMO_SESSION_ID, build_demo, write_demo
 from tracetui.demo.transcript import TranscriptBuilder
-from tracetui.ingest.discover import subagent_files
+from tracetui.ingest.session_files import subagent_files
 from tracetui.model.session_fold import fold_bytes
 
 TS = "2026-01-01T00:00:00.000Z"

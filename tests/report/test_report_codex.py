@@ -13,7 +13,8 @@ from report_folder import CODEX_CHILD, CODEX_MAIN, CODEX_OLD, Folder, recount
 
 from tracetui.cli import main
 from tracetui.demo.codex_records import RolloutBuilder
-from tracetui.ingest.discover import codex_transcripts, list_sessions
+from tracetui.ingest.discover import list_sessions
+from tracetui.ingest.session_files import codex_transcripts
 from tracetui.session.index import KINDS, build_report, open_index, refresh, search, update
 
 

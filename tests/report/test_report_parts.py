@@ -8,7 +8,8 @@ from pathlib import Path
 from report_folder import CLAUDE_FILES, CODEX_FILES, Folder
 
 from tracetui.demo.transcript import TranscriptBuilder
-from tracetui.ingest.discover import all_transcripts, list_sessions, subagent_files
+from tracetui.ingest.discover import list_sessions
+from tracetui.ingest.session_files import all_transcripts, subagent_files
 from tracetui.model.usage import RECENT_IDS, UsageBook
 from tracetui.session.index.search import fts_query
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tracetui.demo.build import TranscriptBuilder
-from tracetui.ingest.secrets import GATE_SHAPES, GATE_WORDS, may_hold_secret, redact, rules_spec
+from tracetui.ingest.secret_detectors import rules_spec
+from tracetui.ingest.secrets import GATE_SHAPES, GATE_WORDS, may_hold_secret, redact
 
 GH = "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"
 AWS = "AKIAQ3EXAMPLE7KEY9ZZ"
@@ -244,10 +245,10 @@ def test_token_counts_and_references_are_no_token_values(text: str) -> None:
 def test_a_long_word_costs_the_token_detectors_no_quadratic_search() -> None:
     """``\\w*token`` searched at every place backtracked over a long word (a run of base64):
     the token key's detectors start at ``token`` itself."""
-    from tracetui.ingest import secrets as secrets_mod
+    from tracetui.ingest import secret_detectors
 
-    secrets_mod._rules()
+    secret_detectors.installed_rules()
     text = "A" * 400_000 + " x=abc\u2026"
     assert redact(text, cut=True)[0] == text
     assert redact("token " + "A" * 400_000)[1] == ()
-    assert not secrets_mod._TOKEN_RULE.regex.pattern.startswith("(?i:\\w*")
+    assert not secret_detectors.TOKEN_RULE.regex.pattern.startswith("(?i:\\w*")

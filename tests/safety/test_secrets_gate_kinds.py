@@ -7,7 +7,7 @@ import msgspec
 import pytest
 from test_secrets import PASSWORD, PRIVATE_KEY, SECRETS, URL_PASS
 
-from tracetui.ingest import secrets
+from tracetui.ingest import secret_detectors, secrets
 from tracetui.session.store.masking import masked
 
 TEXTS = [
@@ -24,7 +24,7 @@ TEXTS = [
 
 
 def _every_detector(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(secrets, "_rules_for", lambda kinds, rules: (rules, secrets._CUT_RULES))
+    monkeypatch.setattr(secrets, "rules_for", lambda kinds, rules: (rules, secret_detectors._CUT_RULES))
 
 
 @pytest.mark.parametrize("cut", [False, True])

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from tracetui.ingest import secrets
+from tracetui.ingest import secret_detectors, secrets
+from tracetui.ingest.secret_gate import words_of_keywords
 from tracetui.ingest.secret_patterns import KEYWORD_WORDS
 
 TEXTS = [
@@ -44,9 +45,9 @@ def test_skipping_the_key_word_search_masks_what_searching_masks(monkeypatch: py
 
 
 def test_a_text_with_token_alone_costs_no_key_word_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    secrets._rules()
-    counting = _Counting(secrets._KEYWORDS)  # type: ignore[arg-type]
-    monkeypatch.setattr(secrets, "_KEYWORDS", counting)
+    secret_detectors.installed_rules()
+    counting = _Counting(secret_detectors._KEYWORDS)  # type: ignore[arg-type]
+    monkeypatch.setattr(secret_detectors, "_KEYWORDS", counting)
     assert secrets.redact("the tokens of a model \u2192 counters") == ("the tokens of a model \u2192 counters", ())
     assert counting.n == 0
     assert secrets.redact("export PASSWORD=hunter2hunt")[1] == ("password or secret",)
@@ -56,15 +57,15 @@ def test_a_text_with_token_alone_costs_no_key_word_search(monkeypatch: pytest.Mo
 def test_the_installed_key_word_pattern_is_recognised() -> None:
     from detect_secrets.plugins.keyword import DENYLIST_REGEX
 
-    assert secrets.words_of_keywords(DENYLIST_REGEX) == KEYWORD_WORDS
-    secrets._rules()
-    assert secrets._KW_WORDS == KEYWORD_WORDS
+    assert words_of_keywords(DENYLIST_REGEX) == KEYWORD_WORDS
+    secret_detectors.installed_rules()
+    assert secret_detectors.KW_WORDS == KEYWORD_WORDS
 
 
 def test_a_key_word_pattern_of_another_form_is_searched_always() -> None:
-    assert secrets.words_of_keywords(r"(api_?key|token)\w*") is None  # "token" holds no word
-    assert secrets.words_of_keywords(r"(pass.word)\w*") is None
-    assert secrets.words_of_keywords(r"(?:password)\w*") is None
+    assert words_of_keywords(r"(api_?key|token)\w*") is None  # "token" holds no word
+    assert words_of_keywords(r"(pass.word)\w*") is None
+    assert words_of_keywords(r"(?:password)\w*") is None
 
 
 def test_the_characters_that_fold_to_ascii_letters_are_those_re_knows() -> None:
@@ -97,9 +98,9 @@ class _CountingRx:
 
 
 def _keyword_cut_rule() -> int:
-    secrets._rules()
+    secret_detectors.installed_rules()
     # the key words' own (an option's value after a space is another rule of the kind)
-    (i,) = [i for i, r in enumerate(secrets._CUT_RULES) if r.kind == f"{secrets.KEYWORD} (cut)" and "token" in r.regex.pattern]
+    (i,) = [i for i, r in enumerate(secret_detectors._CUT_RULES) if r.kind == f"{secrets.KEYWORD} (cut)" and "token" in r.regex.pattern]
     return i
 
 
@@ -112,29 +113,29 @@ def test_the_cut_keyword_rule_with_its_tail_first_masks_what_it_alone_masks(monk
     texts = [*CUT_TEXTS, *("".join(rng.choices(pieces, k=12)) for _ in range(400))]
     got = [secrets.redact(t, cut=cut) for t in texts]
     i = _keyword_cut_rule()
-    rules = list(secrets._CUT_RULES)
-    rules[i] = secrets._Rule(rules[i].kind, rules[i].regex, rules[i].group)  # no tail searched first
-    monkeypatch.setattr(secrets, "_CUT_RULES", rules)
-    secrets._BY_KINDS.clear()
+    rules = list(secret_detectors._CUT_RULES)
+    rules[i] = secret_detectors.Rule(rules[i].kind, rules[i].regex, rules[i].group)  # no tail searched first
+    monkeypatch.setattr(secret_detectors, "_CUT_RULES", rules)
+    secret_detectors._BY_KINDS.clear()
     try:
         want = [secrets.redact(t, cut=cut) for t in texts]
     finally:
-        secrets._BY_KINDS.clear()
+        secret_detectors._BY_KINDS.clear()
     assert got == want
     assert sum(bool(k) for _, k in want) >= 5
 
 
 def test_a_cut_text_with_no_value_at_its_end_costs_no_keyword_search(monkeypatch: pytest.MonkeyPatch) -> None:
     i = _keyword_cut_rule()
-    rules = list(secrets._CUT_RULES)
+    rules = list(secret_detectors._CUT_RULES)
     counting = _CountingRx(rules[i].regex)
-    rules[i] = secrets._Rule(rules[i].kind, counting, rules[i].group, pre=rules[i].pre)  # type: ignore[arg-type]
-    monkeypatch.setattr(secrets, "_CUT_RULES", rules)
-    secrets._BY_KINDS.clear()
+    rules[i] = secret_detectors.Rule(rules[i].kind, counting, rules[i].group, pre=rules[i].pre)  # type: ignore[arg-type]
+    monkeypatch.setattr(secret_detectors, "_CUT_RULES", rules)
+    secret_detectors._BY_KINDS.clear()
     try:
         assert secrets.redact("the tokens of a model, the counters\u2026", cut=True)[1] == ()
         assert counting.n == 0
         assert secrets.redact("my token=abcdef123456\u2026", cut=True)[1] == ("password or secret (cut)",)
         assert counting.n == 1
     finally:
-        secrets._BY_KINDS.clear()
+        secret_detectors._BY_KINDS.clear()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tracetui.ingest import secrets
+from tracetui.ingest import secret_detectors, secrets
 from tracetui.ingest.secrets import redact
 from tracetui.views.safe import cut_redacted, cut_whole, line_redacted, safe_text
 
@@ -175,10 +175,10 @@ def test_a_long_text_masked_twice_runs_the_detectors_once(monkeypatch: pytest.Mo
 def test_a_long_text_is_masked_again_when_the_detectors_change(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "x " * secrets._LONG + "password=Hunter2Hunter2"
     assert "Hunter2Hunter2" not in redact(text)[0]
-    spec = secrets.load_rules()
+    spec = secret_detectors.load_rules()
     try:
-        secrets.use_rules({"rules": [], "keywords": spec["keywords"]})  # no detector at all
+        secret_detectors.use_rules({"rules": [], "keywords": spec["keywords"]})  # no detector at all
         assert redact(text)[0] == text  # not the memo of the other detectors
     finally:
-        secrets.use_rules(spec)
+        secret_detectors.use_rules(spec)
     assert "Hunter2Hunter2" not in redact(text)[0]

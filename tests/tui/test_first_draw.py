@@ -15,6 +15,7 @@ from pathlib import Path
 from tui_sessions import scrub_session
 from tui_support import app_for, wait_for_state, wait_until
 
+import tracetui.ingest.secret_detectors as secret_detectors
 import tracetui.ingest.secrets as secrets
 import tracetui.model.pricing as pricing
 from tracetui.tui import format as tui_format
@@ -101,15 +102,15 @@ async def test_the_masking_detectors_are_loaded_off_the_ui_thread(tmp_path: Path
     b.tick(1).text("Done.")
     b.write(path)
     loads: list[str] = []
-    monkeypatch.setattr(secrets, "_RULES", None)
-    monkeypatch.setattr(secrets, "_KEYWORDS", None)
-    monkeypatch.setattr(secrets, "use_rules", _on_ui_thread(loads, secrets.use_rules))
+    monkeypatch.setattr(secret_detectors, "_RULES", None)
+    monkeypatch.setattr(secret_detectors, "_KEYWORDS", None)
+    monkeypatch.setattr(secret_detectors, "use_rules", _on_ui_thread(loads, secret_detectors.use_rules))
     tui_format._remembered.cache_clear()
     app = app_for([path], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
         await wait_until(pilot, lambda: view.shown is not None, 300, 0.02)
         await pilot.pause()
-        assert secrets.rules_loaded()
+        assert secret_detectors.rules_loaded()
         assert "ghp_" not in str(view.query_one(EpisodesList).get_option_at_index(0).prompt)
     assert loads == []

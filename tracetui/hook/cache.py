@@ -15,7 +15,7 @@ BUILD_MARKER_SECONDS = 600
 
 def _session_bytes(path: Path) -> int:
     """Bytes of the main transcript and its subagent files."""
-    from tracetui.ingest.discover import subagent_files
+    from tracetui.ingest.session_files import subagent_files
 
     total = path.stat().st_size
     for sf in subagent_files(path):

@@ -78,7 +78,7 @@ TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-=]*")
 JWT_TAIL = re.compile(r"[A-Za-z0-9_\-=.+/]*")
 
 #: detect-secrets plugins not used: entropy (ids and hashes), public IP addresses, and the
-#: keyword plugin (used through its config-file patterns instead, see :func:`tracetui.ingest.secrets.rules_spec`)
+#: keyword plugin (used through its config-file patterns instead, see :func:`tracetui.ingest.secret_detectors.rules_spec`)
 SKIP_PLUGINS = ("HighEntropyString", "IPPublicDetector", "KeywordDetector")
 #: the end of a private-key block
 KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|---- END SSH2 ENCRYPTED PRIVATE KEY ----")

@@ -10,10 +10,11 @@ detectors of the same form (:data:`EXTRA`): Anthropic keys, OpenAI keys without 
 credentials, Hugging Face tokens, unquoted AWS secret keys, URL passwords with ``/``. A private-key
 block is masked from its ``BEGIN`` line to its ``END`` line (or to the end of the text, when
 an excerpt cut it). The patterns are :mod:`tracetui.ingest.secret_patterns`' (re-exported
-here), the gates :mod:`tracetui.ingest.secret_gate`'s; this module compiles and runs them.
+here) and the gates :mod:`tracetui.ingest.secret_gate`'s; :mod:`tracetui.ingest.secret_detectors`
+reads and installs the detectors; this module runs them.
 
 Cost: the rules are read from detect-secrets once per process on first use (~80 ms to import
-it), or installed from plain data a caller cached (:func:`rules_spec`, :func:`use_rules`: ~10
+it), or installed from plain data a caller cached (``secret_detectors.rules_spec``, ``use_rules``: ~10
 ms to compile). A text is first searched once for the detectors' literals (:data:`GATE_WORDS`,
 ~1 µs for an excerpt): one it does not hit is returned at once; one it hits costs a search per
 detector (~55 µs for a short text). The session store masks its excerpts and saved state so.
@@ -29,9 +30,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from tracetui.ingest.secret_gate import FOLDS_TO_ASCII, keyword_may_match, words_of_keywords
+from tracetui.ingest import secret_detectors
+from tracetui.ingest.secret_detectors import Rule, installed_rules, rules_for, rules_stamp
+from tracetui.ingest.secret_gate import FOLDS_TO_ASCII, keyword_may_match
 from tracetui.ingest.secret_gate import GATE as _GATE
 from tracetui.ingest.secret_gate import GATE_SHAPE as _GATE_SHAPE
 from tracetui.ingest.secret_gate import gated as _gated
@@ -48,7 +50,6 @@ from tracetui.ingest.secret_patterns import (
     KEY_END,
     KEYWORD,
     MASK_FORMAT,
-    SKIP_PLUGINS,
     TOKEN_TAIL,
     VALUE_END,
 )
@@ -68,170 +69,18 @@ __all__ = [
     "GATE_SHAPES",
     "CUT_MARK",
     "CUT",
-    "rules_spec",
-    "use_rules",
-    "rules_loaded",
-    "load_rules",
-    "rules_stamp",
-    "set_source",
 ]
-
-
-@dataclass(frozen=True)
-class _Rule:
-    kind: str
-    regex: re.Pattern[str]
-    #: the group holding the secret (0: the whole match)
-    group: int = 0
-    #: a private-key header: the secret runs to the block's end
-    block: bool = False
-    #: a pattern every match of ``regex`` holds a match of (cheap to search): no match of
-    #: it, no need to search ``regex``
-    pre: re.Pattern[str] | None = None
-
-
-_RULES: list[_Rule] | None = None
-#: the value :data:`_RULES` were installed from (:func:`use_rules`)
-_SPEC: dict[str, object] | None = None
-#: the keyword plugin's key words (its ``DENYLIST``), a cheap gate before its patterns
-_KEYWORDS: re.Pattern[str] | None = None
-#: :data:`KEYWORD_WORDS` when every alternative of the installed key-word pattern holds one
-#: of them (checked by :func:`~tracetui.ingest.secret_gate.words_of_keywords`), else ``None`` (its search runs whenever
-#: the keyword kind's gate lets a text through)
-_KW_WORDS: tuple[str, ...] | None = None
-#: detectors of a kind neither gate knows: run on every text
-_UNGATED: list[_Rule] = []
-#: the detectors of a secret cut by a truncation marker (:data:`CUT`)
-_CUT_RULES: list[_Rule] = []
-#: a ``…token`` key's value (``--token=…``, ``"access_token": "…"``), searched as the key words'
-#: values are: the cut detector masks it when a cut runs into it, so whole it is masked too
-#: (fifth user trial: the same value was masked in a cut brief and shown whole in the goal)
-_TOKEN_RULE: _Rule | None = None
-
-#: the detectors (and cut detectors) to run for a set of gated kinds, in their order, with the
-#: ungated ones; emptied when other detectors are installed
-_BY_KINDS: dict[frozenset[str], tuple[list[_Rule], list[_Rule]]] = {}
-
-
-def _rules_for(kinds: frozenset[str], rules: list[_Rule]) -> tuple[list[_Rule], list[_Rule]]:
-    got = _BY_KINDS.get(kinds)
-    if got is None:
-        run = [r for r in rules if r.kind in kinds or (r.kind not in GATE_WORDS and r.kind not in GATE_SHAPES)]
-        cut = [r for r in _CUT_RULES if r.kind[: -len(" (cut)")] in kinds]
-        got = (run, cut)
-        if len(_BY_KINDS) < 4096:
-            _BY_KINDS[kinds] = got
-    return got
 
 
 def _keyword_may_match(scan: str) -> bool:
     """:func:`~tracetui.ingest.secret_gate.keyword_may_match` of ``scan`` with the installed
     detectors' key words."""
-    return keyword_may_match(scan, _KW_WORDS)
+    return keyword_may_match(scan, secret_detectors.KW_WORDS)
 
 
 def mask(kind: str) -> str:
     """What a secret of ``kind`` is replaced by: ``«redacted: aws access key»``."""
     return MASK_FORMAT.format(kind)
-
-
-#: a rule as stored: ``[kind, pattern, flags, group, block]``
-Spec = list[list[object]]
-
-
-def rules_spec() -> dict[str, object]:
-    """The detectors, read from detect-secrets' plugins (imports it: ~80 ms, most of it the
-    ``requests`` package its verifiers use), as plain data: ``{"rules": [[kind, pattern,
-    flags, group, block], ...], "keywords": [pattern, flags]}``; :func:`use_rules` installs it."""
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.plugins.base import RegexBasedDetector
-    from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP, DENYLIST_REGEX
-
-    rules: Spec = [[kind, p, flags, group, False] for kind, p, flags, group in EXTRA]
-    for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
-        if any(s in cls.__name__ for s in SKIP_PLUGINS) or not issubclass(cls, RegexBasedDetector):
-            continue
-        block = cls.__name__ == "PrivateKeyDetector"
-        for rx in cls.denylist:
-            # a single group long enough to be the value (AWS's quoted secret key) is masked
-            # alone; a short one (GitHub's ``ghp``) is a prefix: the whole match goes
-            rules.append([secret_type.lower(), rx.pattern, int(rx.flags), 1 if rx.groups == 1 and not block else 0, block])
-    for rx, group in CONFIG_DENYLIST_REGEX_TO_GROUP.items():
-        rules.append([KEYWORD, rx.pattern, int(rx.flags), group, False])
-    return {"rules": rules, "keywords": [DENYLIST_REGEX, int(re.IGNORECASE)]}
-
-
-def use_rules(spec: dict[str, object]) -> None:
-    """Install the detectors ``spec`` (from :func:`rules_spec`, possibly through a cache file).
-    Raises ``ValueError``/``TypeError``/``re.error`` when ``spec`` is not such a value."""
-    global _RULES, _KEYWORDS
-    rows = spec["rules"]
-    kw = spec["keywords"]
-    assert isinstance(rows, list) and isinstance(kw, list)
-    global _UNGATED, _CUT_RULES, _KW_WORDS, _SPEC, _TOKEN_RULE
-    rules = [_Rule(str(k), re.compile(str(p), int(f)), int(g), bool(b)) for k, p, f, g, b in rows]  # type: ignore[call-overload]
-    _KEYWORDS = re.compile(str(kw[0]), int(kw[1]))
-    _KW_WORDS = words_of_keywords(str(kw[0]))
-    _UNGATED = [r for r in rules if r.kind not in GATE_WORDS and r.kind not in GATE_SHAPES]
-    end = f"(?={CUT_MARK}|\\Z)"
-    # a keyword's value (``password=…``, ``"token": "…``) that runs into the cut
-    value = r"\s*[\'\"`]?([^\s'\"`,;)\u2026]+)"
-    keyword = rf"(?i:{kw[0]}|token)[\]'\"]{{0,2}}\s*(?:={{1,3}}|:|=>){value}"
-    cut = [*CUT, (KEYWORD, keyword, re.compile(str(kw[0])).groups + 1)]
-    _CUT_RULES = [_Rule(f"{k} (cut)", re.compile(p + end), g) for k, p, g in cut]
-    # the keyword's is searched ignoring case at every place (``\w*token``): first its tail,
-    # the last character of its separator then the value running into the cut, which every
-    # match of it holds (most texts have none: no ``=``, ``:`` or ``>`` just before their end)
-    kw_cut = _CUT_RULES[-1]
-    _CUT_RULES[-1] = _Rule(kw_cut.kind, kw_cut.regex, kw_cut.group, pre=re.compile(f"[=:>]{value}{end}"))
-    # (no ``\w*`` before ``token``: searched at every place, it backtracks over a long word)
-    token_key = r"token[\]'\"]{0,2}\s*(?:={1,3}|:|=>)"
-    _TOKEN_RULE = _Rule(KEYWORD, re.compile(f"(?i:{token_key}){value}"), 1, pre=re.compile(f"(?i){token_key}"))
-    _BY_KINDS.clear()
-    _RULES = rules
-    _SPEC = spec
-
-
-def load_rules() -> dict[str, object]:
-    """Install the detectors now, from the source :func:`set_source` gave (else detect-secrets),
-    unless they are; returns them as plain data (:func:`rules_spec`'s shape): a process
-    starting a child that masks too hands it these, read once for both (:func:`use_rules`)."""
-    _rules()
-    assert _SPEC is not None
-    return _SPEC
-
-
-def rules_loaded() -> bool:
-    """The detectors are installed in this process."""
-    return _RULES is not None
-
-
-def rules_stamp() -> object:
-    """An object that stays the same while the installed detectors do (``None`` before they
-    are loaded): a memo of :func:`redact`'s results is valid while it does."""
-    return _RULES
-
-
-#: where the detectors come from when first needed (:func:`set_source`)
-_SOURCE: Callable[[], dict[str, object]] = rules_spec
-
-
-def set_source(source: Callable[[], dict[str, object]]) -> None:
-    """Take the detectors, when first needed, from ``source()`` (a value of
-    :func:`rules_spec`'s shape, such as one kept in a cache file) instead of reading
-    detect-secrets; the commands set it, the functions here stay free of I/O."""
-    global _SOURCE
-    _SOURCE = source
-
-
-def _rules() -> tuple[list[_Rule], re.Pattern[str]]:
-    if _RULES is None or _KEYWORDS is None:
-        try:
-            use_rules(_SOURCE())
-        except (KeyError, TypeError, ValueError, AssertionError, re.error):  # a bad cached value
-            use_rules(rules_spec())
-    assert _RULES is not None and _KEYWORDS is not None
-    return _RULES, _KEYWORDS
 
 
 def _plausible(value: str) -> bool:
@@ -241,7 +90,7 @@ def _plausible(value: str) -> bool:
     return len(v) >= 4 and any(c.isalnum() for c in v) and v[0] not in "${<%(" and "environ" not in v
 
 
-def _finding(text: str, m: re.Match[str], rule: _Rule) -> tuple[int, int, str] | None:
+def _finding(text: str, m: re.Match[str], rule: Rule) -> tuple[int, int, str] | None:
     """``(start, end, kind)`` of the secret match ``m`` of ``rule`` found, or ``None`` when it
     is no secret (a keyword followed by code or a reference)."""
     if rule.block:
@@ -274,7 +123,7 @@ def may_hold_secret(text: str) -> bool:
     (:data:`GATE_WORDS`, :data:`GATE_SHAPES`: ~1-3 µs for an excerpt), exact: ``False`` only when :func:`redact` would
     return ``text`` as it is (the text read as Latin-1 bytes is searched alike, but for a
     keyword spelled with non-ASCII letters)."""
-    return bool(_UNGATED) or _gated(text)
+    return bool(secret_detectors.UNGATED) or _gated(text)
 
 
 def may_hold_secret_bytes(raw: bytes | memoryview) -> bool:
@@ -286,7 +135,7 @@ def may_hold_secret_bytes(raw: bytes | memoryview) -> bool:
     to no letter) go through, so the gate lets through every text :func:`may_hold_secret` does). Searched in
     windows of :data:`_WINDOW` bytes overlapping by more than any gate's match, so a large value
     costs a window's copies, not its own."""
-    if _UNGATED:
+    if secret_detectors.UNGATED:
         return True
     step = _WINDOW
     for at in range(0, max(len(raw), 1), step):
@@ -324,11 +173,11 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     # masked once (~0.7 s a MB with the key words in it), while the detectors stay the same
     key = (text, cut)
     got = _long_memo.get(key)
-    if got is None or got[0] is not _RULES:
+    if got is None or got[0] is not rules_stamp():
         out = _redact(text, cut)
         if len(_long_memo) >= 4:
             del _long_memo[next(iter(_long_memo))]
-        _long_memo[key] = got = (_RULES, out)
+        _long_memo[key] = got = (rules_stamp(), out)
     return got[1]
 
 
@@ -345,16 +194,16 @@ def _redact(text: str, cut: bool) -> tuple[str, tuple[str, ...]]:
         # a text the gates stop is returned before the detectors are even loaded
         # (every detector's kind has a gate: tests check it); of detectors loaded, only one the
         # gates do not know can find anything (every cut detector's head is a word too)
-        if not _UNGATED:
+        if not secret_detectors.UNGATED:
             return text, ()
-        _search(scan, _UNGATED, False, spans)
+        _search(scan, secret_detectors.UNGATED, False, spans)
     else:
         # only the detectors of the kinds the gates let through can find anything
-        all_rules, keywords = _rules()
-        rules, cut_rules = _rules_for(kinds, all_rules)
+        all_rules, keywords = installed_rules()
+        rules, cut_rules = rules_for(kinds, all_rules)
         has_keyword = KEYWORD in kinds and _keyword_may_match(scan) and keywords.search(scan) is not None
         _search(scan, rules, has_keyword, spans)
-        tr = _TOKEN_RULE
+        tr = secret_detectors.TOKEN_RULE
         if KEYWORD in kinds and tr is not None and tr.pre is not None and tr.pre.search(scan) is not None:
             _search(scan, [tr], True, spans)
         if cut or CUT_MARK in scan:
@@ -424,7 +273,7 @@ def redact_head(text: str, limit: int, cut: bool = False, head: Callable[[str, i
         room *= 4
 
 
-def _search(text: str, rules: list[_Rule], has_keyword: bool, spans: list[tuple[int, int, str]]) -> None:
+def _search(text: str, rules: list[Rule], has_keyword: bool, spans: list[tuple[int, int, str]]) -> None:
     """Add to ``spans`` the findings ``(start, end, kind)`` of ``rules`` in ``text``."""
     for rule in rules:
         if rule.kind == KEYWORD and not has_keyword:

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from tracetui.ingest.discover import subagent_places
 from tracetui.ingest.foreign import foreign_format, foreign_message
+from tracetui.ingest.session_files import subagent_places
 from tracetui.ingest.watch import FALLBACK_POLL, MIN_INTERVAL, SAFETY_POLL, Watcher
 from tracetui.model.state import RunState
 from tracetui.session.reader import SessionReader

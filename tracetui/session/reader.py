@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from tracetui.ingest.decode import Quarantined, bom_length, decode_line
-from tracetui.ingest.discover import subagent_files
 from tracetui.ingest.files import NotRegularFile, file_kind
 from tracetui.ingest.foreign import foreign_format, foreign_message
+from tracetui.ingest.session_files import subagent_files
 from tracetui.ingest.tail import Tailer
 from tracetui.model.codex_fold import CodexFold
 from tracetui.model.session_fold import SessionFold

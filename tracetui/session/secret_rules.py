@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 
-from tracetui.ingest import secret_patterns, secrets
+from tracetui.ingest import secret_detectors, secret_patterns
 
 __all__ = ["RULES_FILE", "cached_rules"]
 
@@ -16,22 +16,22 @@ RULES_FILE = "secret-rules.json"
 
 def _key() -> str:
     """What the cached detectors were read from: detect-secrets' install and this build's
-    ``tracetui.ingest.secrets`` and ``tracetui.ingest.secret_patterns`` (the detectors it adds),
+    ``tracetui.ingest.secret_detectors`` and ``tracetui.ingest.secret_patterns`` (the detectors it adds),
     their paths and modification times; ``""`` when unknown."""
     found = importlib.util.find_spec("detect_secrets")
     origin = found.origin if found is not None else None
     try:
-        ours = ":".join(f"{m.__file__}:{os.stat(m.__file__).st_mtime_ns}" for m in (secrets, secret_patterns) if m.__file__)
+        ours = ":".join(f"{m.__file__}:{os.stat(m.__file__).st_mtime_ns}" for m in (secret_detectors, secret_patterns) if m.__file__)
         return f"{origin}:{os.stat(origin).st_mtime_ns if origin else 0}:{ours}"
     except OSError:
         return ""
 
 
 def cached_rules() -> dict[str, object]:
-    """The detectors (:func:`tracetui.ingest.secrets.rules_spec`'s value): from
+    """The detectors (:func:`tracetui.ingest.secret_detectors.rules_spec`'s value): from
     :data:`RULES_FILE` when it was written from the same detect-secrets and the same
-    ``tracetui.ingest.secrets``, else read from detect-secrets and written there (0600).
-    Never raises for the file; a source for :func:`tracetui.ingest.secrets.set_source`."""
+    ``tracetui.ingest.secret_detectors``, else read from detect-secrets and written there (0600).
+    Never raises for the file; a source for :func:`tracetui.ingest.secret_detectors.set_source`."""
     import orjson
 
     from tracetui.ingest.private import write_private
@@ -46,7 +46,7 @@ def cached_rules() -> dict[str, object]:
                 return obj["spec"]
         except (OSError, ValueError):
             pass
-    spec = secrets.rules_spec()
+    spec = secret_detectors.rules_spec()
     if key:
         try:
             write_private(path, orjson.dumps({"key": key, "spec": spec}))

@@ -42,7 +42,7 @@ def _read_ahead(state: RunState, anomalies: bool = True) -> tuple[int, RunState]
       first step back shows): returned as ``(k, state)``, else ``None``.
 
     A failure here is the pane's to say when it reads the same."""
-    from tracetui.ingest.secrets import load_rules, rules_loaded
+    from tracetui.ingest.secret_detectors import load_rules, rules_loaded
     from tracetui.tui.view_model import state_as_of
     from tracetui.views.anomaly_memo import timeless_of
     from tracetui.views.fleet import context_usage

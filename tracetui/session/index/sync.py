@@ -1,6 +1,6 @@
 """Bring the cross-session index up to date with the transcripts under the projects folder and
 the Codex CLI's rollouts (``$CODEX_HOME`` ``sessions/`` and ``archived_sessions/``, child rollouts
-filed under their parent's session: ingest/discover.py ``codex_transcripts``).
+filed under their parent's session: ingest/session_files.py ``codex_transcripts``).
 
 :func:`open_index` opens (or builds) the index and :func:`update` reads what changed:
 
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracetui import __version__
-from tracetui.ingest.discover import TranscriptFile, all_transcripts, codex_transcripts
+from tracetui.ingest.session_files import TranscriptFile, all_transcripts, codex_transcripts
 from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_code, index_path, open_db
 from tracetui.session.index.masks import mask_folded, masked_text
 from tracetui.session.index.messages import settle
@@ -234,7 +234,7 @@ def _write(
 def _relabel(row: tuple, tf: TranscriptFile) -> tuple | None:
     """``(session, project, role, file id)`` when ``tf``, an unchanged file, is filed under
     another session, project or role than its saved row says (a child rollout whose parent's
-    rollout appeared or went, say: discover.py ``codex_transcripts``), else ``None``. A file
+    rollout appeared or went, say: session_files.py ``codex_transcripts``), else ``None``. A file
     whose layout names no session (a 2.0.x ``agent-*.jsonl`` sibling) keeps what its records said."""
     if tf.session_id is None:
         return None

@@ -13,7 +13,8 @@ from typing import Any, overload
 
 import msgspec
 
-from tracetui.ingest.secrets import may_hold_secret_bytes, redact, rules_stamp
+from tracetui.ingest.secret_detectors import rules_stamp
+from tracetui.ingest.secrets import may_hold_secret_bytes, redact
 
 __all__ = ["masked", "mask_text", "MEMO_CHARS", "SPLIT_BYTES"]
 

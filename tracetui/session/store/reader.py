@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 
 from tracetui import __version__
-from tracetui.ingest.discover import subagent_files
+from tracetui.ingest.session_files import subagent_files
 from tracetui.ingest.tail import Tailer
 from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState

@@ -46,7 +46,7 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.secrets import load_rules, use_rules
+from tracetui.ingest.secret_detectors import load_rules, use_rules
 from tracetui.model.state import AgentState, Event
 from tracetui.model.types import Episode
 from tracetui.session.store import history as hist_codec
