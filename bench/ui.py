@@ -18,7 +18,7 @@ update turns a session's state so the rows are sorted again (the table rebuilt).
 session of N short episodes (default 2,500; one far costlier than the rest, a cost spike), folded
 through the session store as the monitor does, the app opened headless; then one step is a key
 (``[``, some ``]``, ``w`` a worker-view copy, ``l`` back to live) applied until the screen is idle
-(CPU ms); and a burst of 30 ``[`` posted at once: milliseconds until the panes show where it
+(CPU ms of the process; the copy, compiled on a worker thread, until its notification); and a burst of 30 ``[`` posted at once: milliseconds until the panes show where it
 lands, and how many times they were drawn.
 """
 
@@ -246,8 +246,12 @@ async def scrub(path: Path, steps: int, export: Path) -> tuple[dict[str, list[fl
         names = {"[": "left_square_bracket", "]": "right_square_bracket", "w": "w", "l": "l"}
         for key in plan:
             c0 = time.process_time()
+            before = list(app._notifications)[-1:]
             await pilot.press(names[key])
             await pilot.pause()
+            if key == "w":  # the copy is compiled on a worker thread: until its notification
+                while list(app._notifications)[-1:] == before:
+                    await asyncio.sleep(0.001)
             out[key].append((time.process_time() - c0) * 1000)
         draws: list[int | None] = []
         real = view.refresh_panes
