@@ -18,7 +18,9 @@ __all__ = [
     "HookError",
     "HookSkip",
     "HookInput",
+    "MAX_INPUT_BYTES",
     "parse_input",
+    "read_input",
 ]
 
 #: hard cap on what the hook prints, in characters: Claude Code shows hook output over 10,000
@@ -41,6 +43,15 @@ SESSION_START_MATCHER = "compact|resume|clear"
 SESSION_END_MATCHER = "clear"
 #: seconds Claude Code waits for the hook (set in the installed entry)
 HOOK_TIMEOUT = 30
+
+
+#: the most bytes of hook input read (Claude Code's JSON is a few KB; a UserPromptSubmit's holds
+#: the prompt, which a paste can make megabytes): past it the hook prints nothing and says so,
+#: rather than hold a runaway producer's gigabytes in memory past its deadline
+MAX_INPUT_BYTES = 32 << 20
+#: bytes read from stdin at a time: the hook's deadline (a signal) is checked between reads,
+#: which a single read of a huge input would hold off until it returned
+_READ_BYTES = 1 << 20
 
 
 class HookError(Exception):
@@ -111,3 +122,20 @@ def parse_input(data: bytes | str) -> HookInput | None:
     path = Path(tp).expanduser()
     sid = inp.get("session_id") if isinstance(inp.get("session_id"), str) else path.stem
     return event, source, path, sid
+
+
+def read_input(stream: Any, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The hook's input: ``stream`` (a binary file: stdin's buffer) read to its end, in chunks
+    of 1 MiB so that the deadline's signal interrupts it between them. Raises
+    :class:`HookSkip` when it holds more than ``limit`` bytes (what was read is dropped)."""
+    read = getattr(stream, "read1", stream.read)
+    parts: list[bytes] = []
+    n = 0
+    while True:
+        chunk = read(_READ_BYTES)
+        if not chunk:
+            return b"".join(parts)
+        n += len(chunk)
+        if n > limit:
+            raise HookSkip(f"its input is over {limit >> 20} MiB (Claude Code's is a few KB); printed nothing")
+        parts.append(chunk)

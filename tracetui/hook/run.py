@@ -64,6 +64,7 @@ from tracetui.hook.protocol import (
     HookSkip,
     _parse_gate,
     parse_input,
+    read_input,
 )
 
 __all__ = [
@@ -305,7 +306,7 @@ def run_mode(ns: argparse.Namespace) -> int:
             print(f"tracetui hook: ignoring unknown arguments {' '.join(extra)}", file=sys.stderr)
         gate = _parse_gate(getattr(ns, "gate", None))
         with Deadline(deadline_seconds()):
-            data = sys.stdin.buffer.read()
+            data = read_input(sys.stdin.buffer)
             # now=None: the hook runs at turn boundaries, where time since the last record is the
             # user's idle time, not a stalled agent; so the stall detector stays out of the card
             out = run_hook(
