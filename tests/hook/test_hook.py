@@ -755,6 +755,34 @@ def test_install_refuses_a_settings_file_it_does_not_understand(tmp_path: Path, 
     assert sp.read_text() == content
 
 
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"\xff\xfe{\x00}\x00", "not UTF-8 text (byte 0: invalid start byte); not touching it"),  # UTF-16, as some editors write it
+        (b'{"model": "caf\xe9"}', "not UTF-8 text (byte 14: invalid continuation byte); not touching it"),  # Latin-1
+        (b'{"a": 1, "a": 2}', 'the key "a" appears twice in one object; not touching it'),
+        (
+            b'{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "first"}]}]},'
+            b' "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "second"}]}]}}',
+            'the key "hooks" appears twice in one object; not touching it',
+        ),
+    ],
+)
+@pytest.mark.parametrize("action", ["install", "uninstall"])
+def test_a_settings_file_not_utf8_or_with_a_key_twice_is_left_alone_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, why: str, action: str
+) -> None:
+    """A rewrite would garble the text or drop one member of the two (which one Claude Code
+    reads is its parser's choice): the file is refused as it is, in one line (trial 8: a
+    traceback, and the first ``hooks`` member dropped without a word)."""
+    sp = tmp_path / ".claude" / "settings.local.json"
+    sp.parent.mkdir(parents=True)
+    sp.write_bytes(content)
+    assert main(["hook", action, "--dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == f"tracetui: {sp}: {why}\n"
+    assert sp.read_bytes() == content and not list(sp.parent.glob("*.bak-*"))
+
+
 def test_install_rejects_unknown_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["hook", "install", "--dir", str(tmp_path), "--events", "Stop"]) == 1
     assert "unknown event Stop" in capsys.readouterr().err

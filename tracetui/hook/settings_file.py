@@ -147,6 +147,10 @@ def target_of(path: Path) -> Path:
 
 
 def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The settings at ``path`` (through a symlink) and their text as it is (line ends kept):
+    ``({}, None)`` when there is no file, ``({}, text)`` when it is blank. Raises
+    :class:`HookError` (one line, "not touching it") for a file that cannot be read, is not
+    UTF-8 text or not JSON, or has a key twice in one object (a rewrite would drop one)."""
     import json
 
     try:
@@ -156,12 +160,28 @@ def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
         return {}, None
     except OSError as exc:
         raise HookError(f"{path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:  # Latin-1, or UTF-16 as some editors write it
+        raise HookError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); not touching it") from None
     if not text.strip():
         return {}, text
+    twice: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for k, v in items:
+            if k in obj:
+                twice.append(k)
+            obj[k] = v
+        return obj
+
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, object_pairs_hook=pairs)
     except ValueError as exc:
         raise HookError(f"{path}: not valid JSON ({exc}); not touching it") from None
+    if twice:
+        # a rewrite would drop one of the two members; which one Claude Code reads is its parser's
+        # choice, so the file is left as it is
+        raise HookError(f"{path}: the key {json.dumps(twice[0], ensure_ascii=False)} appears twice in one object; not touching it")
     return obj, text
 
 
