@@ -453,3 +453,17 @@ def test_a_subagent_notification_ends_the_childs_link_as_it_says() -> None:
     st = _fold(b).snapshot()
     by = {s.agent_id: s.status for s in st.main.subagents}
     assert by == {kids[0]: "completed", kids[1]: "error", kids[2]: "async_launched"}
+
+
+def test_a_rollout_timestamp_that_is_no_time_is_a_shape_problem_left_out() -> None:
+    b = RolloutBuilder()
+    b.turn("Fix the flaky test")
+    b.exec("pytest -q", "1 passed")
+    lines = b.data().split(b"\n")
+    rec = json.loads(lines[-2])
+    rec["timestamp"] = "[trimmed]"
+    lines[-2] = json.dumps(rec).encode()
+    st = fold_bytes(b"\n".join(lines), name="rollout.jsonl")
+    assert st.main.counters.shape_errors == 1
+    assert [u.reason for u in st.main.unknown] == ["shape: timestamp: not a time, left out"]
+    assert st.main.last_timestamp == json.loads(lines[-3])["timestamp"]  # the record before it

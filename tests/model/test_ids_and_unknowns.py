@@ -88,3 +88,21 @@ def test_monitor_header_says_unknown_as_the_headless_outputs() -> None:
 
     st = _unknown_state()
     assert "unknown 1 record, 2 blocks" in watermark(Shown(st, st, None, 0.0, ())).plain
+
+
+def test_a_timestamp_that_is_no_time_is_a_shape_problem_and_no_time_of_anything() -> None:
+    """A record's ``timestamp`` text that does not parse is counted and left out: never the
+    file's first or last time, nor an episode's start or end (trial 8: it was counted nowhere)."""
+    reply = b'{"type":"assistant","uuid":"a1","parentUuid":"u1","timestamp":"%s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"ok"}]}}'
+    ok = b'{"type":"user","uuid":"u2","parentUuid":"a1","timestamp":"2026-01-01T00:05:00Z","message":{"role":"user","content":"next"}}'
+    st = fold_bytes(b"\n".join([PROMPT, reply % b"not-a-timestamp", ok]) + b"\n")
+    js = state_to_json(st)
+    assert js["counters"]["shape_errors"] == 1 and js["counters"]["unknown_records"] == 0
+    (entry,) = js["unknown"]
+    assert entry["anchor"]["line"] == 2 and entry["reason"] == "shape: timestamp: not a time, left out"
+    ep = st.episodes[0]
+    assert (ep.start, ep.end) == ("2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")  # the bad time is not its end
+    assert st.main.last_timestamp == "2026-01-01T00:05:00Z"
+    # the same text as a time's field of a good record is read as it was
+    good = fold_bytes(b"\n".join([PROMPT, reply % b"2026-01-01T00:01:00Z", ok]) + b"\n")
+    assert state_to_json(good)["counters"]["shape_errors"] == 0 and good.episodes[0].end == "2026-01-01T00:01:00Z"

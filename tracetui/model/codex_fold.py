@@ -133,7 +133,9 @@ class CodexFold(CodexCalls, FileFold):
         if self._replay != _DONE and self._in_copy(rec, anchor, payload):
             return
         ts = rec.timestamp
-        if ts and is_timestamp(ts):  # a text that is no time is never a first or last
+        if ts and not is_timestamp(ts):
+            self._bad_time(rec, anchor, str(rec.type))
+        elif ts:
             if self.first_timestamp is None:
                 self.first_timestamp = ts
             self.last_timestamp = ts

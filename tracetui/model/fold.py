@@ -180,6 +180,13 @@ class FileFold(MessageHandlers, ToolHandlers, SnapshotMixin):
         if len(self.unknown) < MAX_SAMPLES:
             self.unknown.append(UnknownEntry(anchor, type_, reason))
 
+    def _bad_time(self, rec: Any, anchor: Anchor, type_: str) -> None:
+        """A record whose timestamp is a text that is no time (``is_timestamp``): counted as a
+        shape error and left out, so that it is never a first or last time, an episode's start
+        or end, nor an age."""
+        self._shape(anchor, type_, "timestamp: not a time, left out")
+        rec.timestamp = None
+
     def _shape(self, anchor: Anchor, type_: str, reason: str) -> None:
         """Count a record or block kept with a field of another type left out; listed with the
         unknown entries (``shape: <why>``), not counted as unknown."""
@@ -246,12 +253,15 @@ class FileFold(MessageHandlers, ToolHandlers, SnapshotMixin):
                 if owner is not None:
                     self._inline(owner, rec, anchor)
         ts = rec.timestamp
-        if ts and is_timestamp(ts):  # a text that is no time is never a first or last
-            if self.first_timestamp is None:
-                self.first_timestamp = ts
-            self.last_timestamp = ts
-            if later(ts, self.newest_timestamp):
-                self.newest_timestamp = ts
+        if ts:
+            if is_timestamp(ts):
+                if self.first_timestamp is None:
+                    self.first_timestamp = ts
+                self.last_timestamp = ts
+                if later(ts, self.newest_timestamp):
+                    self.newest_timestamp = ts
+            else:
+                self._bad_time(rec, anchor, str(t))
         if self.session_id is None and rec.sessionId:
             self.session_id = rec.sessionId
         v = rec.cwd
