@@ -106,3 +106,24 @@ def test_a_timestamp_that_is_no_time_is_a_shape_problem_and_no_time_of_anything(
     # the same text as a time's field of a good record is read as it was
     good = fold_bytes(b"\n".join([PROMPT, reply % b"2026-01-01T00:01:00Z", ok]) + b"\n")
     assert state_to_json(good)["counters"]["shape_errors"] == 0 and good.episodes[0].end == "2026-01-01T00:01:00Z"
+
+
+def test_a_message_id_or_model_of_another_type_is_left_out_and_its_calls_kept() -> None:
+    """``message.id`` or ``message.model`` a number: a shape error naming the field, the message
+    kept without it with its blocks (trial 8: the whole message, its calls too, was an unknown
+    record), with a rejected usage as well (each said once)."""
+    call = (
+        b'{"type":"assistant","uuid":"a1","parentUuid":"u1","timestamp":"2026-01-01T00:00:01Z","message":{"role":"assistant",'
+        b'"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}],%s}}'
+    )
+    for field, extra in ((b"id", b'"id":5'), (b"model", b'"id":"m1","model":7')):
+        js = state_to_json(fold_bytes(b"\n".join([PROMPT, call % extra]) + b"\n"))
+        c = js["counters"]
+        assert (c["tool_calls"], c["unknown_records"], c["shape_errors"]) == (1, 0, 1), field
+        assert [u["reason"] for u in js["unknown"]] == [
+            f"shape: message.{field.decode()}: Expected `str | null`, got `int` (field ignored)"
+        ]
+        assert [p["name"] for p in js["pending_calls"]] == ["Bash"]
+    js = state_to_json(fold_bytes(b"\n".join([PROMPT, call % b'"id":"m1","model":9,"usage":{"input_tokens":-5}']) + b"\n"))
+    assert js["counters"]["tool_calls"] == 1 and js["counters"]["shape_errors"] == 1
+    assert sorted(u["reason"].split(":")[0] for u in js["unknown"]) == ["shape", "usage rejected"]

@@ -24,6 +24,8 @@ _usage_decoder = msgspec.json.Decoder(Usage)
 
 #: fields whose bad type makes a block unknown rather than kept without them
 _ESSENTIAL_BLOCK = frozenset({"type", "id", "tool_use_id"})
+#: ...and a message: without its content it says nothing
+_ESSENTIAL_MESSAGE = frozenset({"content"})
 
 #: the first try of :func:`decode_block`, called in place by the fold (once per block): raises
 #: ``msgspec.DecodeError``, ``msgspec.ValidationError`` or ``RecursionError`` where
@@ -65,46 +67,61 @@ def decode_block(raw: msgspec.Raw | bytes) -> Block:
         return Block(type="", schema_error=str(exc))
 
 
-def _without_usage(raw: msgspec.Raw | bytes) -> Message | None:
-    """The message with its ``usage`` rejected (``usage_error`` says why), when the usage alone
-    made it fail to decode; ``None`` when something else is wrong too."""
-    try:
-        m = _message_raw_usage_decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError, msgspec.ValidationError):
-        return None
+def _with_usage(m: _MessageRawUsage) -> Message:
+    """``m`` with its raw usage decoded, or rejected with the reason in ``usage_error``."""
     try:
         usage = _usage_decoder.decode(m.usage) if m.usage else None
         err = None
     except (msgspec.DecodeError, RecursionError, msgspec.ValidationError) as exc:
         usage, err = None, str(exc).split("\n")[0]
-    return Message(m.id, m.model, m.content, usage, err)
+    return Message(m.id, m.model, m.content, usage, err, m.shape_error)
 
 
 def decode_message(raw: msgspec.Raw | Message | None) -> Message | None:
     """Decode ``record.message``; ``None`` when absent or not of the expected shape. A message
     decoded with its record already is returned as is.
 
-    A message whose only fault is its ``usage`` (a token count outside ``0..MAX_TOKENS``, such
-    as ``1e23`` or ``-5``, or a field of another type) comes back with ``usage=None`` and the
-    reason in ``usage_error``: its content is still the record's, its tokens are not counted."""
+    A message whose ``usage`` is at fault (a token count outside ``0..MAX_TOKENS``, such as
+    ``1e23`` or ``-5``, or a field of another type) comes back with ``usage=None`` and the
+    reason in ``usage_error``: its content is still the record's, its tokens are not counted. A
+    top-level field of another type but ``content`` (an ``id`` or a ``model`` that is a number)
+    is left out, named in ``shape_error``; the rest of the message is kept (:func:`_lenient`)."""
     if raw is None or isinstance(raw, Message):
         return raw
     if not raw:
         return None
     try:
         return _message_decoder.decode(raw)
-    except msgspec.ValidationError:
-        return _without_usage(raw)
+    except msgspec.ValidationError as exc:
+        return _lenient(raw, exc)
     except (msgspec.DecodeError, RecursionError):
         fixed = _repair(raw)
         if fixed is None:
             return None
         try:
             return _message_decoder.decode(fixed)
-        except msgspec.ValidationError:
-            return _without_usage(fixed)
+        except msgspec.ValidationError as exc:
+            return _lenient(fixed, exc)
         except (msgspec.DecodeError, RecursionError):
             return None
+
+
+def _lenient(raw: msgspec.Raw | bytes, exc: msgspec.ValidationError) -> Message | None:
+    """A message that failed to decode with ``exc``: its usage decoded apart (rejected with the
+    reason in ``usage_error`` when it is at fault) and its top-level fields of another type left
+    out (``shape_error`` names them: an ``id`` or a ``model`` that is a number); ``None`` when
+    something else is wrong (its ``content`` of another type: a message without it says nothing)."""
+    try:
+        return _with_usage(_message_raw_usage_decoder.decode(raw))
+    except msgspec.ValidationError as e:  # (a DecodeError too: caught first)
+        exc = e  # the usage apart, the fault is elsewhere: a top-level field, or none of ours
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    try:
+        out: _MessageRawUsage = _without_bad_fields(raw, exc, (_message_raw_usage_decoder,), _ESSENTIAL_MESSAGE)
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+    return _with_usage(out)
 
 
 def decode_head(raw: msgspec.Raw | bytes | None) -> tuple[Any, Any]:

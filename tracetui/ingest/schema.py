@@ -99,6 +99,9 @@ class Message(msgspec.Struct):
     #: why ``usage`` was rejected (a token count outside ``0..MAX_TOKENS``, a field of another
     #: type); ``usage`` is then ``None`` and the rest of the message decoded as usual
     usage_error: Union[str, None] = None
+    #: the message's fields ignored because of their types (``"field: why"``, ``"; "``-joined:
+    #: an ``id`` or ``model`` that is a number); the message is kept without them, its blocks too
+    shape_error: Union[str, None] = None
 
 
 class _MessageRawUsage(Message):

@@ -58,6 +58,8 @@ class MessageHandlers:
             self._unknown(anchor, "assistant", "message missing or of unexpected shape")
             self._event("unknown_record", anchor, rec, 0, payload, "assistant without message", "unknown", name="assistant")
             return
+        if msg.shape_error is not None:
+            self._shape(anchor, "assistant", "message." + msg.shape_error)
         model = _intern(msg.model) if msg.model else "unknown"
         key = msg.id or rec.requestId or rec.uuid or f"{anchor.src}:{anchor.offset}"
         if key == self._prev_key:
@@ -168,6 +170,8 @@ class MessageHandlers:
             self._unknown(anchor, "user", "message missing or of unexpected shape")
             self._event("unknown_record", anchor, rec, 0, payload, "user without message", "unknown", name="user")
             return
+        if msg.shape_error is not None:
+            self._shape(anchor, "user", "message." + msg.shape_error)
         content = msg.content
         if rec.isCompactSummary:
             text = content if isinstance(content, str) else ""
