@@ -70,7 +70,8 @@ def sessions_data(
     from tracetui.ingest.discover import is_session, list_sessions
     from tracetui.session.open import load_state, save_store
     from tracetui.session.user_settings import load_user_settings
-    from tracetui.views.fleet import FleetRules, session_facts
+    from tracetui.views.fleet import FleetRules
+    from tracetui.views.fleet_facts import session_facts
     from tracetui.views.fleet_table import Budgets, fleet_rows
     from tracetui.views.fleet_totals import fleet_json
 

@@ -49,7 +49,7 @@ def test_rule_prefers_a_declared_window() -> None:
 
 
 def test_context_used_is_the_last_request_not_a_jump_of_the_total() -> None:
-    from tracetui.views.fleet import context_usage
+    from tracetui.views.fleet_facts import context_usage
 
     b = RolloutBuilder()
     b.turn("Refactor the parser")

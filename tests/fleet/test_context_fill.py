@@ -11,7 +11,7 @@ import fleet_support as fs
 import pytest
 
 from tracetui.cli import main
-from tracetui.views.fleet import context_fill
+from tracetui.views.fleet_facts import context_fill
 from tracetui.views.fleet_table import fleet_rows, row_cells, row_json
 
 
@@ -25,7 +25,7 @@ def test_the_share_is_clamped_and_none_without_a_window() -> None:
 def _facts(tmp_path: Path, used: int, window: int):
     b = fs.working(sid="7777aaaa-0000-4000-8000-000000000007")
     p = fs.write(b, tmp_path, "-home-dev-p", b.session_id)
-    from tracetui.views.fleet import session_facts
+    from tracetui.views.fleet_facts import session_facts
 
     facts = session_facts(fs.state_of(p), str(p), "p")
     import msgspec

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from fleet_support import busy, failing, interrupted, last_time, permission, stalled, state_of, turn_ended, working, write
 
-from tracetui.views.fleet import ATTENTION, STATES, FleetRules, Status, attention_key, classify, rules_help, session_facts
+from tracetui.views.fleet import ATTENTION, STATES, FleetRules, Status, attention_key, classify, rules_help
+from tracetui.views.fleet_facts import session_facts
 
 
 def facts_of(b, tmp_path: Path, project: str = "-home-dev-shop-api"):

@@ -9,7 +9,8 @@ from pathlib import Path
 from fleet_support import state_of
 
 from tracetui.demo.codex_records import RolloutBuilder
-from tracetui.views.fleet import classify, session_facts
+from tracetui.views.fleet import classify
+from tracetui.views.fleet_facts import session_facts
 
 
 def _write(b: RolloutBuilder, tmp_path: Path) -> tuple[Path, float]:

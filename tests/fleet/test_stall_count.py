@@ -14,7 +14,8 @@ from stall_support import SID, write_thrash_stalled
 
 from tracetui.cli import main
 from tracetui.model.anomalies import detect_anomalies
-from tracetui.views.fleet import FleetRules, session_facts
+from tracetui.views.fleet import FleetRules
+from tracetui.views.fleet_facts import session_facts
 from tracetui.views.fleet_table import fleet_rows, row_cells, row_json
 
 

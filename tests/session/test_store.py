@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tracetui.session.store.codec as codec
-import tracetui.session.store.reader as store_reader
+import tracetui.session.store.opening as store_opening
 from tracetui.cli import main
 from tracetui.model.fold import FileFold
 from tracetui.model.usage import UsageBook
@@ -430,19 +430,19 @@ def test_invalid_when_replaced(tmp_path: Path) -> None:
 
 def test_invalid_on_version_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = _saved(tmp_path)
-    monkeypatch.setattr(store_reader, "__version__", "999.0")
+    monkeypatch.setattr(store_opening, "__version__", "999.0")
     _check_refolds(p, "written by tracetui")
 
 
 def test_invalid_when_the_fold_code_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = _saved(tmp_path)
-    monkeypatch.setattr(store_reader, "code_fingerprint", lambda: "other code")
+    monkeypatch.setattr(store_opening, "code_fingerprint", lambda: "other code")
     _check_refolds(p, "other fold code")
 
 
 def test_invalid_on_schema_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = _saved(tmp_path)
-    monkeypatch.setattr(store_reader, "SCHEMA", SCHEMA + 1)
+    monkeypatch.setattr(store_opening, "SCHEMA", SCHEMA + 1)
     _check_refolds(p, "schema")
 
 

@@ -177,8 +177,8 @@ def test_the_writer_process_imports_the_writer_not_the_folds() -> None:
 
 def test_the_store_package_names_are_read_lazily_and_others_refused() -> None:
     import tracetui.session.store as store
-    from tracetui.session.store import db, reader
+    from tracetui.session.store import db, opening
 
-    assert store.open_cached is reader.open_cached and store.cache_dir is db.cache_dir
+    assert store.open_cached is opening.open_cached and store.cache_dir is db.cache_dir
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = store.nothing  # type: ignore[attr-defined]

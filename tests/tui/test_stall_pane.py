@@ -12,7 +12,7 @@ from stall_support import write_thrash_stalled
 from tui_support import app_for, wait_for_state
 
 from tracetui.tui.widgets.anomalies import AnomalyBadges
-from tracetui.views.fleet import session_facts
+from tracetui.views.fleet_facts import session_facts
 from tracetui.views.fleet_table import fleet_rows, row_json
 from tracetui.views.worker import render_worker_view
 

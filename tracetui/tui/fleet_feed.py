@@ -1,5 +1,5 @@
 """What the fleet screen shows, kept for the whole app: each session's
-:class:`~tracetui.views.fleet.SessionFacts`, computed off the UI thread (which never folds,
+:class:`~tracetui.views.fleet_facts.SessionFacts`, computed off the UI thread (which never folds,
 prices or reads a ledger for it), and the states at ``now``.
 
 Every session view's sink hands its snapshots here too (:meth:`FleetFeed.snapshot`, on a fold
@@ -22,7 +22,7 @@ from textual.message import Message
 from tracetui.ingest.codex_discover import rollout_role
 from tracetui.ingest.discover import orphan_of
 from tracetui.model.state import RunState
-from tracetui.views.fleet import SessionFacts, session_facts
+from tracetui.views.fleet_facts import SessionFacts, session_facts
 from tracetui.views.fleet_table import Budgets, FleetRow, fleet_rows
 
 __all__ = ["FleetFeed", "FleetChanged", "ALERT_STATES", "DELAY", "alert", "alert_texts"]

@@ -30,7 +30,7 @@ def _read_ahead(state: RunState, anomalies: bool = True) -> tuple[int, RunState]
     the UI thread:
 
     * read what they read of a stored ledger (the last API call's usage, for the context gauge:
-      ``views.fleet.context_usage``), so its blocks are kept in the snapshot's ledger view and
+      ``views.fleet_facts.context_usage``), so its blocks are kept in the snapshot's ledger view and
       the UI thread waits on no database read;
     * load the secrets' detectors (~0.1 s of imports; a session opened from the store masked
       nothing yet, so the panes' first masked text loaded them);
@@ -45,7 +45,7 @@ def _read_ahead(state: RunState, anomalies: bool = True) -> tuple[int, RunState]
     from tracetui.ingest.secret_detectors import load_rules, rules_loaded
     from tracetui.tui.view_model import state_as_of
     from tracetui.views.anomaly_memo import timeless_of
-    from tracetui.views.fleet import context_usage
+    from tracetui.views.fleet_facts import context_usage
 
     try:
         context_usage(state)

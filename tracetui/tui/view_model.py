@@ -204,8 +204,8 @@ def context_window(model: str | None, used: int = 0, declared: int = 0) -> int:
 def context_usage(state: RunState, scan: int = 400) -> tuple[int, Anchor | None]:
     """Tokens the main thread's last API call saw (input + cache creation + cache read) and its
     anchor; ``(0, None)`` before the first call. Looks back at most ``scan`` events. The rule
-    is the views' (:func:`tracetui.views.fleet.context_usage`, the fleet's context fill too)."""
-    from tracetui.views.fleet import context_usage as rule
+    is the views' (:func:`tracetui.views.fleet_facts.context_usage`, the fleet's context fill too)."""
+    from tracetui.views.fleet_facts import context_usage as rule
 
     return rule(state, scan)
 

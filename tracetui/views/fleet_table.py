@@ -1,5 +1,5 @@
 """The fleet's columns, for the monitor's fleet screen and ``tracetui sessions``: one row per
-session from its :class:`~tracetui.views.fleet.SessionFacts`, its files' mtime and ``now``
+session from its :class:`~tracetui.views.fleet_facts.SessionFacts`, its files' mtime and ``now``
 (epoch seconds), as text cells (made safe: secrets masked, no control character, one line) or
 as JSON. The fleet's totals over the rows: :mod:`tracetui.views.fleet_totals`. Pure."""
 
@@ -22,7 +22,8 @@ from tracetui.views.burn import (
     budget_status,
     burn_rates,
 )
-from tracetui.views.fleet import FleetRules, SessionFacts, Status, attention_key, classify, context_fill
+from tracetui.views.fleet import FleetRules, Status, attention_key, classify
+from tracetui.views.fleet_facts import SessionFacts, context_fill
 from tracetui.views.format import fmt_short, fmt_usd
 from tracetui.views.safe import line_redacted, safe_text
 
@@ -278,7 +279,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
     """``row`` as a JSON object: the columns' values unformatted (times in epoch seconds,
     tokens, USD; transcript text as it is: the caller masks secrets, e.g.
     :func:`tracetui.views.safe.redact_json`). ``context``: ``used`` and ``window`` (tokens) as
-    counted, and ``fill``, their ratio clamped to ``0..1`` (:func:`~tracetui.views.fleet.context_fill`;
+    counted, and ``fill``, their ratio clamped to ``0..1`` (:func:`~tracetui.views.fleet_facts.context_fill`;
     ``null`` with no window)."""
     f = row.facts
     info, warn, error = _anomaly_counts(row, now)

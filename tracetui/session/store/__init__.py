@@ -2,7 +2,7 @@
 history, its episodes and the fold state to resume from (it is the fold cache).
 
 ``open_cached(paths, subagents=..., price=...)`` returns a reader (``poll``, ``snapshot``,
-``check_transcript``, ``save_cache``); see store/reader.py for when a saved state is resumed
+``check_transcript``, ``save_cache``); see store/opening.py for when a saved state is resumed
 from, store/ledger.py for how the ledger is written and read, store/db.py for the schema.
 
 The names below are imported when first read (PEP 562), not with the package: the store's
@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tracetui.session.store.codec import CacheEncodeError
     from tracetui.session.store.db import FP_BYTES, SCHEMA, cache_dir, cache_path, code_fingerprint
-    from tracetui.session.store.reader import StoreReader, open_cached, open_private
+    from tracetui.session.store.opening import open_cached, open_private
+    from tracetui.session.store.reader import StoreReader
 
 #: each public name, and the module it is read from
 _FROM = {
@@ -29,8 +30,8 @@ _FROM = {
     "cache_path": "db",
     "code_fingerprint": "db",
     "StoreReader": "reader",
-    "open_cached": "reader",
-    "open_private": "reader",
+    "open_cached": "opening",
+    "open_private": "opening",
 }
 
 __all__ = [

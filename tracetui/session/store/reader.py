@@ -1,20 +1,6 @@
-"""The stored session reader: a :class:`SessionReader` whose ledger lives in the session
-database and that resumes from the fold state saved there.
+"""The stored session reader: a SessionReader with its ledger in the session database, saving and restoring its fold state there.
 
-:func:`open_cached` opens (or creates) the session's database (store/db.py) and, when the state
-saved there is valid for the files as they are now, restores the fold from it and reads only the
-bytes appended since. Valid means all of these hold, else the session is folded from the start
-(never a wrong state):
-
-* same schema (:data:`~tracetui.session.store.db.SCHEMA`), same tracetui version, same fold
-  code (:func:`~tracetui.session.store.db.code_fingerprint`), same named paths, same
-  ``subagents`` flag;
-* for every saved file: same inode, size at least the saved resume offset, not rewritten in
-  place (same size, other modification time), and the same fingerprint (first
-  :data:`~tracetui.session.store.db.FP_BYTES` bytes and those before the resume offset);
-* the subagent files discovered now start with the saved ones, in the same order;
-* the database opens and its rows decode. A corrupt file is deleted and rebuilt; a database
-  another process keeps locked costs this process its save, never its figures.
+When a saved state is resumed from, and how the database is opened: store/opening.py.
 """
 
 from __future__ import annotations
@@ -29,7 +15,6 @@ from typing import Any
 import msgspec
 
 from tracetui import __version__
-from tracetui.ingest.session_files import subagent_files
 from tracetui.ingest.tail import Tailer
 from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
@@ -39,10 +24,8 @@ from tracetui.session.store.codec import CacheEncodeError, fold_of, fold_rows
 from tracetui.session.store.db import (
     MAX_STORE_BYTES,
     SCHEMA,
-    TABLES,
     cache_path,
     code_fingerprint,
-    connect,
     create_schema,
     fingerprint,
     prune,
@@ -52,7 +35,7 @@ from tracetui.session.store.db import (
 from tracetui.session.store.episodes import StoreEpisodes, restore_versions, save_episodes, without_versions
 from tracetui.session.store.ledger import Store, StoreHistory, StoreLedger
 
-__all__ = ["StoreReader", "open_cached", "open_private"]
+__all__ = ["StoreReader"]
 
 #: milliseconds the writer's thread waits for another process's write transaction
 WRITE_BUSY_MS = 1000
@@ -298,133 +281,3 @@ class StoreReader(SessionReader):
         self._known = {Path(k) for k in meta.get("known", ())}
         self._prices = {bytes(k): (c, n) for k, c, n in meta.get("prices", ())}
         self._saved_at = self._position()
-
-
-def _why_stale(conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path], subagents: bool) -> str | None:
-    """Why the saved state cannot be resumed from, or ``None`` when it can."""
-    if meta.get("schema") != SCHEMA:
-        return f"store schema {meta.get('schema')} != {SCHEMA}"
-    if meta.get("version") != __version__:
-        return f"written by tracetui {meta.get('version')}, this is {__version__}"
-    if meta.get("code") != code_fingerprint():
-        return "written by other fold code (same version)"
-    if meta.get("paths") != [str(p) for p in paths] or meta.get("subagents") != subagents:
-        return "other files"
-    saved = conn.execute(_SOURCES).fetchall()
-    if not saved:
-        return "no saved fold state"
-    for _src, path, inode, size, mtime_ns, offset, _line, _head, fp, _n, _h in saved:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return f"{path}: gone"
-        if st.st_ino != inode:
-            return f"{path}: replaced"
-        if st.st_size < offset:
-            return f"{path}: truncated"
-        if st.st_size == size and st.st_mtime_ns != mtime_ns:
-            # written to without growing: an edit in place, anywhere in the file (the
-            # fingerprints below cover only the start and the bytes before the resume offset)
-            return f"{path}: rewritten in place"
-        try:
-            if fingerprint(path, offset) != fp:
-                return f"{path}: rewritten"
-        except OSError:
-            return f"{path}: unreadable"
-    # the files a fresh fold would read first must be the saved ones, in the same order
-    expect = [str(p) for p in paths]
-    if subagents:
-        for main in paths:
-            expect.extend(str(sf.path) for sf in subagent_files(Path(main)))
-    names = [r[1] for r in saved]
-    if expect[: len(names)] != names:
-        return "subagent files changed"
-    return None
-
-
-def _rebuild(conn: sqlite3.Connection) -> None:
-    """Make the database ready for a fold from the start (the writer's first transaction):
-    tables of another schema (or unreadable ones) are dropped and made anew; with the right
-    schema, only the saved state goes (it is not this fold's), not the rows another process
-    folding the same bytes may be writing (they are the same rows)."""
-    try:
-        schema = _meta(conn).get("schema")
-    except (sqlite3.Error, msgspec.DecodeError):
-        schema = None
-    if schema != SCHEMA:
-        for t in TABLES:
-            conn.execute(f"DROP TABLE IF EXISTS {t}")
-        create_schema(conn)
-    else:
-        conn.execute("DELETE FROM fold")
-        conn.execute("DELETE FROM sources")
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (msgspec.msgpack.encode(SCHEMA),))
-
-
-def open_private(paths: list[Path], subagents: bool = True, price: bool = True) -> StoreReader:
-    """A reader for ``paths`` folding from the start with its ledger and history in a private
-    temporary database (deleted when the reader's connection closes): memory bounded as with
-    the session store, nothing resumed from or saved (``--no-cache``)."""
-    return _private([Path(p) for p in paths], subagents, price, "")
-
-
-def _private(paths: list[Path], subagents: bool, price: bool, why: str) -> StoreReader:
-    conn = connect("")
-    store = Store(conn, conn, before_write=create_schema, mask=False)
-    reader = StoreReader(paths, store, subagents=subagents, price=price, shared=False)
-    reader.cache_status = f"off: {why}" if why else "off"
-    return reader
-
-
-def _remove(db: Path) -> None:
-    for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-        try:
-            p.unlink()
-        except FileNotFoundError:
-            pass
-
-
-def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, lazy: bool = False) -> StoreReader:
-    """A reader for ``paths`` with its ledger in the session database, resumed from the state
-    saved there when it is valid, else folding from the start (and saving with
-    :meth:`StoreReader.save_cache`). Never raises for a missing, locked, stale, foreign or
-    corrupt database; ``reader.cache_status`` says which. (``lazy`` is accepted for the callers
-    of the former cache: nothing of the ledger or the history is read until asked for.)"""
-    paths = [Path(p) for p in paths]
-    db = cache_path(paths, subagents)
-    note = ""
-    for attempt in (0, 1):
-        try:
-            wconn = connect(db, WRITE_BUSY_MS)
-            rconn = connect(db, SAVE_BUSY_MS)
-        except OSError as exc:
-            return _private(paths, subagents, price, f"{db}: {exc.strerror or exc}")
-        except sqlite3.DatabaseError as exc:
-            if attempt == 0 and not isinstance(exc, sqlite3.OperationalError):  # not "locked"
-                _remove(db)  # not a database (or damaged beyond opening): rebuilt from the transcript
-                note = f"invalid: {exc} (rebuilt)"
-                continue
-            return _private(paths, subagents, price, f"{db}: {exc}")
-        break
-    reader = StoreReader(paths, Store(wconn, rconn, before_write=_rebuild), subagents=subagents, price=price)
-    try:
-        try:
-            meta = _meta(rconn)
-        except sqlite3.OperationalError as exc:
-            if "no such table" not in str(exc):
-                raise
-            meta = {}
-        if set(meta) <= {"schema"}:  # nothing saved yet
-            reader.cache_status = note or "cold"
-            return reader
-        why = _why_stale(rconn, meta, paths, subagents)
-        if why is None:
-            reader._restore(rconn, meta)
-            reader.cache_status = "warm"
-        else:
-            reader.cache_status = f"invalid: {why}"
-    except Exception as exc:  # a corrupt or foreign database: fold from the start, rebuild it
-        store = reader.store
-        reader = StoreReader(paths, Store(store.wconn, store.rconn, before_write=_rebuild), subagents=subagents, price=price)
-        reader.cache_status = f"invalid: {type(exc).__name__}: {str(exc)[:80]}"
-    return reader
