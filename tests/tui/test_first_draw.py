@@ -65,7 +65,7 @@ async def test_the_first_draw_masks_the_rows_shown_and_prices_nothing_on_the_ui_
         sel = shown.episode
         for i, row in enumerate(view.rows):
             got = episodes.get_option_at_index(i).prompt
-            assert got == episode_line(row, width, sel == row.index, "idle" if shown.activity != "live" else "live"), i
+            assert got == episode_line(row, width, sel == row.index, "idle" if shown.activity != "live" else "live", shown.now), i
 
 
 async def test_a_live_state_not_priced_ahead_is_priced_on_the_panes_thread(tmp_path: Path, monkeypatch) -> None:

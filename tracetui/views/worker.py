@@ -30,6 +30,7 @@ from tracetui.views.derived import (
     rel_path,
     retry_fixes,
 )
+from tracetui.views.fleet import CLOCK_SKEW
 from tracetui.views.format import fmt_count
 from tracetui.views.text import (
     Item,
@@ -156,6 +157,17 @@ def _idle(now: datetime | None, ep: Episode) -> str:
     return f", idle {fmt_duration(d)}" if d >= IDLE_SECONDS else ""
 
 
+def _took(now: datetime | None, ep: Episode) -> str:
+    """The episode's duration; ``duration ? (a record time past the clock)`` when its last
+    record's time is more than ``CLOCK_SKEW`` after ``now`` (a record of year 2099: no time the
+    session took, views/fleet.py's rule for record times)."""
+    if now is not None and ep.end:
+        t = parse_ts(ep.end)
+        if t is not None and (t - now).total_seconds() > CLOCK_SKEW:
+            return "duration ? (a record time past the clock)"
+    return fmt_duration(ep.duration_s)
+
+
 def _episode_item(state: RunState, ep: Episode, superseded: int, now: datetime | None = None) -> Item:
     cost = episode_cost(state, ep)
     bits = [f"#{ep.index} v{ep.version} {ep.status}{_idle(now, ep)}"]
@@ -172,7 +184,7 @@ def _episode_item(state: RunState, ep: Episode, superseded: int, now: datetime |
         bits.append(f"{len(ep.dangling)} dangling")
     if ep.subagents:
         bits.append(f"{len(ep.subagents)} subagents")
-    bits.append(fmt_duration(ep.duration_s))
+    bits.append(_took(now, ep))
     bits.append(f"{fmt_n(ep.tokens.total)} tok" + (f" ${cost:.2f}" if cost else ""))
     ask = quote(ep.ask, 60) if ep.ask else "(before the first prompt)"
     concl = f" → {quote(ep.conclusion, 60)}" if ep.conclusion and ep.status != "in_progress" else ""

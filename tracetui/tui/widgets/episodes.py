@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 from tracetui.tui.format import fmt_age, fmt_count, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow
 from tracetui.tui.widgets.pane import Shown, guarded, set_title
+from tracetui.views.fleet import CLOCK_SKEW
 
 __all__ = ["EpisodesList", "STATUS_STYLE", "episode_line"]
 
@@ -25,14 +26,17 @@ STATUS_STYLE = {
 }
 
 
-def episode_line(row: EpisodeRow, width: int, selected: bool = False, open_label: str = "live") -> Text:
+def episode_line(row: EpisodeRow, width: int, selected: bool = False, open_label: str = "live", now: float | None = None) -> Text:
     """``  3 ✓ ask…   12c   1 err  45.1k  2m05s`` (tool calls, tool and API errors, tokens,
     duration; the open episode's is ``open_label``: ``live``, or ``idle`` when the session's
     files were not written lately) fitted to ``width`` cells. The figures have
     fixed widths so they line up; they are dropped from the right before the ask gets shorter
-    than 12 characters."""
+    than 12 characters. A duration ending at a record time more than ``CLOCK_SKEW`` after
+    ``now`` (epoch seconds; a record of year 2099) is ``?``: no duration the session took."""
     mark, style = STATUS_STYLE.get(row.status, ("·", ""))
     a, b = parse_ts(row.start), parse_ts(row.end)
+    if b is not None and _ahead(b, now):
+        b = None
     took = open_label if row.live else fmt_age(b - a if a is not None and b is not None and b >= a else None)
     figures = [
         (f"{row.tool_calls:>4}c", ""),
@@ -77,8 +81,13 @@ class _Row(Option):
         super()._set_prompt("" if callable(prompt) else prompt)  # type: ignore[arg-type]
 
 
-def _row(row: EpisodeRow, width: int, selected: bool, open_label: str) -> _Row:
-    return _Row(lambda: episode_line(row, width, selected, open_label))
+def _ahead(t: float | None, now: float | None) -> bool:
+    """Record time ``t`` is more than ``CLOCK_SKEW`` after ``now`` (both epoch seconds)."""
+    return t is not None and now is not None and t > now + CLOCK_SKEW
+
+
+def _row(row: EpisodeRow, width: int, selected: bool, open_label: str, now: float | None) -> _Row:
+    return _Row(lambda: episode_line(row, width, selected, open_label, now))
 
 
 class EpisodesList(OptionList):
@@ -112,8 +121,21 @@ class EpisodesList(OptionList):
             f"Episodes ({fmt_count(len(rows))}, live, main thread)" if shown.history else f"Episodes ({fmt_count(len(rows))}, main thread)",
         )
         open_label = "live" if shown.activity == "live" else "idle"
+        now = shown.now
         keys = [
-            (r.index, r.status, r.tool_calls, r.tool_errors, r.tokens, r.end, len(r.versions), r.ask, r.live and open_label, sel == r.index)
+            (
+                r.index,
+                r.status,
+                r.tool_calls,
+                r.tool_errors,
+                r.tokens,
+                r.end,
+                _ahead(parse_ts(r.end), now),
+                len(r.versions),
+                r.ask,
+                r.live and open_label,
+                sel == r.index,
+            )
             for r in rows
         ]
         if keys == self._keys and width == self._width:
@@ -131,9 +153,9 @@ class EpisodesList(OptionList):
         for i in range(min(len(old), len(keys))):
             if old[i] != keys[i]:
                 r = rows[i]
-                self._replace_row(i, r, width, sel == r.index, open_label)
+                self._replace_row(i, r, width, sel == r.index, open_label, now)
         if len(keys) > len(old):  # the new rows in one go (one by one, each redid the list's lines)
-            self.add_options([_row(r, width, sel == r.index, open_label) for r in rows[len(old) :]])
+            self.add_options([_row(r, width, sel == r.index, open_label, now) for r in rows[len(old) :]])
         self._keys = keys
         self._width = width
         self.rows_data = tuple(rows)
@@ -150,13 +172,13 @@ class EpisodesList(OptionList):
             # redrawn at another width: the cursor stays on the user's row
             self.highlighted = min(was_at, len(rows) - 1)
 
-    def _replace_row(self, index: int, row: EpisodeRow, width: int, selected: bool, open_label: str) -> None:
+    def _replace_row(self, index: int, row: EpisodeRow, width: int, selected: bool, open_label: str, now: float | None) -> None:
         """Row ``index`` is now ``row``'s line (made when drawn). Every row is one line, so the
         other rows stay measured and only this row's rendering is dropped; Textual's own
         ``replace_option_prompt_at_index`` measures every row again, which made each scrub step
         O(episodes). (Private parts of Textual 8.2's OptionList, pinned in pyproject.)"""
         option = self.get_option_at_index(index)
-        option._set_prompt(lambda: episode_line(row, width, selected, open_label))
+        option._set_prompt(lambda: episode_line(row, width, selected, open_label, now))
         cache = self._option_render_cache
         for key in [k for k in cache.keys() if k[0] is option]:
             cache.discard(key)
