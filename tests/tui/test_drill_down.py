@@ -139,3 +139,40 @@ async def test_drill_down_of_the_open_episode_follows_the_file_and_says_so(tmp_p
         await pilot.press("escape", "p", "left_square_bracket", "e")
         assert isinstance(app.screen, EpisodeScreen) and app.screen.row.index == 1
         assert "as of line" not in str(app.screen.query_one("#episode-summary", Static).content)
+
+
+async def test_the_drill_down_gives_no_duration_ending_past_the_clock(tmp_path: Path) -> None:
+    """An episode whose last record is of year 2099: its summary says no duration was measured,
+    as the Episodes pane does (trial 8: "took 26327d23h")."""
+    import json
+
+    recs = [
+        {"type": "user", "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "first ask"}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "timestamp": "2099-01-01T00:00:00Z",
+            "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "parentUuid": "a1",
+            "timestamp": "2026-01-01T00:10:00Z",
+            "message": {"role": "user", "content": "next"},
+        },
+    ]
+    path = tmp_path / "projects" / "-p" / "s.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await wait_until(pilot, lambda: view.shown is not None, 200, 0.01)
+        row = next(r for r in view.rows if r.index == 1)
+        screen = EpisodeScreen(view.state, row, source=view)
+        await app.push_screen(screen)
+        await wait_until(pilot, lambda: screen.loaded, 200, 0.02)
+        summary = str(screen.query_one("#episode-summary", Static).content)
+        assert "took ? (a record time past the clock)" in summary and "26" not in summary.split("took")[1]
