@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tracetui.ingest.discover import list_sessions
 from tracetui.ingest.files import file_of, path_text
+from tracetui.ingest.session_files import all_transcripts
 
 
 def test_a_utf8_name_is_itself() -> None:
@@ -45,3 +47,16 @@ def test_file_of_maps_a_text_back_through_the_listing(tmp_path: Path, monkeypatc
     monkeypatch.chdir(tmp_path)
     assert file_of(path_text(f.relative_to(tmp_path))) == str(f.relative_to(tmp_path))
 
+
+def test_discovery_gives_the_names_as_text(tmp_path: Path) -> None:
+    try:
+        proj = tmp_path / os.fsdecode(b"-tmp-\xff\xfe")
+        proj.mkdir()
+        main = proj / os.fsdecode(b"s\xff.jsonl")
+        main.write_bytes(b'{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}\n')
+    except (OSError, UnicodeError) as exc:
+        pytest.skip(f"this file system takes no name that is not UTF-8: {exc}")
+    (info,) = list_sessions(tmp_path, agent="claude")
+    assert (info.path, info.project, info.session_id) == (main, "-tmp-\\xff\\xfe", "s\\xff")
+    (tf,) = all_transcripts(tmp_path)
+    assert (tf.path, tf.project, tf.session_id) == (main, "-tmp-\\xff\\xfe", "s\\xff")
