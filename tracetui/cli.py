@@ -70,11 +70,12 @@ def _cmd_state(ns: argparse.Namespace) -> int:
     if ns.follow:
         # a new session starts empty, or not yet created: follow waits for it, and every
         # state line says what is wrong with a source (``sources[].error``) meanwhile
+        from tracetui.ingest.files import path_text
         from tracetui.session.reader import SessionReader
 
         paths = resolve_paths(ns.paths, check=False, agent=ns.agent)
         if any(p.is_dir() for p in paths):
-            raise TranscriptError(f"{next(p for p in paths if p.is_dir())}: is a directory, not a transcript file")
+            raise TranscriptError(f"{path_text(next(p for p in paths if p.is_dir()))}: is a directory, not a transcript file")
         reader = SessionReader(paths, subagents=not ns.no_subagents)
         reader.poll()
         state = reader.snapshot()

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tracetui.ingest.files import file_of
 from tracetui.model.state import Anchor, RunState
 
 __all__ = [
@@ -77,7 +78,7 @@ def record_model(state: RunState) -> Callable[[int, Anchor], str | None]:
         if not 0 <= src < len(state.sources):
             return None
         try:
-            with open(state.sources[src].path, "rb") as f:
+            with open(file_of(state.sources[src].path), "rb") as f:  # the state keeps the path's text
                 f.seek(anchor.offset)
                 line = f.readline(_READ_MAX)
             rec = orjson.loads(line)

@@ -19,6 +19,7 @@ from tracetui.ingest import codex_discover
 from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.claude_orphans import named_session_id, only_subagent_files, orphan_folder, orphan_session
 from tracetui.ingest.codex_discover import codex_dir
+from tracetui.ingest.files import path_text
 from tracetui.ingest.first_line import opens_a_transcript
 
 __all__ = [
@@ -50,7 +51,8 @@ class SessionInfo:
     ``role``: ``""``, or for a Codex rollout that says it is a subagent's but names no parent
     (a ``codex review`` run) what it says it is (``"review"``: ``RolloutMeta.role``).
 
-    Claude Code: the id is the file stem, the project the project folder's name. Codex CLI: the
+    Claude Code: the id is the file stem, the project the project folder's name (each as
+    :func:`~tracetui.ingest.files.path_text` writes it: valid UTF-8). Codex CLI: the
     id is the thread id and the project the ``cwd`` of the rollout's ``session_meta``."""
 
     path: Path
@@ -84,9 +86,9 @@ def where_sessions(agent: str | None = None, root: Path | None = None) -> str:
     default :func:`projects_dir`) and/or the Codex home (``agent`` narrows it to one)."""
     places = []
     if agent != "codex":
-        places.append(str(root or projects_dir()))
+        places.append(path_text(root or projects_dir()))
     if agent != "claude":
-        places.append(str(codex_dir()))
+        places.append(path_text(codex_dir()))
     return " or ".join(places)
 
 
@@ -147,11 +149,14 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
             if (st.st_dev, st.st_ino) in seen:
                 continue  # the same file again (seventh user trial: every session twice in the fleet)
             seen.add((st.st_dev, st.st_ino))
-            out.append(SessionInfo(p, p.stem, proj.name, st.st_size, st.st_mtime))
+            # the names as text (ingest/files.py path_text): shown and matched; the path is opened
+            out.append(SessionInfo(p, path_text(p.stem), path_text(proj.name), st.st_size, st.st_mtime))
         for p in entries:  # subagent files whose session's transcript is gone: that session
             got = orphan_session(p) if p.name not in mains else None
             if got is not None:
-                out.append(SessionInfo(got[0], p.name, proj.name, got[1], got[2], orphan=codex_discover.PARENT_MISSING))
+                out.append(
+                    SessionInfo(got[0], path_text(p.name), path_text(proj.name), got[1], got[2], orphan=codex_discover.PARENT_MISSING)
+                )
     return out
 
 
@@ -197,6 +202,7 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
     starts with it: a transcript's file name, else the ``sessionId`` of its first record, else
     a Codex child rollout's thread (its session); ``agent`` narrows the search to one agent.
     Raises :class:`DiscoveryError` when none or several match."""
+    ident = path_text(ident)  # as the listing writes a file's name (an argument's bytes may not be UTF-8)
     found = list_sessions(root, agent)
     matches = [s for s in found if s.session_id == ident]
     if not matches:
@@ -219,13 +225,13 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         if len({s.agent for s in matches}) > 1 and len({s.session_id for s in matches}) == 1:
             # a Codex thread and a Claude Code session of the same id (fourth user trial: this
             # called the Claude Code transcript a rollout file)
-            where = ", ".join(str(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
+            where = ", ".join(path_text(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
             raise DiscoveryError(
                 f"{matches[0].session_id} is the id of a Claude Code session and a Codex thread; add --agent claude|codex or name the path: {where}"
             )
         if len({s.session_id for s in matches}) == 1:
             # one id in several project folders (a copied or moved project): only a path can say which
-            where = ", ".join(str(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
+            where = ", ".join(path_text(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
             raise DiscoveryError(
                 f"session {matches[0].session_id} is in {len(matches)} project folders; name the transcript's path: {where}"
             )

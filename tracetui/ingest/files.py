@@ -4,17 +4,46 @@
 end. Every transcript, subagent file and ``.meta.json`` is checked (``stat`` + ``S_ISREG``)
 before it is opened, and opened with ``O_NONBLOCK`` so that a file replaced by a FIFO between
 the check and the open does not block either (``O_NONBLOCK`` changes nothing for a regular file).
+
+A name need not be UTF-8 (POSIX allows any bytes but ``/`` and NUL), and Python gives the bytes
+that do not decode as lone surrogates (``surrogateescape``), which no UTF-8 encoder, SQLite
+binding or terminal takes. :func:`path_text` is the one text of a path for everything that
+is kept, keyed or shown; the path itself (a ``Path``) is what is opened, and :func:`file_of`
+finds the file a kept text names.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["NotRegularFile", "file_kind", "is_regular", "check_regular", "open_regular"]
+__all__ = ["NotRegularFile", "file_kind", "is_regular", "check_regular", "open_regular", "path_text", "file_of"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _stand_in(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c - 0xDC00:02x}" if 0xDC80 <= c <= 0xDCFF else f"\\u{c:04x}"
+
+
+def path_text(path: str | os.PathLike[str]) -> str:
+    """The text of ``path`` for what is stored, encoded or shown (model state, store and index
+    keys, JSON, the terminal): always valid UTF-8, and the same name always gives the same text.
+
+    The rule: a name that decodes as UTF-8 is itself; each byte that does not (a
+    ``surrogateescape`` stand-in, U+DC80..U+DCFF) is written ``\\xNN`` (two lowercase hex
+    digits, as Python's ``backslashreplace`` writes it), any other lone surrogate (a Windows
+    name) ``\\uNNNN``. Different names give different texts but for a name that holds the
+    four characters ``\\xNN`` themselves. The text is not a path: open the ``Path`` it came
+    from (map a stored text back through the listing that found the file)."""
+    text = os.fspath(path)
+    return text if text.isascii() or not _SURROGATE.search(text) else _SURROGATE.sub(_stand_in, text)
+
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -82,3 +111,30 @@ def open_regular(path: str | os.PathLike[str] | Path) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def file_of(text: str) -> str:
+    """The path of the file whose :func:`path_text` is ``text`` (a path kept in a state or a
+    row, to be opened): ``text`` itself when it holds no stand-in or names a file as it is;
+    else each component that does not exist as written is looked up in its folder's listing
+    (the first name, sorted, whose text it is). ``text`` when nothing matches (opening it then
+    fails as for a file that is gone). Raises nothing."""
+    if "\\" not in text or os.path.lexists(text):
+        return text
+    out = ""
+    for i, part in enumerate(text.split(os.sep)):
+        if i == 0 and not part:
+            out = os.sep
+            continue
+        cand = os.path.join(out, part) if out else part
+        if "\\" in part and not os.path.lexists(cand):
+            try:
+                names = sorted(os.listdir(out or "."))
+            except (OSError, ValueError):
+                return text
+            match = next((n for n in names if path_text(n) == part), None)
+            if match is None:
+                return text
+            cand = os.path.join(out, match) if out else match
+        out = cand
+    return out

@@ -12,7 +12,7 @@ from tracetui.ingest import codex_discover
 from tracetui.ingest.claude_orphans import agent_siblings, first_session_id, orphan_files, orphan_folder
 from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.discover import projects_dir
-from tracetui.ingest.files import is_regular, open_regular
+from tracetui.ingest.files import is_regular, open_regular, path_text
 
 __all__ = [
     "SubagentFile",
@@ -108,7 +108,7 @@ class TranscriptFile:
     and the agent whose layout it was found in (``"claude"`` | ``"codex"``)."""
 
     path: Path
-    project: str
+    project: str  # names as text (ingest/files.py path_text); ``path`` is what is opened
     session_id: str | None
     role: str
     agent: str = "claude"
@@ -145,9 +145,9 @@ def all_transcripts(root: Path | None = None) -> list[TranscriptFile]:
                 continue
             p = Path(e.path)
             if _is_agent_file(p):
-                out.append(TranscriptFile(p, proj.name, None, "subagent"))
+                out.append(TranscriptFile(p, path_text(proj.name), None, "subagent"))
             else:
-                out.append(TranscriptFile(p, proj.name, p.stem, "main"))
+                out.append(TranscriptFile(p, path_text(proj.name), path_text(p.stem), "main"))
     out.sort(key=lambda t: str(t.path))
     return out
 
@@ -169,7 +169,7 @@ def _subagents_of(proj: Path, sid: str, sub: Path) -> list[TranscriptFile]:
                 own = first_session_id(proj / f"{sid}.jsonl") or sid
             if other != own:
                 session = other
-        out.append(TranscriptFile(p, proj.name, session, "subagent"))
+        out.append(TranscriptFile(p, path_text(proj.name), path_text(session), "subagent"))
     return out
 
 

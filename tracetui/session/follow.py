@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from tracetui.ingest.files import file_of
 from tracetui.ingest.foreign import foreign_format, foreign_message
 from tracetui.ingest.session_files import subagent_places
 from tracetui.ingest.watch import FALLBACK_POLL, MIN_INTERVAL, SAFETY_POLL, Watcher
@@ -199,7 +200,7 @@ class Followed:
                 mtime = had[1]
             else:
                 try:
-                    mtime = os.stat(s.path).st_mtime
+                    mtime = os.stat(file_of(s.path)).st_mtime  # the state keeps the path's text
                 except OSError:
                     mtime = None
                 self._mtimes[s.path] = (key, mtime)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tracetui.ingest.decode import Quarantined, bom_length, decode_line
-from tracetui.ingest.files import NotRegularFile, file_kind
+from tracetui.ingest.files import NotRegularFile, file_kind, path_text
 from tracetui.ingest.foreign import foreign_format, foreign_message
 from tracetui.ingest.session_files import subagent_files
 from tracetui.ingest.tail import Tailer
@@ -39,7 +39,9 @@ class TranscriptError(Exception):
 
 
 def describe_os_error(path: str | Path, exc: OSError) -> str:
-    """A one-line description of an OSError for ``path`` (no traceback)."""
+    """A one-line description of an OSError for ``path`` (no traceback), the path as
+    :func:`~tracetui.ingest.files.path_text` writes it."""
+    path = path_text(path)
     if isinstance(exc, FileNotFoundError):
         return f"{path}: no such file"
     if isinstance(exc, PermissionError):
@@ -78,14 +80,15 @@ class SessionReader:
         self.subagents = subagents
         self.fold = SessionFold(price=price, sinks=sinks)
         self.tailers: list[Tailer] = []
-        self._known: set[Path] = set()
+        self._known: set[str] = set()  # path_text of each file's resolved path
         for i, p in enumerate(self.paths):
             self._add(p, "main" if i == 0 else "file", None, None)
         self.progress: Callable[[int, int], None] | None = None
 
     def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None) -> int:
-        self._known.add(path.resolve() if path.exists() else path)
-        src = self.fold.add_source(str(path), path.name, role, agent_id, tool_use_id)
+        self._known.add(path_text(path.resolve() if path.exists() else path))
+        # the state keeps the path's text (it is encoded, stored and shown); the tailer opens the path
+        src = self.fold.add_source(path_text(path), path_text(path.name), role, agent_id, tool_use_id)
         self.tailers.append(Tailer(str(path)))
         return src
 
@@ -96,7 +99,7 @@ class SessionReader:
         added = 0
         for main in list(self.paths):
             for sf in subagent_files(main):
-                key = sf.path.resolve()
+                key = path_text(sf.path.resolve())
                 if key in self._known:
                     continue
                 self._add(sf.path, "subagent", sf.agent_id, sf.tool_use_id)
@@ -206,20 +209,20 @@ class SessionReader:
                 raise TranscriptError(st.error)
             f = self.fold.folds[src]
             if st.size == 0:
-                raise TranscriptError(f"{p}: empty file, not a transcript")
+                raise TranscriptError(f"{path_text(p)}: empty file, not a transcript")
             if f.counters.records == 0:
                 if f.malformed:
-                    raise TranscriptError(f"{p}: not a transcript ({f.malformed} line(s), none a JSON object)")
+                    raise TranscriptError(f"{path_text(p)}: not a transcript ({f.malformed} line(s), none a JSON object)")
                 if st.pending_bytes:
-                    raise TranscriptError(f"{p}: not a transcript (no complete JSON line in {st.size} bytes)")
-                raise TranscriptError(f"{p}: not a transcript (no records)")
+                    raise TranscriptError(f"{path_text(p)}: not a transcript (no complete JSON line in {st.size} bytes)")
+                raise TranscriptError(f"{path_text(p)}: not a transcript (no records)")
             if f.counters.unknown_records == f.counters.records:
                 # JSON lines, but not one of a Claude Code record type (user, assistant, …)
                 what = foreign_format(u.type for u in f.unknown)
                 if what is not None:
-                    raise TranscriptError(foreign_message(str(p), what))
+                    raise TranscriptError(foreign_message(path_text(p), what))
                 n = f.counters.records
-                raise TranscriptError(f"{p}: not a transcript ({n} JSON object(s), none a Claude Code record)")
+                raise TranscriptError(f"{path_text(p)}: not a transcript ({n} JSON object(s), none a Claude Code record)")
         # the named files are one session's: its transcript, then its subagent files, which carry
         # the parent's sessionId (transcript-format.md §2). Files of another session would be
         # folded as part of this one: its prompts uncounted, its figures mixed in.
@@ -228,26 +231,26 @@ class SessionReader:
         for src, p in enumerate(self.paths):
             key = p.resolve()
             if key in seen:
-                raise TranscriptError(f"{p}: named twice (as {seen[key]}); its records would be counted twice")
+                raise TranscriptError(f"{path_text(p)}: named twice (as {path_text(seen[key])}); its records would be counted twice")
             seen[key] = p
             if src == 0:
                 continue
             f = self.fold.folds[src]
             if isinstance(f, CodexFold):
                 if f.parent_id is None:  # a second main rollout: counted again, its prompts not at all
-                    raise TranscriptError(f"{p}: a main rollout, not a subagent rollout (its session_meta names no parent)")
+                    raise TranscriptError(f"{path_text(p)}: a main rollout, not a subagent rollout (its session_meta names no parent)")
                 continue  # a child rollout is its own thread (its parent's id is in its session_meta)
             sid = f.session_id
             if main_sid and sid and sid != main_sid:
                 raise TranscriptError(
-                    f"{p}: session {sid}, not {self.paths[0].name}'s session {main_sid}; "
+                    f"{path_text(p)}: session {sid}, not {path_text(self.paths[0].name)}'s session {main_sid}; "
                     "name one session's files (its transcript first, then its subagent files)"
                 )
             if not f.sidechain_file:
                 # a second main transcript (a copy of the first, say): its records would be
                 # counted again, its prompts not at all
                 raise TranscriptError(
-                    f"{p}: a main transcript, not a subagent file (its records are not sidechain records); "
+                    f"{path_text(p)}: a main transcript, not a subagent file (its records are not sidechain records); "
                     "name one session's transcript once, then its subagent files"
                 )
 
@@ -261,9 +264,9 @@ def open_paths(paths: list[Path]) -> list[Path]:
         except OSError as exc:
             raise TranscriptError(describe_os_error(p, exc)) from None
         if not stat.S_ISREG(st.st_mode):
-            raise TranscriptError(f"{p}: {file_kind(st.st_mode)}, not a transcript file")
+            raise TranscriptError(f"{path_text(p)}: {file_kind(st.st_mode)}, not a transcript file")
         if not os.access(p, os.R_OK):
-            raise TranscriptError(f"{p}: permission denied")
+            raise TranscriptError(f"{path_text(p)}: permission denied")
         if st.st_size == 0:
-            raise TranscriptError(f"{p}: empty file, not a transcript")
+            raise TranscriptError(f"{path_text(p)}: empty file, not a transcript")
     return paths

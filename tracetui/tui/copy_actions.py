@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tracetui.ingest.files import path_text
 from tracetui.model.state import RunState
 from tracetui.session.reader import describe_os_error
 from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_export
@@ -113,7 +114,7 @@ class CopyActions:
         label = "card" if kind == "card" else "worker view"
         live, k, now = export_inputs(view)
         clock_now = view.settings.clock()
-        session = live.main.session_id or Path(view.spec.paths[0]).stem
+        session = live.main.session_id or path_text(Path(view.spec.paths[0]).stem)
         folder = self.settings.export_dir
 
         def work() -> None:

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from tracetui.ingest.codex_content import codex_record_text
+from tracetui.ingest.files import file_of
 from tracetui.ingest.prompts import classify_user_text
 from tracetui.model.episodes import ASK_CHARS
 from tracetui.model.state import Anchor, RunState
@@ -156,7 +157,7 @@ def _read(state: RunState, anchor: Anchor, inline: str, max_bytes: int) -> tuple
     """``(the record at anchor, "")``, or ``(None, a one-line note saying why it cannot be read)``."""
     if not 0 <= anchor.src < len(state.sources):
         return None, f"(source {anchor.src} unknown)"
-    path = state.sources[anchor.src].path
+    path = file_of(state.sources[anchor.src].path)  # the state keeps the path's text
     try:
         return read_record(path, anchor.offset, max_bytes), ""
     except OSError as exc:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tracetui.args import OneLineParser, add_agent_arg
+from tracetui.ingest.files import path_text
 from tracetui.tui.settings import MAX_TABS, SessionSpec, Settings
 
 __all__ = ["run_app", "build_settings", "parser", "UsageError"]
@@ -129,7 +130,7 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
             p = resolve_target(a, agent=ns.agent)
             _refuse_special(p)
             meta = rollout_meta(p)  # a rollout's name starts "rollout-<time>": its thread id says which
-            s.sessions.append(SessionSpec((p,), (meta.thread_id if meta else p.stem)[:8]))
+            s.sessions.append(SessionSpec((p,), (meta.thread_id if meta else path_text(p.stem))[:8]))
     if ns.all:
         s.all_hours = ns.hours
         cutoff = now - ns.hours * 3600

@@ -14,6 +14,7 @@ from textual.reactive import var
 from textual.widgets import OptionList, ProgressBar, Static
 
 from tracetui.ingest.agents import file_agent
+from tracetui.ingest.files import path_text
 from tracetui.model.state import RunState
 from tracetui.session.follow import Followed
 from tracetui.tui.format import one_line
@@ -82,7 +83,7 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         if not (self.built or self._building):
-            yield Static(Text(f" reading {one_line(str(self.spec.paths[0]))}…", style="bold"), classes="placeholder")
+            yield Static(Text(f" reading {one_line(path_text(self.spec.paths[0]))}…", style="bold"), classes="placeholder")
             return
         header = SessionHeader(classes="session-header")
         header.demo = self.spec.demo
@@ -120,7 +121,7 @@ class SessionView(SessionFeed, Scrubbing, Vertical):
     def _init_panes(self) -> None:
         self.query_one(".fold-progress").display = False
         self.query_one(".notice").display = False
-        self.query_one(SessionHeader).update(Text(f" reading {one_line(str(self.spec.paths[0]))}…", style="bold"))
+        self.query_one(SessionHeader).update(Text(f" reading {one_line(path_text(self.spec.paths[0]))}…", style="bold"))
         if self._notice is not None:
             self._show_notice(*self._notice)
 

@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import TabbedContent, TabPane
 
+from tracetui.ingest.files import path_text
 from tracetui.tui.format import one_line
 from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec
@@ -34,7 +35,7 @@ class TabActions:
 
     def _pane(self, spec: SessionSpec) -> TabPane:
         self._tab_n += 1
-        title = Content(one_line(spec.label or Path(spec.paths[0]).stem[:8], 40))
+        title = Content(one_line(spec.label or path_text(Path(spec.paths[0]).stem)[:8], 40))
         # only the first tab draws its panes at once; the others when first shown (mounting
         # the panes of 200 tabs took 12 s before the first screen)
         return TabPane(title, SessionView(spec, self.settings, eager=self._tab_n == 1), id=f"tab-{self._tab_n}")

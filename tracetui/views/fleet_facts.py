@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from tracetui.ingest.files import path_text
 from tracetui.model.anomalies import timeless_anomalies
 from tracetui.model.anomaly_rules import context_window
 from tracetui.model.state import Anchor, Event, RunState
@@ -224,7 +225,7 @@ def session_facts(
     return SessionFacts(
         key=key,
         session_id=main.session_id or "",
-        project=main.cwd.rstrip("/").rsplit("/", 1)[-1] if main.cwd else project,
+        project=main.cwd.rstrip("/").rsplit("/", 1)[-1] if main.cwd else path_text(project),  # a folder's name: shown
         agent=state.agent if state.agent != "claude" else agent,
         title=cut_whole(main.title or (main.goal.text if main.goal is not None else ""), TITLE_CHARS),
         last_record=last.timestamp() if last is not None else None,
@@ -240,7 +241,7 @@ def session_facts(
         day_usd=day_usd,
         records=state.counters.records,
         role=role,
-        orphan=orphan,
+        orphan=path_text(orphan),
         day_unpriced=day_unpriced,
         pending=len(state.pending),
     )

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from tracetui.ingest.codex_discover import ROLE_CHARS
+from tracetui.ingest.files import path_text
 from tracetui.model.anomaly_rules import stall_severity
 from tracetui.model.timestamps import fmt_span
 from tracetui.views.burn import (
@@ -287,7 +288,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
         {"tool": c.tool, "brief": c.brief, "age_s": _num(now - c.started) if c.started else None, "main": c.main} for c in f.in_flight
     ]
     return {
-        "key": f.key,
+        "key": path_text(f.key),  # the key is the main file's path (opened by the monitor)
         "session_id": f.session_id,
         "project": f.project,
         "title": f.title,

@@ -10,7 +10,8 @@ Tables:
 
 * ``meta(key, value)``: ``schema``, ``version``, ``code`` (:func:`index_code`), ``fts`` (whether
   the FTS5 table is there);
-* ``files``: one row per transcript file: path, inode, size, modification time (ns), resume
+* ``files``: one row per transcript file: path (its text, ingest/files.py ``path_text``: the
+  key; the walk's listing gives the file to read), inode, size, modification time (ns), resume
   offset and line, the head key (ingest/tail.py) and fingerprint (store/db.py) that tell a
   grown file from a rewritten one, its project folder, session id, agent (``"claude"`` or
   ``"codex"``: the agent whose fold its first record chose), role, working directory, first and

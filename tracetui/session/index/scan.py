@@ -32,6 +32,7 @@ from typing import Any
 
 import msgspec
 
+from tracetui.ingest.files import path_text
 from tracetui.ingest.secrets import redact_head
 from tracetui.model.codex_fold import AGENT, CodexFold
 from tracetui.model.state import Event
@@ -174,6 +175,7 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     """Read ``path`` from the start, or from ``resume``, and fold it (see the module docstring).
     Never raises for the file: an I/O error is ``Folded.error`` (one line naming the file)."""
     docs, hist = _Docs(), _Count()
+    key_path = path_text(path)  # as the index keys the file (its files row): the path's text
     reader = SessionReader([Path(path)], subagents=False, price=False, sinks=lambda _src: (docs, hist))
     if resume is not None and resume.codex is not None:
         try:
@@ -196,7 +198,7 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
         t.restore(resume.offset, resume.line, resume.inode, resume.head)
         if resume.codex is None:  # a rollout's responses are one entry each: none spans the resume point
             for msg, day, model, i, o, cc, cr, c1h in resume.msgs:
-                f.usage.add(_local(msg, str(path)), model, (i, o, cc, cr, c1h), day)
+                f.usage.add(_local(msg, key_path), model, (i, o, cc, cr, c1h), day)
             f.sidechain_file = resume.sidechain
     reader.poll(final=True)
     st = reader.fold.sources[0]
@@ -214,7 +216,7 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
         m = book.message(key)
         if m is not None:
             usage, model, day = m
-            out.msgs.append((_global(key, str(path)), day, model, *usage))
+            out.msgs.append((_global(key, key_path), day, model, *usage))
     out.docs = docs.items
     out.session_id, out.cwd = f.session_id, f.cwd
     out.first_ts, out.last_ts = f.first_timestamp, f.last_timestamp

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracetui import __version__
+from tracetui.ingest.files import path_text
 from tracetui.ingest.session_files import TranscriptFile, all_transcripts, codex_transcripts
 from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_code, index_path, open_db
 from tracetui.session.index.masks import mask_folded, masked_text
@@ -242,8 +243,8 @@ def _relabel(row: tuple, tf: TranscriptFile) -> tuple | None:
     return None if label == tuple(row[12:15]) else (*label, row[0])
 
 
-def _plan(row: tuple | None, st: os.stat_result, path: str) -> tuple[str, Resume | None]:
-    """``("same" | "grow" | "redo" | "new", resume)`` for a file and its saved row."""
+def _plan(row: tuple | None, st: os.stat_result, path: str | Path) -> tuple[str, Resume | None]:
+    """``("same" | "grow" | "redo" | "new", resume)`` for a file (``path``, opened) and its saved row."""
     if row is None:
         return "new", None
     _id, _p, inode, size, mtime_ns, offset, line, head, fp, sidechain, agent, state = row[:12]
@@ -288,14 +289,14 @@ def update(
     todo = []
     relabel = []
     for tf in files:
-        path = str(tf.path)
+        path = path_text(tf.path)  # the row's key and what is shown; tf.path is what is opened
         seen.add(path)
         try:
-            st = os.stat(path)
+            st = os.stat(tf.path)
         except OSError as exc:
             stats.errors.append(f"{path}: {exc.strerror or exc}")
             continue
-        kind, resume = _plan(saved.get(path), st, path)
+        kind, resume = _plan(saved.get(path), st, tf.path)
         if kind != "same":
             todo.append((tf, path, kind, resume))
         elif (label := _relabel(saved[path], tf)) is not None:
@@ -324,12 +325,12 @@ def update(
             resume.msgs = conn.execute(
                 "SELECT msg, day, model, input, output, cache_creation, cache_read, cache_write_1h FROM msgs WHERE file = ?", (row[0],)
             ).fetchall()
-        r = fold_file(path, resume)
+        r = fold_file(str(tf.path), resume)
         if r.reset and resume is not None:  # changed under the read, or a resume state of other code: from the start
-            kind, r = "redo", fold_file(path, None)
+            kind, r = "redo", fold_file(str(tf.path), None)
         if not r.error and not r.reset:
             try:
-                r.fingerprint = fingerprint(path, r.offset)
+                r.fingerprint = fingerprint(str(tf.path), r.offset)
             except OSError as exc:
                 r.error = f"{path}: {exc.strerror or exc}"
         if r.error or r.reset:

@@ -14,7 +14,9 @@ Tables (``SCHEMA`` is their version; a database of another version is emptied an
 * ``meta(key, value)``: ``schema``, ``version`` (tracetui's), ``code`` (the fold code's
   fingerprint), ``paths`` and ``subagents`` (what was named), ``known`` (files seen),
   ``prices`` (the cost memo), as msgpack values;
-* ``sources``: per file its path, inode, size, modification time, resume offset and line, the
+  (every path as its text, ingest/files.py ``path_text``: valid UTF-8 whatever the name's bytes);
+* ``sources``: per file its path (its text, mapped back to the file through the listing on a
+  resume: store/reader.py), inode, size, modification time, resume offset and line, the
   held head bytes, the head/tail fingerprint, and how many events and history snapshots of it
   the saved state covers;
 * ``events``: the ledger, one row per event (``id`` is ``src << 40 | seq``; canonical UUIDs
@@ -223,7 +225,7 @@ def code_fingerprint() -> str:
     return h.hexdigest()[:32]
 
 
-def fingerprint(path: str, offset: int) -> bytes:
+def fingerprint(path: str | os.PathLike[str], offset: int) -> bytes:
     """SHA-256 over the first and the last :data:`FP_BYTES` bytes before ``offset`` of the
     file at ``path``. Raises ``OSError`` (``NotRegularFile`` for a FIFO or device, never opened)."""
     from tracetui.ingest.files import open_regular

@@ -26,10 +26,10 @@ from typing import Any
 import msgspec
 
 from tracetui import __version__
-from tracetui.ingest.session_files import subagent_files
+from tracetui.ingest.files import path_text
 from tracetui.session.store.db import SCHEMA, TABLES, cache_path, code_fingerprint, connect, create_schema, fingerprint
 from tracetui.session.store.ledger import Store
-from tracetui.session.store.reader import _SOURCES, SAVE_BUSY_MS, WRITE_BUSY_MS, StoreReader, _meta
+from tracetui.session.store.reader import _SOURCES, SAVE_BUSY_MS, WRITE_BUSY_MS, StoreReader, _meta, listing
 
 __all__ = ["open_cached", "open_private"]
 
@@ -42,14 +42,17 @@ def _why_stale(conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path]
         return f"written by tracetui {meta.get('version')}, this is {__version__}"
     if meta.get("code") != code_fingerprint():
         return "written by other fold code (same version)"
-    if meta.get("paths") != [str(p) for p in paths] or meta.get("subagents") != subagents:
+    if meta.get("paths") != [path_text(p) for p in paths] or meta.get("subagents") != subagents:
         return "other files"
     saved = conn.execute(_SOURCES).fetchall()
     if not saved:
         return "no saved fold state"
+    files = listing(paths, subagents)
+    real = dict(files)
     for _src, path, inode, size, mtime_ns, offset, _line, _head, fp, _n, _h in saved:
+        file = real.get(path, path)  # the text of the path saved, mapped back to the file
         try:
-            st = os.stat(path)
+            st = os.stat(file)
         except OSError:
             return f"{path}: gone"
         if st.st_ino != inode:
@@ -61,15 +64,12 @@ def _why_stale(conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path]
             # fingerprints below cover only the start and the bytes before the resume offset)
             return f"{path}: rewritten in place"
         try:
-            if fingerprint(path, offset) != fp:
+            if fingerprint(file, offset) != fp:
                 return f"{path}: rewritten"
         except OSError:
             return f"{path}: unreadable"
     # the files a fresh fold would read first must be the saved ones, in the same order
-    expect = [str(p) for p in paths]
-    if subagents:
-        for main in paths:
-            expect.extend(str(sf.path) for sf in subagent_files(Path(main)))
+    expect = [text for text, _ in files]
     names = [r[1] for r in saved]
     if expect[: len(names)] != names:
         return "subagent files changed"

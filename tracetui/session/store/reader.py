@@ -15,6 +15,8 @@ from typing import Any
 import msgspec
 
 from tracetui import __version__
+from tracetui.ingest.files import path_text
+from tracetui.ingest.session_files import subagent_files
 from tracetui.ingest.tail import Tailer
 from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
@@ -96,7 +98,7 @@ class StoreReader(SessionReader):
 
     def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None) -> int:
         src = super()._add(path, role, agent_id, tool_use_id)
-        self.store.paths[src] = str(path)
+        self.store.paths[src] = str(path)  # opened (a call's brief): the path, not its text
         return src
 
     def _position(self) -> tuple:
@@ -170,16 +172,17 @@ class StoreReader(SessionReader):
             if st.st_ino != t.inode:
                 return False  # replaced since it was read: the next open folds it again anyway
             fp = fingerprint(t.path, t.offset)
-            rows.append((src, t.path, t.inode, st.st_size, st.st_mtime_ns, t.offset, t.line_no, t.head, fp, len(f.events), len(f.history)))
+            name = path_text(t.path)  # saved as text (valid UTF-8 for SQLite), opened as the path
+            rows.append((src, name, t.inode, st.st_size, st.st_mtime_ns, t.offset, t.line_no, t.head, fp, len(f.events), len(f.history)))
         if state_rows is None:
             state_rows = self._state_rows()
         meta = {
             "schema": SCHEMA,
             "version": __version__,
             "code": code_fingerprint(),
-            "paths": [str(p) for p in self.paths],
+            "paths": [path_text(p) for p in self.paths],
             "subagents": self.subagents,
-            "known": sorted(str(k) for k in self._known),
+            "known": sorted(self._known),
             "prices": [(k, v[0], v[1]) for k, v in self._prices.items()],
         }
         c = self.store.wconn
@@ -233,8 +236,9 @@ class StoreReader(SessionReader):
             further |= offset > mine[5]
         if not further:
             return False
+        real = {path_text(t.path): t.path for t in self.tailers}
         try:
-            return all(fingerprint(path, offset) == fp for path, _i, offset, fp in saved[: len(rows)])
+            return all(fingerprint(real.get(path, path), offset) == fp for path, _i, offset, fp in saved[: len(rows)])
         except OSError:
             return False
 
@@ -259,6 +263,7 @@ class StoreReader(SessionReader):
         if not isinstance(fold, SessionFold) or len(fold.folds) != len(srcs) or len(fold.sources) != len(srcs):
             raise ValueError("corrupt store: fold and sources differ")
         fold.sinks = self.store.sinks
+        real = dict(listing(self.paths, self.subagents))
         tailers = []
         for f, (src, path, inode, _size, _mt, offset, line, head, _fp, n_events, n_hist) in zip(fold.folds, srcs):
             if f.src != src or f._seq != n_events:
@@ -266,6 +271,7 @@ class StoreReader(SessionReader):
             f.on_usage = None if f.usage is fold.usage else fold.usage.add  # SessionFold._combine_usage
             f.events = StoreLedger(self.store, src, n_events)  # type: ignore[assignment]
             f.history = StoreHistory(self.store, src, n_hist)  # type: ignore[assignment]
+            path = real.get(path, path)  # a saved text back to the file it names
             self.store.paths[src] = path
             t = Tailer(path)
             t.restore(offset, line, inode, head)
@@ -278,6 +284,17 @@ class StoreReader(SessionReader):
         self.fold = fold
         self.tailers = tailers
         self.store.resumed()
-        self._known = {Path(k) for k in meta.get("known", ())}
+        self._known = set(meta.get("known", ()))
         self._prices = {bytes(k): (c, n) for k, c, n in meta.get("prices", ())}
         self._saved_at = self._position()
+
+
+def listing(paths: list[Path], subagents: bool) -> list[tuple[str, str]]:
+    """The files a fresh fold of ``paths`` reads first, in order (the named ones, then each
+    one's subagent files with ``subagents``), each as ``(text, path)``: its
+    :func:`~tracetui.ingest.files.path_text` (as saved) and the path itself (as opened)."""
+    files = [str(p) for p in paths]
+    if subagents:
+        for main in paths:
+            files.extend(str(sf.path) for sf in subagent_files(Path(main)))
+    return [(path_text(f), f) for f in files]

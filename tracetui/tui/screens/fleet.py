@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from tracetui.ingest.files import path_text
 from tracetui.tui.fleet_feed import FleetChanged, FleetFeed
 from tracetui.tui.settings import SessionSpec
 from tracetui.tui.widgets.fleet_rows import FleetRows
@@ -212,7 +213,7 @@ class FleetScreen(Screen[None]):
         event.stop()
         key = event.key
         row = next((r for r in self.rows if r.facts.key == key), None)
-        label = f"{row.facts.project[-16:]}/{row.facts.session_id[:8]}" if row is not None else Path(key).stem[:8]
+        label = f"{row.facts.project[-16:]}/{row.facts.session_id[:8]}" if row is not None else path_text(Path(key).stem)[:8]
         app = self.app
         self.dismiss()
         app.open_session(SessionSpec((Path(key),), label))  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tracetui.ingest.files import path_text
 from tracetui.tui.format import one_line
 from tracetui.tui.view_model import AnomalyRow, anomaly_rows
 from tracetui.tui.widgets.pane import Shown, guarded, set_title, short_anchor
@@ -64,8 +65,8 @@ def budget_rows(app: object, state: object) -> list[AnomalyRow]:
         return []
     from tracetui.views.burn import budget_anomaly
 
-    key = sources[0].path
-    row = next((r for r in feed.rows if r.facts.key == key), None)
+    key = sources[0].path  # the path's text; the fleet's key is the path
+    row = next((r for r in feed.rows if path_text(r.facts.key) == key), None)
     a = budget_anomaly(row.budget) if row is not None and row.budget is not None else None
     if a is None:
         return []
