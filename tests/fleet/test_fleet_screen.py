@@ -227,17 +227,24 @@ async def test_a_crossed_session_budget_is_a_badge_in_the_session(tmp_path: Path
         app.open_session(app.settings.sessions[2])  # the failing session's tab
         await wait_until(pilot, lambda: app.current_view is not None and app.current_view.spec.key == str(paths[2]), 200, 0.02)
         view = app.current_view
-        await wait_until(pilot, lambda: view.state is not None and view.built, 200, 0.02)
+        # ``built`` is true from the start for a view made eagerly, before its panes are mounted
+        await wait_until(pilot, lambda: view.state is not None and view.built and view.query(AnomalyBadges), 200, 0.02)
         app.fleet_feed.tick(NOW)  # what the app's clock tick does
         view.refresh_panes()
         badges = view.query_one(AnomalyBadges)
         budget = [r for r in badges.rows if r.kind == "budget"]
         assert budget and budget[0].severity == "error" and "the session budget $0.02 is crossed" in budget[0].message
-        # another session, within its budget: no badge
+        # another session, within its budget: no badge. The tab shown moves the focus into its
+        # view; the report of that focus, still queued, would make it the active tab again after
+        # a switch made at once (the switch then was never seen: a wait of 60 s, then a test of
+        # the tab shown before)
+        await wait_until(pilot, lambda: app.screen.focused is not None and view in app.screen.focused.ancestors_with_self, 200, 0.02)
+        await pilot.pause()
         app.open_session(app.settings.sessions[4])
         await wait_until(pilot, lambda: app.current_view.spec.key == str(paths[4]) and app.current_view.built, 200, 0.02)
         other = app.current_view
-        await wait_until(pilot, lambda: other.state is not None, 200, 0.02)
+        assert other.spec.key == str(paths[4])  # the tab asked for (it went back to the focused one's)
+        await wait_until(pilot, lambda: other.state is not None and other.query(AnomalyBadges), 200, 0.02)
         app.settings.budget_usd = 100.0
         app.fleet_feed.tick(NOW)
         other.refresh_panes()
