@@ -116,3 +116,33 @@ async def test_two_sessions_stay_two_rows(tmp_path: Path) -> None:
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await settled_rows(pilot, app)
         assert sorted(r.facts.key for r in screen.rows) == sorted([str(real), str(other)])
+
+
+@pytest.mark.parametrize("how", ["relative", "symlink"])
+def test_all_opens_one_tab_for_a_session_named_by_another_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    from tracetui.tui.main import build_settings
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    real = busy_session(tmp_path)
+    if how == "relative":
+        monkeypatch.chdir(real.parent)
+        arg = f"./{real.name}"
+    else:
+        (tmp_path / "link").symlink_to(tmp_path / "projects", target_is_directory=True)
+        arg = str(tmp_path / "link" / real.parent.name / real.name)
+    s = build_settings(["--all", arg], now=NOW)
+    assert [sp.key for sp in s.sessions] == [str(Path(arg))]
+
+
+def test_the_watch_takes_a_tabs_file_named_another_way_as_known(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracetui.tui.sessions_watch import SessionsWatch
+
+    real = busy_session(tmp_path)
+    monkeypatch.chdir(real.parent)
+    posted: list = []
+    # --all's watch (hours given): a session it does not know is posted, and opened in a tab
+    w = SessionsWatch(posted.append, {real.name}, tmp_path / "projects", 24.0, lambda: NOW, agent="claude")
+    assert w.scan(first=True) == []
+    sid = "3333bbbb-2222-3333-4444-555555555555"
+    other = fs.write(fs.busy(sid, 5, start=fs.iso(NOW - 5 * 60 - 10)), tmp_path, "-tmp-live", sid)
+    assert [s.path for s in w.scan()] == [other]
