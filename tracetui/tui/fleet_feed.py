@@ -21,7 +21,9 @@ from textual.message import Message
 
 from tracetui.ingest.codex_discover import rollout_role
 from tracetui.ingest.discover import orphan_of
+from tracetui.ingest.file_ident import file_ident, file_stat
 from tracetui.model.state import RunState
+from tracetui.views.fleet_copies import FileOf, one_per_session
 from tracetui.views.fleet_facts import SessionFacts, session_facts
 from tracetui.views.fleet_table import Budgets, FleetRow, fleet_rows
 
@@ -71,6 +73,9 @@ class FleetFeed:
         self._thread: threading.Thread | None = None
         self._stopped = False
         self._facts: dict[str, tuple[SessionFacts, float | None]] = {}
+        #: each key's file as last stat'ed: ``((st_dev, st_ino) or None, size)`` (one row per
+        #: session: :mod:`tracetui.views.fleet_copies`)
+        self._files: dict[str, tuple[tuple[int, int] | None, int]] = {}
         self._states: dict[str, str] = {}
         #: bumps whenever facts change (the screen redraws when it moved)
         self.version = 0
@@ -109,8 +114,10 @@ class FleetFeed:
             facts = session_facts(state, key, project or Path(key).parent.name, agent, role, orphan_of(Path(key)))
         except Exception:  # a fleet bug must not stop the session's own view
             return
+        ident, size = file_stat(key)
         with self._lock:
             self._facts[key] = (facts, written)
+            self._files[key] = (ident, size)
             self.version += 1
         screen = self.screen
         if screen is not None:
@@ -137,16 +144,37 @@ class FleetFeed:
             self._cond.notify_all()
 
     def pairs(self) -> list[tuple[SessionFacts, float | None]]:
-        """``(facts, written)`` of every session in the window."""
+        """``(facts, written)`` of every session in the window, one pair a session: of the
+        files it holds of one session (a tab's path and the same file found under the projects
+        folder, a copy elsewhere), the one :func:`~tracetui.views.fleet_copies.one_per_session`
+        takes."""
         with self._lock:
-            return list(self._facts.values())
+            pairs = list(self._facts.values())
+            files = {k: FileOf(ident, size, k not in self.followed) for k, (ident, size) in self._files.items()}
+        return one_per_session(pairs, files)
+
+    def keys(self) -> set[str]:
+        """The keys whose facts are computed (every file of a session, its copies too)."""
+        with self._lock:
+            return set(self._facts)
 
     def follow_window(self, follow: Any, infos: list, open_keys: set[str], subagents: bool = True, use_cache: bool = True) -> None:
         """Follow the sessions of ``infos`` (:class:`~tracetui.ingest.discover.SessionInfo`) that
-        have no tab (not in ``open_keys``) and are not followed yet, through ``follow``."""
+        have no tab (not in ``open_keys``) and are not followed yet, through ``follow``: matched
+        as files (``(st_dev, st_ino)``), as a tab's path can name a listed file another way
+        (relative, through a symlinked folder), which its tab reads already. A copy of a
+        session (another file) is followed: the fleet's rows keep one of them (:meth:`pairs`)."""
         self.discovered = True
         with self._lock:  # the fleet screen's listing thread and the UI thread both call it
             infos = [i for i in infos if str(i.path) not in open_keys and str(i.path) not in self.followed]
+            known = open_keys | self.followed
+            idents = {self._files[k][0] if k in self._files else None for k in known}
+        # the files of the keys known (those with facts were stat'ed when computed)
+        idents |= {file_ident(k) for k in known if k not in self._files}
+        idents.discard(None)
+        infos = [i for i in infos if file_ident(i.path) not in idents]
+        with self._lock:
+            infos = [i for i in infos if str(i.path) not in self.followed]
             self.followed.update(str(i.path) for i in infos)
         for info in infos:
             key = str(info.path)

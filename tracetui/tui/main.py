@@ -86,6 +86,7 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
 
     from tracetui.ingest.codex_discover import rollout_meta
     from tracetui.ingest.discover import is_session, list_sessions, newest_session, resolve_target, where_sessions
+    from tracetui.ingest.file_ident import file_ident
 
     ns = parser(subcommands).parse_args(list(argv))
     if ns.hours is None:
@@ -134,9 +135,14 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
     if ns.all:
         s.all_hours = ns.hours
         cutoff = now - ns.hours * 3600
+        # the sessions named are matched as files: a relative path, or one through a symlinked
+        # folder, names a listed file another way (eighth user trial: two tabs, two fleet rows)
         have = {sp.key for sp in s.sessions}
+        have_files = {file_ident(sp.paths[0]) for sp in s.sessions} - {None}
         for info in list_sessions(agent=ns.agent):
             if info.mtime < cutoff or str(info.path) in have:
+                continue
+            if have_files and file_ident(info.path) in have_files:
                 continue
             if is_session(info):  # a stray file is no session
                 s.sessions.append(SessionSpec((info.path,), f"{info.project[-16:]}/{info.session_id[:8]}"))

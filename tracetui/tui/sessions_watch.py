@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tracetui.ingest.discover import SessionInfo, is_session, list_sessions, projects_dir
+from tracetui.ingest.file_ident import file_ident
 from tracetui.tui.messages import SessionsFound
 
 __all__ = ["SessionsWatch", "POLL_SECONDS", "KEY", "CODEX_FOLDERS"]
@@ -25,9 +26,10 @@ KEY = "\0sessions"
 
 
 class SessionsWatch:
-    """Posts sessions under ``root`` that are not in ``known`` (paths) and were modified in the
-    last ``hours`` hours (``None``: any age, but only sessions that appear after the start), of
-    ``agent`` only when given (``"claude"`` | ``"codex"``), Codex rollouts under ``$CODEX_HOME``.
+    """Posts sessions under ``root`` that are not in ``known`` (paths, or other paths to their
+    files) and were modified in the last ``hours`` hours (``None``: any age, but only sessions
+    that appear after the start), of ``agent`` only when given (``"claude"`` | ``"codex"``),
+    Codex rollouts under ``$CODEX_HOME``.
     :meth:`attach` hands it to a :class:`~tracetui.session.follow.Follow`, whose workers run
     :meth:`step` when the folders change."""
 
@@ -42,6 +44,9 @@ class SessionsWatch:
     ) -> None:
         self.post = post
         self.known = set(known)
+        #: the files of ``known`` (a tab's path may name a listed file another way: relative,
+        #: through a symlinked folder), stat'ed once
+        self.known_files = {file_ident(k) for k in known} - {None}
         self.root = root or projects_dir()
         self.hours = hours
         self.clock = clock
@@ -87,6 +92,9 @@ class SessionsWatch:
         for s in found:
             key = str(s.path)
             if key in self.known:
+                continue
+            if self.known_files and file_ident(s.path) in self.known_files:
+                self.known.add(key)
                 continue
             if first and self.hours is None:
                 self.known.add(key)
