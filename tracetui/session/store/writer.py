@@ -48,11 +48,14 @@ class Writer:
 
     Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, first idx, [AgentState, ...])``,
     ``("episodes", src, [(pos, Episode), ...])``, or a
-    callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
+    callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done.
 
-    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
-        self.conn = conn
-        self.lock = lock
+    ``link``: the connection it writes through (store/pool.py :class:`~tracetui.session.store.pool.Link`,
+    opened again when the pool closed it meanwhile), used holding the link."""
+
+    def __init__(self, link: Any) -> None:
+        self.link = link
+        self.lock = link.lock
         self._q: queue.Queue[Any] = queue.Queue(maxsize=QUEUE_BATCHES)
         self._cond = threading.Condition()
         self._sent = 0
@@ -117,18 +120,19 @@ class Writer:
                 if self.failed is None:
                     try:
                         with self.lock:
-                            self.conn.execute("BEGIN IMMEDIATE")
+                            conn = self.link.get()
+                            conn.execute("BEGIN IMMEDIATE")
                             try:
                                 for job in jobs:
-                                    self._write(job)
-                                self.conn.execute("COMMIT")
+                                    self._write(conn, job)
+                                conn.execute("COMMIT")
                             except BaseException:
-                                self.conn.execute("ROLLBACK")
+                                conn.execute("ROLLBACK")
                                 raise
                         for job in jobs:
                             if type(job) is tuple and job[0] == "events":
                                 job[3].on_disk = job[2][-1].seq  # committed: readers need not wait
-                    except sqlite3.Error as exc:
+                    except (sqlite3.Error, OSError) as exc:  # OSError: the connection could not be opened again
                         self.failed = f"{type(exc).__name__}: {exc}"
                 if self.failed is not None:
                     for job in jobs:
@@ -145,8 +149,7 @@ class Writer:
             if last:
                 return
 
-    def _write(self, job: Any) -> None:
-        c = self.conn
+    def _write(self, c: sqlite3.Connection, job: Any) -> None:
         if callable(job):
             job(c)
         elif job[0] == "events":
