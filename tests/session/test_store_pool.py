@@ -1,0 +1,105 @@
+"""The session databases' connections are bounded (store/pool.py): past the cap, the least
+recently used idle ones close, and a store whose connections closed reads its views, folds and
+saves as before, its connections opened again."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from fixtures import append, jsonl, prompt, tool_call, tool_result, write
+from test_store import assert_same_state, fold_state
+
+from tracetui.session.reader import SessionReader
+from tracetui.session.store import open_cached, pool
+from tracetui.session.store.db import connect
+
+#: the cap the tests set, and the sessions they open past it
+CAP = 3
+SESSIONS = 8
+
+
+@pytest.fixture(autouse=True)
+def _setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(pool, "MAX_OPEN", CAP)
+
+
+def _session(path: Path, n: int) -> Path:
+    recs = [prompt(f"goal {n}")]
+    for i in range(12):
+        recs += [tool_call(f"t{n}-{i}", "Bash", {"command": f"echo {i}"}), tool_result(f"t{n}-{i}", f"out {i}")]
+        if i % 4 == 3:
+            recs.append(prompt(f"next {i}"))
+    return write(path, recs)
+
+
+def _database_fds() -> int:
+    """This process's descriptors open on a ``*.sqlite`` file (one per open connection)."""
+    n = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            n += os.readlink(f"/proc/self/fd/{fd}").endswith(".sqlite")
+        except OSError:
+            pass
+    return n
+
+
+def test_stores_past_the_cap_close_their_connections_and_still_read_fold_and_save(tmp_path: Path) -> None:
+    paths = [_session(tmp_path / f"s{n}.jsonl", n) for n in range(SESSIONS)]
+    readers = [open_cached([p], price=False) for p in paths]
+    states = []
+    for r in readers:
+        states.append(fold_state(r))
+        r.store.sync()
+    assert pool.open_links() <= CAP
+    if sys.platform.startswith("linux"):
+        assert _database_fds() <= CAP
+    first = readers[0].store
+    assert not (first._r.is_open or first._w.is_open)  # the least recently used: closed
+    # the views read the database again, through connections opened for them
+    for p, state in zip(paths, states):
+        assert_same_state(state, fold_state(SessionReader([p], price=False)))
+    # appended lines are folded and written, and the state saved, after the connections closed
+    for p, r in zip(paths, readers):
+        append(p, jsonl([prompt("one more")]))
+        fold_state(r)
+        assert r.save_cache()
+    assert pool.open_links() <= CAP
+    for p in paths:
+        warm = open_cached([p], price=False)
+        assert warm.cache_status == "warm"
+        assert_same_state(fold_state(warm), fold_state(SessionReader([p], price=False)))
+
+
+def test_a_connection_in_use_when_the_pool_asks_is_closed_when_let_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pool, "MAX_OPEN", 1)
+    a = pool.Link(str(tmp_path / "a.sqlite"), 100)
+    b = pool.Link(str(tmp_path / "b.sqlite"), 100)
+    with a:
+        a.get().execute("CREATE TABLE t(x)")
+        with b:
+            b.get()  # past the cap: a is asked to close, and is in use
+        assert a.is_open
+        a.get().execute("INSERT INTO t VALUES (1)")  # used again: it stays open
+        with b:
+            b.get()
+    assert not a.is_open and b.is_open  # closed when let go
+    with a:
+        assert a.get().execute("SELECT x FROM t").fetchall() == [(1,)]  # opened again
+    assert not b.is_open
+
+
+def test_a_private_database_is_never_closed_by_the_pool(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(pool, "MAX_OPEN", 0)
+    private = pool.Link("", 0, connect(""))
+    with private:
+        private.get().execute("CREATE TABLE t(x)")
+    other = pool.Link(str(tmp_path / "o.sqlite"), 100)
+    with other:
+        other.get()
+    assert private.is_open and not private.evict()
+    with private:
+        assert private.get().execute("SELECT count(*) FROM t").fetchall() == [(0,)]  # its rows live with it
