@@ -51,7 +51,8 @@ class Link:
         #: not closed by the pool (a temporary database, a writer process's connection)
         self.pinned = path == ""
         self._conn = conn
-        #: the pool wants the connection closed (it found the link held)
+        #: the pool wants the connection closed (it found the link held): closed when let go,
+        #: though used again meanwhile (the other links of its database are closed already)
         self._closing = False
         #: pragmas set since the open, set again at a reopen (``synchronous=OFF`` of a build)
         self._pragmas: dict[str, str] = {}
@@ -100,7 +101,6 @@ class Link:
                 c.close()
                 raise
             self._conn = c
-        self._closing = False
         _touch(self)
         return c
 
