@@ -102,3 +102,26 @@ def test_a_private_database_is_never_closed_by_the_pool(monkeypatch: pytest.Monk
     assert private.is_open and not private.evict()
     with private:
         assert private.get().execute("SELECT count(*) FROM t").fetchall() == [(0,)]  # its rows live with it
+
+
+def test_an_idle_writer_thread_ends_and_the_next_write_starts_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracetui.session.store import writer
+
+    monkeypatch.setattr(writer, "IDLE_EXIT", 0.01)
+    p = _session(tmp_path / "s.jsonl", 0)
+    r = open_cached([p], price=False)
+    fold_state(r)
+    w = r.store._writer
+    first = w._thread
+    r.store.sync()
+    first.join(30)  # no job comes: it ends
+    assert not first.is_alive() and w._thread is None
+    append(p, jsonl([prompt("one more")]))
+    state = fold_state(r)
+    r.store.sync()  # a new thread wrote the new rows
+    assert w.failed is None and w._thread is not first
+    assert r.save_cache()
+    warm = open_cached([p], price=False)
+    assert warm.cache_status == "warm"
+    assert_same_state(fold_state(warm), fold_state(SessionReader([p], price=False)))
+    assert_same_state(state, fold_state(SessionReader([p], price=False)))

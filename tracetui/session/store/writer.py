@@ -20,6 +20,9 @@ __all__ = ["Writer", "GROUP", "QUEUE_BATCHES", "INSERT_HISTORY", "INSERT_EPISODE
 GROUP = 16
 #: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
 QUEUE_BATCHES = 4
+#: seconds a writer's thread waits for a job before it ends (the next job starts another): the
+#: fleet's hundreds of stores, most of them idle, held a thread each
+IDLE_EXIT = 5.0
 
 
 #: the statements a writer's rows are written with (``executemany``; the events':
@@ -76,12 +79,12 @@ class Writer:
 
     def submit(self, job: Any) -> int:
         """Queue ``job``; returns its number (jobs are done in order: see :attr:`done`)."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
-            self._thread.start()
         with self._cond:
             self._sent += 1
             n = self._sent
+            if self._thread is None:  # none yet, or it ended idle (under the lock: see _idle_end)
+                self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
+                self._thread.start()
         self._q.put(job)
         return n
 
@@ -101,9 +104,23 @@ class Writer:
             while self._done < self._sent:
                 self._cond.wait()
 
+    def _idle_end(self) -> bool:
+        """Whether the thread ends now, no job having come for :data:`IDLE_EXIT` seconds: only
+        when none is sent and not done (a job counted under the lock is on its way to the queue)."""
+        with self._cond:
+            if self._done < self._sent:
+                return False
+            self._thread = None
+            return True
+
     def _run(self) -> None:
         while True:
-            job = self._q.get()
+            try:
+                job = self._q.get(timeout=IDLE_EXIT)
+            except queue.Empty:
+                if self._idle_end():
+                    return
+                continue
             if job is None:
                 return
             jobs, last, nxt = [job], False, None
