@@ -84,11 +84,10 @@ def brief_from_file(path: str, offset: int, block: int, name: str) -> str | None
     return brief_input(name, decode_any(b.input))
 
 
-def find_call(
-    conn: sqlite3.Connection, lock: Any, src: int, n: int, tid: str, path: str | None, mem: dict[str, Event] | None = None
-) -> ToolCall | None:
+def find_call(link: Any, src: int, n: int, tid: str, path: str | None, mem: dict[str, Event] | None = None) -> ToolCall | None:
     """The call ``tid`` made by the first ``n`` events of source ``src`` (the fold's ledger),
-    or ``None``; ``conn`` is read under ``lock``. ``path``: the source's transcript, read back
+    or ``None``; ``link`` (store/pool.py :class:`~tracetui.session.store.pool.Link`) is read
+    holding its lock. ``path``: the source's transcript, read back
     for a brief the excerpt cut; ``mem``: the first tool_use event of each id among the events a
     failed write kept in memory (``Writer.mem_calls``, which the writer thread may be adding to:
     looked up, never walked)."""
@@ -98,9 +97,9 @@ def find_call(
         return call_of(src, ev.seq, a.line, a.offset, ev.block, ev.name or "?", tid, ev.timestamp, ev.sidechain, ev.excerpt, path)
     base = src << SRC_SHIFT
     try:
-        with lock:
-            row = conn.execute(_FIND, (tid, base, base + n)).fetchone()
-    except sqlite3.Error:
+        with link.lock:
+            row = link.get().execute(_FIND, (tid, base, base + n)).fetchone()
+    except (sqlite3.Error, OSError):
         return None  # no tables (nothing could be written), or damaged: as a list ledger
     if row is None:
         return None

@@ -223,7 +223,7 @@ class StoreEpisodes:
                     else:
                         lo, hi = min(self._idx[p] for p in want), max(self._idx[p] for p in want)
                         rows = self.store.rconn.execute(_RANGE, (self.src, lo, hi)).fetchall()
-            except sqlite3.Error:
+            except (sqlite3.Error, OSError):
                 rows = []
             for idx, ver, pos, blob in rows:
                 p = by_key.get((idx, ver))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 import weakref
 import zlib
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from tracetui.session.store.db import SRC_SHIFT
 from tracetui.session.store.episodes import StoreEpisodes
 from tracetui.session.store.event_rows import SELECT_EVENTS, event_row
 from tracetui.session.store.event_rows import event_of as _event_of
+from tracetui.session.store.pool import Link
 from tracetui.session.store.writer import GROUP, QUEUE_BATCHES, Writer
 from tracetui.session.store.writer_proc import ProcessWriter
 from tracetui.session.store.writer_proc import usable as process_usable
@@ -55,23 +55,28 @@ HISTORY_BATCH = 64
 class Store:
     """The connections to one session database and the sinks of its folds.
 
-    ``wconn`` is the writer's (used by its thread only), ``rconn`` the readers' (any thread,
-    under a lock); for a private temporary database they are one connection. ``before_write``
+    ``w`` links the writer's connection (used by its thread only), ``r`` the readers' (any
+    thread, under its lock); for a private temporary database they are one link. Each opens
+    when first used and the pool closes it while idle past its bound of open connections
+    (store/pool.py): a store that is not writing needs no writer connection, and a store no
+    one reads or writes none. Two connections, not one, so that a read (a view indexed on a
+    fold worker) never waits for the writer's transaction of a batch, which in WAL mode
+    another connection does not see until it commits. ``before_write``
     runs in the writer's first transaction (a cold fold empties the tables there). ``mask``:
     episode versions are written with their secrets masked (a private database, deleted when
     closed, keeps them as the fold made them)."""
 
     def __init__(
         self,
-        wconn: sqlite3.Connection,
-        rconn: sqlite3.Connection,
+        w: Link,
+        r: Link,
         before_write: Callable[[sqlite3.Connection], None] | None = None,
         mask: bool = True,
     ) -> None:
-        self.wconn = wconn
-        self.rconn = rconn
-        self.wlock = threading.Lock()
-        self.rlock = self.wlock if rconn is wconn else threading.Lock()
+        self._w = w
+        self._r = r
+        self.wlock = w.lock
+        self.rlock = r.lock
         self._before = before_write
         self._writer: Writer | ProcessWriter | None = None
         #: history snapshots decoded lately: a scrub to the next one decodes one row
@@ -84,6 +89,16 @@ class Store:
         #: synced the database file since (the save does, :meth:`synced`)
         self.unsynced = False
 
+    @property
+    def wconn(self) -> sqlite3.Connection:
+        """The writer's connection, opened when closed (store/pool.py; hold :attr:`wlock`)."""
+        return self._w.get()
+
+    @property
+    def rconn(self) -> sqlite3.Connection:
+        """The readers' connection, opened when closed (store/pool.py; hold :attr:`rlock`)."""
+        return self._r.get()
+
     def writer(self) -> Writer | ProcessWriter:
         w = self._writer
         if w is None:
@@ -93,7 +108,7 @@ class Store:
                 # database holds no state to resume from, so what an OS crash could damage is
                 # rebuilt from the transcript
                 with self.wlock:
-                    self.wconn.execute("PRAGMA synchronous=OFF")
+                    self._w.pragma("synchronous", "OFF")
                 self.unsynced = True
             w = self._writer = self._new_writer()
             # the thread (or process) ends when nothing refers to this store any more (a
@@ -117,12 +132,17 @@ class Store:
         """A build from the start writes from a second process where that is usable
         (store/writer_proc.py: the first open's rows written beside the fold), else from a
         thread."""
-        if self._before is not None and process_usable(self.wconn, self._to_read()):
-            try:
-                return ProcessWriter(self.wconn, self.wlock, unsynced=True, mask=self.mask, first=self._before)
-            except OSError:
-                pass  # no child process: the thread writes
-        w = Writer(self.wconn, self.wlock)
+        if self._before is not None:
+            with self.wlock:
+                conn = self.wconn
+                self._w.pinned = True  # the writer process's connection for its callable jobs
+                if process_usable(conn, self._to_read()):
+                    try:
+                        return ProcessWriter(conn, self.wlock, unsynced=True, mask=self.mask, first=self._before)
+                    except OSError:
+                        pass  # no child process: the thread writes
+                self._w.pinned = self._w.path == ""
+        w = Writer(self._w)
         w.mask = self.mask
         return w
 
@@ -137,10 +157,11 @@ class Store:
                 # the build is saved: its process ends, a thread writes what follows (with
                 # syncs), numbering on and a snapshot's delta over the last one written
                 old.stop()
-                w = self._writer = Writer(self.wconn, self.wlock)
+                self._w.pinned = self._w.path == ""
+                w = self._writer = Writer(self._w)
                 w.mask, w._sent, w._done, w._last_hist = self.mask, old.done, old.done, old._last_hist
                 weakref.finalize(self, w.stop)
-            self.wconn.execute("PRAGMA synchronous=NORMAL")
+            self._w.pragma("synchronous", "NORMAL")
             fd = os.open(path, os.O_RDONLY)
             try:
                 os.fsync(fd)
@@ -188,11 +209,9 @@ class Store:
         self.sync()
         if self._writer is not None:
             self._writer.stop()
-        for c in {id(self.wconn): self.wconn, id(self.rconn): self.rconn}.values():
-            try:
-                c.close()
-            except sqlite3.Error:
-                pass
+        for link in {id(self._w): self._w, id(self._r): self._r}.values():
+            with link.lock:
+                link.close()
 
     # -- reads -----------------------------------------------------------------------------
     def read_events(self, src: int, start: int, stop: int, ledger: StoreLedger | None = None) -> list[Event]:
@@ -208,7 +227,7 @@ class Store:
         try:
             with self.rlock:
                 rows = self.rconn.execute(SELECT_EVENTS, (base + start, base + stop)).fetchall()
-        except sqlite3.Error:
+        except (sqlite3.Error, OSError):  # OSError: the connection could not be opened again
             rows = []  # no tables (nothing could be written), or damaged: what memory holds
         out = [_event_of(src, r) for r in rows]
         w = self._writer
@@ -223,7 +242,7 @@ class Store:
         """The tool call ``tid`` among the first ``n`` events of source ``src`` that are
         written (store/calls.py), or ``None``."""
         w = self._writer
-        return find_call(self.rconn, self.rlock, src, n, tid, self.paths.get(src), w.mem_calls.get(src) if w is not None else None)
+        return find_call(self._r, src, n, tid, self.paths.get(src), w.mem_calls.get(src) if w is not None else None)
 
     def read_history(self, src: int, idx: int) -> AgentState:
         """History snapshot ``idx`` (0-based) of source ``src``. Raises ``IndexError`` when the
@@ -242,7 +261,7 @@ class Store:
                 rows = self.rconn.execute(
                     "SELECT idx, state FROM history WHERE src = ? AND idx >= ? AND idx <= ? ORDER BY idx", (src, lo, idx)
                 ).fetchall()
-        except sqlite3.Error:
+        except (sqlite3.Error, OSError):  # OSError: the connection could not be opened again
             rows = []
         if [r[0] for r in rows] != list(range(lo, idx + 1)):
             raise IndexError(f"history snapshot {idx} of source {src} is not in the store")

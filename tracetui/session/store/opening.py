@@ -29,6 +29,7 @@ from tracetui import __version__
 from tracetui.ingest.files import path_text
 from tracetui.session.store.db import SCHEMA, TABLES, cache_path, code_fingerprint, connect, create_schema, fingerprint
 from tracetui.session.store.ledger import Store
+from tracetui.session.store.pool import Link
 from tracetui.session.store.reader import _SOURCES, SAVE_BUSY_MS, WRITE_BUSY_MS, StoreReader, _meta, listing
 
 __all__ = ["open_cached", "open_private"]
@@ -103,8 +104,8 @@ def open_private(paths: list[Path], subagents: bool = True, price: bool = True) 
 
 
 def _private(paths: list[Path], subagents: bool, price: bool, why: str) -> StoreReader:
-    conn = connect("")
-    store = Store(conn, conn, before_write=create_schema, mask=False)
+    link = Link("", 0, connect(""))  # one connection (its database lives as long as it)
+    store = Store(link, link, before_write=create_schema, mask=False)
     reader = StoreReader(paths, store, subagents=subagents, price=price, shared=False)
     reader.cache_status = f"off: {why}" if why else "off"
     return reader
@@ -129,8 +130,7 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
     note = ""
     for attempt in (0, 1):
         try:
-            wconn = connect(db, WRITE_BUSY_MS)
-            rconn = connect(db, SAVE_BUSY_MS)
+            rconn = connect(db, SAVE_BUSY_MS)  # the writer's connection opens at the first write
         except OSError as exc:
             return _private(paths, subagents, price, f"{db}: {exc.strerror or exc}")
         except sqlite3.DatabaseError as exc:
@@ -140,25 +140,27 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
                 continue
             return _private(paths, subagents, price, f"{db}: {exc}")
         break
-    reader = StoreReader(paths, Store(wconn, rconn, before_write=_rebuild), subagents=subagents, price=price)
+    w, r = Link(str(db), WRITE_BUSY_MS), Link(str(db), SAVE_BUSY_MS, rconn)
+    reader = StoreReader(paths, Store(w, r, before_write=_rebuild), subagents=subagents, price=price)
     try:
-        try:
-            meta = _meta(rconn)
-        except sqlite3.OperationalError as exc:
-            if "no such table" not in str(exc):
-                raise
-            meta = {}
-        if set(meta) <= {"schema"}:  # nothing saved yet
-            reader.cache_status = note or "cold"
-            return reader
-        why = _why_stale(rconn, meta, paths, subagents)
-        if why is None:
-            reader._restore(rconn, meta)
-            reader.cache_status = "warm"
-        else:
-            reader.cache_status = f"invalid: {why}"
+        with r.lock:  # the pool closes no connection while it is read
+            rconn = r.get()
+            try:
+                meta = _meta(rconn)
+            except sqlite3.OperationalError as exc:
+                if "no such table" not in str(exc):
+                    raise
+                meta = {}
+            if set(meta) <= {"schema"}:  # nothing saved yet
+                reader.cache_status = note or "cold"
+                return reader
+            why = _why_stale(rconn, meta, paths, subagents)
+            if why is None:
+                reader._restore(rconn, meta)
+                reader.cache_status = "warm"
+            else:
+                reader.cache_status = f"invalid: {why}"
     except Exception as exc:  # a corrupt or foreign database: fold from the start, rebuild it
-        store = reader.store
-        reader = StoreReader(paths, Store(store.wconn, store.rconn, before_write=_rebuild), subagents=subagents, price=price)
+        reader = StoreReader(paths, Store(w, r, before_write=_rebuild), subagents=subagents, price=price)
         reader.cache_status = f"invalid: {type(exc).__name__}: {str(exc)[:80]}"
     return reader

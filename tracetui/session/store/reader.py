@@ -185,9 +185,9 @@ class StoreReader(SessionReader):
             "known": sorted(self._known),
             "prices": [(k, v[0], v[1]) for k, v in self._prices.items()],
         }
-        c = self.store.wconn
         db = cache_path(self.paths, self.subagents)
         with self.store.wlock:
+            c = self.store.wconn
             self.store.synced(str(db))  # a build's rows on the disk before the state naming them
             c.execute(f"PRAGMA busy_timeout={SAVE_BUSY_MS}")
             try:

@@ -20,6 +20,9 @@ __all__ = ["Writer", "GROUP", "QUEUE_BATCHES", "INSERT_HISTORY", "INSERT_EPISODE
 GROUP = 16
 #: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
 QUEUE_BATCHES = 4
+#: seconds a writer's thread waits for a job before it ends (the next job starts another): the
+#: fleet's hundreds of stores, most of them idle, held a thread each
+IDLE_EXIT = 5.0
 
 
 #: the statements a writer's rows are written with (``executemany``; the events':
@@ -48,11 +51,14 @@ class Writer:
 
     Jobs: ``("events", src, [Event, ...], ledger)``, ``("history", src, first idx, [AgentState, ...])``,
     ``("episodes", src, [(pos, Episode), ...])``, or a
-    callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done."""
+    callable taking the connection (run inside the transaction). :meth:`sync` waits until every job sent is done.
 
-    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
-        self.conn = conn
-        self.lock = lock
+    ``link``: the connection it writes through (store/pool.py :class:`~tracetui.session.store.pool.Link`,
+    opened again when the pool closed it meanwhile), used holding the link."""
+
+    def __init__(self, link: Any) -> None:
+        self.link = link
+        self.lock = link.lock
         self._q: queue.Queue[Any] = queue.Queue(maxsize=QUEUE_BATCHES)
         self._cond = threading.Condition()
         self._sent = 0
@@ -73,12 +79,12 @@ class Writer:
 
     def submit(self, job: Any) -> int:
         """Queue ``job``; returns its number (jobs are done in order: see :attr:`done`)."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
-            self._thread.start()
         with self._cond:
             self._sent += 1
             n = self._sent
+            if self._thread is None:  # none yet, or it ended idle (under the lock: see _idle_end)
+                self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
+                self._thread.start()
         self._q.put(job)
         return n
 
@@ -98,9 +104,23 @@ class Writer:
             while self._done < self._sent:
                 self._cond.wait()
 
+    def _idle_end(self) -> bool:
+        """Whether the thread ends now, no job having come for :data:`IDLE_EXIT` seconds: only
+        when none is sent and not done (a job counted under the lock is on its way to the queue)."""
+        with self._cond:
+            if self._done < self._sent:
+                return False
+            self._thread = None
+            return True
+
     def _run(self) -> None:
         while True:
-            job = self._q.get()
+            try:
+                job = self._q.get(timeout=IDLE_EXIT)
+            except queue.Empty:
+                if self._idle_end():
+                    return
+                continue
             if job is None:
                 return
             jobs, last, nxt = [job], False, None
@@ -117,18 +137,19 @@ class Writer:
                 if self.failed is None:
                     try:
                         with self.lock:
-                            self.conn.execute("BEGIN IMMEDIATE")
+                            conn = self.link.get()
+                            conn.execute("BEGIN IMMEDIATE")
                             try:
                                 for job in jobs:
-                                    self._write(job)
-                                self.conn.execute("COMMIT")
+                                    self._write(conn, job)
+                                conn.execute("COMMIT")
                             except BaseException:
-                                self.conn.execute("ROLLBACK")
+                                conn.execute("ROLLBACK")
                                 raise
                         for job in jobs:
                             if type(job) is tuple and job[0] == "events":
                                 job[3].on_disk = job[2][-1].seq  # committed: readers need not wait
-                    except sqlite3.Error as exc:
+                    except (sqlite3.Error, OSError) as exc:  # OSError: the connection could not be opened again
                         self.failed = f"{type(exc).__name__}: {exc}"
                 if self.failed is not None:
                     for job in jobs:
@@ -145,8 +166,7 @@ class Writer:
             if last:
                 return
 
-    def _write(self, job: Any) -> None:
-        c = self.conn
+    def _write(self, c: sqlite3.Connection, job: Any) -> None:
         if callable(job):
             job(c)
         elif job[0] == "events":

@@ -39,6 +39,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from importlib import import_module
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -210,7 +211,7 @@ class ProcessWriter:
     def __init__(
         self,
         conn: sqlite3.Connection,
-        lock: threading.Lock,
+        lock: AbstractContextManager[Any],
         unsynced: bool = False,
         mask: bool = True,
         first: Callable[[sqlite3.Connection], None] | None = None,
