@@ -75,3 +75,25 @@ def bad_home(root: Path, now: float) -> BadHome:
     for p in [bad, *subs]:
         os.utime(p, (now - 60, now - 60))
     return BadHome(projects, ok, bad, subs[0], named)
+
+
+def home_under(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> BadHome:
+    """:func:`bad_home` under ``tmp_path/claude``, made ``$CLAUDE_CONFIG_DIR``, at the TUI tests'
+    frozen clock."""
+    from tui_support import FROZEN_NOW
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    return bad_home(tmp_path / "claude", FROZEN_NOW)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``tracetui ARGV`` in process: ``(exit code, stdout, stderr)``, asserting no traceback
+    and text that is UTF-8 (no lone surrogate reaches the terminal)."""
+    from tracetui.cli import main
+
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    for text in (out, err):
+        text.encode("utf-8")
+    return rc, out, err

@@ -13,30 +13,18 @@ import os
 from pathlib import Path
 
 import pytest
-from non_utf8_home import BAD_FOLDER, BAD_FOLDER_TEXT, BAD_SID, OK_SID, BadHome, bad_home
-from tui_support import FROZEN_NOW
+from non_utf8_home import BAD_FOLDER, BAD_FOLDER_TEXT, BAD_SID, OK_SID, BadHome, home_under, run_cli
 
-from tracetui.cli import main
 from tracetui.session.index import refresh
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> BadHome:
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    return bad_home(tmp_path / "claude", FROZEN_NOW)
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    rc = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    for text in (out, err):
-        text.encode("utf-8")  # no lone surrogate: what reaches the terminal is UTF-8
-    return rc, out, err
+    return home_under(tmp_path, monkeypatch)
 
 
 def _sessions(capsys: pytest.CaptureFixture[str]) -> dict[str, tuple]:
-    rc, out, _ = _run(capsys, "report", "session", "--json")
+    rc, out, _ = run_cli(capsys, "report", "session", "--json")
     assert rc == 0
     rows = json.loads(out)["rows"]
     return {r["key"]: (r["messages"], r["tokens"], r["cost_usd"]) for r in rows}
@@ -46,7 +34,7 @@ def test_report_counts_it_as_the_same_records_under_a_utf8_name(home: BadHome, c
     got = _sessions(capsys)
     assert set(got) == {OK_SID, BAD_SID}
     assert got[BAD_SID] == got[OK_SID] and got[OK_SID][0] > 0
-    rc, out, _ = _run(capsys, "report", "daily")
+    rc, out, _ = run_cli(capsys, "report", "daily")
     assert rc == 0 and "2026-03-02" in out
     # a rename to a UTF-8 name: the same figures
     os.rename(home.projects / BAD_FOLDER, home.projects / "-home-dev-renamed")
@@ -54,11 +42,11 @@ def test_report_counts_it_as_the_same_records_under_a_utf8_name(home: BadHome, c
 
 
 def test_search_finds_both_and_shows_the_path_with_stand_ins(home: BadHome, capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _run(capsys, "search", "hello")
+    rc, out, _ = run_cli(capsys, "search", "hello")
     assert rc == 0
     assert f"{home.projects}/{BAD_FOLDER_TEXT}/{BAD_SID}.jsonl:1" in out
     assert f"{home.ok}:1" in out
-    rc, out, _ = _run(capsys, "search", "hello", "--json")
+    rc, out, _ = run_cli(capsys, "search", "hello", "--json")
     assert rc == 0
     hits = {h["session"]: h for h in json.loads(out)["results"]}
     assert set(hits) == {OK_SID, BAD_SID}

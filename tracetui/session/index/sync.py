@@ -40,7 +40,7 @@ from tracetui.ingest.session_files import TranscriptFile, all_transcripts, codex
 from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_code, index_path, open_db
 from tracetui.session.index.masks import mask_folded, masked_text
 from tracetui.session.index.messages import settle
-from tracetui.session.store.db import fingerprint
+from tracetui.session.store.db import fingerprint, remove_database
 
 if TYPE_CHECKING:
     from tracetui.session.index.scan import Folded, Resume
@@ -119,14 +119,6 @@ def _prepare(conn: sqlite3.Connection) -> bool:
     return fts
 
 
-def _remove(db: Path) -> None:
-    for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-        try:
-            p.unlink()
-        except FileNotFoundError:
-            pass
-
-
 def _private(why: str) -> Index:
     conn = open_db("")
     return Index(conn, _prepare(conn), why)
@@ -147,7 +139,7 @@ def open_index(path: Path | None = None) -> Index:
             return _private(f"{db}: {exc}")
         except sqlite3.DatabaseError:
             if attempt == 0:
-                _remove(db)
+                remove_database(db)
                 continue
             return _private(f"{db}: not a database")
         try:
@@ -158,7 +150,7 @@ def open_index(path: Path | None = None) -> Index:
         except sqlite3.DatabaseError:
             conn.close()
             if attempt == 0:
-                _remove(db)  # damaged: a cache of the transcripts, built again
+                remove_database(db)  # damaged: a cache of the transcripts, built again
                 continue
             return _private(f"{db}: not a database")
     return _private(f"{db}: not a database")  # pragma: no cover - the loop returns
@@ -390,7 +382,7 @@ def refresh(
     except sqlite3.DatabaseError as exc:
         why = f"{path or index_path()}: {exc}"
         index.conn.close()
-        _remove(path or index_path())
+        remove_database(path or index_path())
         index = open_index(path)
         try:
             return index, update(index, root, progress, codex_home)

@@ -47,6 +47,7 @@ from tracetui.ingest.private import FILE_MODE, private_dir
 
 __all__ = [
     "SCHEMA",
+    "remove_database",
     "FP_BYTES",
     "saved_fold_rows",
     "MAX_STORE_BYTES",
@@ -238,3 +239,13 @@ def fingerprint(path: str | os.PathLike[str], offset: int) -> bytes:
             f.seek(start)
             h.update(f.read(offset - start))
     return h.digest()
+
+
+def remove_database(db: Path) -> None:
+    """Delete the SQLite database ``db`` with its WAL and shared-memory files (those missing are
+    no error); other ``OSError`` is raised."""
+    for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass

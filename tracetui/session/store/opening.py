@@ -27,7 +27,7 @@ import msgspec
 
 from tracetui import __version__
 from tracetui.ingest.files import path_text
-from tracetui.session.store.db import SCHEMA, TABLES, cache_path, code_fingerprint, connect, create_schema, fingerprint
+from tracetui.session.store.db import SCHEMA, TABLES, cache_path, code_fingerprint, connect, create_schema, fingerprint, remove_database
 from tracetui.session.store.ledger import Store
 from tracetui.session.store.pool import Link
 from tracetui.session.store.reader import _SOURCES, SAVE_BUSY_MS, WRITE_BUSY_MS, StoreReader, _meta, listing
@@ -111,14 +111,6 @@ def _private(paths: list[Path], subagents: bool, price: bool, why: str) -> Store
     return reader
 
 
-def _remove(db: Path) -> None:
-    for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-        try:
-            p.unlink()
-        except FileNotFoundError:
-            pass
-
-
 def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, lazy: bool = False) -> StoreReader:
     """A reader for ``paths`` with its ledger in the session database, resumed from the state
     saved there when it is valid, else folding from the start (and saving with
@@ -135,7 +127,7 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
             return _private(paths, subagents, price, f"{db}: {exc.strerror or exc}")
         except sqlite3.DatabaseError as exc:
             if attempt == 0 and not isinstance(exc, sqlite3.OperationalError):  # not "locked"
-                _remove(db)  # not a database (or damaged beyond opening): rebuilt from the transcript
+                remove_database(db)  # not a database (or damaged beyond opening): rebuilt from the transcript
                 note = f"invalid: {exc} (rebuilt)"
                 continue
             return _private(paths, subagents, price, f"{db}: {exc}")
