@@ -11,6 +11,8 @@ here is copied from the corpus; the shapes follow ``../shared/docs/transcript-fo
 from __future__ import annotations
 
 import itertools
+import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -156,3 +158,38 @@ def append(path: Path, data: bytes) -> None:
     """Append ``data`` to the file at ``path``."""
     with open(path, "ab") as f:
         f.write(data)
+
+
+def database_fds() -> int:
+    """This process's descriptors open on a session database file (``*.sqlite``, not its WAL or
+    shared-memory file): one per open connection (Linux ``/proc/self/fd``)."""
+    n = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            n += os.readlink(f"/proc/self/fd/{fd}").endswith(".sqlite")
+        except OSError:
+            pass
+    return n
+
+
+def future_reply_session(reply_ts: str) -> bytes:
+    """A prompt at 2026-01-01T00:00Z, its reply stamped ``reply_ts`` (a record of year 2099, say),
+    and the next prompt ten minutes on: the JSONL bytes (the tests of a record time past the clock)."""
+    recs = [
+        {"type": "user", "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "first ask"}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "timestamp": reply_ts,
+            "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "parentUuid": "a1",
+            "timestamp": "2026-01-01T00:10:00Z",
+            "message": {"role": "user", "content": "next"},
+        },
+    ]
+    return "\n".join(json.dumps(r) for r in recs).encode() + b"\n"

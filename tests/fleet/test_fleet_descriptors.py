@@ -6,12 +6,12 @@ follows its file (eighth user trial: 4 descriptors a session, the rest lost past
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from fixtures import database_fds
 
 from tracetui.session.follow import Follow
 from tracetui.session.store import pool
@@ -51,18 +51,6 @@ class _Info:
         self.path, self.project, self.agent = path, path.parent.name, "claude"
 
 
-def _database_fds() -> int:
-    """Descriptors of this process open on a session database file (``*.sqlite``, not its
-    WAL or shared-memory file): one per open connection."""
-    n = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            n += os.readlink(f"/proc/self/fd/{fd}").endswith(".sqlite")
-        except OSError:
-            pass
-    return n
-
-
 def _wait(cond) -> None:
     end = time.monotonic() + WAIT
     while not cond() and time.monotonic() < end:
@@ -84,7 +72,7 @@ def test_the_fleet_keeps_few_databases_open_and_counts_every_session(tmp_path: P
         p.parent.mkdir(parents=True, exist_ok=True)
         _append(p, _records(sid, 0, (100, 10)))
         paths.append(p)
-    before = _database_fds()
+    before = database_fds()
     feed = FleetFeed(Settings())
     follow = Follow(follow=True, events=False)  # woken by the test, not by file events
     try:
@@ -96,7 +84,7 @@ def test_the_fleet_keeps_few_databases_open_and_counts_every_session(tmp_path: P
         _wait(settled)
         assert settled()
         assert _tokens(feed) == {str(p): 110 for p in paths}  # every session folded and counted
-        assert _database_fds() - before <= CAP
+        assert database_fds() - before <= CAP
 
         # a session whose connections the pool closed folds its appended lines and writes them
         closed = [s for s in follow.sessions() if not (s.reader.store._r.is_open or s.reader.store._w.is_open)]
@@ -111,7 +99,7 @@ def test_the_fleet_keeps_few_databases_open_and_counts_every_session(tmp_path: P
         ledger = s.reader.snapshot().ledgers[0]
         events = list(ledger)  # read back from the database
         assert len(events) == len(ledger) and events[-1].kind == "assistant_text"
-        assert _database_fds() - before <= CAP
+        assert database_fds() - before <= CAP
     finally:
         follow.stop()
         feed.stop()

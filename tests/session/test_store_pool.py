@@ -4,12 +4,11 @@ saves as before, its connections opened again."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
-from fixtures import append, jsonl, prompt, tool_call, tool_result, write
+from fixtures import append, database_fds, jsonl, prompt, tool_call, tool_result, write
 from test_store import assert_same_state, fold_state
 
 from tracetui.session.reader import SessionReader
@@ -36,20 +35,9 @@ def _session(path: Path, n: int) -> Path:
     return write(path, recs)
 
 
-def _database_fds() -> int:
-    """This process's descriptors open on a ``*.sqlite`` file (one per open connection)."""
-    n = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            n += os.readlink(f"/proc/self/fd/{fd}").endswith(".sqlite")
-        except OSError:
-            pass
-    return n
-
-
 def test_stores_past_the_cap_close_their_connections_and_still_read_fold_and_save(tmp_path: Path) -> None:
     paths = [_session(tmp_path / f"s{n}.jsonl", n) for n in range(SESSIONS)]
-    before, links = _database_fds(), pool.open_links()  # other tests' (a writer process's, the index's) aside
+    before, links = database_fds(), pool.open_links()  # other tests' (a writer process's, the index's) aside
     readers = [open_cached([p], price=False) for p in paths]
     states = []
     for r in readers:
@@ -57,7 +45,7 @@ def test_stores_past_the_cap_close_their_connections_and_still_read_fold_and_sav
         r.store.sync()
     assert pool.open_links() - links <= CAP
     if sys.platform.startswith("linux"):
-        assert _database_fds() - before <= CAP
+        assert database_fds() - before <= CAP
     first = readers[0].store
     assert not (first._r.is_open or first._w.is_open)  # the least recently used: closed
     # the views read the database again, through connections opened for them

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from fixtures import future_reply_session
 from textual.widgets import Static
 from tui_sessions import big_result_session, open_drill_down, retry_session, state_of
 from tui_support import app_for, demo_session, small_session, wait_for_state, wait_until
@@ -144,28 +145,10 @@ async def test_drill_down_of_the_open_episode_follows_the_file_and_says_so(tmp_p
 async def test_the_drill_down_gives_no_duration_ending_past_the_clock(tmp_path: Path) -> None:
     """An episode whose last record is of year 2099: its summary says no duration was measured,
     as the Episodes pane does (trial 8: "took 26327d23h")."""
-    import json
 
-    recs = [
-        {"type": "user", "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "first ask"}},
-        {
-            "type": "assistant",
-            "uuid": "a1",
-            "parentUuid": "u1",
-            "timestamp": "2099-01-01T00:00:00Z",
-            "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "done"}]},
-        },
-        {
-            "type": "user",
-            "uuid": "u2",
-            "parentUuid": "a1",
-            "timestamp": "2026-01-01T00:10:00Z",
-            "message": {"role": "user", "content": "next"},
-        },
-    ]
     path = tmp_path / "projects" / "-p" / "s.jsonl"
     path.parent.mkdir(parents=True)
-    path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    path.write_bytes(future_reply_session("2099-01-01T00:00:00Z"))
     app = app_for([path], tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await wait_for_state(pilot)
