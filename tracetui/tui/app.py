@@ -18,7 +18,7 @@ from tracetui.tui.monitor_screen import MonitorFooter, MonitorScreen
 from tracetui.tui.palette import PaletteCommands
 from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec, Settings
-from tracetui.tui.tabs import FIRST_TABS, TabActions
+from tracetui.tui.tabs import FIRST_TABS, SessionTabs, TabActions
 from tracetui.tui.terminal_safe import TerminalSafe
 from tracetui.tui.view_model import EpisodeRow
 from tracetui.views.safe import safe_text
@@ -150,7 +150,7 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        with TabbedContent(id="tabs"):
+        with SessionTabs(id="tabs"):
             for spec in self.settings.sessions[:FIRST_TABS]:
                 yield self._pane(spec)
         yield Static(Text(""), id="empty")
