@@ -13,6 +13,19 @@ from tracetui.ingest.files import file_of, path_text
 from tracetui.ingest.session_files import all_transcripts
 
 
+def _bad_file(tmp_path: Path, name: bytes, data: bytes) -> Path:
+    """``tmp_path/-tmp-\\xff\\xfe/NAME`` holding ``data`` (the test skips on a file system that
+    takes no name that is not UTF-8)."""
+    try:
+        folder = tmp_path / os.fsdecode(b"-tmp-\xff\xfe")
+        folder.mkdir()
+        f = folder / os.fsdecode(name)
+        f.write_bytes(data)
+    except (OSError, UnicodeError) as exc:
+        pytest.skip(f"this file system takes no name that is not UTF-8: {exc}")
+    return f
+
+
 def test_a_utf8_name_is_itself() -> None:
     for name in ("/home/dev/shop/a.jsonl", "/tmp/café/日本.jsonl", "back\\slash", ""):
         assert path_text(name) == name
@@ -31,13 +44,7 @@ def test_each_undecodable_byte_is_an_escape() -> None:
 
 
 def test_file_of_maps_a_text_back_through_the_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    try:
-        folder = tmp_path / os.fsdecode(b"-tmp-\xff\xfe")
-        folder.mkdir()
-        f = folder / os.fsdecode(b"bad\xffname.jsonl")
-        f.write_bytes(b"{}\n")
-    except (OSError, UnicodeError) as exc:
-        pytest.skip(f"this file system takes no name that is not UTF-8: {exc}")
+    f = _bad_file(tmp_path, b"bad\xffname.jsonl", b"{}\n")
     literal = tmp_path / "lit\\xffname"  # a name holding the four characters themselves
     literal.write_bytes(b"")
     assert file_of(path_text(f)) == str(f)
@@ -49,13 +56,7 @@ def test_file_of_maps_a_text_back_through_the_listing(tmp_path: Path, monkeypatc
 
 
 def test_discovery_gives_the_names_as_text(tmp_path: Path) -> None:
-    try:
-        proj = tmp_path / os.fsdecode(b"-tmp-\xff\xfe")
-        proj.mkdir()
-        main = proj / os.fsdecode(b"s\xff.jsonl")
-        main.write_bytes(b'{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}\n')
-    except (OSError, UnicodeError) as exc:
-        pytest.skip(f"this file system takes no name that is not UTF-8: {exc}")
+    main = _bad_file(tmp_path, b"s\xff.jsonl", b'{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}\n')
     (info,) = list_sessions(tmp_path, agent="claude")
     assert (info.path, info.project, info.session_id) == (main, "-tmp-\\xff\\xfe", "s\\xff")
     (tf,) = all_transcripts(tmp_path)

@@ -137,7 +137,7 @@ def test_no_output_shows_a_piece_of_a_cut_secret(
         reader = SessionReader([path])
         reader.poll()
         state = reader.snapshot()
-        # what the monitor's c and w keys copy (tracetui.tui.app.render_export)
+        # what the monitor's c and w keys copy (tracetui.tui.copy_actions.compile_export)
         outputs["copy card"] = export_text(render_card(state, episode=None, now=now))
         outputs["copy worker"] = export_text(render_worker_view(state, episode=None, now=now))
         for name, out in outputs.items():

@@ -11,7 +11,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent
 
-from tracetui.tui.copy_actions import CopyActions, copy_note, render_export
+from tracetui.tui.copy_actions import CopyActions, copy_note
 from tracetui.tui.follow_wiring import FollowWiring
 from tracetui.tui.footer import COMPACT_BELOW
 from tracetui.tui.monitor_screen import MonitorFooter, MonitorScreen
@@ -23,7 +23,7 @@ from tracetui.tui.terminal_safe import TerminalSafe
 from tracetui.tui.view_model import EpisodeRow
 from tracetui.views.safe import safe_text
 
-__all__ = ["TraceApp", "make_app", "MIN_SIZE", "NARROW_BELOW", "NARROW_TIMEOUT", "copy_note", "render_export"]
+__all__ = ["TraceApp", "make_app", "MIN_SIZE", "NARROW_BELOW", "NARROW_TIMEOUT", "copy_note"]
 
 #: actions that act on the monitor's session view (hidden while a screen is over it)
 _MONITOR_ACTIONS = frozenset(

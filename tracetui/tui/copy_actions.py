@@ -15,7 +15,7 @@ from tracetui.tui.format import parse_ts
 from tracetui.tui.session_view import SessionView
 from tracetui.tui.view_model import state_as_of
 
-__all__ = ["CopyActions", "compile_export", "copy_note", "export_inputs", "render_export"]
+__all__ = ["CopyActions", "compile_export", "copy_note", "export_inputs"]
 
 
 def copy_note(
@@ -86,13 +86,6 @@ def compile_export(kind: str, live: RunState, k: int | None, now: float | None, 
     return (
         f"tracetui {kind} ({scope}); the {kind} view is not in this build, state summary instead:\n\n{state_summary(shown)}\n"  # redacted
     )
-
-
-def render_export(kind: str, view: SessionView) -> str:
-    """:func:`compile_export` of what ``view`` shows, here (a test's or a script's call; the
-    copy keys split it: :func:`export_inputs` on the UI thread, the rest on a worker)."""
-    live, k, now = export_inputs(view)
-    return compile_export(kind, live, k, now, view.settings.clock())
 
 
 class CopyActions:

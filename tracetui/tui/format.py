@@ -14,7 +14,7 @@ from functools import lru_cache
 from rich.text import Text
 
 from tracetui.model.timestamps import fmt_span
-from tracetui.views.fleet import CLOCK_SKEW
+from tracetui.views.fleet import CLOCK_SKEW, past_clock
 from tracetui.views.format import fmt_bytes as _fmt_bytes
 from tracetui.views.format import fmt_count, fmt_short, fmt_usd
 from tracetui.views.safe import cut_whole, redacted, safe_text
@@ -110,7 +110,7 @@ def age_of(ts: str | None, now: float) -> float | None:
     :data:`~tracetui.views.fleet.CLOCK_SKEW` after ``now`` (a record of year 9999 has no age:
     "0s ago" was an age invented)."""
     t = parse_ts(ts)
-    if t is None or t > now + CLOCK_SKEW:
+    if t is None or past_clock(t, now):
         return None
     return max(0.0, now - t)
 

@@ -100,6 +100,13 @@ class Status(msgspec.Struct, frozen=True):
 CLOCK_SKEW = FUTURE_SKEW
 
 
+def past_clock(t: float | None, now: float | None) -> bool:
+    """Record time ``t`` is more than :data:`CLOCK_SKEW` after ``now`` (both epoch seconds;
+    ``False`` when either is unknown): no time the session was written at (a record of year
+    2099), so no age and no duration is built on it."""
+    return t is not None and now is not None and t > now + CLOCK_SKEW
+
+
 def quiet_seconds(facts: SessionFacts, written: float | None, now: float) -> float:
     """Seconds since the newest of ``written`` (the files' newest mtime) and the last record
     (never negative: a time a little after ``now``, a clock apart, counts as just written; one

@@ -30,7 +30,7 @@ from tracetui.views.derived import (
     rel_path,
     retry_fixes,
 )
-from tracetui.views.fleet import CLOCK_SKEW
+from tracetui.views.fleet import past_clock
 from tracetui.views.format import fmt_count
 from tracetui.views.text import (
     Item,
@@ -161,10 +161,9 @@ def _took(now: datetime | None, ep: Episode) -> str:
     """The episode's duration; ``duration ? (a record time past the clock)`` when its last
     record's time is more than ``CLOCK_SKEW`` after ``now`` (a record of year 2099: no time the
     session took, views/fleet.py's rule for record times)."""
-    if now is not None and ep.end:
-        t = parse_ts(ep.end)
-        if t is not None and (t - now).total_seconds() > CLOCK_SKEW:
-            return "duration ? (a record time past the clock)"
+    t = parse_ts(ep.end)
+    if now is not None and t is not None and past_clock(t.timestamp(), now.timestamp()):
+        return "duration ? (a record time past the clock)"
     return fmt_duration(ep.duration_s)
 
 

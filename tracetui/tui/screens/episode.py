@@ -19,7 +19,7 @@ from tracetui.tui.format import data, fmt_age, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow, episode_events
 from tracetui.tui.widgets.episodes import STATUS_STYLE
 from tracetui.tui.widgets.pane import short_anchor
-from tracetui.views.fleet import CLOCK_SKEW
+from tracetui.views.fleet import past_clock
 
 __all__ = ["EpisodeScreen", "MAX_STEPS", "LATE_SCAN", "plural", "error_counts"]
 
@@ -236,7 +236,7 @@ class EpisodeScreen(Screen[None]):
             t.append(f"  version {getattr(r.source, 'version', len(r.versions))} of {len(r.versions)}", style="dim")
         a, b = parse_ts(r.start), parse_ts(r.end)
         now = getattr(getattr(self.source, "shown", None), "now", None)  # the clock the panes were drawn at
-        if b is not None and now is not None and b > now + CLOCK_SKEW:
+        if past_clock(b, now):
             took = "? (a record time past the clock)"  # the Episodes pane's rule (widgets/episodes.py)
         else:
             took = fmt_age(b - a) if a is not None and b is not None and b >= a else ("running" if r.live else "?")

@@ -13,7 +13,7 @@ from textual.widgets.option_list import Option
 from tracetui.tui.format import fmt_age, fmt_count, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow
 from tracetui.tui.widgets.pane import Shown, guarded, set_title
-from tracetui.views.fleet import CLOCK_SKEW
+from tracetui.views.fleet import past_clock
 
 __all__ = ["EpisodesList", "STATUS_STYLE", "episode_line"]
 
@@ -35,7 +35,7 @@ def episode_line(row: EpisodeRow, width: int, selected: bool = False, open_label
     ``now`` (epoch seconds; a record of year 2099) is ``?``: no duration the session took."""
     mark, style = STATUS_STYLE.get(row.status, ("·", ""))
     a, b = parse_ts(row.start), parse_ts(row.end)
-    if b is not None and _ahead(b, now):
+    if b is not None and past_clock(b, now):
         b = None
     took = open_label if row.live else fmt_age(b - a if a is not None and b is not None and b >= a else None)
     figures = [
@@ -79,11 +79,6 @@ class _Row(Option):
     def _set_prompt(self, prompt: object) -> None:
         self._make = prompt if callable(prompt) else None
         super()._set_prompt("" if callable(prompt) else prompt)  # type: ignore[arg-type]
-
-
-def _ahead(t: float | None, now: float | None) -> bool:
-    """Record time ``t`` is more than ``CLOCK_SKEW`` after ``now`` (both epoch seconds)."""
-    return t is not None and now is not None and t > now + CLOCK_SKEW
 
 
 def _row(row: EpisodeRow, width: int, selected: bool, open_label: str, now: float | None) -> _Row:
@@ -130,7 +125,7 @@ class EpisodesList(OptionList):
                 r.tool_errors,
                 r.tokens,
                 r.end,
-                _ahead(parse_ts(r.end), now),
+                past_clock(parse_ts(r.end), now),
                 len(r.versions),
                 r.ask,
                 r.live and open_label,
