@@ -54,6 +54,8 @@ _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 _FIRST, _SECOND, _COPY, _DONE = 0, 1, 2, 3
 #: the excerpt of a replayed record's event, by record type
 _REPLAYED = {t: f"replayed: {t}" for t in CODEX_RECORD_TYPES}
+#: a record type whose payload has no rule table (``session_meta``, ``turn_context``, ...)
+_NO_RULE: Any = object()
 
 
 class CodexFold(CodexCalls, FileFold):
@@ -133,29 +135,40 @@ class CodexFold(CodexCalls, FileFold):
         if self._replay != _DONE and self._in_copy(rec, anchor, payload):
             return
         ts = rec.timestamp
-        if ts and not is_timestamp(ts):
-            self._bad_time(rec, anchor, str(rec.type))
-        elif ts:
-            if self.first_timestamp is None:
-                self.first_timestamp = ts
-            self.last_timestamp = ts
-            if later(ts, self.newest_timestamp):
-                self.newest_timestamp = ts
+        if ts and ts != self.last_timestamp:
+            # (the previous record's time again, the commonest case, is valid and folded already)
+            if len(ts) >= 20 and ts[-1] == "Z" and ts[10] == "T" and ts[4] == "-" and ts[7] == "-" or is_timestamp(ts):
+                # (the first test is is_timestamp's of the usual form, inline: one per record)
+                if self.first_timestamp is None:
+                    self.first_timestamp = ts
+                self.last_timestamp = ts
+                nt = self.newest_timestamp
+                if nt is None or (ts > nt if len(ts) == len(nt) and ts[-1] == nt[-1] == "Z" else later(ts, nt)):
+                    self.newest_timestamp = ts
+            else:
+                self._bad_time(rec, anchor, str(rec.type))
         t = rec.type
         p = rec.payload
+        if p is not None and not rec.schema_error:
+            # the payload's rule by its type, in one lookup (_ITEM_RULES, _EVENT_RULES)
+            if t == "response_item":
+                rule = _ITEM_RULES.get(p.type)  # type: ignore[arg-type]
+            elif t == "event_msg":
+                rule = _EVENT_RULES.get(p.type)  # type: ignore[arg-type]
+            else:
+                rule = _NO_RULE
+            if rule is not None and rule is not _NO_RULE:
+                rule(self, p, rec, anchor, payload)
+                return
+            if rule is None:
+                self._unknown_record(rec, anchor, payload, f"{t}:{p.type}", "unknown payload type")
+                return
         if t not in CODEX_RECORD_TYPES or rec.schema_error or p is None:
             self._unknown_record(
                 rec, anchor, payload, str(t), rec.schema_error or ("no payload" if t in CODEX_RECORD_TYPES else "unknown record type")
             )
             return
-        if t == "response_item" or t == "event_msg":
-            # the payload's rule by its type, in one lookup (_ITEM_RULES, _EVENT_RULES)
-            rule = (_ITEM_RULES if t == "response_item" else _EVENT_RULES).get(p.type)  # type: ignore[arg-type]
-            if rule is None:
-                self._unknown_record(rec, anchor, payload, f"{t}:{p.type}", "unknown payload type")
-            else:
-                rule(self, p, rec, anchor, payload)
-        elif t == "turn_context":
+        if t == "turn_context":
             if p.model:
                 self.model = _intern(p.model)
             if p.cwd:
