@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 _fast = msgspec.json.Decoder(TypedRecord)
+_any = msgspec.json.Decoder().decode
 _raw_parts = msgspec.json.Decoder(CodexRecord)
 _envelope = msgspec.json.Decoder(CodexEnvelope)
 
@@ -132,10 +133,13 @@ def call_arguments(raw: msgspec.Raw) -> Any:
     """A ``function_call``'s ``arguments``: a JSON string holding the arguments as JSON, decoded
     twice (an object given directly, as a newer build might write, is taken as it is). The
     string itself when it is not JSON; ``None`` when absent."""
-    v = decode_any(raw)
-    if isinstance(v, str):
+    try:
+        v = _any(raw) if raw else None  # decode_any's common case, without its call
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        v = decode_any(raw)
+    if type(v) is str:
         try:
-            return msgspec.json.decode(v)
+            return _any(v)
         except (msgspec.DecodeError, RecursionError):
             return v
     return v
@@ -230,7 +234,8 @@ def call_brief(name: str, args: Any, files: list[tuple[str, str]] | None = None)
             if isinstance(v, list):
                 v = " ".join(str(x) for x in v)
             if isinstance(v, str):
-                return excerpt_of(v, 80)
+                # (a short printable command without spaces at its ends is its own excerpt)
+                return v if len(v) <= 80 and v.isprintable() and v[:1] != " " and v[-1:] != " " else excerpt_of(v, 80)
         if name == "spawn_agent" and isinstance(args.get("message"), str):
             return excerpt_of(args["message"], 80)
         if name == "update_plan":

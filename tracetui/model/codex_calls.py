@@ -39,7 +39,7 @@ from tracetui.ingest.codex_decode import (
     token_info,
     token_info_error,
 )
-from tracetui.ingest.codex_schema import CodexRecord, Payload
+from tracetui.ingest.codex_schema import CodexRecord, Payload, RateLimits, TokenInfo
 from tracetui.ingest.content import decode_any, result_excerpt
 from tracetui.ingest.decode import excerpt_of
 from tracetui.model.fold_messages import EXCERPT_CHARS, _intern
@@ -80,7 +80,9 @@ class CodexCalls:
         ops = patch_files(args) if name == PATCH_TOOL and isinstance(args, str) else []
         brief = call_brief(name, args, ops)
         label = f"{name}({brief})"
-        self._event("tool_use", anchor, st, 0, payload, excerpt_of(label, EXCERPT_CHARS), name=name, tool_use_id=cid)
+        # (a short printable label is its own excerpt: it ends with ")", so only its start may be a space)
+        exc = label if len(label) <= EXCERPT_CHARS and label.isprintable() and label[0] != " " else excerpt_of(label, EXCERPT_CHARS)
+        self._event("tool_use", anchor, st, 0, payload, exc, name=name, tool_use_id=cid)
         if cid and (cid in self.calls or self._find_call(cid, self._seq) is not None):
             return  # the same call read twice is one call
         c = self.counters
@@ -290,9 +292,11 @@ class CodexCalls:
         """The cumulative totals ``(input, cached input, output, cache write)`` of a
         ``token_count``, or ``None``; keeps the context window it declares (``context_window``,
         and the anomaly tracker's, which the ``context_pressure`` rule reads)."""
-        info = token_info(p.info)
-        if info is None:
-            return None
+        info = p.info
+        if type(info) is not TokenInfo:
+            info = token_info(info)
+            if info is None:
+                return None
         window = context_window_of(info)
         if window and window != self.context_window:
             self.context_window = window
@@ -307,8 +311,16 @@ class CodexCalls:
         return (t.input_tokens, t.cached_input_tokens, t.output_tokens, t.cache_write_input_tokens)
 
     def _token_count(self: Any, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
-        if p.rate_limits:  # absent or null: no window to keep
-            for wname, w in rate_windows(p.rate_limits).items():
+        rl = p.rate_limits
+        if type(rl) is RateLimits:  # decoded with the line (TypedPayload): its windows as they are
+            w = rl.primary
+            if w is not None:
+                self.rate_limits["primary"] = RateLimit("primary", w.used_percent, w.window_minutes, w.resets_at, anchor)
+            w = rl.secondary
+            if w is not None:
+                self.rate_limits["secondary"] = RateLimit("secondary", w.used_percent, w.window_minutes, w.resets_at, anchor)
+        elif rl:  # raw (a line of another shape); absent or null: no window to keep
+            for wname, w in rate_windows(rl).items():
                 self.rate_limits[wname] = RateLimit(wname, w.used_percent, w.window_minutes, w.resets_at, anchor)
         cur = self._totals(p)
         if cur is None:
@@ -335,7 +347,7 @@ class CodexCalls:
         model = self.model or "unknown"
         self.models[model] = self.models.get(model, 0) + 1
         usage = self.usage
-        usage.add(key, model, u, utc_day(st.timestamp))
+        usage.add_new(key, model, u, utc_day(st.timestamp))  # one new id a change of the total
         self.counters.api_messages = len(usage)
         if self.on_usage is not None:
             self.on_usage(key, model, u, usage.day_of(key))

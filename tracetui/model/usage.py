@@ -101,6 +101,20 @@ class UsageBook:
             k = next(iter(by_id))  # the id added longest ago
             self.old.put(k, (by_id.pop(k), self.model_of.pop(k), self.bucket_of.pop(k)))
 
+    def add_new(self, key: str, model: str, u: tuple[int, int, int, int, int], day: str = "") -> None:
+        """:meth:`add` of message ``key`` that the book has never held (the caller knows: the
+        Codex fold makes one new id per change of its cumulative total), without looking the id
+        up among the packed ones (a BLAKE2b digest and a probe each, once the book holds more
+        than :data:`RECENT_IDS`). An id it holds in its dicts is added as :meth:`add` does."""
+        by_id = self.by_id
+        if key in by_id:
+            self.add(key, model, u, day)
+            return
+        by_id[key], self.model_of[key], self.bucket_of[key] = self._merge(None, model, u, day)
+        if len(by_id) > RECENT_IDS:
+            k = next(iter(by_id))  # the id added longest ago
+            self.old.put(k, (by_id.pop(k), self.model_of.pop(k), self.bucket_of.pop(k)))
+
     def _merge(self, e: Entry | None, model: str, u: tuple[int, int, int, int, int], day: str) -> Entry:
         """The entry of a message (``e``: its entry so far, or ``None``) after one more record's
         usage ``u``, the totals and buckets updated; ``e`` itself when nothing changed."""
