@@ -208,7 +208,7 @@ def exec_status(out: Any) -> tuple[int | None, str | None]:
     ``(None, None)`` for any other output. ``out``: the output as raw JSON (a string's bytes)."""
     if type(out) is not msgspec.Raw:
         return None, None
-    m = _match_head(memoryview(out))  # read in place: the head is all the pattern reads
+    m = _match_head(out)  # read in place (the buffer's bytes, not a copy): the head is all the pattern reads
     if m is None:
         return None, None
     code, session = m.group(1, 2)

@@ -347,7 +347,12 @@ class CodexCalls:
         model = self.model or "unknown"
         self.models[model] = self.models.get(model, 0) + 1
         usage = self.usage
-        usage.add_new(key, model, u, utc_day(st.timestamp))  # one new id a change of the total
+        ts = st.timestamp
+        # utc_day's usual form inline (the day is the stamp's first ten characters)
+        day = (
+            _intern(ts[:10]) if ts and len(ts) >= 20 and ts[-1] == "Z" and ts[10] == "T" and ts[4] == "-" and ts[7] == "-" else utc_day(ts)
+        )
+        usage.add_new(key, model, u, day)  # one new id a change of the total
         self.counters.api_messages = len(usage)
         if self.on_usage is not None:
             self.on_usage(key, model, u, usage.day_of(key))

@@ -110,7 +110,32 @@ class UsageBook:
         if key in by_id:
             self.add(key, model, u, day)
             return
-        by_id[key], self.model_of[key], self.bucket_of[key] = self._merge(None, model, u, day)
+        # what _merge(None, ...) does for a new message, inline
+        k1 = bucket_key(model, day, u)
+        b = self.buckets.get(k1)
+        if b is None:
+            b = self.buckets[k1] = [0, 0, 0, 0, 0, 0]
+        b[0] += 1
+        b[1] += u[0]
+        b[2] += u[1]
+        b[3] += u[2]
+        b[4] += u[3]
+        b[5] += u[4]
+        t = self.totals
+        t[0] += u[0]
+        t[1] += u[1]
+        t[2] += u[2]
+        t[3] += u[3]
+        m = self.by_model.get(model)
+        if m is None:
+            m = self.by_model[model] = [0, 0, 0, 0]
+        m[0] += u[0]
+        m[1] += u[1]
+        m[2] += u[2]
+        m[3] += u[3]
+        by_id[key] = u
+        self.model_of[key] = model
+        self.bucket_of[key] = k1
         if len(by_id) > RECENT_IDS:
             k = next(iter(by_id))  # the id added longest ago
             self.old.put(k, (by_id.pop(k), self.model_of.pop(k), self.bucket_of.pop(k)))
