@@ -11,7 +11,16 @@ from typing import Any, Union
 
 import msgspec
 
-from tracetui.ingest.codex_schema import CodexEnvelope, CodexRecord, RateLimits, RateWindow, TokenInfo, TokenTotals, TypedRecord
+from tracetui.ingest.codex_schema import (
+    CodexEnvelope,
+    CodexRecord,
+    ContentPart,
+    RateLimits,
+    RateWindow,
+    TokenInfo,
+    TokenTotals,
+    TypedRecord,
+)
 from tracetui.ingest.content import decode_any
 from tracetui.ingest.decode import Quarantined, decode_line, excerpt_of
 from tracetui.ingest.schema import MAX_TOKENS
@@ -348,23 +357,28 @@ def parent_of(source: msgspec.Raw, forked_from_id: str | None) -> tuple[str | No
     return forked_from_id, None, None
 
 
-class _Part(msgspec.Struct):
-    text: Any = None
+_parts = msgspec.json.Decoder(Union[str, list[ContentPart], None])
 
 
-_parts = msgspec.json.Decoder(Union[str, list[_Part], None])
-
-
-def text_of(raw: msgspec.Raw) -> str:
+def text_of(raw: msgspec.Raw | str | list[ContentPart] | None) -> str:
     """The text of a string field, or of a message's ``content[]`` (its ``input_text`` /
-    ``output_text`` parts joined by newlines); ``""`` for anything else."""
-    if not raw:
+    ``output_text`` parts joined by newlines); ``""`` for anything else. ``raw``: the raw
+    field, or the value a :class:`~tracetui.ingest.codex_schema.TypedRecord` decoded already
+    (a string, a list of :class:`ContentPart`, ``None``)."""
+    v: Any
+    t = type(raw)
+    if t is list:
+        v = raw
+    elif t is str:
+        return raw  # type: ignore[return-value]
+    elif not raw:
         return ""
-    try:
-        v: Any = _parts.decode(raw)  # the common shapes in one typed pass, other fields skipped
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        v = decode_any(raw)
-    if isinstance(v, list) and v and isinstance(v[0], _Part):
+    else:
+        try:
+            v = _parts.decode(raw)  # type: ignore[arg-type]  # the common shapes in one typed pass, other fields skipped
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            v = decode_any(raw)  # type: ignore[arg-type]
+    if isinstance(v, list) and v and isinstance(v[0], ContentPart):
         return "\n".join(p.text for p in v if isinstance(p.text, str))
     if isinstance(v, str):
         return v

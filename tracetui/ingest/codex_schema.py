@@ -31,6 +31,7 @@ __all__ = [
     "TokenTotals",
     "TokenInfo",
     "RateWindow",
+    "ContentPart",
 ]
 
 #: the top-level ``type`` values of a rollout line the fold knows; others are unknown records
@@ -198,12 +199,21 @@ class RateLimits(msgspec.Struct, gc=False):
     secondary: Union[RateWindow, None] = None
 
 
-class TypedPayload(Payload, gc=False):
-    """A :class:`Payload` whose ``token_count`` parts are decoded with the line (``info`` and
-    ``rate_limits`` of the expected shapes, or ``None`` when absent or ``null``). A line whose
-    parts have another shape fails this decode and is read as a :class:`CodexRecord` (raw
-    parts, each rule then taking what it can)."""
+class ContentPart(msgspec.Struct, gc=False):
+    """One part of a message's ``content[]`` (``input_text``, ``output_text``, ...): its text,
+    of any type (only a string is text); other fields are skipped."""
 
+    text: Any = None
+
+
+class TypedPayload(Payload, gc=False):
+    """A :class:`Payload` whose ``token_count`` parts and message ``content`` are decoded with
+    the line (``info`` and ``rate_limits`` of the expected shapes, or ``None`` when absent or
+    ``null``; ``content`` a string or a list of :class:`ContentPart`, ``None`` when absent or
+    ``null``). A line whose parts have another shape fails this decode and is read as a
+    :class:`CodexRecord` (raw parts, each rule then taking what it can)."""
+
+    content: Union[str, list[ContentPart], None] = None  # type: ignore[assignment]
     info: Union[TokenInfo, None] = None  # type: ignore[assignment]
     rate_limits: Union[RateLimits, None] = None  # type: ignore[assignment]
 
