@@ -64,13 +64,15 @@ def sessions_data(
     hours: float | None, now: float, subagents: bool = True, use_cache: bool = True, budgets: Any = None, warn: Any = None
 ) -> tuple[list, dict]:
     """``(rows, fleet)``: the :class:`~tracetui.views.fleet_table.FleetRow` of each session under
-    the projects folder written in the last ``hours`` hours (``None``: all) at ``now`` (epoch
+    the projects folder (one a session: :func:`~tracetui.views.fleet_copies.one_per_session`) written in the last ``hours`` hours (``None``: all) at ``now`` (epoch
     seconds), sorted by attention, and :func:`~tracetui.views.fleet_totals.fleet_json`.
     ``warn(line)`` hears of a session that could not be read (default: stderr)."""
     from tracetui.ingest.discover import is_session, list_sessions
+    from tracetui.ingest.file_ident import file_stat
     from tracetui.session.open import load_state, save_store
     from tracetui.session.user_settings import load_user_settings
     from tracetui.views.fleet import FleetRules
+    from tracetui.views.fleet_copies import FileOf, one_per_session
     from tracetui.views.fleet_facts import session_facts
     from tracetui.views.fleet_table import Budgets, fleet_rows
     from tracetui.views.fleet_totals import fleet_json
@@ -109,7 +111,10 @@ def sessions_data(
         (warn or _warn)(
             f"note: {n} transcript file{'s' if n != 1 else ''} could not be read and {'are' if n != 1 else 'is'} left out ({unreadable[0]})."
         )
-    rows = fleet_rows(pairs, now, FleetRules(**us.fleet), budgets=budgets)
+    # one row a session, as in the monitor's fleet: a copy of a transcript under another
+    # project folder (the same session id) or a second path to one file is not a second session
+    files = {facts.key: FileOf(*file_stat(facts.key), False) for facts, _ in pairs}
+    rows = fleet_rows(one_per_session(pairs, files), now, FleetRules(**us.fleet), budgets=budgets)
     return rows, fleet_json(rows, now, budgets)
 
 

@@ -163,3 +163,21 @@ def test_help_documents_the_rules(capsys) -> None:
     out = capsys.readouterr().out
     for state in ("waiting on you", "failing", "stalled", "working", "idle", "ended"):
         assert f"  {state}" in out
+
+
+def test_a_copy_under_another_project_folder_is_one_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # the same session id in two project folders (a copied folder): the monitor's fleet shows
+    # one row, and so does the listing, whose totals would count its messages twice otherwise
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    b = fs.working(sid="cccc0000-0000-4000-8000-00000000000c", start=fs.iso(time.time() - 120))
+    first = fs.write(b, tmp_path / "claude", "-home-dev-a", b.session_id)
+    copy = fs.write(b, tmp_path / "claude", "-home-dev-b", b.session_id)
+    assert first != copy and first.read_bytes() == copy.read_bytes()
+    code, out, _ = run(capsys, "--no-cache", "--json")
+    data = json.loads(out)
+    assert code == 0 and len(data["sessions"]) == 1 and data["fleet"]["sessions"] == 1
+    alone = tmp_path / "alone"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(alone))
+    fs.write(b, alone, "-home-dev-a", b.session_id)
+    _, out_alone, _ = run(capsys, "--no-cache", "--json")
+    assert json.loads(out_alone)["fleet"]["burn"] == data["fleet"]["burn"]

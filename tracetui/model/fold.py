@@ -254,7 +254,15 @@ class FileFold(MessageHandlers, ToolHandlers, SnapshotMixin):
                     self._inline(owner, rec, anchor)
         ts = rec.timestamp
         if ts:
-            if is_timestamp(ts):
+            nt = self.newest_timestamp
+            n = len(ts)
+            if nt is not None and n == len(nt) and n >= 20 and ts[-1] == "Z" == nt[-1] and ts[10] == "T" and ts[4] == "-" and ts[7] == "-":
+                # the usual stamp after another of its shape (``pricing.is_timestamp``, then
+                # ``timestamps.later`` compare as text): what the general path below does
+                self.last_timestamp = ts
+                if ts > nt:
+                    self.newest_timestamp = ts
+            elif is_timestamp(ts):
                 if self.first_timestamp is None:
                     self.first_timestamp = ts
                 self.last_timestamp = ts
