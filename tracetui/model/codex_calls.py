@@ -292,11 +292,10 @@ class CodexCalls:
         """The cumulative totals ``(input, cached input, output, cache write)`` of a
         ``token_count``, or ``None``; keeps the context window it declares (``context_window``,
         and the anomaly tracker's, which the ``context_pressure`` rule reads)."""
-        info = p.info
-        if type(info) is not TokenInfo:
-            info = token_info(info)
-            if info is None:
-                return None
+        got = p.info
+        info = got if type(got) is TokenInfo else token_info(got)
+        if info is None:
+            return None
         window = context_window_of(info)
         if window and window != self.context_window:
             self.context_window = window
