@@ -142,10 +142,7 @@ def call_arguments(raw: msgspec.Raw) -> Any:
     """A ``function_call``'s ``arguments``: a JSON string holding the arguments as JSON, decoded
     twice (an object given directly, as a newer build might write, is taken as it is). The
     string itself when it is not JSON; ``None`` when absent."""
-    try:
-        v = _any(raw) if raw else None  # decode_any's common case, without its call
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        v = decode_any(raw)
+    v = decode_any(raw)
     if type(v) is str:
         try:
             return _any(v)
@@ -243,8 +240,7 @@ def call_brief(name: str, args: Any, files: list[tuple[str, str]] | None = None)
             if isinstance(v, list):
                 v = " ".join(str(x) for x in v)
             if isinstance(v, str):
-                # (a short printable command without spaces at its ends is its own excerpt)
-                return v if len(v) <= 80 and v.isprintable() and v[:1] != " " and v[-1:] != " " else excerpt_of(v, 80)
+                return excerpt_of(v, 80)
         if name == "spawn_agent" and isinstance(args.get("message"), str):
             return excerpt_of(args["message"], 80)
         if name == "update_plan":

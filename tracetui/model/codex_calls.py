@@ -80,9 +80,7 @@ class CodexCalls:
         ops = patch_files(args) if name == PATCH_TOOL and isinstance(args, str) else []
         brief = call_brief(name, args, ops)
         label = f"{name}({brief})"
-        # (a short printable label is its own excerpt: it ends with ")", so only its start may be a space)
-        exc = label if len(label) <= EXCERPT_CHARS and label.isprintable() and label[0] != " " else excerpt_of(label, EXCERPT_CHARS)
-        self._event("tool_use", anchor, st, 0, payload, exc, name=name, tool_use_id=cid)
+        self._event("tool_use", anchor, st, 0, payload, excerpt_of(label, EXCERPT_CHARS), name=name, tool_use_id=cid)
         if cid and (cid in self.calls or self._find_call(cid, self._seq) is not None):
             return  # the same call read twice is one call
         c = self.counters
@@ -346,12 +344,7 @@ class CodexCalls:
         model = self.model or "unknown"
         self.models[model] = self.models.get(model, 0) + 1
         usage = self.usage
-        ts = st.timestamp
-        # utc_day's usual form inline (the day is the stamp's first ten characters)
-        day = (
-            _intern(ts[:10]) if ts and len(ts) >= 20 and ts[-1] == "Z" and ts[10] == "T" and ts[4] == "-" and ts[7] == "-" else utc_day(ts)
-        )
-        usage.add_new(key, model, u, day)  # one new id a change of the total
+        usage.add_new(key, model, u, utc_day(st.timestamp))  # one new id a change of the total
         self.counters.api_messages = len(usage)
         if self.on_usage is not None:
             self.on_usage(key, model, u, usage.day_of(key))

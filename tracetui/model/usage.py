@@ -98,8 +98,7 @@ class UsageBook:
             return
         by_id[key], self.model_of[key], self.bucket_of[key] = new
         if old is None and len(by_id) > RECENT_IDS:
-            k = next(iter(by_id))  # the id added longest ago
-            self.old.put(k, (by_id.pop(k), self.model_of.pop(k), self.bucket_of.pop(k)))
+            self._pack_oldest()
 
     def add_new(self, key: str, model: str, u: tuple[int, int, int, int, int], day: str = "") -> None:
         """:meth:`add` of message ``key`` that the book has never held (the caller knows: the
@@ -110,35 +109,15 @@ class UsageBook:
         if key in by_id:
             self.add(key, model, u, day)
             return
-        # what _merge(None, ...) does for a new message, inline
-        k1 = bucket_key(model, day, u)
-        b = self.buckets.get(k1)
-        if b is None:
-            b = self.buckets[k1] = [0, 0, 0, 0, 0, 0]
-        b[0] += 1
-        b[1] += u[0]
-        b[2] += u[1]
-        b[3] += u[2]
-        b[4] += u[3]
-        b[5] += u[4]
-        t = self.totals
-        t[0] += u[0]
-        t[1] += u[1]
-        t[2] += u[2]
-        t[3] += u[3]
-        m = self.by_model.get(model)
-        if m is None:
-            m = self.by_model[model] = [0, 0, 0, 0]
-        m[0] += u[0]
-        m[1] += u[1]
-        m[2] += u[2]
-        m[3] += u[3]
-        by_id[key] = u
-        self.model_of[key] = model
-        self.bucket_of[key] = k1
+        by_id[key], self.model_of[key], self.bucket_of[key] = self._merge(None, model, u, day)
         if len(by_id) > RECENT_IDS:
-            k = next(iter(by_id))  # the id added longest ago
-            self.old.put(k, (by_id.pop(k), self.model_of.pop(k), self.bucket_of.pop(k)))
+            self._pack_oldest()
+
+    def _pack_oldest(self) -> None:
+        """Move the id added longest ago from the dicts to ``old`` (the book holds more than
+        :data:`RECENT_IDS` there)."""
+        k = next(iter(self.by_id))
+        self.old.put(k, (self.by_id.pop(k), self.model_of.pop(k), self.bucket_of.pop(k)))
 
     def _merge(self, e: Entry | None, model: str, u: tuple[int, int, int, int, int], day: str) -> Entry:
         """The entry of a message (``e``: its entry so far, or ``None``) after one more record's
