@@ -157,22 +157,39 @@ def test_a_script_without_a_main_guard_saves_through_the_writer_process(tmp_path
     assert out.stdout.count("ProcessWriter") == 1
 
 
-def test_the_writer_process_imports_the_writer_not_the_folds() -> None:
+def test_the_writer_process_imports_the_writer_not_the_folds(tmp_path: Path) -> None:
     """The writer's interpreter (started at a first open, inside its time) imports the modules
-    that make the rows, not the store's reader and the folds behind it (the package's names are
-    read lazily, store/__init__.py)."""
+    that make the rows and the first job a first open gives it, not the store's reader, the
+    folds behind it or the derive rules (the package's names are read lazily,
+    store/__init__.py)."""
     import subprocess
     import sys
 
+    from tracetui.session.store.writer_proc import _name_of
+
+    path = write(tmp_path / "s.jsonl", [prompt("go")])
+    store = open_cached([path]).store
+    first = _name_of(store._before)  # what a cold open's writer process imports and runs first
+    assert first is not None
+    mod, name = first.split(":")
     code = (
         "import sys\n"
+        "from importlib import import_module\n"
         "from tracetui.session.store.writer_proc import main\n"
+        f"getattr(import_module({mod!r}), {name!r})\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('tracetui.'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]).stdout
     loaded = set(out.split())
     assert "tracetui.session.store.event_rows" in loaded
-    assert not loaded & {"tracetui.session.store.reader", "tracetui.model.fold", "tracetui.model.codex_fold", "tracetui.session.reader"}
+    assert not loaded & {
+        "tracetui.session.store.reader",
+        "tracetui.session.store.opening",
+        "tracetui.model.fold",
+        "tracetui.model.codex_fold",
+        "tracetui.model.derive",
+        "tracetui.session.reader",
+    }
 
 
 def test_the_store_package_names_are_read_lazily_and_others_refused() -> None:

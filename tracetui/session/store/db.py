@@ -42,6 +42,9 @@ import sqlite3
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from tracetui.ingest.private import FILE_MODE, private_dir
 
@@ -57,6 +60,8 @@ __all__ = [
     "code_fingerprint",
     "fingerprint",
     "create_schema",
+    "meta_values",
+    "rebuild",
     "prune",
     "SRC_SHIFT",
 ]
@@ -206,6 +211,32 @@ def create_schema(conn: sqlite3.Connection) -> None:
     """Create the tables that are missing (call inside a write transaction)."""
     for sql in _TABLES:
         conn.execute(sql)
+
+
+def meta_values(conn: sqlite3.Connection) -> dict[str, Any]:
+    """The ``meta`` table of ``conn``'s database, each value decoded. Raises ``sqlite3.Error``
+    (no table, a locked or broken file) and ``msgspec.DecodeError`` (a value not msgpack)."""
+    return {k: msgspec.msgpack.decode(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+
+
+def rebuild(conn: sqlite3.Connection) -> None:
+    """Make the database ready for a fold from the start (the writer's first transaction, in the
+    store's writer process too: here, so that process imports no reader or fold): tables of
+    another schema (or unreadable ones) are dropped and made anew; with the right schema, only
+    the saved state goes (it is not this fold's), not the rows another process folding the same
+    bytes may be writing (they are the same rows)."""
+    try:
+        schema = meta_values(conn).get("schema")
+    except (sqlite3.Error, msgspec.DecodeError):
+        schema = None
+    if schema != SCHEMA:
+        for t in TABLES:
+            conn.execute(f"DROP TABLE IF EXISTS {t}")
+        create_schema(conn)
+    else:
+        conn.execute("DELETE FROM fold")
+        conn.execute("DELETE FROM sources")
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (msgspec.msgpack.encode(SCHEMA),))
 
 
 @lru_cache(maxsize=1)

@@ -18,7 +18,6 @@ from typing import Any
 
 import msgspec
 
-import tracetui.model.derive  # noqa: F401 - defines the types AgentState.derived refers to
 from tracetui.model.state import AgentState
 from tracetui.session.store.masking import masked
 
@@ -37,6 +36,10 @@ _HINTS: dict[type, dict[str, Any]] = {}
 def _hints(cls: type) -> dict[str, Any]:
     h = _HINTS.get(cls)
     if h is None:
+        # model/derive.py defines the types AgentState.derived refers to; imported here, at the
+        # first delta or decode, not with this module: the store's writer process only seals
+        import tracetui.model.derive  # noqa: F401
+
         h = _HINTS[cls] = typing.get_type_hints(cls)
     return h
 

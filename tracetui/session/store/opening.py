@@ -23,14 +23,22 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from tracetui import __version__
 from tracetui.ingest.files import path_text
-from tracetui.session.store.db import SCHEMA, TABLES, cache_path, code_fingerprint, connect, create_schema, fingerprint, remove_database
+from tracetui.session.store.db import (
+    SCHEMA,
+    cache_path,
+    code_fingerprint,
+    connect,
+    create_schema,
+    fingerprint,
+    meta_values,
+    rebuild,
+    remove_database,
+)
 from tracetui.session.store.ledger import Store
 from tracetui.session.store.pool import Link
-from tracetui.session.store.reader import _SOURCES, SAVE_BUSY_MS, WRITE_BUSY_MS, StoreReader, _meta, listing
+from tracetui.session.store.reader import _SOURCES, SAVE_BUSY_MS, WRITE_BUSY_MS, StoreReader, listing
 
 __all__ = ["open_cached", "open_private"]
 
@@ -77,25 +85,6 @@ def _why_stale(conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path]
     return None
 
 
-def _rebuild(conn: sqlite3.Connection) -> None:
-    """Make the database ready for a fold from the start (the writer's first transaction):
-    tables of another schema (or unreadable ones) are dropped and made anew; with the right
-    schema, only the saved state goes (it is not this fold's), not the rows another process
-    folding the same bytes may be writing (they are the same rows)."""
-    try:
-        schema = _meta(conn).get("schema")
-    except (sqlite3.Error, msgspec.DecodeError):
-        schema = None
-    if schema != SCHEMA:
-        for t in TABLES:
-            conn.execute(f"DROP TABLE IF EXISTS {t}")
-        create_schema(conn)
-    else:
-        conn.execute("DELETE FROM fold")
-        conn.execute("DELETE FROM sources")
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (msgspec.msgpack.encode(SCHEMA),))
-
-
 def open_private(paths: list[Path], subagents: bool = True, price: bool = True) -> StoreReader:
     """A reader for ``paths`` folding from the start with its ledger and history in a private
     temporary database (deleted when the reader's connection closes): memory bounded as with
@@ -133,12 +122,12 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
             return _private(paths, subagents, price, f"{db}: {exc}")
         break
     w, r = Link(str(db), WRITE_BUSY_MS), Link(str(db), SAVE_BUSY_MS, rconn)
-    reader = StoreReader(paths, Store(w, r, before_write=_rebuild), subagents=subagents, price=price)
+    reader = StoreReader(paths, Store(w, r, before_write=rebuild), subagents=subagents, price=price)
     try:
         with r.lock:  # the pool closes no connection while it is read
             rconn = r.get()
             try:
-                meta = _meta(rconn)
+                meta = meta_values(rconn)
             except sqlite3.OperationalError as exc:
                 if "no such table" not in str(exc):
                     raise
@@ -153,6 +142,6 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
             else:
                 reader.cache_status = f"invalid: {why}"
     except Exception as exc:  # a corrupt or foreign database: fold from the start, rebuild it
-        reader = StoreReader(paths, Store(w, r, before_write=_rebuild), subagents=subagents, price=price)
+        reader = StoreReader(paths, Store(w, r, before_write=rebuild), subagents=subagents, price=price)
         reader.cache_status = f"invalid: {type(exc).__name__}: {str(exc)[:80]}"
     return reader

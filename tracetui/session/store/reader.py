@@ -30,6 +30,7 @@ from tracetui.session.store.db import (
     code_fingerprint,
     create_schema,
     fingerprint,
+    meta_values,
     prune,
     prune_now,
     saved_fold_rows,
@@ -45,10 +46,6 @@ WRITE_BUSY_MS = 1000
 SAVE_BUSY_MS = 200
 
 _SOURCES = "SELECT src, path, inode, size, mtime_ns, offset, line, head, fingerprint, events, history FROM sources ORDER BY src"
-
-
-def _meta(conn: sqlite3.Connection) -> dict[str, Any]:
-    return {k: msgspec.msgpack.decode(v) for k, v in conn.execute("SELECT key, value FROM meta")}
 
 
 def _price_key(state: RunState) -> tuple[bytes, str | None]:
@@ -223,7 +220,7 @@ class StoreReader(SessionReader):
         further on than this one (another process read more since): then this one is not
         saved over it."""
         try:
-            meta = _meta(c)
+            meta = meta_values(c)
             saved = c.execute("SELECT path, inode, offset, fingerprint FROM sources ORDER BY src").fetchall()
         except sqlite3.OperationalError:
             return False  # no tables yet
