@@ -161,6 +161,11 @@ def test_parse_first_line_shapes() -> None:
     assert parse_first_line(b'{"type": "session_meta", "payload": {}}') is None
     assert parse_first_line(b"[1, 2]") is None
     assert parse_first_line(b"") is None
+    # an escaped lone surrogate in the first record (its instructions, say): the fold reads it as
+    # a rollout (the bad character U+FFFD), so discovery does too (a fresh-user trial: left out)
+    meta["payload"]["base_instructions"] = {"text": "bad \ud800 text"}
+    m = parse_first_line(json.dumps(meta).encode())
+    assert m is not None and m.thread_id == "t"
 
 
 def test_a_first_line_being_written_is_read_again_once_complete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -320,3 +320,32 @@ def test_a_file_stamped_in_the_future_is_not_the_newest_session(tmp_path: Path, 
     assert newest_session().path == real
     real.unlink()
     assert newest_session().path == fut  # the only one: still found
+
+
+def test_a_first_line_after_a_byte_order_mark_or_with_a_lone_surrogate_is_a_session_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a fresh-user trial: such a file was left out of sessions, the fleet and --all (a first-line
+    # check msgspec refused) while state ID, report and search folded it as a session
+    from tracetui.ingest.claude_orphans import first_session_id
+    from tracetui.ingest.discover import transcript_sessions
+    from tracetui.ingest.first_line import opens_a_transcript
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    proj = tmp_path / "projects" / "-p"
+    bom = write(proj / "sess-bom.jsonl", [b"\xef\xbb\xbf" + json.dumps(prompt("hi", session="sess-bom")).encode()])
+    surr = write(proj / "sess-surr.jsonl", [json.dumps(prompt("bad \ud800 here", session="sess-surr")).encode()])
+    assert b"\\ud800" in surr.read_bytes()
+    late = write(proj / "sess-late.jsonl", [b"", b"\xef\xbb\xbf" + json.dumps(prompt("hi", session="sess-late")).encode()])
+    assert opens_a_transcript(bom) and opens_a_transcript(surr)
+    assert not opens_a_transcript(late)  # a mark past the start of the file is no mark: the fold quarantines it
+    assert {s.path for s in transcript_sessions()} == {bom, surr}
+    assert (first_session_id(bom), first_session_id(surr)) == ("sess-bom", "sess-surr")
+    for p, goal in ((bom, "hi"), (surr, "bad \ufffd here")):  # the fold reads the same lines as records
+        r = SessionReader(p, price=False)
+        r.poll()
+        st = r.snapshot()
+        assert (st.counters.records, st.counters.malformed, st.goal.text) == (1, 0, goal)
+    r = SessionReader(late, price=False)
+    r.poll()
+    assert r.snapshot().counters.malformed == 1

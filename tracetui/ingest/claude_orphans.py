@@ -17,6 +17,7 @@ from typing import Union
 import msgspec
 
 from tracetui.ingest.files import is_regular, open_regular
+from tracetui.ingest.first_line import decode_first_line
 
 __all__ = [
     "is_agent_file",
@@ -169,8 +170,8 @@ def first_session_id(p: Path) -> str | None:
             line = f.readline(1 << 20)
     except OSError:
         return None
-    try:
-        sid = _first.decode(line).sessionId
+    try:  # read as the fold reads it: a byte order mark, an escaped lone surrogate
+        sid = decode_first_line(_first, line).sessionId
     except (msgspec.DecodeError, RecursionError):
         sid = None
     if line.endswith(b"\n"):

@@ -21,6 +21,7 @@ import msgspec
 
 from tracetui.ingest.codex_copies import copy_rank, one_each
 from tracetui.ingest.files import open_regular
+from tracetui.ingest.first_line import decode_first_line
 
 __all__ = [
     "RolloutMeta",
@@ -119,13 +120,12 @@ def _source_of(source: msgspec.Raw) -> tuple[str | None, str]:
 
 def parse_first_line(line: bytes) -> RolloutMeta | None:
     """The :class:`RolloutMeta` of a rollout's first line (bytes, without or with its newline;
-    a UTF-8 byte order mark is skipped), or ``None`` when it is no ``session_meta`` record
-    with a string ``payload.id``. Never raises."""
-    if line.startswith(b"\xef\xbb\xbf"):
-        line = line[3:]
+    read as the fold reads it: :func:`~tracetui.ingest.first_line.decode_first_line`, a UTF-8
+    byte order mark skipped, an escaped lone surrogate read as U+FFFD), or ``None`` when it is
+    no ``session_meta`` record with a string ``payload.id``. Never raises."""
     try:
-        rec = _LINE.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        rec = decode_first_line(_LINE, line)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     p = rec.payload
     if rec.type != "session_meta" or p is None or not p.id:
