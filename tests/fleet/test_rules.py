@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
 import pytest
 from fleet_support import busy, failing, interrupted, last_time, permission, stalled, state_of, turn_ended, working, write
 
-from tracetui.views.fleet import ATTENTION, STATES, FleetRules, Status, attention_key, classify, rules_help
+from tracetui.views.fleet import ATTENTION, RECORD_LAG, STATES, FleetRules, Status, attention_key, classify, rules_help
 from tracetui.views.fleet_facts import session_facts
 
 
@@ -126,8 +127,20 @@ def test_ended_after_three_hours(tmp_path: Path) -> None:
 
 
 def test_file_time_counts_when_newer_than_the_records(tmp_path: Path) -> None:
-    # the last record is 4 h old but the file was written a second ago
-    assert state(working(), tmp_path, 4 * 3600, written_after=4 * 3600 - 1).state == "working"
+    # the last record is 10 min old but the file was written a second ago (within RECORD_LAG)
+    assert RECORD_LAG > 600
+    assert state(working(), tmp_path, 600, written_after=599).state == "working"
+
+
+def test_a_file_written_long_after_its_last_record_is_a_copy_quiet_since_that_record(tmp_path: Path) -> None:
+    # a fresh-user trial: a transcript copied today (its file just written) whose records are 279
+    # days old read as "waiting on you: Bash has no result for 279d13h … a permission prompt?"
+    age = 279 * 86400 + 13 * 3600
+    st = state(permission(), tmp_path, age, written_after=age - 20)
+    assert st.state == "ended" and st.quiet == pytest.approx(age)
+    assert "nothing written for 279d13h" in st.reason and "modified 20s ago: a copy?" in st.reason
+    # the same with the file written within the lag of its last record: the file's time counts
+    assert state(permission(), tmp_path, RECORD_LAG + 20, written_after=RECORD_LAG - 1).state == "waiting on you"
 
 
 def test_no_file_time_uses_the_records(tmp_path: Path) -> None:
@@ -198,6 +211,35 @@ def test_a_record_stamped_far_after_its_files_were_written_is_no_quiet_time(tmp_
     assert st.state == "ended" and st.quiet == pytest.approx(5 * 3600.0)
     # a clock a little ahead is a clock apart: the record's time counts
     assert classify(facts, t - 60.0, t + 30.0, FleetRules()).quiet == pytest.approx(30.0)
+
+
+def test_no_time_known_is_said_so_not_for_ever(tmp_path: Path) -> None:
+    # a fresh-user trial: records without a time and a file stamped years ahead said "ended:
+    # nothing written for ever"
+    b = working()
+    p = write(b, tmp_path, "-home-dev-shop-api", b.session_id)
+    lines = [json.loads(line) for line in p.read_bytes().splitlines()]
+    p.write_bytes(b"".join(json.dumps({k: v for k, v in r.items() if k != "timestamp"}).encode() + b"\n" for r in lines))
+    facts = session_facts(state_of(p), str(p))
+    assert facts.records and facts.last_record is None
+    for written, why in ((2e9 + 10 * 365 * 86400, "its files modified in the future"), (None, "its files' time unknown")):
+        st = classify(facts, written, 2e9)
+        assert st.state == "ended" and "ever" not in st.reason and st.reason.endswith(why), st.reason
+
+
+def test_a_call_stamped_after_the_clock_has_no_age(tmp_path: Path) -> None:
+    # a fresh-user trial: a Codex call stamped in year 2999 showed in flight "0s" (and its
+    # age_s was minus 30 billion seconds)
+    from tracetui.views.fleet_table import FUTURE_AGE, fleet_rows, row_cells, row_json
+
+    facts, t = facts_of(permission(), tmp_path)
+    (started,) = [c.started for c in facts.in_flight]
+    assert started is not None
+    for now, age in ((started - 10 * 365 * 86400.0, FUTURE_AGE), (started + 90.0, "1m")):
+        (row,) = fleet_rows([(facts, t)], now)
+        assert row_cells(row, now)["flight"].endswith(f" {age}")
+        (flight,) = row_json(row, now)["in_flight"]
+        assert flight["age_s"] == (None if age == FUTURE_AGE else pytest.approx(90.0))
 
 
 def test_files_written_in_the_future_give_no_quiet_time(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from rich.text import Text
 
 from tracetui.model.timestamps import fmt_span
-from tracetui.views.fleet import CLOCK_SKEW, past_clock
+from tracetui.views.fleet import CLOCK_SKEW, LIVE_WINDOW, copied, past_clock
 from tracetui.views.format import fmt_bytes as _fmt_bytes
 from tracetui.views.format import fmt_count, fmt_short, fmt_usd
 from tracetui.views.safe import cut_whole, redacted, safe_text
@@ -134,38 +134,50 @@ def fmt_bytes(n: int | None) -> str:
     return _fmt_bytes(n)
 
 
-#: seconds since the session's files were last written within which it is shown as live (else
-#: "idle 3h"). Claude Code appends a record for every API message, tool call and result, and
-#: progress records while a tool runs; ten minutes without a write is twice the stall detector's
-#: threshold (``tracetui.model.anomalies.STALL_SECONDS``, 300 s), so a stalled call is flagged
-#: as a stall first and the session called idle only later.
-LIVE_WINDOW = 600.0
-
-
-def is_live(written: float | None, now: float) -> bool:
-    """The session was written to within :data:`LIVE_WINDOW` seconds of ``now`` (``written``:
-    the newest modification time of its files, seconds since the epoch; a time after ``now``
-    by up to :data:`~tracetui.views.fleet.CLOCK_SKEW`, a clock apart, counts as just written,
-    one further ahead says nothing of when it was written: not live, as in the fleet).
+def is_live(written: float | None, now: float, last_record: float | None = None) -> bool:
+    """The session was written to within :data:`~tracetui.views.fleet.LIVE_WINDOW` seconds of
+    ``now`` (``written``: the newest modification time of its files, seconds since the epoch; a
+    time after ``now`` by up to :data:`~tracetui.views.fleet.CLOCK_SKEW`, a clock apart, counts
+    as just written, one further ahead says nothing of when it was written: not live, as in the
+    fleet). A last
+    write more than :data:`~tracetui.views.fleet.RECORD_LAG` after the newest record's time
+    ``last_record`` (epoch seconds) is no write of the session (``fleet.copied``: a copy, a
+    touch): then the record's time is the session's last write, as in the fleet.
     Unknown (``None``) counts as live: nothing says otherwise."""
-    return written is None or (now - written < LIVE_WINDOW and written <= now + CLOCK_SKEW)
+    if written is None:
+        return True
+    if written > now + CLOCK_SKEW:
+        return False
+    if copied(written, last_record):
+        assert last_record is not None
+        written = last_record
+    return now - written < LIVE_WINDOW
 
 
-def activity(written: float | None, now: float) -> str:
+def activity(written: float | None, now: float, last_record: float | None = None) -> str:
     """``live``, or ``idle 12m`` / ``idle 3h`` / ``idle 452d`` (the age of the last write in its
     largest whole unit) by :func:`is_live`; ``idle (modified in the future)`` for a last write
-    stamped too far ahead to be live."""
-    if is_live(written, now):
+    stamped too far ahead to be live; ``idle 279d (a copy?)`` when the last write is no write of
+    the session (:func:`is_live`), aged from its newest record ``last_record``."""
+    if is_live(written, now, last_record):
         return "live"
     assert written is not None
-    if written > now:
+    if written > now + CLOCK_SKEW:
         return "idle (modified in the future)"  # its age is unknown (is_live)
-    age = now - written
+    if copied(written, last_record):
+        assert last_record is not None
+        return f"idle {_whole_unit(now - last_record)} (a copy?)"
+    return f"idle {_whole_unit(now - written)}"
+
+
+def _whole_unit(age: float) -> str:
+    """``12m`` / ``3h`` / ``452d``: ``age`` (seconds, at least 0 counted) in its largest whole unit."""
+    age = max(0.0, age)
     if age < 3600:
-        return f"idle {int(age // 60)}m"
+        return f"{int(age // 60)}m"
     if age < 86400:
-        return f"idle {int(age // 3600)}h"
-    return f"idle {int(age // 86400)}d"
+        return f"{int(age // 3600)}h"
+    return f"{int(age // 86400)}d"
 
 
 def short_path(path: str, cwd: str | None, limit: int = 0) -> str:

@@ -7,7 +7,9 @@ the newest write of the session's files (``written``, epoch seconds) and ``now``
 so the monitor re-applies them every second at no cost and tests set every time.
 
 *Quiet* is ``now`` minus the newest of ``written`` and the last record's timestamp (seconds; no
-write and no record known: quiet for ever). A call *in flight* is a pending call made after the
+write and no record known: quiet for ever); a last write more than :data:`RECORD_LAG` after the
+last record is not the session's (:func:`copied`: a copy, a touch) and the last record's time
+alone counts. A call *in flight* is a pending call made after the
 main thread's last prompt or interrupt (calls left open by an earlier episode are not running).
 The rules, first that holds wins (thresholds are :class:`FleetRules`, all in seconds):
 
@@ -55,6 +57,9 @@ __all__ = [
     "attention_key",
     "quiet_seconds",
     "CLOCK_SKEW",
+    "RECORD_LAG",
+    "LIVE_WINDOW",
+    "copied",
     "rules_help",
 ]
 
@@ -107,30 +112,72 @@ def past_clock(t: float | None, now: float | None) -> bool:
     return t is not None and now is not None and t > now + CLOCK_SKEW
 
 
+#: seconds since the session's files were last written within which the monitor shows it as
+#: live (else "idle 3h"; tui/format.py ``is_live``). Claude Code appends a record for every API
+#: message, tool call and result, and progress records while a tool runs; ten minutes without a
+#: write is twice the stall detector's threshold (``tracetui.model.anomalies.STALL_SECONDS``,
+#: 300 s), so a stalled call is flagged as a stall first and the session called idle only later.
+LIVE_WINDOW = 600.0
+#: seconds the files' last write may run after the newest record's time and still be a write of
+#: the session: Claude Code and Codex CLI stamp each record as they append it (and append
+#: progress records while a tool runs), so a last write further after every record (a
+#: transcript copied or touched, its records months old) says nothing of when the session was
+#: written (a fresh-user trial: a copy read as waiting on you, a permission prompt open 279
+#: days). :data:`LIVE_WINDOW`, with the records' clock and the file system's (a mounted folder)
+#: up to :data:`CLOCK_SKEW` apart
+RECORD_LAG = LIVE_WINDOW + CLOCK_SKEW
+
+
+def copied(written: float | None, last_record: float | None) -> bool:
+    """The files' newest mtime ``written`` is more than :data:`RECORD_LAG` after the newest
+    record's time ``last_record`` (both epoch seconds; ``False`` when either is unknown): the
+    write is no write of the session (a copy, a touch), whose time is its last record's."""
+    return written is not None and last_record is not None and written - last_record > RECORD_LAG
+
+
 def quiet_seconds(facts: SessionFacts, written: float | None, now: float) -> float:
     """Seconds since the newest of ``written`` (the files' newest mtime) and the last record
     (never negative: a time a little after ``now``, a clock apart, counts as just written; one
     more than :data:`CLOCK_SKEW` after the files' last write, or after ``now`` when that is
-    unknown, is left out, and so is a last write more than that after ``now``; ``math.inf``
-    when neither is known)."""
+    unknown, is left out, and so is a last write more than that after ``now``, or more than
+    :data:`RECORD_LAG` after the last record (:func:`copied`); ``math.inf`` when neither is
+    known)."""
     if written is not None and written > now + CLOCK_SKEW:
         written = None  # a file stamped in the future (``touch -d``, a clock apart): no time known
     last = facts.last_record
     if last is not None and last > (written if written is not None else now) + CLOCK_SKEW:
         last = None
+    if copied(written, last):
+        written = None  # a copy of the session, written when it was copied: the records' time
     newest = max((t for t in (written, last) if t is not None), default=None)
     return math.inf if newest is None else max(0.0, now - newest)
 
 
 def classify(facts: SessionFacts, written: float | None, now: float, rules: FleetRules = FleetRules()) -> Status:
     """The state of a session by the rules of the module docstring (first that holds wins).
-    ``written``: its files' newest mtime (epoch seconds, ``None`` unknown); ``now``: epoch seconds."""
+    ``written``: its files' newest mtime (epoch seconds, ``None`` unknown); ``now``: epoch seconds.
+    A write that is no write of the session (:func:`copied`) is named in the reason."""
+    from tracetui.model.timestamps import fmt_span
+
+    status = _classify(facts, written, now, rules)
+    if written is not None and written <= now + CLOCK_SKEW and copied(written, facts.last_record):
+        ago = fmt_span(max(0.0, now - written))
+        reason = f"{status.reason} (by its records; the files were modified {ago} ago: a copy?)"
+        return Status(status.state, reason, status.quiet)
+    return status
+
+
+def _classify(facts: SessionFacts, written: float | None, now: float, rules: FleetRules) -> Status:
     from tracetui.model.timestamps import fmt_span
 
     q = quiet_seconds(facts, written, now)
-    span = fmt_span(q) if math.isfinite(q) else "ever"
-    if facts.records == 0 and not math.isfinite(q):
-        return Status("idle", "no record yet", q)
+    if not math.isfinite(q):  # no time the session was written at is known
+        if facts.records == 0:
+            return Status("idle", "no record yet", q)
+        future = written is not None and written > now + CLOCK_SKEW
+        why = "its files modified in the future" if future else "its files' time unknown"
+        return Status("ended", f"no time of writing known: no record has a time, {why}", q)
+    span = fmt_span(q)
     if q >= rules.ended_after:
         return Status("ended", f"nothing written for {span}", q)
     flight = facts.in_flight

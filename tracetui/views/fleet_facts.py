@@ -27,6 +27,7 @@ __all__ = [
     "FAILING_KINDS",
     "TURN_END_SYSTEM",
     "session_facts",
+    "newest_record",
     "context_usage",
     "context_fill",
 ]
@@ -52,6 +53,18 @@ class InFlight(msgspec.Struct, frozen=True):
     brief: str
     started: float | None
     main: bool = True
+
+
+def newest_record(state: RunState) -> float | None:
+    """The newest record time of the session, its main thread's and its subagents' (epoch
+    seconds; ``None`` when no record has a time): what its quiet time and liveness run from
+    beside its files' last write (views/fleet.py ``copied``)."""
+    last = None
+    for st in (state.main, *state.agents):
+        lt = parse_ts(st.newest_timestamp or st.last_timestamp)
+        if lt is not None and (last is None or lt > last):
+            last = lt
+    return last.timestamp() if last is not None else None
 
 
 #: characters of a session's title at most (its name, else its goal: a prompt can be megabytes;
@@ -205,11 +218,6 @@ def session_facts(
             continue
         calls.append(InFlight(c.name, c.brief, t, is_main))
     calls.sort(key=lambda c: (not c.main, -(c.started or 0.0)))
-    last = None
-    for st in (main, *state.agents):
-        lt = parse_ts(st.newest_timestamp or st.last_timestamp)  # quiet time: from the newest
-        if lt is not None and (last is None or lt > last):
-            last = lt
     head, tail = timeless_anomalies(state, state.episodes or None)
     counts = [0, 0, 0]
     failing: list[tuple[bool, str]] = []
@@ -228,7 +236,7 @@ def session_facts(
         project=main.cwd.rstrip("/").rsplit("/", 1)[-1] if main.cwd else path_text(project),  # a folder's name: shown
         agent=state.agent if state.agent != "claude" else agent,
         title=cut_whole(main.title or (main.goal.text if main.goal is not None else ""), TITLE_CHARS),
-        last_record=last.timestamp() if last is not None else None,
+        last_record=newest_record(state),
         in_flight=tuple(calls),
         tail=kind,
         failing=tuple(m for _, m in sorted(failing, key=lambda f: not f[0])),

@@ -23,7 +23,7 @@ from tracetui.views.burn import (
     budget_status,
     burn_rates,
 )
-from tracetui.views.fleet import FleetRules, Status, attention_key, classify
+from tracetui.views.fleet import FleetRules, Status, attention_key, classify, past_clock
 from tracetui.views.fleet_facts import SessionFacts, context_fill
 from tracetui.views.format import fmt_short, fmt_usd
 from tracetui.views.safe import line_redacted, safe_text
@@ -180,11 +180,19 @@ def coarse_age(seconds: float) -> str:
     return fmt_span(s)
 
 
+#: what the age of a call stamped after the clock (by more than ``fleet.CLOCK_SKEW``) says
+FUTURE_AGE = "in the future"
+
+
 def flight_age(row: FleetRow, now: float) -> str:
-    """The age of ``row``'s first call in flight (:func:`coarse_age`), ``""`` when none or unknown."""
+    """The age of ``row``'s first call in flight (:func:`coarse_age`), ``""`` when none or
+    unknown, :data:`FUTURE_AGE` when it started after ``now`` (``fleet.past_clock``: a record of
+    year 2999 has no age; "0s" was one invented)."""
     f = row.facts.in_flight
     if not f or f[0].started is None:
         return ""
+    if past_clock(f[0].started, now):
+        return FUTURE_AGE
     return coarse_age(max(0.0, now - f[0].started))
 
 
@@ -276,6 +284,14 @@ def _num(x: float | None) -> float | None:
     return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else round(x, 6)
 
 
+def _age_s(started: float | None, now: float) -> float | None:
+    """Seconds from ``started`` to ``now`` (at least 0: a clock a little ahead), ``None`` when
+    unknown or after ``now`` by more than the clock skew (``fleet.past_clock``)."""
+    if started is None or past_clock(started, now):
+        return None
+    return _num(max(0.0, now - started))
+
+
 def row_json(row: FleetRow, now: float) -> dict[str, Any]:
     """``row`` as a JSON object: the columns' values unformatted (times in epoch seconds,
     tokens, USD; transcript text as it is: the caller masks secrets, e.g.
@@ -284,9 +300,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
     ``null`` with no window)."""
     f = row.facts
     info, warn, error = _anomaly_counts(row, now)
-    flight = [
-        {"tool": c.tool, "brief": c.brief, "age_s": _num(now - c.started) if c.started else None, "main": c.main} for c in f.in_flight
-    ]
+    flight = [{"tool": c.tool, "brief": c.brief, "age_s": _age_s(c.started, now), "main": c.main} for c in f.in_flight]
     return {
         "key": path_text(f.key),  # the key is the main file's path (opened by the monitor)
         "session_id": f.session_id,

@@ -124,9 +124,10 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         now = self.app.settings.clock() if hasattr(self.app, "settings") else time.time()
         rows = []
         for s in self.sessions[:MAX_ROWS]:
-            # "live" only for a file written within format.LIVE_WINDOW; else how long ago
+            # "live" only for a file written within format.LIVE_WINDOW; else how long ago, or
+            # "in the future" for a file stamped after the clock (no age: never negative seconds)
             live = activity(s.mtime, now) == "live"
-            age = "live" if live else fmt_age(now - s.mtime) + " ago"
+            age = "live" if live else "in the future" if s.mtime > now else fmt_age(now - s.mtime) + " ago"
             who = (
                 agent_name(s.agent) + (f" {one_line(s.role)}" if s.role else "") + (f" ({s.orphan})" if s.orphan else "")
             )  # "Codex CLI review": a run naming no parent

@@ -49,13 +49,15 @@ class Shown:
     written: float | None = None
     clock: float | None = None
 
-    @property
+    @functools.cached_property
     def activity(self) -> str:
         """``live`` while the session's files were written within ``format.LIVE_WINDOW`` of
-        the app clock, else ``idle 3h`` (:func:`tracetui.tui.format.activity`)."""
+        the app clock, else ``idle 3h`` (:func:`tracetui.tui.format.activity`; a write long
+        after the newest record of ``live``, a copy, counts from that record)."""
         from tracetui.tui.format import activity
+        from tracetui.views.fleet_facts import newest_record
 
-        return activity(self.written, self.now if self.clock is None else self.clock)
+        return activity(self.written, self.now if self.clock is None else self.clock, newest_record(self.live))
 
     @property
     def live_status(self) -> str:
