@@ -158,10 +158,11 @@ def render_table(rows: list, fleet_line: str, now: float) -> str:
 def _cmd_sessions(ns: argparse.Namespace) -> int:
     import orjson
 
-    from tracetui.ingest.discover import projects_dir
+    from tracetui.ingest.discover import projects_dir, where_sessions
+    from tracetui.model.state import one_line_name
     from tracetui.views.fleet_table import Budgets, row_json
     from tracetui.views.fleet_totals import fleet_summary
-    from tracetui.views.safe import json_safe, redact_json
+    from tracetui.views.safe import json_safe, redact_json, safe_text
 
     if ns.all and ns.hours is not None:
         _warn("--hours and --all exclude each other (--all lists every session, whatever its age)")
@@ -179,7 +180,8 @@ def _cmd_sessions(ns: argparse.Namespace) -> int:
         return 0
     if not rows:
         when = "" if hours is None else f" active in the last {hours:g} hours"
-        print(f"no session{when} under {projects_dir()}")
+        # the folders looked in, as every name is printed: on one line, no control character
+        print(f"no session{when} under {safe_text(one_line_name(where_sessions()))}")
         return 0
     print(render_table(rows, fleet_summary(rows, now, budgets), now))
     return 0

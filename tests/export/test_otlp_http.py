@@ -247,6 +247,15 @@ def test_all_exports_every_session(tmp_path, capsys, monkeypatch):
     assert _export(capsys, "--all", "x")[0] == 1  # --all names no transcript
 
 
+def test_all_with_no_session_names_both_homes(tmp_path, capsys, monkeypatch):
+    # a fresh-user trial: with neither folder readable, the line named the Claude Code one only
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-none"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-none"))
+    rc, _, err = _export(capsys, "--all", "--settle", "0")
+    assert rc == 1 and err.count("\n") == 1
+    assert str(tmp_path / "claude-none" / "projects") in err and str(tmp_path / "codex-none") in err
+
+
 @pytest.mark.parametrize("stamp", ["9999-12-31T23:59:59.999Z", "0001-01-01T00:00:00Z"])
 def test_a_record_stamped_outside_what_otlp_carries_stops_no_export(tmp_path, capsys, stamp):
     # an OTLP time is an unsigned 64-bit count of ns (1970 to 2554): a record of year 9999 made

@@ -153,8 +153,11 @@ def test_a_session_that_cannot_be_read_is_said_not_left_out_silently(tmp_path: P
 
 def test_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "none"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex\nnone"))
     code, out, _ = run(capsys)
     assert code == 0 and out.startswith("no session active in the last 24 hours")
+    # both folders looked in (the Codex home was left out), each name on the line's one line
+    assert str(tmp_path / "none" / "projects") in out and str(tmp_path / "codex\u240anone") in out and out.count("\n") == 1
 
 
 def test_help_documents_the_rules(capsys) -> None:

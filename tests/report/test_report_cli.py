@@ -173,6 +173,23 @@ def test_report_masks_secrets_and_controls_in_names(folder: Folder, capsys: pyte
             assert SECRET[:20] not in out
 
 
+def test_report_rows_stay_one_line_with_line_breaks_in_names(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    # a fresh-user trial: a newline in a transcript's file name split its row in two (ESC and BEL
+    # were replaced, LF and CR were printed raw); the cwd and the project folder too
+    b = TranscriptBuilder(session_id="split\nFAKE ROW\r\tend", cwd="/work/a\nb", start="2026-03-12T09:00:00.000Z")
+    b.prompt("hello")
+    b.text("hi")
+    b.write_session(folder.root / "-work-a\nb")
+    for kind in ("project", "session"):
+        rc, out, _ = _run(capsys, "report", kind)
+        assert rc == 0
+        lines = out.splitlines()
+        assert not any(ln.startswith(("FAKE ROW", "b ", "b\t")) for ln in lines), out
+        row = next(ln for ln in lines if ("split" in ln if kind == "session" else "/work/a" in ln))
+        assert "\r" not in row and "\t" not in row
+        assert ("split\u240aFAKE ROW\u240d\u2409end" if kind == "session" else "/work/a\u240ab") in row
+
+
 def test_a_report_from_a_day_on_says_it_runs_to_the_last_record(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
     # seventh user trial: "from 2026-12-01 to today" listed 2099-01-01 and 9999-12-31 (records
     # stamped in the future): without --until the range has no end but the records'

@@ -128,7 +128,7 @@ def export_session(
 
 
 def _targets(ns: argparse.Namespace) -> list[Path]:
-    from tracetui.ingest.discover import DiscoveryError, projects_dir, transcript_sessions
+    from tracetui.ingest.discover import DiscoveryError, transcript_sessions, where_sessions
     from tracetui.session.open import resolve_paths
 
     if ns.all:
@@ -136,7 +136,7 @@ def _targets(ns: argparse.Namespace) -> list[Path]:
             raise DiscoveryError("--all exports every session; name no transcript with it")
         found = [s.path for s in transcript_sessions()]  # stray files are no sessions
         if not found:
-            raise DiscoveryError(f"no sessions under {projects_dir()}")
+            raise DiscoveryError(f"no sessions under {where_sessions()}")  # both homes: either may be the one meant
         return found
     return resolve_paths(ns.paths)
 

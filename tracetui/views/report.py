@@ -44,8 +44,15 @@ def _clean(text: str | None) -> str | None:
     return redacted(text)[0] if text else text
 
 
+def _line(text: str | None) -> str:
+    """A name or note as the table prints it: secrets masked (:func:`_clean`), on one line (a
+    line break or tab in a file or folder name as its control picture: ``one_line_name``; the
+    other control characters are the caller's ``safe_text``)."""
+    return one_line_name(_clean(text) or "")
+
+
 def _cut_left(text: str | None, n: int = CELL_CHARS) -> str:
-    text = _clean(text) or ""
+    text = _line(text)
     return text if len(text) <= n else "\u2026" + text[-(n - 1) :]
 
 
@@ -110,9 +117,7 @@ def render_report(rep: Report) -> str:
     heads += ["SESSIONS", "MESSAGES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL TOKENS", "COST"]
     scope = _scope(rep)
     if not rep.rows:
-        return "\n".join(
-            [f"no API messages {scope}({fmt_count(rep.files)} transcript files indexed)", *(_clean(n) or "" for n in rep.notes)]
-        )
+        return "\n".join([f"no API messages {scope}({fmt_count(rep.files)} transcript files indexed)", *(_line(n) for n in rep.notes)])
     table = [heads, *(_cells(rep.kind, g) for g in rep.rows), _cells(rep.kind, rep.total, total=True)]
     widths = [max(len(r[i]) for r in table) for i in range(len(heads))]
 
@@ -129,7 +134,7 @@ def render_report(rep: Report) -> str:
     for note in _unpriced([*rep.rows, rep.total]):
         out.append(f"unknown: {note} (its tokens are counted above, not priced).")
     out.append(COUNT_RULE)
-    out += [_clean(n) or "" for n in _notes(rep)]
+    out += [_line(n) for n in _notes(rep)]
     return "\n".join(out)
 
 
