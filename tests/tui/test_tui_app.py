@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandPalette
+from textual.selection import Selection
+from textual.widgets import Static
 from tui_support import FROZEN_NOW, app_for, demo_session, open_sessions, press_copy, small_session, wait_for_state, wait_until
 
 from tracetui.tui.app import TraceApp
@@ -287,6 +289,38 @@ async def test_q_quits(tmp_path: Path) -> None:
         await pilot.press("q")
         await pilot.pause()
         assert app._exit
+
+
+async def test_ctrl_c_quits_but_copies_in_an_input(tmp_path: Path) -> None:
+    # a fresh-user trial: ctrl+c showed Textual's "press ctrl+q to quit" instead of quitting
+    path = demo_session(tmp_path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        await pilot.press("ctrl+p", "c", "a", "r", "d")  # the palette's search box has the focus
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press("ctrl+c")  # the input's own: copy its selection
+        await pilot.pause()
+        assert not app._exit and isinstance(app.screen, CommandPalette)
+        await pilot.press("escape", "f1")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        first = help_screen.query(Static).first()
+        help_screen.selections = {first: Selection(None, None)}  # text selected with the mouse: copied
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app._exit and app.clipboard.startswith("tracetui")
+        help_screen.selections = {}
+        await pilot.press("ctrl+c")  # nothing selected: quit, no "press ctrl+q" notice
+        await pilot.pause()
+        assert app._exit and not app._notifications
+    for keys in ((), ("f",)):  # the monitor's own screen, and one that is no modal
+        app = app_for([path], tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for_state(pilot)
+            await pilot.press(*keys, "ctrl+c")
+            await pilot.pause()
+            assert app._exit and not app._notifications, keys
 
 
 async def test_transcript_text_is_data_not_markup(tmp_path: Path) -> None:

@@ -120,6 +120,17 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
             tooltip="Show the previous session's tab",
         ),
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit tracetui, from any screen (esc goes back)"),
+        # in place of Textual's own ctrl+c, which only says "press ctrl+q to quit": a monitor is
+        # quit by ctrl+c. Not a priority binding, so a focused input (the palette's search box)
+        # and a screen with text selected with the mouse still take it to copy
+        Binding(
+            "ctrl+c",
+            "quit",
+            "Quit",
+            id="quit-ctrl-c",
+            show=False,
+            tooltip="Quit tracetui, from any screen (text selected with the mouse: copy it)",
+        ),
     ]
 
     def get_default_screen(self) -> Screen:

@@ -100,6 +100,11 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape", "dismiss", "Close", id="help-close"),
         Binding("f1", "dismiss", "Close", id="help-close-f1", show=False),
         Binding("q", "app.quit", "Quit", id="help-quit", tooltip="Quit tracetui (esc goes back)"),
+        # ctrl+c as on every screen: text selected with the mouse is copied (Textual's own, which
+        # passes the key on when nothing is selected), else tracetui quits (a modal screen ends
+        # the key's way before the app's bindings)
+        Binding("ctrl+c", "screen.copy_text", "Copy", id="help-copy", show=False, tooltip="Copy the text selected with the mouse"),
+        Binding("ctrl+c", "app.quit", "Quit", id="help-quit-ctrl-c", show=False, tooltip="Quit tracetui (when no text is selected)"),
         Binding("question_mark", "dismiss", "Close", id="help-close-qm", show=False),
     ]
 

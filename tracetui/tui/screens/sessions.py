@@ -47,6 +47,11 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
     BINDINGS = [
         Binding("escape", "dismiss_none", "Close", id="sessions-close"),
         Binding("q", "app.quit", "Quit", id="sessions-quit", tooltip="Quit tracetui (esc goes back)"),
+        # ctrl+c as on every screen: text selected with the mouse is copied (Textual's own, which
+        # passes the key on when nothing is selected), else tracetui quits (a modal screen ends
+        # the key's way before the app's bindings)
+        Binding("ctrl+c", "screen.copy_text", "Copy", id="sessions-copy", show=False, tooltip="Copy the text selected with the mouse"),
+        Binding("ctrl+c", "app.quit", "Quit", id="sessions-quit-ctrl-c", show=False, tooltip="Quit tracetui (when no text is selected)"),
         # a list of sessions: Home and End go to the first and the last (the table's own keys
         # would scroll it sideways)
         Binding("home", "first_row", "First", id="sessions-first", show=False, priority=True, tooltip="The newest session"),
