@@ -64,6 +64,15 @@ def test_ambiguous_prefix_is_an_error_naming_matches(projects: Path) -> None:
         find_session("aaaa")
     msg = str(ei.value)
     assert "'aaaa'" in msg and "2 sessions" in msg and "\n" not in msg
+    assert SID_A in msg and SID_B in msg
+    # ids that differ only at their end are given whole (a fresh-user trial: cut to 13
+    # characters, the candidates looked identical)
+    twins = ["bbbbbbbb-1111-4000-8000-000000000001", "bbbbbbbb-1111-4000-8000-000000000002"]
+    for sid in twins:
+        write(projects / "-work-demo" / f"{sid}.jsonl", [prompt("twin", session=sid)])
+    with pytest.raises(DiscoveryError) as ei:
+        find_session("bbbbbbbb-1111")
+    assert all(sid in str(ei.value) for sid in twins)
 
 
 def test_unknown_id_is_an_error(projects: Path) -> None:

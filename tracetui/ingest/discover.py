@@ -235,7 +235,9 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
             raise DiscoveryError(
                 f"session {matches[0].session_id} is in {len(matches)} project folders; name the transcript's path: {where}"
             )
-        ids = ", ".join(s.session_id[:13] for s in matches[:5])
+        # whole ids: cut to a common length, ids that share a long prefix looked the same
+        distinct = list(dict.fromkeys(s.session_id for s in matches))
+        ids = ", ".join(distinct[:5]) + (f" and {len(distinct) - 5} more" if len(distinct) > 5 else "")
         raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
     return matches[0]
 
