@@ -740,8 +740,19 @@ def test_install_user_honours_claude_config_dir(
     s = json.loads((tmp_path / "cfg" / "settings.json").read_text())
     assert [ev for ev, _ in _ours(s)] == ["SessionStart", "UserPromptSubmit", "SessionEnd"]
     assert not list((tmp_path / "cfg").glob("*.bak-*"))  # nothing to back up: there was no file
+    assert main(["hook", "install", "--user", "--events", "UserPromptSubmit"]) == 0  # still the file install created
+    backups = list((tmp_path / "cfg").glob("*.bak-*"))
+    capsys.readouterr()
     assert main(["hook", "uninstall", "--user"]) == 0
-    assert json.loads((tmp_path / "cfg" / "settings.json").read_text()) == {}
+    # the file install created, left with nothing, is removed, not kept as {} (a fresh-user
+    # trial), and needs no backup: it held only what install wrote
+    assert not (tmp_path / "cfg" / "settings.json").exists() and list((tmp_path / "cfg").glob("*.bak-*")) == backups
+    assert "is removed" in capsys.readouterr().out
+    # a file of the user's is never removed, not even one left with nothing: their {} stays
+    for theirs in ("{}\n", "{\n}\n"):
+        (tmp_path / "cfg" / "settings.json").write_text(theirs)
+        assert main(["hook", "install", "--user"]) == 0 and main(["hook", "uninstall", "--user"]) == 0
+        assert json.loads((tmp_path / "cfg" / "settings.json").read_text()) == {}
 
 
 @pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {"x": 1}}}'])

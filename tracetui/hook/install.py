@@ -140,14 +140,94 @@ def install_hooks(path: Path, events: tuple[str, ...], command: str, dry_run: bo
     With ``dry_run``, writes a unified diff to ``out`` instead. Raises :class:`HookError`."""
     old, old_text = read_settings(path)
     new = merge_settings(old, events, command, str(path))
-    return _change(path, new, old, old_text, dry_run, out or sys.stdout)
+    # a file created now, or one created by an earlier install and untouched since, is noted
+    # (an uninstall then removes it rather than leave it as {})
+    ours = old_text is None or created_by_install(path, old, old_text)
+    changed, backup = _change(path, new, old, old_text, dry_run, out or sys.stdout)
+    if changed and not dry_run:
+        _note_created(path, settings_text(new, old, old_text), ours and not path.is_symlink())
+    return changed, backup
+
+
+def _created_file() -> Path:
+    """Where ``install`` notes the settings files it created: ``<cache dir>/hook/created.json``
+    (``session/store/db.py`` ``cache_dir``), ``{absolute path: [device, inode, SHA-256 of the
+    text written]}``."""
+    from tracetui.session.store.db import cache_dir
+
+    return cache_dir() / "hook" / "created.json"
+
+
+def _created() -> dict[str, list[Any]]:
+    import json
+
+    try:
+        obj = json.loads(_created_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def _stamp(path: Path, text: str) -> list[Any]:
+    import hashlib
+
+    st = os.stat(path)
+    return [st.st_dev, st.st_ino, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()]
+
+
+def _note_created(path: Path, text: str, created: bool) -> None:
+    """Note (``created``) or forget the settings file at ``path`` holding ``text`` as one install
+    created. Best effort: a note that cannot be written only keeps the uninstall from removing
+    the file (it leaves ``{}``, as a file of the user's)."""
+    import json
+
+    notes = _created()
+    key = os.path.abspath(path)
+    try:
+        if created:
+            notes[key] = _stamp(path, text)
+        elif notes.pop(key, None) is None:
+            return
+        f = _created_file()
+        f.parent.mkdir(parents=True, exist_ok=True)
+        tmp = f.with_name(f".{f.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(notes), encoding="utf-8")
+        os.replace(tmp, f)
+    except OSError:
+        pass
+
+
+def created_by_install(path: Path, old: dict[str, Any], old_text: str) -> bool:
+    """The settings file at ``path`` (read as ``old``, text ``old_text``) is one ``install``
+    created (there was no file) and nobody changed since: noted then (:func:`_note_created`)
+    with the same device, inode and text; it holds our hook entries and nothing else, and is
+    no symlink. Such a file, which an uninstall would leave as ``{}``, is removed instead; a
+    file of the user's (one that was there before install, even ``{}``) never is."""
+    if path.is_symlink() or not old or remove_from_settings(old, str(path)) != {}:
+        return False
+    try:
+        return _created().get(os.path.abspath(path)) == _stamp(path, old_text)
+    except OSError:
+        return False
 
 
 def uninstall_hooks(path: Path, dry_run: bool = False, out=None) -> tuple[bool, Path | None]:
-    """Remove our hook entries from the settings file at ``path``: ``(changed, backup)``."""
+    """Remove our hook entries from the settings file at ``path``: ``(changed, backup)``. A
+    file install created and this leaves empty (:func:`created_by_install`) is deleted (no
+    backup: it held only what install wrote); with ``dry_run`` the diff shows it removed."""
+    import difflib
+
     old, old_text = read_settings(path)
     if old_text is None:
         return False, None
+    if created_by_install(path, old, old_text):
+        if dry_run:
+            diff = difflib.unified_diff(old_text.splitlines(True), [], f"{path} (now)", f"{path} (removed)")
+            (out or sys.stdout).write(safe_text("".join(diff)))
+        else:
+            path.unlink()
+            _note_created(path, old_text, False)
+        return True, None
     new = remove_from_settings(old, str(path))
     return _change(path, new, old, old_text, dry_run, out or sys.stdout)
 
@@ -234,6 +314,8 @@ def cmd_install(ns: argparse.Namespace, action: str) -> int:
         print(
             safe_text(f"dry run: {where} would change ({verb} {what}); nothing written" if changed else f"dry run: {same}; nothing to do")
         )
+    elif changed and not path.exists() and not path.is_symlink():  # uninstall: a file install created
+        print(safe_text(f"{verb} {what}: {where} held only them, as install created it, and is removed"))
     elif changed:
         print(safe_text(f"{verb} {what} in {where}" + (f" (backup: {backup})" if backup else "")))
     else:
