@@ -89,3 +89,30 @@ def test_no_planted_key_leaves(tmp_path, capsys, monkeypatch, content, cache):
             hits = [t for t in texts if needle in t]
             assert not hits, f"the key planted in the {where} left: {hits[0][:200]!r}"
     assert spans[0]["resource"]["deployment.environment"] == "test"
+
+
+def _sent_texts(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], path, *opts: str) -> list[str]:
+    """Every string a collector received for ``export otlp --content PATH OPTS``."""
+    for k in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_SERVICE_NAME"):
+        monkeypatch.delenv(k, raising=False)
+    with Receiver() as rx:
+        rc = main(["export", "otlp", str(path), "--endpoint", rx.url, "--settle", "0", "--content", *opts])
+        _, err = capsys.readouterr()
+        assert (rc, err) == (0, "")
+        return [t for s in rx.spans for t in _strings(s)]
+
+
+@pytest.mark.parametrize("cache", [True, False], ids=["store", "no-cache"])
+def test_the_trial_shapes_of_secrets_do_not_leave(tmp_path, capsys, monkeypatch, cache):
+    # a MySQL -pPASSWORD, a Docker config's auth, a .pgpass line read and written, an AWS secret
+    # key set, read from a credentials file and printed alone (eighth user trial)
+    from trial_secrets import SHAPES, leaked, shapes_session
+
+    path = shapes_session(tmp_path / "projects")
+    texts = _sent_texts(monkeypatch, capsys, path, *([] if cache else ["--no-cache"]))
+    joined = "\n".join(texts)
+    assert "mysql -u root -p«redacted: database password» mydb" in joined
+    assert '"auth": "«redacted: docker registry auth»"' in joined
+    assert "db.example.com:5432:mydb:admin:«redacted: database password»" in joined
+    assert "«redacted: aws secret access key»" in joined
+    assert [t for t in texts if leaked(t, SHAPES)] == []

@@ -124,6 +124,19 @@ def test_search_never_returns_a_secret(folder: Folder, capsys: pytest.CaptureFix
     assert json.loads(out)["results"] == []
 
 
+def test_search_masks_the_trial_shapes_of_secrets(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    # a MySQL -pPASSWORD, a .pgpass line written by echo, an AWS secret key set (eighth user trial)
+    from trial_secrets import AWS_SECRET, MYSQL_PW, PG_PW, SHAPES, leaked, shapes_session
+
+    shapes_session(folder.root)
+    for words, want in (("mysql", "-p«redacted: database password»"), ("pgpass", "admin:«redacted: database password»")):
+        rc, out, _ = _run(capsys, "search", words)
+        assert rc == 0 and want in out and leaked(out, SHAPES) == [], out
+    for secret in (MYSQL_PW, "p" + MYSQL_PW, PG_PW, AWS_SECRET[:13]):
+        rc, out, _ = _run(capsys, "search", secret, "--json")
+        assert rc == 0 and json.loads(out)["results"] == [], out
+
+
 def test_search_output_is_terminal_safe(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
     b = TranscriptBuilder(session_id="evil", cwd="/work/evil", start="2026-03-12T09:00:00.000Z")
     b.prompt("retitle \x1b]0;pwned\x07 the window \x1b[31mred\x1b[0m and \x9b2J")

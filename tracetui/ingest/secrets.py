@@ -27,6 +27,7 @@ so a line of a 60 MB prompt costs a window's search.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from tracetui.ingest.secret_gate import GATE as _GATE
 from tracetui.ingest.secret_gate import GATE_SHAPE as _GATE_SHAPE
 from tracetui.ingest.secret_gate import gated as _gated
 from tracetui.ingest.secret_gate import gated_kinds as _gated_kinds
+from tracetui.ingest.secret_gate import run_gated as _run_gated
 from tracetui.ingest.secret_gate import unmasked as _unmasked
 from tracetui.ingest.secret_patterns import (
     CUT,
@@ -52,6 +54,7 @@ from tracetui.ingest.secret_patterns import (
     MASK_FORMAT,
     TOKEN_TAIL,
     VALUE_END,
+    VALUE_KINDS,
 )
 
 __all__ = [
@@ -100,11 +103,13 @@ def _finding(text: str, m: re.Match[str], rule: Rule) -> tuple[int, int, str] | 
         return (start if start >= 0 and m.start() - start < 12 else m.start(), end.end() if end else len(text), rule.kind)
     keyword = rule.kind == KEYWORD
     g = rule.group
-    if g and not keyword and (m.group(g) is None or len(m.group(g)) < 8):
+    if g and not keyword and rule.kind not in VALUE_KINDS and (m.group(g) is None or len(m.group(g)) < 8):
         g = 0
     if m.group(g) is None:
         return None
     start, end = m.start(g), m.end(g)
+    if rule.kind == "docker registry auth" and not _user_password(m.group(g)):
+        return None
     if keyword:
         # in a command or a sentence the value ends at the first space (or a closing quote,
         # comma, semicolon, parenthesis)
@@ -118,9 +123,20 @@ def _finding(text: str, m: re.Match[str], rule: Rule) -> tuple[int, int, str] | 
     return start, end, rule.kind
 
 
+def _user_password(value: str) -> bool:
+    """``value`` is base64 of ``user:password`` (a Docker ``auth``), not a word that looks like
+    base64 (``"auth": "required"``)."""
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except ValueError:
+        return False
+    user, sep, password = raw.partition(b":")
+    return bool(sep and user and password) and raw.isascii() and raw.decode().isprintable()
+
+
 def may_hold_secret(text: str) -> bool:
     """``text`` may hold a secret :func:`redact` masks: the one search of the detectors' gates
-    (:data:`GATE_WORDS`, :data:`GATE_SHAPES`: ~1-3 µs for an excerpt), exact: ``False`` only when :func:`redact` would
+    (:data:`GATE_WORDS`, :data:`GATE_SHAPES`, ``GATE_RUNS``: ~1-4 µs for an excerpt), exact: ``False`` only when :func:`redact` would
     return ``text`` as it is (the text read as Latin-1 bytes is searched alike, but for a
     keyword spelled with non-ASCII letters)."""
     return bool(secret_detectors.UNGATED) or _gated(text)
@@ -140,7 +156,8 @@ def may_hold_secret_bytes(raw: bytes | memoryview) -> bool:
     step = _WINDOW
     for at in range(0, max(len(raw), 1), step):
         w = bytes(raw[at : at + step + _OVERLAP])
-        if _GATE.search(w.lower().decode("latin-1")) is not None or _GATE_SHAPE.search(w.decode("latin-1")) is not None:
+        text = w.decode("latin-1")
+        if _GATE.search(w.lower().decode("latin-1")) is not None or _GATE_SHAPE.search(text) is not None or _run_gated(text):
             return True
         if any(f in w for f in _FOLDS_UTF8):
             return True  # a letter that lower-cases to a gate word's only as text (``toKen``: the Kelvin sign)
