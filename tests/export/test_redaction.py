@@ -116,3 +116,21 @@ def test_the_trial_shapes_of_secrets_do_not_leave(tmp_path, capsys, monkeypatch,
     assert "db.example.com:5432:mydb:admin:«redacted: database password»" in joined
     assert "«redacted: aws secret access key»" in joined
     assert [t for t in texts if leaked(t, SHAPES)] == []
+
+
+@pytest.mark.parametrize("how", ["no-cache", "store", "store-grown"])
+def test_a_secret_found_once_is_masked_wherever_it_comes_again(tmp_path, capsys, monkeypatch, how):
+    # eighth user trial: an AWS secret key masked in the goal (aws_secret_access_key=KEY) went out
+    # whole in a later tool result and prompt; so did a --password given first
+    from trial_secrets import RECURRING, leaked, recurring_session
+
+    projects = tmp_path / "projects"
+    if how == "store-grown":  # the goal folded in a run before: the later copies read from a saved state
+        path = recurring_session(projects, later=False)
+        assert leaked("\n".join(_sent_texts(monkeypatch, capsys, path)), RECURRING) == []
+    path = recurring_session(projects)
+    texts = _sent_texts(monkeypatch, capsys, path, *(["--no-cache"] if how == "no-cache" else []))
+    joined = "\n".join(texts)
+    assert "checked «redacted: password or secret»: valid" in joined or how == "store-grown"
+    assert "./rotate «redacted: password or secret»" in joined
+    assert [t for t in texts if leaked(t, RECURRING)] == []

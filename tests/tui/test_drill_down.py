@@ -118,6 +118,23 @@ def test_the_drill_down_masks_the_trial_shapes_of_secrets(tmp_path: Path) -> Non
     assert [s for s in said if leaked(s, SHAPES)] == []
 
 
+def test_the_drill_down_masks_a_secret_found_once_wherever_it_comes_again(tmp_path: Path) -> None:
+    # the goal gives a key and a password with what tells them; later results hold them alone
+    # (eighth user trial), read from a fresh fold and from a saved one that grew
+    from trial_secrets import RECURRING, leaked, recurring_session
+
+    from tracetui.session.open import load_state, save_store
+
+    projects = tmp_path / "projects"
+    path = recurring_session(projects, later=False)
+    save_store(load_state([path])[0])  # saved: the goal masked in the store
+    path = recurring_session(projects)
+    for st in (state_of(path), load_state([path])[1]):
+        said = [read_excerpt(st, ev.anchor, ev.block) for ev in st.ledgers[0] if ev.kind in ("tool_use", "tool_result", "prompt")]
+        assert "the password is\n«redacted: password or secret»" in said
+        assert [s for s in said if leaked(s, RECURRING)] == []
+
+
 # -- 2. the drill-down of the open episode grows with the file, and says as of which line -----
 async def test_drill_down_of_the_open_episode_follows_the_file_and_says_so(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
