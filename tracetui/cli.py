@@ -89,9 +89,9 @@ def _cmd_state(ns: argparse.Namespace) -> int:
         obj = state_to_json(state)
         if redact:
             from tracetui.ingest.secrets import summary
-            from tracetui.views.safe import redact_json
+            from tracetui.views.safe import redact_json, state_secrets
 
-            obj, kinds = redact_json(obj)
+            obj, kinds = redact_json(obj, state_secrets(state))
             assert isinstance(obj, dict)
             obj["secrets_redacted"] = {"count": len(kinds), "summary": summary(kinds)}
         return orjson.dumps(obj, option=option)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 from tracetui.args import int_at_least
-from tracetui.views.safe import export_text
+from tracetui.views.safe import export_text, state_secrets
 
 __all__ = ["register_view", "register_card"]
 
@@ -54,8 +55,9 @@ def _now(ns: argparse.Namespace) -> float | None:
     return clock() if ns.episode is None else None
 
 
-def _emit(text: str) -> int:
-    sys.stdout.write(export_text(text) + "\n")
+def _emit(text: str, state: Any = None) -> int:
+    """Print ``text`` (a view of ``state``) with its secrets masked, the session's too."""
+    sys.stdout.write(export_text(text, seen=state_secrets(state)) + "\n")
     return 0
 
 
@@ -68,7 +70,7 @@ def _cmd_view(ns: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tracetui: {exc}", file=sys.stderr)
         return 1
-    return _emit(text)
+    return _emit(text, state)
 
 
 def _cmd_card(ns: argparse.Namespace) -> int:
@@ -80,7 +82,7 @@ def _cmd_card(ns: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tracetui: {exc}", file=sys.stderr)
         return 1
-    return _emit(text)
+    return _emit(text, state)
 
 
 def register_view(sub) -> None:

@@ -143,6 +143,24 @@ def test_a_resumed_session_goes_as_a_revision_never_the_same_span_twice(tmp_path
         assert rc == 0 and f"{SESSION}: 0 spans sent" in out
 
 
+def test_credentials_moved_from_the_url_to_headers_send_nothing_again(tmp_path, capsys):
+    # eighth user trial: the record of what went was kept by the URL with its user:pass
+    from tracetui.export.sent import sent_path
+
+    path, _ = build(tmp_path)
+    with Receiver() as rx:
+        with_creds = rx.url.replace("http://", "http://bench-user:s3cr3t-Pass-value@")
+        rc, out, err = _export(capsys, path, "--endpoint", with_creds, "--settle", "0")
+        assert (rc, err) == (0, "") and len(rx.spans) > 20
+        n = len(rx.spans)
+        rc, out, err = _export(
+            capsys, path, "--endpoint", rx.url, "--headers", "authorization=Basic YmVuY2gtdXNlcjpzM2NyM3Q=", "--settle", "0"
+        )
+        assert (rc, err) == (0, "") and len(rx.spans) == n and ": 0 spans sent" in out
+    data = b"".join(p.read_bytes() for p in sent_path().parent.iterdir())
+    assert b"s3cr3t-Pass-value" not in data and b"bench-user" not in data
+
+
 def test_unreachable_endpoint_is_one_line_and_loses_nothing(tmp_path, capsys, monkeypatch):
     path, _ = build(tmp_path)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "0.5")  # the SDK's first backoff (1 s) is past it: one try

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from report_folder import SECRET, UNPRICED, Folder, recount
@@ -122,6 +123,42 @@ def test_search_never_returns_a_secret(folder: Folder, capsys: pytest.CaptureFix
         assert SECRET[:16] not in out and SECRET[-20:] not in out
     rc, out, _ = _run(capsys, "search", SECRET, "--json")
     assert json.loads(out)["results"] == []
+
+
+def test_search_masks_the_trial_shapes_of_secrets(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:
+    # a MySQL -pPASSWORD, a .pgpass line written by echo, an AWS secret key set (eighth user trial)
+    from trial_secrets import AWS_SECRET, MYSQL_PW, PG_PW, SHAPES, leaked, shapes_session
+
+    shapes_session(folder.root)
+    for words, want in (("mysql", "-p«redacted: database password»"), ("pgpass", "admin:«redacted: database password»")):
+        rc, out, _ = _run(capsys, "search", words)
+        assert rc == 0 and want in out and leaked(out, SHAPES) == [], out
+    for secret in (MYSQL_PW, "p" + MYSQL_PW, PG_PW, AWS_SECRET[:13]):
+        rc, out, _ = _run(capsys, "search", secret, "--json")
+        assert rc == 0 and json.loads(out)["results"] == [], out
+
+
+@pytest.mark.parametrize("grown", [False, True], ids=["one-read", "grown"])
+def test_search_masks_a_secret_found_once_wherever_it_comes_again(folder: Folder, capsys: pytest.CaptureFixture[str], grown: bool) -> None:
+    # the goal gives a key and a password with what tells them; later calls and a prompt hold them
+    # alone (eighth user trial); grown: the later part read from the index's resume point
+    from trial_secrets import AWS_PLAIN, PASSWORD, RECURRING, leaked, recurring_session
+
+    if grown:
+        recurring_session(folder.root, later=False)
+        assert _run(capsys, "search", "login")[0] == 0
+    recurring_session(folder.root)
+    rc, out, _ = _run(capsys, "search", "check-key")
+    assert rc == 0 and "echo «redacted: password or secret» | ./check-key" in out, out
+    rc, out, _ = _run(capsys, "search", "rotate")
+    assert rc == 0 and "./rotate «redacted: password or secret»" in out and leaked(out, RECURRING) == [], out
+    for secret in (AWS_PLAIN, PASSWORD):
+        rc, out, _ = _run(capsys, "search", secret, "--json")
+        assert rc == 0 and json.loads(out)["results"] == [], out
+    from tracetui.session.index.db import index_path
+
+    data = b"".join(p.read_bytes() for p in Path(index_path()).parent.glob("sessions.sqlite*"))
+    assert [x for x in RECURRING if x[:12].encode() in data] == []  # the index keeps digests only
 
 
 def test_search_output_is_terminal_safe(folder: Folder, capsys: pytest.CaptureFixture[str]) -> None:

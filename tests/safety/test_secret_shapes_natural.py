@@ -1,6 +1,7 @@
 """Secret shapes detect-secrets' patterns miss, as a prompt or a command writes them: an AWS
-secret access key without quotes, HTTP Basic credentials, Hugging Face tokens, a URL password
-holding ``/``; and what looks like them but is not a secret is left as it is."""
+secret access key without quotes (or alone), HTTP Basic credentials, Hugging Face tokens, a URL
+password holding ``/``, a MySQL client's ``-pPASSWORD``, a ``.pgpass`` line's password, a Docker
+config's registry ``auth``; and what looks like them but is not a secret is left as it is."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ AWS_ID = "AKIAZ3MHQ7RX2LBN4TQP"
 AWS_SECRET = "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"
 BASIC = "YWRtaW46UzNjcjN0UGFzc3cwcmQ="  # admin:S3cr3tPassw0rd
 HF = "hf_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z"
+MYSQL_PW = "S3cretPassw0rd"
+DOCKER_AUTH = "dXNlcjpwYXNzd29yZDEyMw=="  # user:password123
+PG_PW = "hunter2secret"
 
 FOUND = [
     (f"Deploy with key {AWS_ID} secret {AWS_SECRET} now", AWS_SECRET, "aws secret access key"),
@@ -25,6 +29,24 @@ FOUND = [
     (f"HF_TOKEN is {HF} for the hub", HF, "hugging face token"),
     (f"go https://u:{AWS_SECRET}@example.com now", AWS_SECRET, "basic auth credentials"),
     ("clone https://deploy:ab/cd+ef/gh1234@git.example.com/r.git", "ab/cd+ef/gh1234", "basic auth credentials"),
+    # a MySQL/MariaDB client's password glued to -p (eighth user trial)
+    (f"mysql -u root -p{MYSQL_PW} mydb", MYSQL_PW, "database password"),
+    (f"docker exec db mysqldump -uroot -p'{MYSQL_PW}' shop > dump.sql", MYSQL_PW, "database password"),
+    (f'{{"command": "mariadb -h db -u app -p\\"{MYSQL_PW}\\" -e \\"select 1\\""}}', MYSQL_PW, "database password"),
+    # a Docker config.json's registry auth, as a file shown and inside a tool's JSON input
+    (f'{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{DOCKER_AUTH}"}}}}}}', DOCKER_AUTH, "docker registry auth"),
+    (f'{{"content": "{{\\"auths\\": {{\\"ghcr.io\\": {{\\"auth\\": \\"{DOCKER_AUTH}\\"}}}}}}"}}', DOCKER_AUTH, "docker registry auth"),
+    # a .pgpass line: the file shown (after a Read tool's line number), or written by a command
+    (f"db.example.com:5432:mydb:admin:{PG_PW}", PG_PW, "database password"),
+    (f"     1\u2192localhost:*:*:postgres:x\n     2\u2192db.example.com:5432:mydb:admin:{PG_PW}\n", PG_PW, "database password"),
+    (f"echo db.example.com:5432:mydb:admin:{PG_PW} > ~/.pgpass && chmod 600 ~/.pgpass", PG_PW, "database password"),
+    (f"echo '10.0.0.5:5432:shop:app:{PG_PW}' >> $HOME/.pgpass", PG_PW, "database password"),
+    # an AWS secret access key standing alone: in a command, a credentials file, a line of its own
+    (f"[default]\naws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}\n", AWS_SECRET, "aws secret access key"),
+    (AWS_SECRET, AWS_SECRET, "aws secret access key"),
+    (f"the new key:\n{AWS_SECRET}\nkeep it safe", AWS_SECRET, "aws secret access key"),
+    (f'{{"stdout": "rotated\\n{AWS_SECRET}\\n"}}', AWS_SECRET, "aws secret access key"),
+    (f"it is {AWS_SECRET}.", AWS_SECRET, "aws secret access key"),
 ]
 
 
@@ -64,6 +86,23 @@ NOT_SECRETS = [
     "ssh://git@host:2222/org/repo@v1 and git@github.com:org/repo.git",
     "http://localhost:3000/\u2026",
     "https://registry.example.com:5000/v2/\u2026",
+    # a MySQL client asking for the password, a reference, the port; -p of another command
+    "mysql -u root -p mydb",
+    "mysql -u root -p$MYSQL_PWD -P 3306 mydb",
+    "mkdir -pS3cretPassw0rd; cp -pR a b",
+    # a Docker config's auth that is no user:password, or a word
+    '{"auth": "required", "auths": {"x": {"auth": "bm9jb2xvbmhlcmU="}}}',
+    # colon-separated lines that are no .pgpass line (a time, a MAC address, a compiler's message)
+    "09:00:07 and 00:1a:2b:3c:4d:5e and 12:34:56:78:90",
+    "src/app.py:12:5: E501 line too long",
+    '"timestamp":"2026-03-02T09:00:07.000Z","entrypoint":"cli","level":"info"',
+    # 40 characters that are no AWS key: a git hash, paths, base64 of data, words
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b and 3F786850E387550FDAB836ED7E6DC881DE23001B",
+    "/Users/JohnDoe/Documents/Projects/MyApp2 and src/main/java/com/Example/Foo1/BarBazQux",
+    "see github.com/OrgName/RepoName2/blob/mainBranch/Readme and /Ab1/Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3Ab",
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "sha224: 1tzlvMGk0SlGYZfFtsR/MKbH9IWAiuQA6+9w+w== and a/b/c/dEf1+GhIjKlMnOpQrStUvWxYz0123456",
+    "TestRun_IntegrationReplicateBootstrapsEmptyTarget2/x",
 ]
 
 

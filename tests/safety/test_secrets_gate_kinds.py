@@ -20,6 +20,9 @@ TEXTS = [
     "the tokens of a model, the key of a dict, a passage",
     "export PASSWORD=hunter2hunt\u2026",
     "api_key: 'AbCdEf123456' and AKCabcdefghij12345 ",
+    # the shapes without a key word: a .pgpass line, an AWS secret key alone (a run of base64)
+    'mysql -uroot -pS3cretPassw0rd -e \'x\' and {"auth": "dXNlcjpwYXNzd29yZDEyMw=="}',
+    "db.example.com:5432:mydb:admin:hunter2secret\nthen wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY.",
 ]
 
 

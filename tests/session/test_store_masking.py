@@ -83,3 +83,23 @@ def test_a_huge_text_met_again_in_a_save_is_masked_once(monkeypatch: pytest.Monk
     outs = [masking.mask_text("".join(list(big))) for _ in range(3)]  # equal strings, not the same object
     assert outs[0] == outs[1] == outs[2] and AWS not in outs[0]
     assert calls.count(len(big)) == 1, calls
+
+
+def test_a_secret_found_once_is_stored_masked_where_it_comes_again(tmp_path) -> None:
+    # a key and a password given in the goal with what tells them, then alone in results folded
+    # by a later run of the store (eighth user trial): no file of the store holds them
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from trial_secrets import RECURRING, recurring_session
+
+    from tracetui.session.open import load_state, save_store
+    from tracetui.session.store.db import cache_dir
+
+    projects = tmp_path / "projects"
+    save_store(load_state([recurring_session(projects, later=False)])[0])
+    reader, _ = load_state([recurring_session(projects)])
+    assert reader.save_cache()
+    data = b"".join(p.read_bytes() for p in sorted((cache_dir() / "store").glob("*")) if p.is_file())
+    assert data and [s for s in RECURRING if s.encode() in data or s[:12].encode() in data] == []

@@ -107,6 +107,34 @@ async def test_drill_down_shows_fixed_errors_and_blank_text(tmp_path: Path) -> N
         assert not re.search(r"✎\s+s\.jsonl:", steps)
 
 
+def test_the_drill_down_masks_the_trial_shapes_of_secrets(tmp_path: Path) -> None:
+    # every call and result read back (a MySQL -pPASSWORD, a Docker config's auth, a .pgpass line
+    # read and written, an AWS secret key set, read and printed alone: eighth user trial)
+    from trial_secrets import SHAPES, leaked, shapes_session
+
+    st = state_of(shapes_session(tmp_path / "projects"))
+    said = [read_excerpt(st, ev.anchor, ev.block) for ev in st.ledgers[0] if ev.kind in ("tool_use", "tool_result")]
+    assert len(said) == 14 and sum("«redacted: " in s for s in said) == 7
+    assert [s for s in said if leaked(s, SHAPES)] == []
+
+
+def test_the_drill_down_masks_a_secret_found_once_wherever_it_comes_again(tmp_path: Path) -> None:
+    # the goal gives a key and a password with what tells them; later results hold them alone
+    # (eighth user trial), read from a fresh fold and from a saved one that grew
+    from trial_secrets import RECURRING, leaked, recurring_session
+
+    from tracetui.session.open import load_state, save_store
+
+    projects = tmp_path / "projects"
+    path = recurring_session(projects, later=False)
+    save_store(load_state([path])[0])  # saved: the goal masked in the store
+    path = recurring_session(projects)
+    for st in (state_of(path), load_state([path])[1]):
+        said = [read_excerpt(st, ev.anchor, ev.block) for ev in st.ledgers[0] if ev.kind in ("tool_use", "tool_result", "prompt")]
+        assert "the password is\n«redacted: password or secret»" in said
+        assert [s for s in said if leaked(s, RECURRING)] == []
+
+
 # -- 2. the drill-down of the open episode grows with the file, and says as of which line -----
 async def test_drill_down_of_the_open_episode_follows_the_file_and_says_so(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"

@@ -39,7 +39,7 @@ import msgspec
 
 from tracetui.model.state import AgentState, Anchor, Event, RunState
 from tracetui.model.types import Episode
-from tracetui.views.safe import export_text
+from tracetui.views.safe import export_text, state_secrets
 
 from .anomaly_events import anomalies_of, place_anomalies
 from .revise import revision, tagged_keys
@@ -115,6 +115,8 @@ def plan_spans(
 class _Planner:
     def __init__(self, state: RunState, sid: str | None, content: bool, now: float | None, settle: float, sent, model_of) -> None:
         self.state = state
+        #: the session's secrets: a value found once is masked wherever it is sent
+        self.seen = state_secrets(state)
         self.sid = sid or state.main.session_id or "unknown"
         self.agent = getattr(state, "agent", "claude") or "claude"
         self.provider = PROVIDERS.get(self.agent, self.agent)
@@ -147,7 +149,7 @@ class _Planner:
 
     # -- helpers -----------------------------------------------------------------------------
     def _text(self, text: str) -> str:
-        return export_text(text)
+        return export_text(text, seen=self.seen)
 
     def _anchor(self, a: Anchor | None) -> str:
         return self.state.fmt_anchor(a)
@@ -248,7 +250,7 @@ class _Planner:
             self._tool(tid, c, by_src[c.src], agent_keys)
         place_anomalies(self, anomalies, agent_keys, seen_ts)
         for spec in self.out:  # no secret leaves, whatever field of the transcript held it
-            mask_spec(spec)
+            mask_spec(spec, self.seen)
         return Plan(self.out, self.held)
 
     def _session(self) -> None:

@@ -9,29 +9,65 @@ success, in the transaction of that batch, so a run that stops anywhere (a crash
 unreachable collector) sends again at most the batch whose answer it did not record, and never
 skips one it did not send. Kept per endpoint: exporting to a second collector sends it all.
 
-The endpoint is kept as ``sha256:`` and the SHA-256 of its URL, never the URL itself: a URL may
-carry credentials (``https://user:token@host``, ``?api_key=...``), and this file outlives the
-run. A row an older version wrote under the plain URL is moved to its digest on the first open
-for that endpoint (``PRAGMA secure_delete`` overwrites the freed bytes).
+The endpoint is kept as ``sha256:`` and the SHA-256 of its URL without its credentials
+(:func:`endpoint_identity`: no user info, no query parameter that is a credential), never the URL
+itself: a URL may carry credentials (``https://user:token@host``, ``?api_key=...``), and this file
+outlives the run. So the same collector is the same endpoint whatever credentials reach it: moved
+from the URL to ``--headers`` (or rotated), they send nothing again. A row an older version wrote
+under the plain URL, or under the digest of the whole URL, is moved to the digest on the first
+open for that endpoint (``PRAGMA secure_delete`` overwrites the freed bytes).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from tracetui.session.store.db import cache_dir, connect
 
-__all__ = ["SentLedger", "sent_path", "endpoint_key"]
+__all__ = ["SentLedger", "sent_path", "endpoint_key", "endpoint_identity"]
 
 _TABLE = "CREATE TABLE IF NOT EXISTS sent(endpoint TEXT, session TEXT, key TEXT, PRIMARY KEY(endpoint, session, key)) WITHOUT ROWID"
 
 
+#: a query parameter's name that says it is a credential (``api_key``, ``token``, ``sig``...)
+_CREDENTIAL_NAME = re.compile(r"key|token|secret|pass|pwd|auth|sig|cred", re.IGNORECASE)
+
+
+def endpoint_identity(endpoint: str) -> str:
+    """The collector ``endpoint`` (a URL) names, without the credentials it may carry: the scheme
+    and host lower-cased, the port, the path, and the query parameters but those whose name says
+    a credential (:data:`_CREDENTIAL_NAME`) or whose value holds a secret the detectors find
+    (``tracetui.ingest.secrets``); no user info, no fragment. ``endpoint`` as it is when it is no
+    URL with a host."""
+    from tracetui.ingest.secrets import redact
+
+    try:
+        parts = urlsplit(endpoint)
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is no number
+        return endpoint
+    if not host:
+        return endpoint
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None:
+        netloc += f":{port}"
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _CREDENTIAL_NAME.search(k) and not redact(v)[1]]
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path, urlencode(query), ""))
+
+
+def _digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def endpoint_key(endpoint: str) -> str:
-    """What the ledger keeps for ``endpoint`` (a URL): ``"sha256:"`` and 64 hex digits."""
-    return "sha256:" + hashlib.sha256(endpoint.encode("utf-8", "surrogatepass")).hexdigest()
+    """What the ledger keeps for ``endpoint`` (a URL): ``"sha256:"`` and 64 hex digits, of
+    :func:`endpoint_identity` (the URL without its credentials)."""
+    return _digest(endpoint_identity(endpoint))
 
 
 def sent_path() -> Path:
@@ -44,7 +80,8 @@ class SentLedger:
     when the database cannot be opened or written (the caller says so in one line)."""
 
     def __init__(self, endpoint: str, path: Path | None = None) -> None:
-        #: the endpoint as the rows name it (its digest: see the module's docstring)
+        #: the endpoint as the rows name it (the digest of its URL without credentials: see the
+        #: module's docstring)
         self.endpoint = endpoint_key(endpoint)
         self.path = path or sent_path()
         self._conn = connect(self.path, busy_ms=5000)
@@ -52,17 +89,20 @@ class SentLedger:
         self._conn.execute("PRAGMA synchronous=FULL")
         self._conn.execute("PRAGMA secure_delete=ON")
         self._conn.execute(_TABLE)
-        self._move_plain(endpoint)
+        for old in (endpoint, _digest(endpoint)):
+            if old != self.endpoint:
+                self._move(old)
 
-    def _move_plain(self, endpoint: str) -> None:
-        """Rename the rows kept under the plain URL ``endpoint`` to its digest."""
+    def _move(self, old: str) -> None:
+        """Rename the rows kept under ``old`` (the plain URL, or the digest of the whole URL,
+        credentials included, that older versions kept) to :attr:`endpoint`."""
         conn = self._conn
-        if conn.execute("SELECT 1 FROM sent WHERE endpoint = ? LIMIT 1", (endpoint,)).fetchone() is None:
+        if conn.execute("SELECT 1 FROM sent WHERE endpoint = ? LIMIT 1", (old,)).fetchone() is None:
             return
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("UPDATE OR IGNORE sent SET endpoint = ? WHERE endpoint = ?", (self.endpoint, endpoint))
-            conn.execute("DELETE FROM sent WHERE endpoint = ?", (endpoint,))
+            conn.execute("UPDATE OR IGNORE sent SET endpoint = ? WHERE endpoint = ?", (self.endpoint, old))
+            conn.execute("DELETE FROM sent WHERE endpoint = ?", (old,))
         except BaseException:
             conn.execute("ROLLBACK")
             raise

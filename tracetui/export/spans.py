@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
-from typing import Union
+from typing import Any, Union
 
 import msgspec
 
@@ -167,23 +167,24 @@ TEXT_ATTRIBUTES = frozenset(
 )
 
 
-def _mask(text: str) -> str:
+def _mask(text: str, seen: Any = None) -> str:
     from tracetui.views.safe import redacted, safe_text
 
-    return safe_text(redacted(text)[0])
+    return safe_text(redacted(text, seen=seen)[0])
 
 
-def mask_spec(spec: SpanSpec) -> None:
+def mask_spec(spec: SpanSpec, seen: Any = None) -> None:
     """Mask in place every secret in what ``spec`` sends besides its text attributes: its name,
     status message and every other string attribute of it and its events (tool and subagent
     names, models, ids, anchors hold whatever the transcript wrote, and the session store masks
-    only some of them). Masks are left as they are, so masking twice changes nothing."""
-    spec.name = _mask(spec.name)
-    spec.status_message = _mask(spec.status_message)
+    only some of them); ``seen``: the session's secrets (``tracetui.views.safe.state_secrets``),
+    every copy of one masked too. Masks are left as they are, so masking twice changes nothing."""
+    spec.name = _mask(spec.name, seen)
+    spec.status_message = _mask(spec.status_message, seen)
     for k, v in spec.attributes.items():
         if isinstance(v, str) and k not in TEXT_ATTRIBUTES:
-            spec.attributes[k] = _mask(v)
+            spec.attributes[k] = _mask(v, seen)
     for e in spec.events:
         for k, v in e.attributes.items():
             if isinstance(v, str) and k not in TEXT_ATTRIBUTES:
-                e.attributes[k] = _mask(v)
+                e.attributes[k] = _mask(v, seen)

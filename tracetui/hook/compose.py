@@ -24,10 +24,10 @@ def _render_card(state: Any, now: Any) -> str:
         from tracetui.views.card import render_card
     except ImportError:
         return _fallback_card(state, now)
-    from tracetui.views.safe import export_text
+    from tracetui.views.safe import export_text, state_secrets
 
-    # secrets masked: the card is re-injected into the model's context
-    return export_text(render_card(state, now=now))
+    # secrets masked (the session's found once too): the card is re-injected into the model's context
+    return export_text(render_card(state, now=now), seen=state_secrets(state))
 
 
 def _fallback_card(state: Any, now: Any) -> str:

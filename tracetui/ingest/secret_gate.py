@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import re
 
-from tracetui.ingest.secret_patterns import GATE_SHAPES, GATE_WORDS, KEYWORD_WORDS, MASK_FORMAT
+from tracetui.ingest.secret_patterns import GATE_RUNS, GATE_SHAPES, GATE_WORDS, KEYWORD_WORDS, MASK_FORMAT
 
 __all__ = [
     "GATE",
     "GATE_SHAPE",
+    "GATE_RUN",
     "WORD_KINDS",
     "MASKS",
     "FOLDS_TO_ASCII",
     "gated",
     "gated_kinds",
+    "run_gated",
     "unmasked",
     "words_of_keywords",
     "keyword_may_match",
@@ -50,6 +52,8 @@ GATE: re.Pattern[str] = re.compile(_trie_pattern({w for ws in GATE_WORDS.values(
 #: literal, so the search skips ahead to the characters they start with, ~3x faster than
 #: with each shape in a group of its own)
 GATE_SHAPE: re.Pattern[str] = re.compile("|".join(p for _, p in sorted(GATE_SHAPES.items())))
+#: the runs of :data:`GATE_RUNS` compiled (searched apart: see there)
+GATE_RUN: re.Pattern[str] = re.compile("|".join(p for _, p in sorted(GATE_RUNS.items())))
 
 
 #: the characters past ASCII that an ASCII letter matches ignoring case (``İ ı ſ K``: a test
@@ -70,7 +74,13 @@ def _lowered(text: str) -> str:
 
 def gated(text: str) -> bool:
     """``text`` holds a word or a shape of the gates (no detector needed to say so)."""
-    return GATE.search(_lowered(text)) is not None or GATE_SHAPE.search(text) is not None
+    return GATE.search(_lowered(text)) is not None or GATE_SHAPE.search(text) is not None or run_gated(text)
+
+
+def run_gated(text: str) -> bool:
+    """``text`` holds a run of :data:`GATE_RUNS`: each holds ``/`` or ``+``, looked for first
+    (one ``str`` search each: ~3/4 of transcript texts hold neither and skip the run's search)."""
+    return ("/" in text or "+" in text) and GATE_RUN.search(text) is not None
 
 
 def _kinds_of_word(w: str) -> frozenset[str]:
@@ -88,14 +98,16 @@ WORD_KINDS: dict[str, frozenset[str]] = {w: _kinds_of_word(w) for ws in GATE_WOR
 
 def gated_kinds(text: str) -> frozenset[str]:
     """The kinds of secret ``text`` may hold by the gates: those a word found in its lower-cased
-    form lets through, and every shape kind when it holds one of :data:`GATE_SHAPES` (every
-    finding of a kind holds one of its words or its shape, so only these kinds' detectors need
-    run)."""
+    form lets through, every shape kind when it holds one of :data:`GATE_SHAPES`, and every run
+    kind when it holds one of :data:`GATE_RUNS` (every finding of a kind holds one of its words,
+    its shape or its run, so only these kinds' detectors need run)."""
     kinds: set[str] = set()
     for w in set(GATE.findall(_lowered(text))):
         kinds |= WORD_KINDS[w]
     if GATE_SHAPE.search(text) is not None:
         kinds.update(GATE_SHAPES)
+    if run_gated(text):
+        kinds.update(GATE_RUNS)
     return frozenset(kinds)
 
 
@@ -105,7 +117,7 @@ def gated_kinds(text: str) -> frozenset[str]:
 MASKS: re.Pattern[str] = re.compile(
     re.escape(MASK_FORMAT.split("{}")[0])
     + "(?:"
-    + "|".join(re.escape(k) for k in sorted({*GATE_WORDS, *GATE_SHAPES}, key=lambda k: (-len(k), k)))
+    + "|".join(re.escape(k) for k in sorted({*GATE_WORDS, *GATE_SHAPES, *GATE_RUNS}, key=lambda k: (-len(k), k)))
     + ")(?: \\(cut\\))?"
     + re.escape(MASK_FORMAT.split("{}")[1])
 )

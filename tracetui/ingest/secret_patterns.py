@@ -10,6 +10,7 @@ __all__ = [
     "EXTRA",
     "KEYWORD",
     "GENERIC_KINDS",
+    "VALUE_KINDS",
     "VALUE_END",
     "TOKEN_TAIL",
     "JWT_TAIL",
@@ -18,6 +19,7 @@ __all__ = [
     "GATE_WORDS",
     "KEYWORD_WORDS",
     "GATE_SHAPES",
+    "GATE_RUNS",
     "CUT_MARK",
     "CUT",
     "MASK_FORMAT",
@@ -28,6 +30,24 @@ _BASE64_12 = r"(?:[A-Za-z0-9+/]{4}){3,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?
 #: an AWS secret access key standing alone: 40 characters of base64, upper and lower case
 #: letters both (a git hash is hex of one case)
 _AWS_SECRET = r"(?<![0-9A-Za-z/+])((?=[0-9A-Za-z/+]{0,39}[A-Z])(?=[0-9A-Za-z/+]{0,39}[a-z])[0-9A-Za-z/+]{40})(?![0-9A-Za-z/+=])"
+
+#: an AWS secret access key with nothing before it to tell: 40 characters of base64 holding an
+#: upper and a lower case letter, a digit and a ``/`` or ``+`` (a git hash is hex of one case and
+#: holds neither; a path holds ``.``, ``-`` or ``_``), at most two ``/`` (``a/b/c/d`` is a path),
+#: no ``/`` at either end, standing alone: after a space, a quote, ``=``, ``:``, a bracket or a JSON
+#: escape (``\\n``), and before one of these or ``.`` ending a sentence (not before ``.py``)
+_AWS_BARE = (
+    r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9/+=._\-%@~\\$]))"
+    r"(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])"
+    r"(?![A-Za-z0-9+]*/[A-Za-z0-9+]*/[A-Za-z0-9+]*/)(?!/)"
+    r"([A-Za-z0-9/+]{39}[A-Za-z0-9+])(?![A-Za-z0-9/+=_\-@~%]|\.[A-Za-z0-9])"
+)
+#: the MySQL and MariaDB clients whose ``-p`` takes the password glued to it (``-pS3cret``;
+#: ``-p`` alone asks for it, ``-P`` is the port)
+_MYSQL = r"\b(?:mysql(?:dump|admin|import|show|check|pump|sh|binlog|slap)?|mariadb(?:-dump|-admin|-import|-show|-check|-binlog|-slap)?)"
+#: a ``.pgpass`` line (``host:port:database:user:password``, the password a ``\\:``-escaped field
+#: to the line's end): a host with a letter, a dot or ``*``, a port of digits or ``*``
+_PGPASS = r"(?=[^:\s]*[A-Za-z.*])[^:\s'\",]+:(?:\d{1,5}|\*):[^:\s'\",]+:[^:\s'\",]+:((?:[^:\s\\'\"]|\\.)+)"
 
 #: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
 #: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
@@ -56,6 +76,20 @@ EXTRA: tuple[tuple[str, str, int, int], ...] = (
     # a URL's password holding ``/`` (detect-secrets' pattern stops there: RFC 3986 wants it
     # escaped, base64 passwords hold it raw); not a port (``host:8080/path@x``)
     ("basic auth credentials", r"://[^:/?#\[\]@\s]+:(?!\d*/)([^?#\[\]@\s]*/[^?#\[\]@\s]*)@(?=[A-Za-z0-9\[])", 0, 1),
+    # and one standing alone (``aws configure set aws_secret_access_key KEY`` is found above, a
+    # credentials file's ``aws_secret_access_key = KEY`` by the keyword detector)
+    ("aws secret access key", _AWS_BARE, 0, 1),
+    # a MySQL/MariaDB client's password glued to ``-p`` (``mysql -u root -pS3cret db``); not a
+    # reference (``-p$MYSQL_PWD``) nor a mask (``«``)
+    ("database password", rf"{_MYSQL}\b[^\n;|&]*?\s-p(?:\\?['\"])?(?![$%{{<(\u00ab-])([^\s'\"`;|&)\\]+)", 0, 1),
+    # a ``.pgpass`` line's password: a line of its own (a file shown, a heredoc; after a Read
+    # tool's line number), or written to ``.pgpass`` by a command (``echo LINE >> ~/.pgpass``)
+    ("database password", rf"(?m)^[ \t]*(?:\d+(?:\u2192|\t))?[ \t]*{_PGPASS}[ \t]*$", 0, 1),
+    ("database password", rf"(?<![^\s'\"]){_PGPASS}(?=\\?['\"]?\s*>>?\s*\S*pgpass)", 0, 1),
+    # a Docker ``config.json``'s registry credentials (``"auth": "<base64 of user:password>"``),
+    # its quotes escaped too (the file in a tool's JSON input); the value must decode to
+    # ``user:password`` (:func:`tracetui.ingest.secrets._finding`)
+    ("docker registry auth", r"\\?\"auth\\?\"\s*:\s*\\?\"([A-Za-z0-9+/]{8,}={0,2})\\?\"", 0, 1),
     # a command-line option's value after a space (``mysql --password s3cret``, ``-p`` is too
     # short to tell): the key-word detectors know ``password=`` only (fifth user trial)
     (
@@ -67,6 +101,9 @@ EXTRA: tuple[tuple[str, str, int, int], ...] = (
 )
 #: the kind of a ``password = …`` / ``secret: …`` finding (detect-secrets' keyword plugin)
 KEYWORD = "password or secret"
+#: kinds whose detector's group is the secret however short it is (a password), not a prefix
+#: (GitHub's ``ghp``, which a finding of fewer than 8 characters is)
+VALUE_KINDS = ("database password", "docker registry auth")
 #: kinds that say where a secret is, not what it is: a named detector's kind wins over them
 GENERIC_KINDS = (KEYWORD, "bearer token")
 #: where a keyword's value ends in running text
@@ -101,7 +138,11 @@ GATE_WORDS: dict[str, tuple[str, ...]] = {
     "bearer token": ("bearer",),
     "http basic credentials": ("basic",),
     "hugging face token": ("hf_",),
+    # (a key standing alone has the shape of :data:`GATE_SHAPES` instead)
     "aws secret access key": ("a3t", "abia", "acca", "akia", "asia", "secret"),
+    # (a ``.pgpass`` line: the shape of :data:`GATE_SHAPES`)
+    "database password": ("mysql", "mariadb"),
+    "docker registry auth": ('auth"', 'auth\\"'),
     "aws access key": ("a3t", "abia", "acca", "akia", "asia", "aws"),
     "azure storage account access key": ("accountkey=",),
     "basic auth credentials": ("://",),
@@ -127,9 +168,19 @@ GATE_WORDS: dict[str, tuple[str, ...]] = {
 #: search skips ahead fast) each finding holds, searched in the text as it is
 GATE_SHAPES: dict[str, str] = {
     "artifactory credentials": r"AKC|AP[\dA-F]",
+    "database password": r":(?:\d{1,5}|\*):[^:\s'\",]+:[^:\s'\",]+:[^:\s'\"]",
     "discord bot token": r"\.[\w-]{6}\.",
     "telegram bot token": r":[\w-]{35}",
     "twilio api key": r"AC[a-z0-9]{32}|SK[a-z0-9]{32}",
+}
+
+#: the kinds with neither a word nor a literal to start a shape: a run of characters each
+#: finding is, holding ``/`` or ``+`` (looked for first), searched apart from :data:`GATE_SHAPES`
+#: (joined with them, a shape starting with a class slows the search of every shape ~4x). An AWS
+#: secret access key standing alone: a run of 40 characters of base64, or 41 after a JSON
+#: escape's ``\\n`` (where a run starts only, after a character not of it: ~1 µs for an excerpt)
+GATE_RUNS: dict[str, str] = {
+    "aws secret access key": r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40,41}(?![A-Za-z0-9/+])",
 }
 
 #: what a secret of a kind is replaced by (``str.format`` of the kind)

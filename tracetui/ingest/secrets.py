@@ -27,6 +27,7 @@ so a line of a 60 MB prompt costs a window's search.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from tracetui.ingest.secret_gate import GATE as _GATE
 from tracetui.ingest.secret_gate import GATE_SHAPE as _GATE_SHAPE
 from tracetui.ingest.secret_gate import gated as _gated
 from tracetui.ingest.secret_gate import gated_kinds as _gated_kinds
+from tracetui.ingest.secret_gate import run_gated as _run_gated
 from tracetui.ingest.secret_gate import unmasked as _unmasked
 from tracetui.ingest.secret_patterns import (
     CUT,
@@ -52,9 +54,12 @@ from tracetui.ingest.secret_patterns import (
     MASK_FORMAT,
     TOKEN_TAIL,
     VALUE_END,
+    VALUE_KINDS,
 )
+from tracetui.ingest.secret_values import SeenSecrets
 
 __all__ = [
+    "SeenSecrets",
     "redact",
     "redact_head",
     "window_end",
@@ -100,11 +105,13 @@ def _finding(text: str, m: re.Match[str], rule: Rule) -> tuple[int, int, str] | 
         return (start if start >= 0 and m.start() - start < 12 else m.start(), end.end() if end else len(text), rule.kind)
     keyword = rule.kind == KEYWORD
     g = rule.group
-    if g and not keyword and (m.group(g) is None or len(m.group(g)) < 8):
+    if g and not keyword and rule.kind not in VALUE_KINDS and (m.group(g) is None or len(m.group(g)) < 8):
         g = 0
     if m.group(g) is None:
         return None
     start, end = m.start(g), m.end(g)
+    if rule.kind == "docker registry auth" and not _user_password(m.group(g)):
+        return None
     if keyword:
         # in a command or a sentence the value ends at the first space (or a closing quote,
         # comma, semicolon, parenthesis)
@@ -118,9 +125,20 @@ def _finding(text: str, m: re.Match[str], rule: Rule) -> tuple[int, int, str] | 
     return start, end, rule.kind
 
 
+def _user_password(value: str) -> bool:
+    """``value`` is base64 of ``user:password`` (a Docker ``auth``), not a word that looks like
+    base64 (``"auth": "required"``)."""
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except ValueError:
+        return False
+    user, sep, password = raw.partition(b":")
+    return bool(sep and user and password) and raw.isascii() and raw.decode().isprintable()
+
+
 def may_hold_secret(text: str) -> bool:
     """``text`` may hold a secret :func:`redact` masks: the one search of the detectors' gates
-    (:data:`GATE_WORDS`, :data:`GATE_SHAPES`: ~1-3 µs for an excerpt), exact: ``False`` only when :func:`redact` would
+    (:data:`GATE_WORDS`, :data:`GATE_SHAPES`, ``GATE_RUNS``: ~1-4 µs for an excerpt), exact: ``False`` only when :func:`redact` would
     return ``text`` as it is (the text read as Latin-1 bytes is searched alike, but for a
     keyword spelled with non-ASCII letters)."""
     return bool(secret_detectors.UNGATED) or _gated(text)
@@ -140,7 +158,8 @@ def may_hold_secret_bytes(raw: bytes | memoryview) -> bool:
     step = _WINDOW
     for at in range(0, max(len(raw), 1), step):
         w = bytes(raw[at : at + step + _OVERLAP])
-        if _GATE.search(w.lower().decode("latin-1")) is not None or _GATE_SHAPE.search(w.decode("latin-1")) is not None:
+        text = w.decode("latin-1")
+        if _GATE.search(w.lower().decode("latin-1")) is not None or _GATE_SHAPE.search(text) is not None or _run_gated(text):
             return True
         if any(f in w for f in _FOLDS_UTF8):
             return True  # a letter that lower-cases to a gate word's only as text (``toKen``: the Kelvin sign)
@@ -155,7 +174,7 @@ _WINDOW = 1 << 18
 _OVERLAP = 64
 
 
-def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
+def redact(text: str, cut: bool = False, seen: SeenSecrets | None = None) -> tuple[str, tuple[str, ...]]:
     """``(text with every secret masked by :func:`mask`, the kind of each secret masked)``.
 
     A token that starts like a known secret and runs into a truncation marker (:data:`CUT_MARK`,
@@ -164,13 +183,29 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     findings are masked once, as the first detector found them. ``text`` is returned as it is
     (the same object) when it holds no secret. A mask already in ``text`` (of a known kind) is
     not read (:func:`tracetui.ingest.secret_gate.unmasked`), so masking a masked text again
-    changes nothing and costs the gates' search. Never raises."""
+    changes nothing and costs the gates' search. Never raises.
+
+    ``seen``: the secrets of the session ``text`` is of (:class:`~tracetui.ingest.secret_values.SeenSecrets`):
+    each secret found is kept there, then every copy of one kept is masked too (a value found
+    by what tells it, ``aws_secret_access_key=KEY``, is masked where it stands alone); an empty
+    set costs a truth test."""
     if not text:
         return text, ()
-    if len(text) < _LONG:
-        return _redact(text, cut)
-    # a long text comes back in several outputs at once (a goal that is the latest ask too):
-    # masked once (~0.7 s a MB with the key words in it), while the detectors stay the same
+    out, kinds, found = _redact_memo(text, cut) if len(text) >= _LONG else _redact(text, cut)
+    if seen is not None:
+        for value, kind in found:
+            seen.add(value, kind)
+        if seen:
+            again, more = seen.mask(out)
+            if more:
+                return again, kinds + more
+    return out, kinds
+
+
+def _redact_memo(text: str, cut: bool) -> _Redacted:
+    """:func:`_redact` of a long text: a long text comes back in several outputs at once (a goal
+    that is the latest ask too), masked once (~0.7 s a MB with the key words in it), while the
+    detectors stay the same."""
     key = (text, cut)
     got = _long_memo.get(key)
     if got is None or got[0] is not rules_stamp():
@@ -181,12 +216,15 @@ def redact(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
     return got[1]
 
 
+#: what :func:`_redact` gives: ``(text masked, the kinds masked, (value, kind) of each secret
+#: found whole)`` (a value is kept only as long as the text is: the memo's and the caller's)
+_Redacted = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
 #: texts of this many characters or more are memoised by :func:`redact` (the last four)
 _LONG = 1 << 16
-_long_memo: dict[tuple[str, bool], tuple[object, tuple[str, tuple[str, ...]]]] = {}
+_long_memo: dict[tuple[str, bool], tuple[object, _Redacted]] = {}
 
 
-def _redact(text: str, cut: bool) -> tuple[str, tuple[str, ...]]:
+def _redact(text: str, cut: bool) -> _Redacted:
     spans: list[tuple[int, int, str]] = []
     scan = _unmasked(text)  # what the detectors read: ``text`` with its masks blanked
     kinds = _gated_kinds(scan)  # empty when the gates stop the text
@@ -195,7 +233,7 @@ def _redact(text: str, cut: bool) -> tuple[str, tuple[str, ...]]:
         # (every detector's kind has a gate: tests check it); of detectors loaded, only one the
         # gates do not know can find anything (every cut detector's head is a word too)
         if not secret_detectors.UNGATED:
-            return text, ()
+            return text, (), ()
         _search(scan, secret_detectors.UNGATED, False, spans)
     else:
         # only the detectors of the kinds the gates let through can find anything
@@ -215,11 +253,12 @@ def _redact(text: str, cut: bool) -> tuple[str, tuple[str, ...]]:
                     if (m.end() < len(scan) or cut) and m.end(g) > m.start(g) and scan[m.start(g)] not in "${<%(":
                         spans.append((m.start(g), m.end(g), rule.kind))
     if not spans:
-        return text, ()
+        return text, (), ()
     # the longest finding first at a place; of equal ones, a named kind before a generic one
     spans.sort(key=lambda s: (s[0], -s[1], s[2] in GENERIC_KINDS))
     out: list[str] = []
     kinds: list[str] = []
+    found: list[tuple[str, str]] = []
     pos = 0
     for start, end, kind in spans:
         if start < pos:  # inside a secret already masked
@@ -227,9 +266,11 @@ def _redact(text: str, cut: bool) -> tuple[str, tuple[str, ...]]:
         out.append(text[pos:start])
         out.append(mask(kind))
         kinds.append(kind)
+        if not kind.endswith(" (cut)"):  # a head is no value to find again
+            found.append((text[start:end], kind))
         pos = end
     out.append(text[pos:])
-    return "".join(out), tuple(kinds)
+    return "".join(out), tuple(kinds), tuple(found)
 
 
 #: characters past a cut that are masked with the head shown: every secret that starts in the
@@ -255,18 +296,22 @@ def _plain_head(text: str, room: int) -> tuple[str, bool]:
     return (text, True) if len(text) <= room else (text[: window_end(text, room)], False)
 
 
-def redact_head(text: str, limit: int, cut: bool = False, head: Callable[[str, int], tuple[str, bool]] = _plain_head) -> str:
+def redact_head(
+    text: str, limit: int, cut: bool = False, head: Callable[[str, int], tuple[str, bool]] = _plain_head, seen: SeenSecrets | None = None
+) -> str:
     """:func:`redact` ``(text, cut)``'s text over its first ``limit`` characters (and a mask
     spanning them): what a cut to ``limit`` shows, at a cost bounded by ``limit``, not by the
     text. Only a window is masked (``head(text, room)``: ``(the first room characters or more,
     ending at :func:`window_end`; whether that is the whole text)``), as a text cut there
     (``cut=True``: a secret running into its end is masked by its head); one whose masks leave
     too few characters (a long private-key block) grows until they do. ``head`` may give the
-    window of a text made otherwise (whitespace folded), one character for one or fewer."""
+    window of a text made otherwise (whitespace folded), one character for one or fewer.
+    ``seen``: the session's secrets, as for :func:`redact`."""
     room = limit + REDACT_MARGIN
     while True:
         window, whole = head(text, room)
-        out = redact(window, cut=cut or not whole)[0]
+        c = cut or not whole
+        out = (redact(window, cut=c) if seen is None else redact(window, cut=c, seen=seen))[0]
         # a mask at the window's end (a token it cut) is at most a mask long: past the head
         if whole or len(out) > limit + _MASK_ROOM:
             return out

@@ -10,6 +10,7 @@ import msgspec
 
 from tracetui.ingest.codex_decode import is_codex_first_line
 from tracetui.ingest.decode import bom_length
+from tracetui.ingest.secret_values import SeenSecrets
 from tracetui.model.codex_fold import CodexFold
 from tracetui.model.fold import FileFold
 from tracetui.model.pricing import estimate_cost
@@ -43,6 +44,9 @@ class SessionFold:
         self.price = price
         self.generation = 0
         self._meta_links: dict[int, str] = {}
+        #: the secrets found in the session's texts (by the outputs and the store's writer, never
+        #: by the fold: no cost per record), as digests; saved with the fold
+        self.secrets = SeenSecrets()
 
     def add_source(self, path: str, name: str, role: str = "main", agent_id: str | None = None, tool_use_id: str | None = None) -> int:
         """Register a file; returns its source index (0 for the first, the main transcript)."""
@@ -227,6 +231,7 @@ class SessionFold:
             generation=self.generation,
             usage_buckets=buckets,
             agent=main.agent,
+            secrets=self.secrets,
         )
 
 

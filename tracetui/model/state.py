@@ -11,6 +11,7 @@ from typing import Union
 
 import msgspec
 
+from tracetui.ingest.secret_values import SeenSecrets
 from tracetui.model.types import Anchor, Derived, Episode, FileTouch, Tokens, ToolCall, UsageBucket
 
 __all__ = [
@@ -360,6 +361,10 @@ class RunState(msgspec.Struct):
     usage_buckets: tuple[UsageBucket, ...] = ()
     #: which agent wrote the session (``claude`` | ``codex``), decided by its main file's first record
     agent: str = "claude"
+    #: the secrets found in the session so far (a :class:`~tracetui.ingest.secret_values.SeenSecrets`
+    #: shared by every snapshot of one fold, ``None`` for a state made otherwise): every later
+    #: copy of one is masked too (``tracetui.views.safe.state_secrets``)
+    secrets: Union[SeenSecrets, None] = None
 
     @property
     def goal(self) -> PromptInfo | None:

@@ -76,9 +76,9 @@ def compile_export(kind: str, live: RunState, k: int | None, now: float | None, 
     except ImportError:
         render = None
     if render is not None:
-        from tracetui.views.safe import export_text
+        from tracetui.views.safe import export_text, state_secrets
 
-        return export_text(render(live, episode=k, now=now))
+        return export_text(render(live, episode=k, now=now), seen=state_secrets(live))
     from tracetui.views.state_json import state_summary
 
     shown = state_as_of(live, k) if k is not None else live

@@ -15,6 +15,7 @@ from tracetui.ingest.prompts import classify_user_text
 from tracetui.model.episodes import ASK_CHARS
 from tracetui.model.state import Anchor, RunState
 from tracetui.tui.format import clean, fmt_bytes
+from tracetui.views.safe import state_secrets
 
 __all__ = [
     "read_record",
@@ -144,13 +145,15 @@ def cut_said(text: str, limit: int, where: str) -> str:
 
 
 def _shown(state: RunState, anchor: Anchor, raw: str, limit: int) -> str:
-    """``raw`` cleaned (:func:`~tracetui.tui.format.clean`) and cut to ``limit`` (:func:`cut_said`)."""
+    """``raw`` cleaned (:func:`~tracetui.tui.format.clean`, with the session's secrets:
+    :func:`~tracetui.views.safe.state_secrets`) and cut to ``limit`` (:func:`cut_said`)."""
     where = state.fmt_anchor(anchor)
+    seen = state_secrets(state)
     if len(raw) > 4 * limit:  # head and tail cut before clean: masking secrets costs ~1 ms per KB
         half = max(1, limit // 2)
-        head, tail = clean(raw[: 2 * limit], cut=True), clean(raw[-2 * limit :])
+        head, tail = clean(raw[: 2 * limit], cut=True, seen=seen), clean(raw[-2 * limit :], seen=seen)
         return f"{head[:half]} … [{len(raw) - 2 * half} chars cut; whole block at {where}] … {tail[-half:]}"
-    return cut_said(clean(raw).strip(), limit, where)
+    return cut_said(clean(raw, seen=seen).strip(), limit, where)
 
 
 def _read(state: RunState, anchor: Anchor, inline: str, max_bytes: int) -> tuple[dict[str, Any] | None, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -18,6 +19,9 @@ from tracetui.views.fleet import CLOCK_SKEW, LIVE_WINDOW, copied, past_clock
 from tracetui.views.format import fmt_bytes as _fmt_bytes
 from tracetui.views.format import fmt_count, fmt_short, fmt_usd
 from tracetui.views.safe import cut_whole, redacted, safe_text
+
+if TYPE_CHECKING:
+    from tracetui.ingest.secret_values import SeenSecrets
 
 __all__ = [
     "clean",
@@ -51,16 +55,20 @@ def _shown(text: str, cut: bool) -> str:
     return _remembered(text, cut) if len(text) <= _REMEMBER else safe_text(redacted(text, cut)[0])
 
 
-def clean(text: str, cut: bool = False) -> str:
+def clean(text: str, cut: bool = False, seen: SeenSecrets | None = None) -> str:
     """``text`` as the monitor shows it: its secrets masked (:func:`tracetui.views.safe.redacted`,
     as in every view and export) and made safe for the terminal by the one rule,
     :func:`tracetui.views.safe.safe_text` (``ESC`` shown as ``␛``, C1 controls as U+FFFD, one
     character for one, so the text is measured as it is drawn); tabs become four spaces,
     ``CRLF`` a newline. ``cut``: ``text`` is the head of a longer one, so a secret running into
-    its end is masked by its head (:func:`tracetui.ingest.secrets.redact`)."""
+    its end is masked by its head (:func:`tracetui.ingest.secrets.redact`). ``seen``: the
+    session's secrets (:func:`tracetui.views.safe.state_secrets`), every copy of one masked too."""
     if not text:
         return ""
-    return _shown(text.replace("\r\n", "\n").replace("\t", "    "), cut)
+    text = text.replace("\r\n", "\n").replace("\t", "    ")
+    if seen:  # masked by this session's secrets: not a text to remember for every session
+        return safe_text(redacted(text, cut, seen)[0])
+    return _shown(text, cut)
 
 
 def _head(text: str, limit: int) -> tuple[str, bool]:

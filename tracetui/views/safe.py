@@ -16,6 +16,10 @@ masked (:func:`export_text`, :func:`redact_json`, by :mod:`tracetui.ingest.secre
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tracetui.ingest.secret_values import SeenSecrets
 
 __all__ = [
     "CONTROL_MAP",
@@ -29,6 +33,7 @@ __all__ = [
     "masks_in",
     "export_text",
     "redact_json",
+    "state_secrets",
 ]
 
 #: str.translate table: control code point → visible stand-in
@@ -57,13 +62,23 @@ def has_controls(text: str) -> bool:
     return _CONTROLS.search(text) is not None
 
 
-def redacted(text: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
+def redacted(text: str, cut: bool = False, seen: SeenSecrets | None = None) -> tuple[str, tuple[str, ...]]:
     """``text`` with its secrets masked in place, and their kinds
     (:func:`tracetui.ingest.secrets.redact`; ``cut``: the text was cut at its end, so a
-    secret running into it is masked by its head)."""
+    secret running into it is masked by its head; ``seen``: the session's secrets, every copy
+    of one masked too, :func:`state_secrets`)."""
     from tracetui.ingest.secrets import redact
 
-    return redact(text, cut=cut)
+    return redact(text, cut=cut, seen=seen)
+
+
+def state_secrets(state: Any) -> SeenSecrets | None:
+    """The secrets found in the session of ``state`` (a ``RunState``), for the masking of its
+    texts (:func:`redacted`, :func:`export_text`, :func:`redact_json` take it as ``seen``):
+    :func:`tracetui.model.secret_scan.state_secrets`."""
+    from tracetui.model.secret_scan import state_secrets as found
+
+    return found(state)
 
 
 #: a secret's mask (:func:`tracetui.ingest.secrets.mask`), its kind in group 1 (a kind never
@@ -154,29 +169,30 @@ def _folded_head(text: str, room: int, safe: bool = False) -> tuple[str, bool]:
         at = 2 * end  # mostly whitespace: fold more
 
 
-def export_text(text: str, redact: bool = True) -> str:
+def export_text(text: str, redact: bool = True, seen: SeenSecrets | None = None) -> str:
     """``text`` as every view and export gives it out: with ``redact``, secrets masked in place
-    and counted on a last line (``[2 secrets redacted (…) by tracetui]``: the masks the text
-    already held counted too, :func:`masks_in`), then made terminal-safe by :func:`safe_text`."""
+    (``seen``: the session's secrets, :func:`state_secrets`) and counted on a last line
+    (``[2 secrets redacted (…) by tracetui]``: the masks the text already held counted too,
+    :func:`masks_in`), then made terminal-safe by :func:`safe_text`."""
     from tracetui.ingest.secrets import summary
 
     kinds: tuple[str, ...] | list[str] = ()
     if redact:
-        text, _ = redacted(text)
+        text, _ = redacted(text, seen=seen)
         kinds = masks_in(text)
     note = summary(kinds)
     return safe_text(text + (f"\n[{note} by tracetui]" if note else ""))
 
 
-def redact_json(obj: object) -> tuple[object, list[str]]:
+def redact_json(obj: object, seen: SeenSecrets | None = None) -> tuple[object, list[str]]:
     """A JSON value (dicts, lists, strings, numbers) with every string's secrets masked
-    (keys included), and the kinds of the masks it holds (:func:`masks_in`); a value without a
-    secret is returned as it is."""
+    (keys included; ``seen``: the session's secrets, :func:`state_secrets`), and the kinds of
+    the masks it holds (:func:`masks_in`); a value without a secret is returned as it is."""
     kinds: list[str] = []
 
     def walk(v: object) -> object:
         if isinstance(v, str):
-            out, _ = redacted(v)
+            out, _ = redacted(v, seen=seen)
             kinds.extend(masks_in(out))
             return out
         if isinstance(v, dict):

@@ -7,7 +7,7 @@ from typing import Any
 from tracetui.ingest.agents import agent_name
 from tracetui.model.state import Anchor, PromptInfo, RunState, one_line_name, unknown_text
 from tracetui.views.format import fmt_count
-from tracetui.views.safe import export_text, line_redacted
+from tracetui.views.safe import export_text, line_redacted, state_secrets
 from tracetui.views.text import cost_text
 
 __all__ = ["state_to_json", "state_summary", "anchor_json"]
@@ -203,7 +203,7 @@ def state_summary(state: RunState) -> str:
             f"source   {one_line_name(s.name)}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {_fmt_int(s.lines)} lines"
             + (f"  ({'; '.join(flags)})" if flags else "")
         )
-    return export_text("\n".join(lines))
+    return export_text("\n".join(lines), seen=state_secrets(state))
 
 
 def _short(text: str, limit: int = 100) -> str:

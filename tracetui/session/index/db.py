@@ -51,7 +51,7 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE, inode INTEGER, size INTEGER, mtime_ns INTEGER,"
     " offset INTEGER, line INTEGER, head BLOB, fingerprint BLOB, project TEXT, session TEXT, agent TEXT, role TEXT, cwd TEXT,"
-    " first_ts TEXT, last_ts TEXT, sidechain INTEGER, malformed INTEGER, resume BLOB)",
+    " first_ts TEXT, last_ts TEXT, sidechain INTEGER, malformed INTEGER, resume BLOB, secrets BLOB)",
     "CREATE TABLE IF NOT EXISTS msgs(file INTEGER, msg TEXT, day TEXT, model TEXT, input INTEGER, output INTEGER,"
     " cache_creation INTEGER, cache_read INTEGER, cache_write_1h INTEGER, PRIMARY KEY(file, msg)) WITHOUT ROWID",
     "CREATE INDEX IF NOT EXISTS msgs_msg ON msgs(msg)",

@@ -33,6 +33,7 @@ from typing import Any
 import msgspec
 
 from tracetui.ingest.files import path_text
+from tracetui.ingest.secret_values import SeenSecrets
 from tracetui.ingest.secrets import redact_head
 from tracetui.model.codex_fold import AGENT, CodexFold
 from tracetui.model.state import Event
@@ -60,6 +61,8 @@ class Resume:
     msgs: Iterable[tuple[Any, ...]] = ()
     #: a rollout's Codex fold resume state (JSON of ``CodexFold.resume_state``), else ``None``
     codex: bytes | None = None
+    #: the secrets found before the resume point (``SeenSecrets.to_cache``: digests), or ``None``
+    secrets: bytes | None = None
 
 
 @dataclass
@@ -92,6 +95,9 @@ class Folded:
     agent: str = "claude"
     #: a rollout's Codex fold resume state after the read (JSON), for the next read
     resume: bytes | None = None
+    #: the secrets found in the file up to the read's end (digests, ``SeenSecrets.to_cache``),
+    #: ``None`` for none: a copy of one read later is masked too
+    secrets: bytes | None = None
 
 
 #: the keys that name a message in its file only: the key the fold gives an API message with
@@ -113,11 +119,12 @@ def _local(key: str, path: str) -> str:
     return key[len(path) + 1 :] if key.startswith(path + "#") else key
 
 
-def _masked(text: str, limit: int) -> str:
-    """``text`` with its secrets masked, then cut to ``limit`` characters (a cut one ends in …);
-    only the head kept is masked, and a window past it (:func:`redact_head`)."""
+def _masked(text: str, limit: int, seen: SeenSecrets) -> str:
+    """``text`` with its secrets masked, those found before in the file too (``seen``, which
+    keeps those found here), then cut to ``limit`` characters (a cut one ends in …); only the
+    head kept is masked, and a window past it (:func:`redact_head`)."""
     cut = text.endswith(_CUT)
-    text = redact_head(text, limit, cut=cut)
+    text = redact_head(text, limit, cut=cut, seen=seen)
     if len(text) > limit:
         text = text[: limit - 1] + _CUT
     return text
@@ -134,6 +141,8 @@ class _Docs:
         #: the session fold whose source 0 is the file (its fold is decided by the first record)
         self.fold: Any = None
         self._prompt: Event | None = None
+        #: the secrets found in the file's texts so far, in file order
+        self.seen = SeenSecrets()
 
     def append(self, ev: Event) -> None:
         self.n += 1
@@ -143,7 +152,7 @@ class _Docs:
         if kind == "prompt":
             self._prompt = ev
         elif kind == "tool_use":
-            self.items.append((ev.anchor.line, ev.block, "tool_use", ev.name, ev.timestamp, _masked(ev.excerpt, DOC_CHARS)))
+            self.items.append((ev.anchor.line, ev.block, "tool_use", ev.name, ev.timestamp, _masked(ev.excerpt, DOC_CHARS, self.seen)))
 
     def finish(self) -> None:
         """Take the text of the last prompt seen (call after the read)."""
@@ -152,7 +161,7 @@ class _Docs:
             return
         ask = self.fold.folds[0].latest_ask if self.fold is not None else None
         text = ask.text if ask is not None and ask.anchor == ev.anchor else ev.excerpt
-        self.items.append((ev.anchor.line, ev.block, "prompt", ev.name, ev.timestamp, _masked(text, DOC_CHARS)))
+        self.items.append((ev.anchor.line, ev.block, "prompt", ev.name, ev.timestamp, _masked(text, DOC_CHARS, self.seen)))
 
     def __len__(self) -> int:
         return self.n
@@ -175,6 +184,11 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     """Read ``path`` from the start, or from ``resume``, and fold it (see the module docstring).
     Never raises for the file: an I/O error is ``Folded.error`` (one line naming the file)."""
     docs, hist = _Docs(), _Count()
+    if resume is not None and resume.secrets:
+        try:
+            docs.seen = SeenSecrets.from_cache(resume.secrets)
+        except ValueError:
+            return Folded(reset=True)  # of other code: the caller reads the file from the start
     key_path = path_text(path)  # as the index keys the file (its files row): the path's text
     reader = SessionReader([Path(path)], subagents=False, price=False, sinks=lambda _src: (docs, hist))
     if resume is not None and resume.codex is not None:
@@ -218,6 +232,7 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
             usage, model, day = m
             out.msgs.append((_global(key, key_path), day, model, *usage))
     out.docs = docs.items
+    out.secrets = docs.seen.to_cache() if docs.seen else None
     out.session_id, out.cwd = f.session_id, f.cwd
     out.first_ts, out.last_ts = f.first_timestamp, f.last_timestamp
     out.sidechain = f.sidechain_file

@@ -54,9 +54,7 @@ AGENT = "claude"
 COMMIT_FILES = 200
 COMMIT_ROWS = 50_000
 
-_FILES = (
-    "SELECT id, path, inode, size, mtime_ns, offset, line, head, fingerprint, sidechain, agent, resume, session, project, role FROM files"
-)
+_FILES = "SELECT id, path, inode, size, mtime_ns, offset, line, head, fingerprint, sidechain, agent, resume, session, project, role, secrets FROM files"
 
 
 @dataclass
@@ -198,19 +196,19 @@ def _write(
     if fid is None:
         cur = conn.execute(
             "INSERT INTO files(path, inode, size, mtime_ns, offset, line, head, fingerprint, project, session, agent, role, cwd,"
-            " first_ts, last_ts, sidechain, malformed, resume) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " first_ts, last_ts, sidechain, malformed, resume, secrets) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (path, r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, role, r.cwd,
-             r.first_ts, r.last_ts, r.sidechain, r.malformed, r.resume),
+             r.first_ts, r.last_ts, r.sidechain, r.malformed, r.resume, r.secrets),
         )  # fmt: skip
         fid = int(cur.lastrowid or 0)
     else:
         # a grown file keeps what its earlier part said (first timestamp, session, cwd when none since)
         conn.execute(
-            "UPDATE files SET inode=?, size=?, mtime_ns=?, offset=?, line=?, head=?, fingerprint=?, project=?, session=?, agent=?, resume=?, role=?,"
+            "UPDATE files SET inode=?, size=?, mtime_ns=?, offset=?, line=?, head=?, fingerprint=?, project=?, session=?, agent=?, resume=?, role=?, secrets=?,"
             " cwd=COALESCE(?, CASE WHEN ? THEN NULL ELSE cwd END), first_ts=CASE WHEN ? THEN ? ELSE COALESCE(first_ts, ?) END,"
             " last_ts=COALESCE(?, CASE WHEN ? THEN NULL ELSE last_ts END), sidechain=?, malformed=CASE WHEN ? THEN ? ELSE malformed + ? END"
             " WHERE id=?",
-            (r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, r.resume, role, r.cwd, redo, redo,
+            (r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, r.resume, role, r.secrets, r.cwd, redo, redo,
              r.first_ts, r.first_ts, r.last_ts, redo, r.sidechain, redo, r.malformed, r.malformed, fid),
         )  # fmt: skip
     if r.msgs:
@@ -313,6 +311,8 @@ def update(
     rows = 0
     for n, (tf, path, kind, resume) in enumerate(todo, 1):
         row = saved.get(path)
+        if resume is not None and row is not None:
+            resume.secrets = row[15]  # the secrets found before the resume point (digests)
         if resume is not None and row is not None and resume.codex is None:
             resume.msgs = conn.execute(
                 "SELECT msg, day, model, input, output, cache_creation, cache_read, cache_write_1h FROM msgs WHERE file = ?", (row[0],)

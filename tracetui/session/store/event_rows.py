@@ -3,13 +3,17 @@ the session database stores (store/db.py has the table), and read out of it agai
 
 from __future__ import annotations
 
+import sqlite3
+
 import msgspec
 
+from tracetui.ingest.secret_values import SeenSecrets
+from tracetui.ingest.secrets import CUT_MARK, redact
 from tracetui.model.state import Anchor, Event
 from tracetui.session.store.db import SRC_SHIFT
 from tracetui.session.store.masking import mask_text
 
-__all__ = ["event_row", "event_of", "INSERT_EVENT", "SELECT_EVENTS"]
+__all__ = ["event_row", "event_of", "write_events", "stored_secrets", "SECRETS_KEY", "INSERT_EVENT", "SELECT_EVENTS"]
 
 _enc = msgspec.msgpack.Encoder()
 _usage_dec = msgspec.msgpack.Decoder(tuple[int, int, int, int, int])
@@ -58,17 +62,50 @@ def _unpack_uuid(v: str | bytes | None) -> str | None:
     return v  # type: ignore[return-value]
 
 
-def event_row(src: int, ev: Event) -> tuple:
+#: the ``meta`` key of the session's secrets the writer found (:func:`write_events`)
+SECRETS_KEY = "secrets"
+
+
+def stored_secrets(conn: sqlite3.Connection) -> SeenSecrets:
+    """The secrets found in the events a store holds (digests: :class:`SeenSecrets`), empty when
+    it keeps none or they cannot be read."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (SECRETS_KEY,)).fetchone()
+        return SeenSecrets() if row is None else SeenSecrets.from_cache(msgspec.msgpack.decode(row[0]))
+    except (sqlite3.Error, msgspec.DecodeError, ValueError):
+        return SeenSecrets()
+
+
+def write_events(conn: sqlite3.Connection, src: int, evs: list[Event]) -> None:
+    """Write the ``events`` rows of ``evs`` (of source ``src``, in ledger order) in the caller's
+    transaction, each masked with the session's secrets (:func:`event_row`): those found in the
+    events written before, kept in ``meta`` (:data:`SECRETS_KEY`, digests only), and those found
+    here, written there too. One ``meta`` read a batch; a write only when a secret was found."""
+    seen = stored_secrets(conn)
+    version = seen.version
+    conn.executemany(INSERT_EVENT, [event_row(src, ev, seen) for ev in evs])
+    if seen.version != version:
+        conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (SECRETS_KEY, _enc.encode(seen.to_cache())))
+
+
+def event_row(src: int, ev: Event, seen: SeenSecrets | None = None) -> tuple:
     """The ``events`` row of ``ev`` of source ``src``: the one place an event, its excerpt
     included, is turned into what is stored. The excerpt is stored with its secrets masked
     (:func:`~tracetui.session.store.masking.mask_text`, a cut one too: an excerpt ends where it was cut),
     so the store never keeps a secret the transcript held; no figure depends on its text. So is
     the name (a tool's name is the user's choice for an MCP server's tools; the memo makes a
-    name met again cost a lookup)."""
+    name met again cost a lookup). ``seen``: the session's secrets: each one the excerpt holds
+    is kept there, and every copy of one kept is masked too."""
     a = ev.anchor
     excerpt = ev.excerpt
     if excerpt:
-        excerpt = mask_text(excerpt)
+        masked = mask_text(excerpt)
+        if seen is not None:
+            if masked is not excerpt:  # it holds a secret: found again to keep its value
+                masked = redact(excerpt, cut=excerpt.endswith(CUT_MARK), seen=seen)[0]
+            elif seen:
+                masked = seen.mask(masked)[0]
+        excerpt = masked
     name = ev.name
     if name:
         name = mask_text(name)

@@ -9,14 +9,56 @@ detectors change): a string met again costs a dict lookup, not the detectors' se
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, overload
 
 import msgspec
 
 from tracetui.ingest.secret_detectors import rules_stamp
+from tracetui.ingest.secret_values import SeenSecrets
 from tracetui.ingest.secrets import may_hold_secret_bytes, redact
 
-__all__ = ["masked", "mask_text", "MEMO_CHARS", "SPLIT_BYTES"]
+__all__ = ["masked", "mask_text", "seen_in", "MEMO_CHARS", "SPLIT_BYTES"]
+
+#: the secrets of the session being written (:func:`seen_in`): every copy of one is masked too
+_SEEN: ContextVar[SeenSecrets | None] = ContextVar("tracetui_seen_secrets", default=None)
+
+
+@contextmanager
+def seen_in(seen: SeenSecrets | None) -> Iterator[None]:
+    """Within it (in this thread), :func:`masked` and :func:`mask_text` mask every copy of a
+    secret ``seen`` keeps too (a session's values found once, then written alone): the texts of
+    one session's state, history and episodes as they are stored. An empty set costs nothing."""
+    token = _SEEN.set(seen if seen else None)
+    try:
+        yield
+    finally:
+        _SEEN.reset(token)
+
+
+def _seen_strings(v: Any, seen: SeenSecrets) -> tuple[Any, bool]:
+    """``(v with every string's copies of ``seen``'s secrets masked, keys included, whether one
+    changed)`` for a decoded msgpack value."""
+    t = type(v)
+    if t is str:
+        out = seen.mask(v)[0]
+        return out, out is not v
+    if t is list:
+        changed = False
+        for i, x in enumerate(v):
+            y, c = _seen_strings(x, seen)
+            if c:
+                v[i], changed = y, True
+        return v, changed
+    if t is dict:
+        items = [(_seen_strings(k, seen), _seen_strings(x, seen)) for k, x in v.items()]
+        if not any(kc or xc for (_, kc), (_, xc) in items):
+            return v, False
+        return {k: x for (k, _), (x, _) in items}, True
+    return v, False
+
 
 #: bytes each of the memo's two generations holds at most, counted as a string's characters and
 #: :data:`_ENTRY_BYTES` more for its entry
@@ -41,7 +83,14 @@ _stamp: object = None
 
 def mask_text(v: str) -> str:
     """``v`` with its secrets masked (a text ending in ``…`` as cut there: see
-    :func:`tracetui.ingest.secrets.redact`); ``v`` itself when it holds none."""
+    :func:`tracetui.ingest.secrets.redact`), and the session's (:func:`seen_in`); ``v`` itself
+    when it holds none."""
+    out = _mask_text(v)
+    seen = _SEEN.get()
+    return out if seen is None else seen.mask(out)[0]
+
+
+def _mask_text(v: str) -> str:
     global _new, _old, _new_chars
     if rules_stamp() is not _stamp:
         _check_stamp()  # other detectors: nothing known holds
@@ -88,7 +137,7 @@ def _mask_strings(v: Any) -> bool:
             if t is str:
                 if new.get(x, x) is None or old.get(x, x) is None:
                     continue  # known to hold no secret
-                y = mask_text(x)
+                y = _mask_text(x)
                 if y is not x:
                     v[i], changed = y, True
             elif t is list or t is dict:
@@ -96,19 +145,19 @@ def _mask_strings(v: Any) -> bool:
     elif type(v) is dict:
         keys_changed = False
         for k, x in v.items():
-            if type(k) is str and not (new.get(k, k) is None or old.get(k, k) is None) and mask_text(k) is not k:
+            if type(k) is str and not (new.get(k, k) is None or old.get(k, k) is None) and _mask_text(k) is not k:
                 keys_changed = True
             t = type(x)
             if t is str:
                 if new.get(x, x) is None or old.get(x, x) is None:
                     continue
-                y = mask_text(x)
+                y = _mask_text(x)
                 if y is not x:
                     v[k], changed = y, True
             elif t is list or t is dict:
                 changed = _mask_strings(x) or changed
         if keys_changed:
-            items = [(mask_text(k) if type(k) is str else k, x) for k, x in v.items()]
+            items = [(_mask_text(k) if type(k) is str else k, x) for k, x in v.items()]
             v.clear()
             v.update(items)
             changed = True
@@ -138,7 +187,7 @@ def _masked_items(raw: bytes | memoryview) -> bytes | memoryview | None:
                     out_items.append(r)
                     continue
                 b = memoryview(r)  # no copy: masked gives it back when it holds nothing
-                m = masked(b)
+                m = _masked(b)
                 changed |= m is not b
                 out_items.append(r if m is b else msgspec.Raw(m))
             return _enc.encode(out_items) if changed else raw
@@ -151,13 +200,13 @@ def _masked_items(raw: bytes | memoryview) -> bytes | memoryview | None:
     out: dict[Any, Any] = {}
     changed = False
     for k, r in pairs.items():
-        k2 = mask_text(k) if type(k) is str else k
+        k2 = _mask_text(k) if type(k) is str else k
         if _is_bin(r):
             changed |= k2 is not k
             out[k2] = r
             continue
         b = memoryview(r)
-        m = masked(b)
+        m = _masked(b)
         changed |= m is not b or k2 is not k
         out[k2] = r if m is b else msgspec.Raw(m)
     return _enc.encode(out) if changed else raw
@@ -172,7 +221,21 @@ def masked(raw: bytes | memoryview) -> bytes | memoryview:
     prompts, the goal, todos, call briefs, excerpts...; a history snapshot; an episode version),
     so the store keeps no secret the transcript held. Only bytes the detectors' gate hits (read as Latin-1, one search) are
     decoded, masked and encoded again; the rest are returned as they are. The same value
-    decodes back: a string changes, not the shape (no figure depends on a text's secret)."""
+    decodes back: a string changes, not the shape (no figure depends on a text's secret).
+    Within :func:`seen_in` a set of the session's secrets, every string is read for their copies
+    too (a value is decoded, masked and encoded again when it holds one)."""
+    out = _masked(raw)
+    seen = _SEEN.get()
+    if seen is None or not out or out[0] in (0xC4, 0xC5, 0xC6):
+        return out
+    try:
+        value, changed = _seen_strings(msgspec.msgpack.decode(out), seen)
+    except msgspec.DecodeError:  # not generic msgpack (no string of it is read elsewhere either)
+        return out
+    return _enc.encode(value) if changed else out
+
+
+def _masked(raw: bytes | memoryview) -> bytes | memoryview:
     if not raw or raw[0] in (0xC4, 0xC5, 0xC6) or not may_hold_secret_bytes(raw):
         return raw  # nothing the gate lets through, or bytes (a bin value holds no string)
     if len(raw) > SPLIT_BYTES:
@@ -183,6 +246,6 @@ def masked(raw: bytes | memoryview) -> bytes | memoryview:
         _check_stamp()  # other detectors: the memo _mask_strings reads is emptied
     value = msgspec.msgpack.decode(raw)
     if type(value) is str:
-        text = mask_text(value)
+        text = _mask_text(value)
         return raw if text is value else _enc.encode(text)
     return _enc.encode(value) if _mask_strings(value) else raw

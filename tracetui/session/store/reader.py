@@ -18,6 +18,7 @@ from tracetui import __version__
 from tracetui.ingest.files import path_text
 from tracetui.ingest.session_files import subagent_files
 from tracetui.ingest.tail import Tailer
+from tracetui.model.secret_scan import note_prompts
 from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
 from tracetui.session.reader import SessionReader
@@ -36,7 +37,9 @@ from tracetui.session.store.db import (
     saved_fold_rows,
 )
 from tracetui.session.store.episodes import StoreEpisodes, restore_versions, save_episodes, without_versions
+from tracetui.session.store.event_rows import SECRETS_KEY, stored_secrets
 from tracetui.session.store.ledger import Store, StoreHistory, StoreLedger
+from tracetui.session.store.masking import seen_in
 
 __all__ = ["StoreReader"]
 
@@ -120,7 +123,8 @@ class StoreReader(SessionReader):
 
     def _state_rows(self) -> list[tuple[int, str, str, bytes]]:
         # the episode versions and the closed calls are rows of their own
-        with without_versions(self.fold.folds), open_calls_only(self.fold.folds):
+        # and the texts of the state masked with the session's secrets (a value found once)
+        with without_versions(self.fold.folds), open_calls_only(self.fold.folds), seen_in(self.fold.secrets):
             return fold_rows(self.fold)
 
     def _save(self) -> bool:
@@ -147,6 +151,11 @@ class StoreReader(SessionReader):
             if isinstance(versions, StoreEpisodes):
                 versions.flush()
         self.store.prepare()
+        # the secrets of the prompts the fold holds whole, saved with it (the saved texts are
+        # masked: a later run finds them only so)
+        if self.fold.folds:
+            main = self.fold.folds[0]
+            note_prompts(self.fold.secrets, (("goal", main.goal), ("latest_ask", main.latest_ask)))
         state_rows = None
         if self.store.writes_apart:
             # the state is encoded while the writer's process finishes the rows (it reads no
@@ -173,7 +182,7 @@ class StoreReader(SessionReader):
             rows.append((src, name, t.inode, st.st_size, st.st_mtime_ns, t.offset, t.line_no, t.head, fp, len(f.events), len(f.history)))
         if state_rows is None:
             state_rows = self._state_rows()
-        meta = {
+        meta: dict[str, Any] = {
             "schema": SCHEMA,
             "version": __version__,
             "code": code_fingerprint(),
@@ -186,6 +195,11 @@ class StoreReader(SessionReader):
         with self.store.wlock:
             c = self.store.wconn
             self.store.synced(str(db))  # a build's rows on the disk before the state naming them
+            # the secrets the writer found in the events it wrote: masked in this process's
+            # outputs too (the fold's set is saved with it at the next save)
+            self.fold.secrets.update(stored_secrets(c))
+            # and those this process found (in the prompts) for the writer's next batches
+            meta[SECRETS_KEY] = self.fold.secrets.to_cache()
             c.execute(f"PRAGMA busy_timeout={SAVE_BUSY_MS}")
             try:
                 c.execute("BEGIN IMMEDIATE")
@@ -198,7 +212,8 @@ class StoreReader(SessionReader):
                     c.executemany("INSERT INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
                     c.execute("DELETE FROM fold")
                     c.executemany("INSERT INTO fold(owner, name, desc, raw) VALUES (?,?,?,?)", state_rows)
-                    save_episodes(c, self.fold.folds)
+                    with seen_in(self.fold.secrets):
+                        save_episodes(c, self.fold.folds)
                     c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, msgspec.msgpack.encode(v)) for k, v in meta.items()])
                     c.execute("COMMIT")
                 except BaseException:
@@ -252,6 +267,8 @@ class StoreReader(SessionReader):
             try:
                 fold = fold_of(rows)
                 restore_versions(conn, fold.folds, self.store)
+                if isinstance(fold, SessionFold):  # and those the writer found after the save
+                    fold.secrets.update(stored_secrets(conn))
             finally:
                 if gc_was:
                     gc.enable()

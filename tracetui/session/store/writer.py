@@ -12,7 +12,8 @@ from tracetui.model.state import AgentState, Event
 from tracetui.model.types import Episode
 from tracetui.session.store import history as hist_codec
 from tracetui.session.store.episodes import episode_row
-from tracetui.session.store.event_rows import INSERT_EVENT, event_row
+from tracetui.session.store.event_rows import stored_secrets, write_events
+from tracetui.session.store.masking import seen_in
 
 __all__ = ["Writer", "GROUP", "QUEUE_BATCHES", "INSERT_HISTORY", "INSERT_EPISODE", "history_bodies", "keep"]
 
@@ -171,14 +172,17 @@ class Writer:
             job(c)
         elif job[0] == "events":
             src = job[1]
-            c.executemany(INSERT_EVENT, [event_row(src, ev) for ev in job[2]])
+            write_events(c, src, job[2])
         elif job[0] == "history":
             src = job[1]
-            rows = [(src, i, hist_codec.seal(b)) for i, b in history_bodies(self._last_hist, src, job[2], job[3])]
+            with seen_in(stored_secrets(c)):  # the session's secrets found once: their copies too
+                rows = [(src, i, hist_codec.seal(b)) for i, b in history_bodies(self._last_hist, src, job[2], job[3])]
             c.executemany(INSERT_HISTORY, rows)
         elif job[0] == "episodes":
             src, mask = job[1], self.mask
-            c.executemany(INSERT_EPISODE, [episode_row(src, pos, ep, mask) for pos, ep in job[2]])
+            with seen_in(stored_secrets(c) if mask else None):
+                rows = [episode_row(src, pos, ep, mask) for pos, ep in job[2]]
+            c.executemany(INSERT_EPISODE, rows)
 
     def _keep(self, job: Any) -> None:
         keep(self, job)

@@ -52,7 +52,8 @@ from tracetui.model.state import AgentState, Event
 from tracetui.model.types import Episode
 from tracetui.session.store import history as hist_codec
 from tracetui.session.store.episodes import plain_row, sealed_row
-from tracetui.session.store.event_rows import INSERT_EVENT, event_row
+from tracetui.session.store.event_rows import stored_secrets, write_events
+from tracetui.session.store.masking import seen_in
 from tracetui.session.store.writer import GROUP, INSERT_EPISODE, INSERT_HISTORY, history_bodies, keep
 
 __all__ = ["ProcessWriter", "usable", "db_file", "main", "MIN_BYTES"]
@@ -188,13 +189,17 @@ def _write(conn: sqlite3.Connection, frame: bytes, mask: bool, first: Callable[[
     kind, body = frame[:1], memoryview(frame)[1:]
     if kind == _EVENTS:
         src, evs = _events_dec.decode(body)
-        conn.executemany(INSERT_EVENT, [event_row(src, ev) for ev in evs])
+        write_events(conn, src, evs)
     elif kind == _HISTORY:
         src, rows = _rows_dec.decode(body)
-        conn.executemany(INSERT_HISTORY, [(src, i, hist_codec.seal(b)) for i, b in rows])
+        with seen_in(stored_secrets(conn)):  # the session's secrets found once: their copies too
+            sealed = [(src, i, hist_codec.seal(b)) for i, b in rows]
+        conn.executemany(INSERT_HISTORY, sealed)
     elif kind == _EPISODES:
         _, rows = _rows_dec.decode(body)
-        conn.executemany(INSERT_EPISODE, [sealed_row(r, mask) for r in rows])
+        with seen_in(stored_secrets(conn) if mask else None):
+            sealed = [sealed_row(r, mask) for r in rows]
+        conn.executemany(INSERT_EPISODE, sealed)
     elif kind == _FIRST and first is not None:
         first(conn)
     else:
