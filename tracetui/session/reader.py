@@ -81,28 +81,36 @@ class SessionReader:
         self.fold = SessionFold(price=price, sinks=sinks)
         self.tailers: list[Tailer] = []
         self._known: set[str] = set()  # path_text of each file's resolved path
+        #: the subagent files :meth:`discover` has taken (``str(path)``): not examined again
+        self._listed: set[str] = set()
         for i, p in enumerate(self.paths):
             self._add(p, "main" if i == 0 else "file", None, None)
         self.progress: Callable[[int, int], None] | None = None
 
-    def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None) -> int:
-        self._known.add(path_text(path.resolve() if path.exists() else path))
+    def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None, key: str | None = None) -> int:
+        """Register file ``path``; ``key``: its resolved path's text, when the caller has it."""
+        self._known.add(key if key is not None else path_text(path.resolve() if path.exists() else path))
         # the state keeps the path's text (it is encoded, stored and shown); the tailer opens the path
         src = self.fold.add_source(path_text(path), path_text(path.name), role, agent_id, tool_use_id)
         self.tailers.append(Tailer(str(path)))
+        self._listed.add(str(path))
         return src
 
     def discover(self) -> int:
-        """Register subagent files that appeared since the last call; returns how many."""
+        """Register subagent files that appeared since the last call; returns how many. A file
+        taken once is not looked at again (``subagent_files``'s ``known``): with nothing new,
+        a call costs a ``stat`` per folder of the session's subagent files."""
         if not self.subagents:
             return 0
         added = 0
+        folders: dict[str, str] = {}
         for main in list(self.paths):
-            for sf in subagent_files(main):
-                key = path_text(sf.path.resolve())
-                if key in self._known:
+            for sf in subagent_files(main, known=self._listed):
+                self._listed.add(str(sf.path))
+                key = _resolved(sf.path, folders)
+                if key in self._known:  # a file named as a path too
                     continue
-                self._add(sf.path, "subagent", sf.agent_id, sf.tool_use_id)
+                self._add(sf.path, "subagent", sf.agent_id, sf.tool_use_id, key)
                 added += 1
         return added
 
@@ -253,6 +261,19 @@ class SessionReader:
                     f"{path_text(p)}: a main transcript, not a subagent file (its records are not sidechain records); "
                     "name one session's transcript once, then its subagent files"
                 )
+
+
+def _resolved(p: Path, folders: dict[str, str]) -> str:
+    """:func:`~tracetui.ingest.files.path_text` of ``p.resolve()``: of a file that is no
+    symbolic link, its folder's real path (each folder resolved once a call: ``folders``) and
+    its name, one ``lstat`` instead of one a component of the path."""
+    d, name = os.path.split(str(p))
+    if not name or name in (".", "..") or os.path.islink(p):
+        return path_text(p.resolve())
+    real = folders.get(d)
+    if real is None:
+        real = folders[d] = os.path.realpath(d or ".")
+    return path_text(os.path.join(real, name))
 
 
 def open_paths(paths: list[Path]) -> list[Path]:
