@@ -44,6 +44,9 @@ WRITE_BUSY_MS = 1000
 #: milliseconds a save (on the caller's thread) and a read wait for a lock
 SAVE_BUSY_MS = 200
 
+#: files of a restored state from which the heap is frozen after the restore (``gc.freeze``)
+FREEZE_SOURCES = 256
+
 _SOURCES = "SELECT src, path, inode, size, mtime_ns, offset, line, head, fingerprint, events, history FROM sources ORDER BY src"
 
 
@@ -257,9 +260,17 @@ class StoreReader(SessionReader):
             try:
                 fold = fold_of(rows)
                 restore_versions(conn, fold.folds, self.store)
-            finally:
+            except BaseException:
                 if gc_was:
                     gc.enable()
+                raise
+            if gc_was:
+                if len(srcs) >= FREEZE_SOURCES:
+                    # what was decoded is in the youngest generation: the next collections
+                    # would traverse all of it three times over (a second of a warm reopen of
+                    # 5,000 subagent files), though the fold keeps it (SessionReader.poll)
+                    gc.freeze()
+                gc.enable()
         finally:
             conn.execute("COMMIT")
         if not isinstance(fold, SessionFold) or len(fold.folds) != len(srcs) or len(fold.sources) != len(srcs):
