@@ -163,6 +163,12 @@ def _masked_items(raw: bytes | memoryview) -> bytes | memoryview | None:
     return _enc.encode(out) if changed else raw
 
 
+#: first bytes of a MessagePack value that holds no string: a number, nil, a boolean, bytes
+#: (bin), an empty array or map (a value is one encoding, so such a head is all of it, or its
+#: bytes for bin)
+_NO_TEXT_HEADS = frozenset([*range(0x80), 0x80, 0x90, 0xC0, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, *range(0xCA, 0xD4), *range(0xE0, 0x100)])
+
+
 @overload
 def masked(raw: bytes) -> bytes: ...
 @overload
@@ -173,8 +179,8 @@ def masked(raw: bytes | memoryview) -> bytes | memoryview:
     so the store keeps no secret the transcript held. Only bytes the detectors' gate hits (read as Latin-1, one search) are
     decoded, masked and encoded again; the rest are returned as they are. The same value
     decodes back: a string changes, not the shape (no figure depends on a text's secret)."""
-    if not raw or raw[0] in (0xC4, 0xC5, 0xC6) or not may_hold_secret_bytes(raw):
-        return raw  # nothing the gate lets through, or bytes (a bin value holds no string)
+    if not raw or raw[0] in _NO_TEXT_HEADS or not may_hold_secret_bytes(raw):
+        return raw  # no string in it, or none the gate lets through
     if len(raw) > SPLIT_BYTES:
         out = _masked_items(raw)
         if out is not None:
