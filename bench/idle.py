@@ -77,26 +77,6 @@ def _child(argv: list[str]) -> int:
     return 0
 
 
-def fan_out(path: Path, n: int) -> str:
-    """Write at ``path`` a session whose one prompt starts ``n`` subagents, each a Task call
-    answered by its subagent's file (a prompt, a Read, a text); returns the session id."""
-    from tracetui.demo.transcript import TranscriptBuilder
-
-    sid = path.stem
-    m = TranscriptBuilder(session_id=sid)
-    m.prompt("Explore every module, one subagent each")
-    for i in range(n):
-        tid = m.tick(0.5).tool_use("Task", {"description": f"explore {i}", "prompt": f"Read module {i}", "subagent_type": "Explore"})
-        s = m.subagent(f"a{i:016x}", tid, agent_type="Explore", description=f"explore {i}")
-        s.tick(0.2).prompt(f"Read module {i}")
-        s.tick(0.5).tool("Read", {"file_path": f"/home/dev/shop-api/mod{i}.py"}, "     1\tx = 1", took=0.2)
-        s.tick(0.5).text(f"Module {i} sets x.")
-        m.sync(s).tick(0.1).task_result(s, f"Module {i} sets x.")
-    m.tick(1).text("Done.")
-    m.write_session(path.parent)
-    return sid
-
-
 def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     """Run ``cmd``; its wall seconds, peak RSS in MB (``wait4``'s ``ru_maxrss``) and exit status."""
     t = time.perf_counter()
@@ -118,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     ns = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT / "tests"))
     sys.path.insert(0, str(ROOT / "bench"))
+    from fixtures import fan_out
     from tui_support import small_session
 
     with tempfile.TemporaryDirectory(prefix="tracetui-idle-") as tmp:
@@ -130,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 generate(p, ns.mb)
             elif i == 0 and ns.subagents:
-                fan_out(p, ns.subagents)
+                fan_out(p.parent, ns.subagents, session=p.stem)
             else:
                 small_session(p)
         env = dict(os.environ, CLAUDE_CONFIG_DIR=str(cfg), XDG_CACHE_HOME=str(Path(tmp) / "cache"), PYTHONPATH=str(ROOT))
@@ -139,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
             state = [sys.executable, "-m", "tracetui.cli", "state", "5e55a0c1-0000-4000-8000-000000000000"]
             for what in ("cold", "warm"):
                 dt, rss_mb, rc = _timed(state, env)
-                print(f"tracetui state, {ns.subagents:,} subagent files, {what}: {dt:.2f} s, peak RSS {rss_mb:.0f} MB" + (f" (exit {rc})" if rc else ""))
+                print(
+                    f"tracetui state, {ns.subagents:,} subagent files, {what}: {dt:.2f} s, peak RSS {rss_mb:.0f} MB"
+                    + (f" (exit {rc})" if rc else "")
+                )
         args = ["--all", *(["--poll"] if ns.poll else []), *(["--no-fleet"] if ns.no_fleet else [])]
         t0 = time.time()
         proc = subprocess.Popen(
