@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,10 @@ class SessionReader:
         self._known: set[str] = set()  # path_text of each file's resolved path
         #: the subagent files :meth:`discover` has taken (``str(path)``): not examined again
         self._listed: set[str] = set()
+        #: the sources that moved at their last look, or were never looked at (``poll``'s ``spread``)
+        self._moved: set[int] = set()
+        self._turn = 0
+        self._index: tuple[int, int, dict[str, int]] = (0, 0, {})
         for i, p in enumerate(self.paths):
             self._add(p, "main" if i == 0 else "file", None, None)
         self.progress: Callable[[int, int], None] | None = None
@@ -94,6 +98,7 @@ class SessionReader:
         src = self.fold.add_source(path_text(path), path_text(path.name), role, agent_id, tool_use_id)
         self.tailers.append(Tailer(str(path)))
         self._listed.add(str(path))
+        self._moved.add(src)
         return src
 
     def discover(self) -> int:
@@ -114,31 +119,59 @@ class SessionReader:
                 added += 1
         return added
 
-    def poll(self, final: bool = True) -> bool:
+    def poll(self, final: bool = True, only: Collection[str] | None = None, spread: int = 1) -> bool:
         """Read every file's new bytes and fold them; ``True`` when anything changed.
 
         With ``final`` (the default), a complete JSON object at end of file without its newline
         counts as a record; otherwise it is held like any torn line. I/O errors are recorded in
         the source's status (``error``), never raised.
+
+        ``only``: the paths (``str(Path)``) a file watcher saw written (``Watcher.take``): only
+        those of the session's files are read, the others are as they were; one that is none of
+        them (a folder, a new file) has new subagent files looked for, and a ``.jsonl`` still
+        unknown then makes the poll a whole one. ``spread`` (a whole poll): a file that had not
+        moved at its last look is looked at one poll in ``spread`` (in turn), the named files and
+        those that moved at every poll, so that a session of thousands of files done long ago
+        costs a few hundred ``stat`` a poll; a file written again is read at most ``spread``
+        polls late (sooner by the watcher's events).
         """
-        changed = self.discover() > 0
+        n0 = len(self.tailers)
+        if only is None:
+            changed = self.discover() > 0
+            picks: Sequence[int] = self._spread(spread)
+        else:
+            index = self._paths()
+            changed = any(p not in index for p in only) and self.discover() > 0
+            index = self._paths()
+            if any(p not in index and p.endswith(".jsonl") for p in only):
+                picks = self._spread(spread)  # a file the watcher names otherwise than the reader
+            else:
+                picks = sorted({index[p] for p in only if p in index} | set(range(n0, len(self.tailers))))
         # the fold keeps what it builds (ledger, calls, history), so the cyclic GC would only
         # re-scan live objects while a big read runs: pause it (performance-notes.md, ~13 % at 500 MB)
         gc_was_on = gc.isenabled()
         gc.disable()
-        before = sum(t.offset for t in self.tailers)
+        tailers = self.tailers
+        before = sum(tailers[src].offset for src in picks)
+        moved = self._moved
         try:
-            for src, t in enumerate(self.tailers):
+            for src in picks:
+                t = self.tailers[src]
                 try:
-                    changed |= self._poll_one(src, t, final)
+                    if self._poll_one(src, t, final):
+                        changed = True
+                        moved.add(src)
+                    else:
+                        moved.discard(src)
                 except OSError as exc:
                     msg = describe_os_error(t.path, exc)
                     st = self.fold.sources[src]
                     if st.error != msg:
                         changed = True
+                    moved.add(src)  # looked at again at every poll until it reads
                     self.fold.set_io(src, st.size, t.offset, t.line_no, t.pending_bytes, msg)
         finally:
-            if gc_was_on and sum(t.offset for t in self.tailers) - before >= FREEZE_BYTES:
+            if gc_was_on and sum(tailers[src].offset for src in picks) - before >= FREEZE_BYTES:
                 # everything allocated while the GC was paused is still in its youngest
                 # generation: the next collection would traverse all of it (then again in the
                 # older ones), though the fold keeps it. Move it out of the collector's reach,
@@ -147,6 +180,23 @@ class SessionReader:
             if gc_was_on:
                 gc.enable()
         return changed
+
+    def _spread(self, spread: int) -> Sequence[int]:
+        """The sources a whole poll looks at (``poll``'s ``spread``)."""
+        n = len(self.tailers)
+        if spread <= 1:
+            return range(n)
+        turn = self._turn % spread
+        self._turn += 1
+        named, moved = len(self.paths), self._moved
+        return [src for src in range(n) if src < named or src % spread == turn or src in moved]
+
+    def _paths(self) -> dict[str, int]:
+        """Each file's path (its tailer's) to its source index."""
+        key = (id(self.tailers), len(self.tailers))
+        if self._index[:2] != key:
+            self._index = (*key, {t.path: src for src, t in enumerate(self.tailers)})
+        return self._index[2]
 
     def _poll_one(self, src: int, t: Tailer, final: bool) -> bool:
         before = (t.offset, t.pending_bytes, self.fold.sources[src].error)

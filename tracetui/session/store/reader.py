@@ -297,6 +297,7 @@ class StoreReader(SessionReader):
         self.fold = fold
         self.tailers = tailers
         self._listed = {t.path for t in tailers}
+        self._moved = set(range(len(tailers)))  # not looked at by this process yet
         self.store.resumed()
         self._known = set(meta.get("known", ()))
         self._prices = {bytes(k): (c, n) for k, c, n in meta.get("prices", ())}
