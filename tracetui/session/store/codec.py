@@ -199,10 +199,13 @@ def encode_value(v: Any, where: str = "value", _stack: tuple[int, ...] = ()) -> 
 #: and masking (a number holds no string): ``type -> desc`` for scalars, ``type -> (desc, raw)``
 #: for empty containers
 _PLAIN_SCALARS = {t: d for t, d in _SCALARS.items() if t is not str}
-_EMPTY = {
-    t: ((t.__name__, ("any",)) if t is not dict else ("dict", ("any",), ("any",)), _enc.encode(t())) for t in (list, dict, set, frozenset)
+_EMPTY: dict[type, tuple[tuple, bytes]] = {
+    list: (("list", ("any",)), _enc.encode([])),
+    set: (("set", ("any",)), _enc.encode(set())),
+    frozenset: (("frozenset", ("any",)), _enc.encode(frozenset())),
+    dict: (("dict", ("any",), ("any",)), _enc.encode({})),
+    tuple: (("tuple", ()), _enc.encode(())),
 }
-_EMPTY[tuple] = (("tuple", ()), _enc.encode(()))
 
 
 #: descriptors msgspec builds no decoder for (``_decoder`` raised): the general path falls back

@@ -316,7 +316,7 @@ class StoreLedger:
 
     def _set_bit(self, h: int) -> None:
         ids = self._ids
-        if type(ids) is set:
+        if isinstance(ids, set):
             ids.add(h)
             if len(ids) <= ID_FILTER_SPARSE:
                 return
@@ -328,7 +328,7 @@ class StoreLedger:
 
     def _has_bit(self, h: int) -> bool:
         ids = self._ids
-        if type(ids) is set:
+        if isinstance(ids, set):
             return h in ids
         return ids is not None and bool(ids[h >> 3] & (1 << (h & 7)))
 
