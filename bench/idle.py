@@ -12,7 +12,13 @@ driver: everything but the terminal writes), and reports:
 ``--all`` opens on the fleet screen (issue 12: with 200 sessions idle CPU ≤ 2 %, RSS ≤ 250 MB);
 ``--no-fleet`` measures the monitor's tabs instead.
 
-Usage: ``python bench/idle.py [--sessions 1] [--seconds 20] [--mb 0] [--poll] [--no-fleet]``.
+``--subagents N`` gives the first session N small subagent files (``<session>/subagents/``,
+each started by a Task call of the main transcript, four records and one tool call each), and
+before the monitor starts times ``tracetui state <id>`` on it in a fresh process twice: cold
+(the session store built) and warm (resumed from it), each with its wall time and peak RSS
+(a fresh-user trial: 5,000 such files took 67 s and 919 MB).
+
+Usage: ``python bench/idle.py [--sessions 1] [--seconds 20] [--mb 0] [--subagents 0] [--poll] [--no-fleet]``.
 Compare only figures measured in the same run on a loaded machine.
 """
 
@@ -71,17 +77,28 @@ def _child(argv: list[str]) -> int:
     return 0
 
 
+def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Run ``cmd``; its wall seconds, peak RSS in MB (``wait4``'s ``ru_maxrss``) and exit status."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env, cwd=str(ROOT))
+    _pid, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - t, ru.ru_maxrss / 1024, proc.returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--mb", type=float, default=0.0, help="size of the first session in MB (0: small like the rest)")
+    ap.add_argument("--subagents", type=int, default=0, help="small subagent files of the first session (times `tracetui state` on it too)")
     ap.add_argument("--poll", action="store_true", help="no file events (the app's --poll)")
     ap.add_argument("--max-wait", type=float, default=120.0, help="seconds to wait for every tab to load before measuring anyway")
     ap.add_argument("--no-fleet", action="store_true", help="the monitor's tabs on screen, not the fleet")
     ns = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT / "tests"))
     sys.path.insert(0, str(ROOT / "bench"))
+    from fixtures import fan_out
     from tui_support import small_session
 
     with tempfile.TemporaryDirectory(prefix="tracetui-idle-") as tmp:
@@ -93,9 +110,20 @@ def main(argv: list[str] | None = None) -> int:
                 from gen import generate
 
                 generate(p, ns.mb)
+            elif i == 0 and ns.subagents:
+                fan_out(p.parent, ns.subagents, session=p.stem)
             else:
                 small_session(p)
         env = dict(os.environ, CLAUDE_CONFIG_DIR=str(cfg), XDG_CACHE_HOME=str(Path(tmp) / "cache"), PYTHONPATH=str(ROOT))
+        env.pop("TRACETUI_CACHE_DIR", None)
+        if ns.subagents:
+            state = [sys.executable, "-m", "tracetui.cli", "state", "5e55a0c1-0000-4000-8000-000000000000"]
+            for what in ("cold", "warm"):
+                dt, rss_mb, rc = _timed(state, env)
+                print(
+                    f"tracetui state, {ns.subagents:,} subagent files, {what}: {dt:.2f} s, peak RSS {rss_mb:.0f} MB"
+                    + (f" (exit {rc})" if rc else "")
+                )
         args = ["--all", *(["--poll"] if ns.poll else []), *(["--no-fleet"] if ns.no_fleet else [])]
         t0 = time.time()
         proc = subprocess.Popen(

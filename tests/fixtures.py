@@ -42,6 +42,7 @@ __all__ = [
     "line",
     "jsonl",
     "write",
+    "fan_out",
     "append",
 ]
 
@@ -152,6 +153,25 @@ def write(path: Path, records: Iterable[dict[str, Any] | bytes], final_newline: 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(jsonl(records, final_newline))
     return path
+
+
+def fan_out(folder: Path, n: int, session: str = "5e55a0c1-0000-4000-8000-000000000000") -> Path:
+    """A session under ``folder`` whose one prompt starts ``n`` subagents, each a Task call
+    answered by its subagent's file (2.1.x layout: ``<session>/subagents/agent-<id>.jsonl`` with
+    its ``.meta.json``; a prompt, a Read and a text each); returns the main transcript's path."""
+    from tracetui.demo.transcript import TranscriptBuilder
+
+    m = TranscriptBuilder(session_id=session)
+    m.prompt("Explore every module, one subagent each")
+    for i in range(n):
+        tid = m.tick(0.5).tool_use("Task", {"description": f"explore {i}", "prompt": f"Read module {i}", "subagent_type": "Explore"})
+        s = m.subagent(f"a{i:016x}", tid, agent_type="Explore", description=f"explore {i}")
+        s.tick(0.2).prompt(f"Read module {i}")
+        s.tick(0.5).tool("Read", {"file_path": f"/home/dev/shop-api/mod{i}.py"}, "     1\tx = 1", took=0.2)
+        s.tick(0.5).text(f"Module {i} sets x.")
+        m.sync(s).tick(0.1).task_result(s, f"Module {i} sets x.")
+    m.tick(1).text("Done.")
+    return m.write_session(folder)
 
 
 def append(path: Path, data: bytes) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from fixtures import assistant, prompt, text_block, tool_result, tool_use_block, usage, write
+from fixtures import assistant, fan_out, prompt, text_block, tool_result, tool_use_block, usage, write
 
 from tracetui.ingest.discover import DiscoveryError, claude_dir, find_session, list_sessions, newest_session, projects_dir, resolve_target
 from tracetui.ingest.session_files import all_transcripts, subagent_files
@@ -288,6 +290,80 @@ def test_the_agent_siblings_of_a_folder_are_listed_again_once_it_changes(tmp_pat
     (tmp_path / "agent-a1.jsonl").unlink()
     _os.utime(tmp_path, (old, old))  # the same mtime as listed before: the racy case is the clock's
     assert [p.name for p in agent_siblings(tmp_path)] == ["agent-a2.jsonl"]
+
+
+def _old_folders(top: Path) -> None:
+    """Every folder under ``top`` (and it) dated long ago: their listings may be kept."""
+    old = 1_000_000_000
+    for d in [top, *(q for q in top.rglob("*") if q.is_dir())]:
+        os.utime(d, (old, old))
+
+
+def test_a_reader_polled_again_reads_no_subagent_file_it_has_and_lists_no_unchanged_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a fresh-user trial: 5,000 subagent files were listed, stat'ed, opened twice (first record,
+    # .meta.json) and resolved at every poll (a second a poll, the monitor 15 % CPU idle)
+    from tracetui.ingest import claude_orphans, session_files
+
+    main = fan_out(tmp_path / "proj", 30)
+    _old_folders(tmp_path / "proj")
+    r = SessionReader([main], price=False)
+    r.poll()
+    assert len(r.tailers) == 31
+    seen: dict[str, int] = {"scandir": 0, "first": 0, "meta": 0, "regular": 0}
+
+    def counting(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*a: Any, **k: Any) -> Any:
+            seen[name] += 1
+            return fn(*a, **k)
+
+        return wrapper
+
+    monkeypatch.setattr(claude_orphans.os, "scandir", counting("scandir", os.scandir))
+    monkeypatch.setattr(session_files, "first_session_id", counting("first", session_files.first_session_id))
+    monkeypatch.setattr(session_files, "_meta_tool_use_id", counting("meta", session_files._meta_tool_use_id))
+    monkeypatch.setattr(session_files, "is_regular", counting("regular", session_files.is_regular))
+    n_agents = len(r.snapshot().agents)
+    assert not r.poll()
+    assert seen == {"scandir": 0, "first": 0, "meta": 0, "regular": 0}
+    # a new file changes its folder's mtime: listed again, and only the new file is read
+    sub = main.parent / main.stem / "subagents"
+    write(sub / "agent-zz.jsonl", [prompt("late work", sidechain=True, agentId="zz", session=main.stem)])
+    assert r.poll()
+    assert seen["scandir"] >= 1 and seen["first"] == seen["meta"] == seen["regular"] == 1
+    after = r.snapshot()
+    assert len(after.agents) == n_agents + 1 and after.agents[-1].agent_id == "zz"
+    fresh = SessionReader([main], price=False)
+    fresh.poll()
+    again = fresh.snapshot()
+    assert (after.counters, after.tools_by_name, after.sources) == (again.counters, again.tools_by_name, again.sources)
+
+
+def test_a_folder_listed_soon_after_it_changed_is_listed_again_though_its_mtime_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a coarse clock: an entry added in the same tick as the listing leaves the folder's mtime
+    # as it was listed with; a listing taken that soon after the mtime is not kept, however
+    # late the next look (the earlier rule asked how old the mtime is now, and kept it)
+    from tracetui.ingest import claude_orphans
+
+    d = tmp_path / "subagents"
+    write(d / "agent-a1.jsonl", [prompt("one", sidechain=True, agentId="a1")])
+    st = os.stat(d)
+    clock = {"ns": st.st_mtime_ns + 500_000_000}  # listed half a second after the change
+    monkeypatch.setattr(claude_orphans.time, "time_ns", lambda: clock["ns"])
+    monkeypatch.setattr(claude_orphans.time, "time", lambda: clock["ns"] / 1e9)
+    assert [Path(n).name for n in claude_orphans.agent_names(str(d))] == ["agent-a1.jsonl"]
+    write(d / "agent-a2.jsonl", [prompt("two", sidechain=True, agentId="a2")])
+    os.utime(d, ns=(st.st_atime_ns, st.st_mtime_ns))  # the same tick: the mtime did not move
+    clock["ns"] += 60 * 10**9  # looked at a minute later
+    assert sorted(Path(n).name for n in claude_orphans.agent_names(str(d))) == ["agent-a1.jsonl", "agent-a2.jsonl"]
+    # listed long after its mtime, an unchanged folder is not listed again
+    calls = []
+    real = os.scandir
+    monkeypatch.setattr(claude_orphans.os, "scandir", lambda p: calls.append(p) or real(p))
+    assert len(claude_orphans.agent_names(str(d))) == 2 and calls == []
 
 
 def test_a_session_is_found_by_the_id_its_records_carry_as_by_its_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -55,6 +55,23 @@ def test_tailer_reads_only_appended_bytes(tmp_path: Path, monkeypatch: pytest.Mo
     assert _lines(t) == []  # nothing new
 
 
+def test_a_new_file_is_opened_once_its_first_bytes_kept_from_that_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a session's first read of 5,000 small subagent files opened each twice: its lines, then
+    # its first bytes again for the fingerprint a rewrite is told by
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(b'{"a":1}\n{"b":2}\n{"c":')
+    opened: list[str] = []
+    real_open = tail_mod.open_regular
+    monkeypatch.setattr(tail_mod, "open_regular", lambda path: opened.append(path) or real_open(path))
+    t = Tailer(str(p))
+    assert t.check() is None and len(_lines(t)) == 2
+    assert len(opened) == 1
+    assert t.head == tail_mod.head_key(p.read_bytes())  # the consumed and held bytes, as read
+    with open(p, "r+b") as f:  # rewritten in place at the same size: told by those bytes
+        f.write(b'{"x":1}')
+    assert t.check() is not None
+
+
 def test_torn_line_is_held_then_completed(tmp_path: Path) -> None:
     p = tmp_path / "s.jsonl"
     p.write_bytes(b'{"a":1}\n{"b":')

@@ -76,3 +76,36 @@ def test_without_events_the_preferred_key_is_polled_fastest() -> None:
     w.add("other")
     w.prefer("shown")
     assert w._period("shown") == 0.25 and w._period("other") == SLOW_POLL
+
+
+def test_a_key_says_what_its_events_named_and_anywhere_when_its_poll_was_due(tmp_path: Path) -> None:
+    # a session of thousands of files: its reader reads the files the events named, not every
+    # file at each event; a poll due, a wake or a new key is a look at everything (None)
+    proj = tmp_path / "proj"
+    main, sub = proj / "a.jsonl", proj / "a" / "subagents" / "agent-1.jsonl"
+    t = [0.0]
+    q: queue.Queue = queue.Queue()
+    w = Watcher(q.put, events=False, min_interval=0.0, safety_poll=10.0, fallback_poll=10.0, clock=lambda: t[0])
+    w.add("a", files=[main], trees=[proj / "a"])
+    assert w.take("a") is None  # new: everything
+    assert w.take("a") is None  # nothing recorded since: everything too (the caller polls anyway)
+    w.dispatch(_event(sub))
+    w.dispatch(_event(main))
+    w.dispatch(_event(proj / "b.jsonl"))  # not its file
+    assert w.take("a") == {str(sub), str(main)}
+    w.dispatch(_event(Path(str(proj)) / "." / "a.jsonl"))  # named as the reader names it
+    assert w.take("a") == {str(main)}
+    w.dispatch(_event(sub))
+    w.wake("a")
+    assert w.take("a") is None
+    w.dispatch(_event(sub))
+    w.whole("a")
+    assert w.take("a") is None
+    w.dispatch(_event(sub))
+    t[0] = 11.0  # its poll is due: the thread marks it, with everything
+    w.start()
+    try:
+        assert _drain(q, {"a"}) == {"a"}
+        assert w.take("a") is None
+    finally:
+        w.stop()

@@ -8,11 +8,15 @@ the same bytes after everything that followed (so nothing it shares was mutated)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
+from fixtures import fan_out, prompt
+from fixtures import line as record_line
 from scenario import Script, golden_script
 
 from tracetui.model.fold import FileFold
-from tracetui.model.session_fold import fold_bytes
+from tracetui.model.session_fold import SessionFold, fold_bytes
 from tracetui.views.text import episodes_as_of, state_as_of
 
 
@@ -69,11 +73,14 @@ def test_a_snapshot_never_changes_after_more_records() -> None:
 
 def test_unchanged_containers_are_the_previous_snapshots() -> None:
     f, snaps = _fold_line_by_line(_busy_script().data())
-    a, b = f.snapshot(), f.snapshot()
-    assert a is not b
+    a = f.snapshot()
+    assert f.snapshot() is a  # nothing folded since: the same snapshot, not a copy
+    b = f.snapshot(history=True)  # made anew (a history snapshot is never the last one again)
+    assert b is not a
     for name in ("facts", "aggregates", "anomalies", "ruled_out", "stated", "changed"):
         assert getattr(a.derived, name) is getattr(b.derived, name), name
     assert a.tools_by_name is b.tools_by_name and a.tokens_by_model is b.tokens_by_model
+    assert f.snapshot() is not b and f.snapshot() == a  # after it, a whole one again, the same figures
     # across the history, anomalies that did not change are shared objects, not copies
     ids = {}
     shared = 0
@@ -157,3 +164,34 @@ def test_a_codex_file_decided_on_its_first_record_gives_the_session_its_tokens()
     assert isinstance(f, CodexFold) and sf.usage is f.usage
     st = sf.snapshot()
     assert st.tokens == f.usage.tokens() and st.tokens.input == 800 and st.counters.api_messages == 1
+
+
+def _session_fold(files: list[Path]) -> SessionFold:
+    """The files folded, the first as the main transcript, each line by line."""
+    sf = SessionFold(price=False)
+    for i, f in enumerate(files):
+        src = sf.add_source(f.name, f.name, "main" if i == 0 else "subagent")
+        off = 0
+        for n, raw in enumerate(f.read_bytes().splitlines(), 1):
+            sf.feed_line(src, n, off, raw)
+            off += len(raw) + 1
+    return sf
+
+
+def test_a_session_snapshot_makes_again_only_the_states_of_the_files_that_moved(tmp_path: Path) -> None:
+    # a fresh-user trial: 5,000 subagent files done long ago, each snapshotted anew at every
+    # change of the main file (a second an update, and a copy of each state)
+    main = fan_out(tmp_path / "proj", 12)
+    files = [main, *sorted((main.parent / main.stem / "subagents").glob("*.jsonl"))]
+    sf = _session_fold(files)
+    a = sf.snapshot()
+    assert all(x is y for x, y in zip(sf.snapshot().agents, a.agents))
+    more = record_line(prompt("one more", sidechain=True, agentId="a0000000000000005", session=main.stem))
+    sf.feed_line(6, 5, files[6].stat().st_size, more)
+    b = sf.snapshot()
+    same = [x is y for x, y in zip(a.agents, b.agents)]
+    assert same.count(False) == 1 and b.agents[same.index(False)].agent_id == "a0000000000000005"
+    with open(files[6], "ab") as f:
+        f.write(more + b"\n")
+    again = _session_fold(files).snapshot()
+    assert b.agents == again.agents and b.counters == again.counters

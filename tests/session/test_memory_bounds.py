@@ -4,16 +4,18 @@ pure fold, which keeps everything in memory (the unbounded reference)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures import assistant, prompt, text_block, tool_call, tool_result, usage, write
+from fixtures import assistant, fan_out, prompt, text_block, tool_call, tool_result, usage, write
 
 from tracetui.model.fold_tools import CALLS_TRIM
 from tracetui.model.session_fold import fold as pure_fold
+from tracetui.session.store import ledger as ledger_mod
 from tracetui.session.store import open_cached, open_private
-from tracetui.session.store.ledger import StoreLedger
+from tracetui.session.store.ledger import ID_FILTER_BYTES, StoreLedger
 from tracetui.views.state_json import state_to_json
 
 #: a tool name long enough that ``name(brief)`` is cut in the event's excerpt
@@ -235,3 +237,28 @@ def test_a_new_call_is_not_looked_for_in_the_store_and_a_late_result_is(tmp_path
     # repeated tool_use are found in the store, and paired as a pure fold pairs them)
     assert 0 < len(found) < n // 10
     assert figures(got) == figures(pure_fold(recs, name="s.jsonl"))
+
+
+def test_a_small_files_ledger_keeps_its_call_filter_in_a_few_bytes_with_the_same_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_lag: int
+) -> None:
+    # a fresh-user trial: 5,000 subagent files of a few records held a 32 KiB filter each (160 MB)
+    main = fan_out(tmp_path / "proj", 40)
+    r = open_private([main], price=False)
+    r.poll()
+    ledgers = [f.events for f in r.fold.folds]
+    assert all(isinstance(led, StoreLedger) for led in ledgers) and len(ledgers) == 41
+    assert sum(sys.getsizeof(led._ids) for led in ledgers) < ID_FILTER_BYTES  # all of them, less than one
+    # past ID_FILTER_SPARSE calls, the filter's bytes; either way the answers of the bytes from the start
+    path = write(tmp_path / "s.jsonl", many_calls(3 * small_lag))
+    answers = []
+    for sparse in (10**9, ledger_mod.ID_FILTER_SPARSE, 0):
+        monkeypatch.setattr(ledger_mod, "ID_FILTER_SPARSE", sparse)
+        w = open_private([path], price=False)
+        w.poll()
+        led = w.fold.folds[0].events
+        assert isinstance(led, StoreLedger)
+        ids = [f"toolu_{i:06d}" for i in range(0, 3 * small_lag + 200, 7)]  # made, and never made
+        answers.append((type(led._ids), [led.find_call(t, led.n + 1) for t in ids]))
+    assert [a[0] for a in answers] == [set, bytearray, bytearray]
+    assert answers[0][1] == answers[1][1] == answers[2][1] and any(answers[0][1]) and None in answers[0][1]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from fixtures import append, jsonl, prompt, tool_call, tool_result, write
+from fixtures import append, fan_out, jsonl, prompt, tool_call, tool_result, write
 from test_store import assert_same_state, fold_state, write_locked
 
 from tracetui.session.reader import SessionReader
@@ -279,6 +279,32 @@ def test_a_dropped_reader_ends_its_writer_thread(tmp_path: Path) -> None:
     gc.collect()
     thread.join(timeout=30)
     assert not thread.is_alive()
+
+
+def test_the_small_batches_of_many_files_wait_for_no_writer_and_are_written_together(tmp_path: Path) -> None:
+    # a snapshot hands every file's last events to the writer: 5,000 small batches (a
+    # fresh-user trial) waited in turn for a queue of four jobs, a transaction every few
+    import threading
+
+    main = fan_out(tmp_path / "proj", 60)
+    r = open_cached([main], price=False)
+    r.poll()
+    r.store.prepare()
+    r.store.sync()  # the writer there, its first transaction (the database made ready) done
+    begins: list[str] = []
+    with r.store.wlock:
+        r.store.wconn.set_trace_callback(lambda sql: begins.append(sql) if sql.startswith("BEGIN") else None)
+        snap = threading.Thread(target=r.snapshot)
+        snap.start()  # its 61 batches are queued while the writer waits for the connection
+        snap.join(10)
+        queued = not snap.is_alive()
+
+    snap.join()
+    r.store.sync()
+    r.store.wconn.set_trace_callback(None)
+    assert queued
+    assert 1 <= len(begins) <= 2  # the one the writer had taken, then all the others at once
+    assert_same_state(r.snapshot(), _fresh(main))
 
 
 def test_a_build_writes_without_syncs_until_its_save_and_a_resumed_fold_with_them(tmp_path: Path) -> None:

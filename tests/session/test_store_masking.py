@@ -103,3 +103,46 @@ def test_a_secret_found_once_is_stored_masked_where_it_comes_again(tmp_path) -> 
     assert reader.save_cache()
     data = b"".join(p.read_bytes() for p in sorted((cache_dir() / "store").glob("*")) if p.is_file())
     assert data and [s for s in RECURRING if s.encode() in data or s[:12].encode() in data] == []
+
+
+def test_a_subagent_files_state_saved_in_one_compressed_row_keeps_no_secret(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the small folds of subagent files are one zlib row each (codec.fold_rows): compressed,
+    # a secret would not show in the file's bytes, so the rows are read as the store reads them
+    import sqlite3
+    import zlib
+
+    from fixtures import assistant, prompt, text_block, tool_call, tool_result, usage, write
+
+    from tracetui.session.store import cache_path, open_cached
+    from tracetui.session.store.codec import PACKED
+
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    sid = "5e55a0c1-0000-4000-8000-0000000000aa"
+    main = write(tmp_path / f"{sid}.jsonl", [prompt("fan out", session=sid), tool_call("toolu_t", "Task", {"prompt": "go"}, session=sid)])
+    sub = tmp_path / sid / "subagents" / "agent-a1.jsonl"
+    kw = {"sidechain": True, "agentId": "a1", "session": sid}
+    write(
+        sub,
+        [
+            prompt(f"deploy with key={AWS} now", **kw),
+            tool_call("toolu_s", "Bash", {"command": f"export AWS_ACCESS_KEY_ID={AWS}"}, **kw),
+            tool_result("toolu_s", "ok", **kw),
+            assistant([text_block(f"used {AWS}")], msg_id="msg_s", u=usage(1, 2), **kw),
+        ],
+    )
+    r = open_cached([main], price=False)
+    r.poll()
+    r.snapshot()
+    assert r.save_cache()
+    r.store.close()
+    c = sqlite3.connect(cache_path([main]))
+    rows = c.execute("SELECT owner, name, raw FROM fold").fetchall()
+    c.close()
+    packed = [zlib.decompress(raw) for owner, name, raw in rows if name == PACKED]
+    assert [owner for owner, name, _raw in rows if name == PACKED] == [1]
+    text = b"".join(packed).decode("latin-1")
+    assert "«redacted: " in text and AWS not in text and AWS[4:-4] not in text
+    w = open_cached([main], price=False)
+    assert w.cache_status == "warm"
+    w.poll()
+    assert AWS not in repr(w.snapshot().agents[0])

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures import append, assistant, jsonl, prompt, text_block, tool_call, tool_result, usage, write
+from fixtures import append, assistant, fan_out, jsonl, prompt, text_block, tool_call, tool_result, usage, write
 
 from tracetui.model import usage as usage_mod
 from tracetui.model.session_fold import fold as pure_fold
@@ -234,3 +234,36 @@ def test_two_rows_cannot_hold_one_episode_position(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         db.execute("UPDATE episodes SET pos = 2 WHERE pos = 4")
     db.close()
+
+
+def test_many_small_subagent_folds_are_saved_one_row_each_and_resume_to_the_same_figures(tmp_path: Path) -> None:
+    # a fresh-user trial: 5,000 subagent files, forty rows of their fold state each (200,000
+    # rows written and read back, most of the save and the reopen)
+    from tracetui.session.store.codec import PACKED
+
+    main = fan_out(tmp_path / "proj", 25)
+    r = open_cached([main], price=False)
+    r.poll()
+    cold = r.snapshot()
+    assert r.save_cache()
+    r.store.close()
+    db = sqlite3.connect(cache_path([main]))
+    rows = db.execute("SELECT owner, name FROM fold").fetchall()
+    db.close()
+    owners = sorted({o for o, _n in rows})
+    assert owners == list(range(-1, 26))
+    assert sorted(o for o, n in rows if n == PACKED) == list(range(1, 26))  # one row a subagent fold
+    assert all(n != PACKED for o, n in rows if o <= 0) and len(rows) < 26 + 2 * 40  # the main's by attribute
+    w = open_cached([main], price=False)
+    assert w.cache_status == "warm"
+    w.poll()
+    warm = w.snapshot()
+    assert figures(warm) == figures(cold) and warm.agents == cold.agents
+    append(
+        main.parent / main.stem / "subagents" / "agent-a0000000000000003.jsonl",
+        jsonl([prompt("more", sidechain=True, agentId="a0000000000000003", session=main.stem)]),
+    )
+    w.poll()
+    fresh = SessionReader([main], price=False)
+    fresh.poll()
+    assert figures(w.snapshot()) == figures(fresh.snapshot())

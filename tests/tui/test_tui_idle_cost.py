@@ -48,6 +48,38 @@ async def test_a_tick_with_the_same_state_prices_nothing_and_redraws_nothing(tmp
         assert updates == []  # the frozen clock changes no text: nothing is redrawn
 
 
+class _Walked(tuple):
+    """A state's tuple that counts the walks through it."""
+
+    walks = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        _Walked.walks += 1
+        return super().__iter__()
+
+
+async def test_a_tick_walks_no_file_or_subagent_of_the_same_state(tmp_path: Path) -> None:
+    # a fresh-user trial: 5,000 subagents and their files walked by the Files and Subagents
+    # panes at every tick (their keys), 2 % of a core with nothing written
+    import msgspec
+    from fixtures import fan_out
+
+    main = fan_out(tmp_path / "projects" / "-p", 20)
+    app = app_for([main], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        st = view.state
+        main_st = msgspec.structs.replace(st.main, subagents=_Walked(st.main.subagents))
+        view.state = msgspec.structs.replace(st, files=_Walked(st.files), agents=_Walked(st.agents), main=main_st)
+        await pilot.pause()
+        drawn = _Walked.walks
+        assert drawn > 0  # the panes read the new state
+        for _ in range(5):
+            view.tick()
+        await pilot.pause()
+        assert _Walked.walks == drawn
+
+
 async def test_only_the_tab_on_screen_mounts_its_panes(tmp_path: Path) -> None:
     paths = []
     for i in range(12):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,56 @@ def test_follow_reports_missing_files_then_folds_them(tmp_path: Path) -> None:
     finally:
         f.stop()
     assert not any(t.is_alive() for t in f._threads)
+
+
+def test_a_followed_session_reads_the_files_its_events_name_and_all_of_them_when_woken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a fresh-user trial: a session of 5,000 subagent files, every file looked at (a stat each)
+    # at every file event and every poll
+    from types import SimpleNamespace
+
+    from fixtures import append, fan_out, jsonl, prompt
+
+    from tracetui.ingest.tail import Tailer
+
+    main = fan_out(tmp_path / "proj", 30)
+    sink = _Sink()
+    f = Follow(follow=True, events=False, safety_poll=1e6, fallback_poll=1e6)  # woken by the test only
+    seen: list[str] = []
+    try:
+        h = f.open("k", [main], sink, use_cache=False)
+        assert h.loaded.wait(30)
+        w = f.watcher
+        assert w is not None
+        settled = threading.Event()  # the watcher's first notification (of the new key) polled too
+        for _ in range(3000):
+            if not w._dirty and f.idle():
+                if settled.is_set():
+                    break
+                settled.set()
+            else:
+                settled.clear()
+            time.sleep(0.01)
+        check = Tailer.check
+        monkeypatch.setattr(Tailer, "check", lambda t: seen.append(t.path) or check(t))
+        one = main.parent / main.stem / "subagents" / "agent-a0000000000000004.jsonl"
+        append(one, jsonl([prompt("more", sidechain=True, agentId="a0000000000000004", session=main.stem)]))
+        w.dispatch(SimpleNamespace(event_type="modified", src_path=str(one), dest_path=""))
+        assert sink.wait(lambda got: sum(isinstance(m, SnapshotReady) for m in got) == 2)
+        assert seen == [str(one)]
+        assert [m for m in sink.got if isinstance(m, SnapshotReady)][-1].state.agents[
+            4
+        ].counters.records == 5  # its four and the one appended
+        seen.clear()
+        f.wake("k")
+        for _ in range(3000):
+            if len(seen) >= 31:
+                break
+            time.sleep(0.01)
+        assert sorted(seen) == sorted(t.path for t in h.reader.tailers)
+    finally:
+        f.stop(save=False)
 
 
 def test_snapshot_message_replaces_only_the_same_session() -> None:

@@ -22,6 +22,7 @@ from tracetui.ingest.first_line import decode_first_line
 __all__ = [
     "is_agent_file",
     "agent_siblings",
+    "agent_names",
     "named_session_id",
     "orphan_files",
     "orphan_folder",
@@ -36,36 +37,90 @@ def is_agent_file(p: Path) -> bool:
     return p.name.startswith("agent-") and p.suffix == ".jsonl"
 
 
-#: a project folder -> (its mtime in ns, the names of its ``agent-*.jsonl`` entries): the 2.0.x
-#: siblings every session of the folder looks among (``subagent_files``), listed once while the
-#: folder is unchanged, not once a session (5,000 sessions in a folder: 50 million entries
-#: read, 49 s for ``sessions``, sixth user trial)
-_siblings: dict[str, tuple[int, tuple[str, ...]]] = {}
+#: a folder -> (its inode, its mtime in ns, when it was listed (ns since the epoch), the names of
+#: its ``agent-*.jsonl`` entries, the names of its subfolders): the 2.0.x siblings every session
+#: of a project folder looks among (``subagent_files``; 5,000 sessions in a folder: 50 million
+#: entries read, 49 s for ``sessions``, sixth user trial) and the folders of a session's
+#: ``subagents/`` tree (a fresh-user trial: 5,000 subagent files walked at every poll), each
+#: listed once while it is unchanged
+_listings: dict[str, tuple[int, int, int, tuple[str, ...], tuple[str, ...]]] = {}
 #: seconds within which a folder's mtime may not yet show an entry added since (coarse clocks
-#: of some file systems): such a folder is listed again
+#: of some file systems): a listing taken that soon after the folder's last change is taken again
 _RACY = 2.0
+_RACY_NS = int(_RACY * 1e9)
+#: folders whose listing is kept at most (then every listing is taken again once)
+_MAX_LISTINGS = 4096
+
+
+def _listing(key: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """``(agent-*.jsonl names, subfolder names)`` of the folder ``key``, each sorted (a
+    subfolder: a folder entry that is not a symbolic link, as ``Path.rglob`` descends into);
+    ``None`` when it cannot be read. One ``stat`` when the folder is unchanged (same inode and
+    mtime) since a listing taken :data:`_RACY` seconds or more after its mtime: an entry added
+    or removed since changes the mtime; one added in the same tick of a coarse clock as the
+    listing does not, hence the margin."""
+    try:
+        st = os.stat(key)
+    except OSError:
+        return None
+    got = _listings.get(key)
+    if got is not None and got[0] == st.st_ino and got[1] == st.st_mtime_ns and got[2] - st.st_mtime_ns >= _RACY_NS:
+        return got[3], got[4]
+    listed_at = time.time_ns()
+    agents: list[str] = []
+    dirs: list[str] = []
+    try:
+        with os.scandir(key) as it:
+            for e in it:
+                name = e.name
+                if name.startswith("agent-") and name.endswith(".jsonl"):
+                    agents.append(name)
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        dirs.append(name)
+                except OSError:
+                    pass
+    except OSError:
+        return None
+    if len(_listings) >= _MAX_LISTINGS:
+        _listings.clear()
+    _listings[key] = (st.st_ino, st.st_mtime_ns, listed_at, tuple(sorted(agents)), tuple(sorted(dirs)))
+    return _listings[key][3], _listings[key][4]
 
 
 def agent_siblings(folder: Path) -> list[Path]:
     """The regular ``agent-*.jsonl`` files in ``folder`` (not below it), sorted; ``[]`` when it
-    cannot be read. The listing is kept while the folder's mtime stays (older than
-    :data:`_RACY` seconds): a file added or removed changes it."""
-    key = os.fspath(folder)
-    try:
-        st = os.stat(key)
-    except OSError:
+    cannot be read. The listing is kept while the folder is unchanged (:func:`_listing`): a
+    file added or removed changes its mtime."""
+    got = _listing(os.fspath(folder))
+    if got is None:
         return []
-    got = _siblings.get(key)
-    if got is None or got[0] != st.st_mtime_ns or time.time() - st.st_mtime < _RACY:
-        try:
-            with os.scandir(key) as it:
-                names = tuple(sorted(e.name for e in it if e.name.startswith("agent-") and e.name.endswith(".jsonl")))
-        except OSError:
-            return []
-        if len(_siblings) >= 4096:
-            _siblings.clear()
-        got = _siblings[key] = (st.st_mtime_ns, names)
-    return [p for p in (folder / n for n in got[1]) if is_regular(p)]
+    return [p for p in (folder / n for n in got[0]) if is_regular(p)]
+
+
+def agent_names(folder: str, tree: bool = False) -> list[str]:
+    """The paths of the ``agent-*.jsonl`` entries in ``folder`` (a path's text as ``str(Path)``
+    writes it), with ``tree`` in its subfolders too (not through symbolic links, as
+    ``Path.rglob``), each as ``str(Path(folder) / name)`` writes it; of any kind (the caller
+    checks that a new one is a regular file), unsorted; ``[]`` when ``folder`` cannot be read.
+    Each folder is listed again only when it changed (:func:`_listing`): an unchanged tree of
+    any size costs a ``stat`` per folder."""
+    out: list[str] = []
+    todo = [folder]
+    while todo:
+        d = todo.pop()
+        got = _listing(d)
+        if got is None:
+            continue
+        if d == ".":  # as ``str(Path(".") / name)`` writes it
+            out.extend(got[0])
+            if tree:
+                todo.extend(got[1])
+            continue
+        out.extend(os.path.join(d, n) for n in got[0])
+        if tree:
+            todo.extend(os.path.join(d, n) for n in got[1])
+    return out
 
 
 def orphan_files(folder: Path) -> list[Path]:

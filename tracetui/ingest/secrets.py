@@ -161,8 +161,9 @@ def may_hold_secret_bytes(raw: bytes | memoryview) -> bool:
         text = w.decode("latin-1")
         if _GATE.search(w.lower().decode("latin-1")) is not None or _GATE_SHAPE.search(text) is not None or _run_gated(text):
             return True
-        if any(f in w for f in _FOLDS_UTF8):
-            return True  # a letter that lower-cases to a gate word's only as text (``toKen``: the Kelvin sign)
+        for f in _FOLDS_UTF8:
+            if f in w:
+                return True  # a letter that lower-cases to a gate word's only as text (``toKen``: the Kelvin sign)
     return False
 
 

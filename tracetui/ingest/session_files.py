@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
 from tracetui.ingest import codex_discover
-from tracetui.ingest.claude_orphans import agent_siblings, first_session_id, orphan_files, orphan_folder
+from tracetui.ingest.claude_orphans import agent_names, first_session_id, orphan_files, orphan_folder
 from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.discover import projects_dir
 from tracetui.ingest.files import is_regular, open_regular, path_text
@@ -45,7 +46,7 @@ def _meta_tool_use_id(p: Path) -> str | None:
     return tid if isinstance(tid, str) else None
 
 
-def subagent_files(main: Path) -> list[SubagentFile]:
+def subagent_files(main: Path, known: Container[str] = (), meta: bool = True) -> list[SubagentFile]:
     """The subagent transcripts of the session whose main transcript is ``main``, sorted by path.
 
     A file under ``subagents/`` whose first record names another session (neither the file
@@ -58,32 +59,45 @@ def subagent_files(main: Path) -> list[SubagentFile]:
     itself a subagent file under ``<session-id>/subagents/`` and that session's transcript is
     gone (the session is listed by that file: :func:`~tracetui.ingest.discover.list_sessions`), its subagent files are
     the other files of that tree.
+
+    ``known``: paths (``str(path)``) the caller has taken already, left out of a Claude Code
+    session's files without a ``stat`` or a read, so that a reader asking again at every poll
+    costs a ``stat`` per folder while its folders are unchanged (``claude_orphans.agent_names``),
+    not a read of every file. Without ``meta`` no ``.meta.json`` is read (``tool_use_id`` is
+    ``None``): for a caller that wants the paths only.
     """
     if codex_discover.is_rollout(main):
         return [SubagentFile(p, m.thread_id, None) for p, m in codex_discover.child_rollouts(main)]
     orphan = orphan_folder(main)
     if orphan is not None:  # the session's transcript is gone: its other subagent files
         me = main.absolute()
-        return [SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p)) for p in orphan_files(orphan) if p.absolute() != me]
+        return [
+            SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p) if meta else None)
+            for p in orphan_files(orphan)
+            if p.absolute() != me and str(p) not in known
+        ]
     sid = main.stem
     found: dict[Path, SubagentFile] = {}
     sub = main.parent / sid / "subagents"
-    if sub.is_dir():
-        own: str | None = None  # the session id the main transcript's records carry
-        for p in sub.rglob("agent-*.jsonl"):
-            if not is_regular(p):
-                continue
-            other = first_session_id(p)
-            if other is not None and other != sid and own is None:
-                own = first_session_id(main) or sid
-            if other is not None and other != sid and other != own:
-                # another session's subagent file put here: its figures are not this session's
-                # (fourth user trial: its tokens, calls and folder were taken as this one's)
-                continue
-            found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
-    for p in agent_siblings(main.parent):
+    own: str | None = None  # the session id the main transcript's records carry
+    for name in agent_names(str(sub), tree=True):
+        if name in known or not is_regular(name):
+            continue
+        p = Path(name)
+        other = first_session_id(p)
+        if other is not None and other != sid and own is None:
+            own = first_session_id(main) or sid
+        if other is not None and other != sid and other != own:
+            # another session's subagent file put here: its figures are not this session's
+            # (fourth user trial: its tokens, calls and folder were taken as this one's)
+            continue
+        found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p) if meta else None)
+    for name in agent_names(str(main.parent)):
+        if name in known or not is_regular(name):
+            continue
+        p = Path(name)
         if p not in found and first_session_id(p) == sid:
-            found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p))
+            found[p] = SubagentFile(p, p.stem[len("agent-") :], _meta_tool_use_id(p) if meta else None)
     return [found[p] for p in sorted(found)]
 
 

@@ -128,6 +128,7 @@ class Tailer:
         read_pos = self.offset + len(self.held)
         if read_pos >= self.size and self.mtime_ns is not None:
             return  # nothing new at the last check: no open, no read
+        first: bytes | None = None  # the file's first bytes, when this read starts at 0
         with open_regular(self.path) as f:
             f.seek(read_pos)
             pieces = [self.held] if self.held else []  # the start of a line that spans chunks
@@ -135,6 +136,8 @@ class Tailer:
                 data = f.read(CHUNK_BYTES)
                 if not data:
                     break
+                if first is None and read_pos == 0:
+                    first = data[:HEAD_BYTES]
                 find = data.find
                 nl = find(b"\n")
                 if nl < 0:
@@ -167,8 +170,12 @@ class Tailer:
                     pieces.append(data[start:])
             self.held = b"".join(pieces)
         if head_length(self.head) < HEAD_BYTES:
-            with open_regular(self.path) as f:
-                self.head = head_key(f.read(min(HEAD_BYTES, self.offset + len(self.held))))
+            n = min(HEAD_BYTES, self.offset + len(self.held))
+            if first is not None and len(first) >= n:
+                self.head = head_key(first[:n])  # read above: no second open of a new file
+            else:
+                with open_regular(self.path) as f:
+                    self.head = head_key(f.read(n))
 
     def consume_held(self, n: int | None = None) -> None:
         """Consume the first ``n`` held bytes (all by default) without a newline: the caller

@@ -9,6 +9,10 @@ filesystems without events) every ``fallback_poll`` seconds.
 
 Only changes wake it: the observer asks the kernel for modify, create, move and delete events,
 not for opens and read-only closes, so the readers' own reads cost no event at all.
+
+What a key's events named is kept for its reader (:meth:`Watcher.take`): a session of thousands
+of files reads the few that were written, not all of them at each event; a key notified for any
+other reason (its poll due, a wake, just added) is said to have changed anywhere.
 """
 
 from __future__ import annotations
@@ -86,6 +90,9 @@ class Watcher:
         #: when each key is polled next (monotonic seconds), events or not
         self._due: dict[str, float] = {}
         self._dirty: set[str] = set()
+        #: per key, the paths (``str(Path)``) its file events named since :meth:`take`;
+        #: ``None``: anything may have changed (its poll was due, a wake, a new key)
+        self._hints: dict[str, set[str] | None] = {}
         #: folder → whether it is watched with its tree (``True``) or alone
         self._scheduled: dict[Path, bool] = {}
         #: trees that did not exist when asked for: scheduled once they appear
@@ -120,6 +127,7 @@ class Watcher:
                 self._globs.setdefault(d, set()).add((g, key))
             self._due[key] = self.clock() + self._period(key)
             self._dirty.add(key)
+            self._hints[key] = None
         self._schedule_spec(spec)
         self._wake.set()
 
@@ -129,6 +137,7 @@ class Watcher:
             spec = self._keys.pop(key, None)
             self._dirty.discard(key)
             self._due.pop(key, None)
+            self._hints.pop(key, None)
             if spec is None:
                 return
             for f in spec.files:
@@ -150,8 +159,26 @@ class Watcher:
     def wake(self, key: str | None = None) -> None:
         """Notify ``key`` (every key when ``None``) at once, as if its files changed."""
         with self._lock:
-            self._dirty.update(self._keys if key is None else (key,))
+            keys = list(self._keys) if key is None else [key]
+            self._dirty.update(keys)
+            for k in keys:
+                self._hints[k] = None
         self._wake.set()
+
+    def whole(self, key: str | None = None) -> None:
+        """Say that anything of ``key`` (every key when ``None``) may have changed: its next
+        :meth:`take` is ``None`` (for a caller that polls it itself)."""
+        with self._lock:
+            for k in list(self._keys) if key is None else [key]:
+                self._hints[k] = None
+
+    def take(self, key: str) -> frozenset[str] | None:
+        """The paths (``str(Path)``) file events named for ``key`` since the last call, then
+        forgotten; ``None`` when anything may have changed (its poll was due, a wake, a new
+        key, or nothing was recorded): the caller looks at every file then."""
+        with self._lock:
+            got = self._hints.pop(key, None)
+        return frozenset(got) if got is not None else None
 
     # -- the thread ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -229,10 +256,12 @@ class Watcher:
             return
         hit: set[str] = set()
         with self._lock:
+            paths = []
             for raw in (getattr(event, "src_path", ""), getattr(event, "dest_path", "") or ""):
                 if not raw:
                     continue
                 p = Path(raw if isinstance(raw, str) else raw.decode(errors="replace"))
+                paths.append(str(p))
                 hit.update(self._files.get(p, ()))
                 for g, key in self._globs.get(p.parent, ()):
                     if fnmatch.fnmatchcase(p.name, g):
@@ -242,6 +271,13 @@ class Watcher:
             if not hit:
                 return
             self._dirty |= hit
+            for key in hit:
+                if key not in self._hints:
+                    self._hints[key] = set(paths)
+                else:
+                    h = self._hints[key]
+                    if h is not None:
+                        h.update(paths)
         self._wake.set()
 
     def _period(self, key: str | None = None) -> float:
@@ -268,6 +304,7 @@ class Watcher:
                 for k, due in self._due.items():
                     if due <= now:
                         dirty.add(k)
+                        self._hints[k] = None  # the periodic look: at every file
                 for k in dirty:
                     if k in self._due:
                         self._due[k] = now + self._period(k)

@@ -351,9 +351,10 @@ class FileFold(MessageHandlers, ToolHandlers, SnapshotMixin):
     # -- persistent state (tracetui/session/store) ---------------------------------------------
     #: attributes :meth:`to_cache` leaves out: callbacks (re-attached by the owner on restore),
     #: memos that only save work or memory (``_last_snapshot``: the snapshot the next one
-    #: shares unchanged tuples with; after a restore the next snapshot builds them afresh), and
+    #: shares unchanged tuples with, or is when nothing was folded since (``_snap_at``); after
+    #: a restore the next snapshot builds them afresh), and
     #: the ledger and history sinks (the store keeps their rows; the owner re-attaches them)
-    CACHE_SKIP = ("on_usage", "_last_snapshot", "events", "history")
+    CACHE_SKIP = ("on_usage", "_last_snapshot", "_snap_at", "events", "history")
 
     def to_cache(self) -> dict[str, Any]:
         """Every attribute of this fold except :data:`CACHE_SKIP`, by name (shared, not copied).

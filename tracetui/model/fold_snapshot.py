@@ -18,6 +18,9 @@ class SnapshotMixin:
 
     #: the previous snapshot, whose unchanged tuples the next one reuses (set in FileFold.__init__)
     _last_snapshot: AgentState | None
+    #: what the fold had folded (records, malformed parts) when :attr:`_last_snapshot` was
+    #: taken as a whole snapshot (not a history one): the same then is the same snapshot
+    _snap_at: tuple[int, int] | None = None
 
     # -- output -----------------------------------------------------------------------------
     def frontier(self: Any) -> Frontier | None:
@@ -38,8 +41,16 @@ class SnapshotMixin:
         closes an episode) the derived state leaves out the episodes (``derived.episodes`` is
         empty): every version records where it was made, so the episodes as of that point are
         ``episodes_as_of(state.episodes, snapshot.ledger_len)`` (views/text.py), and a copy per
-        prompt would cost time and memory quadratic in the prompts."""
+        prompt would cost time and memory quadratic in the prompts.
+
+        A fold that folded nothing since its last whole snapshot gives that snapshot again (the
+        same object): a session of thousands of files, most of them done, snapshots the few
+        that moved. Only :meth:`feed_line` and :meth:`feed_record` change a fold, and each
+        counts a record or a malformed part."""
         last = self._last_snapshot
+        at = (self.counters.records, self.counters.malformed)
+        if not history and last is not None and self._snap_at == at:
+            return last
         if last is None:
             pending, files, todos, subagents = (
                 tuple(self.pending.values()),
@@ -107,4 +118,5 @@ class SnapshotMixin:
             derived=self.derive.snapshot(self, episodes=not history) if self.derive is not None else None,
             usage_buckets=usage_buckets,
         )
+        self._snap_at = None if history else at
         return snap

@@ -31,6 +31,11 @@ __all__ = ["Follow", "Followed", "FollowSink", "make_reader", "not_a_transcript"
 #: fold worker threads: the machine's cores at most, two at least (a long first fold of one
 #: session must not hold every other session back)
 WORKERS = max(2, min(4, os.cpu_count() or 2))
+#: files a poll of a session looks at, about, when no file event says which were written (the
+#: poll due, or no events): the files that did not move at their last look are looked at in
+#: turn, so many (``SessionReader.poll``'s ``spread``); a session of 5,000 subagent files done
+#: long ago cost 5,000 ``stat`` a poll (a fresh-user trial: the monitor idle at 15 % CPU)
+LOOKS_PER_POLL = 512
 
 
 class FollowSink(Protocol):
@@ -146,7 +151,13 @@ class Followed:
                 return
             self.reader.progress = self._progress
         try:
-            changed = self.reader.poll()
+            if first:
+                changed = self.reader.poll()
+            else:
+                watcher = self.follow.watcher
+                only = watcher.take(self.key) if watcher is not None else None
+                spread = max(1, len(getattr(self.reader, "tailers", ())) // LOOKS_PER_POLL)
+                changed = self.reader.poll(only=only, spread=spread)
         except _Stopped:
             self.cut = True
             return
@@ -322,7 +333,9 @@ class Follow:
             self.watcher.prefer(key)
 
     def wake(self, key: str | None = None) -> None:
-        """Poll ``key`` (every session when ``None``) now."""
+        """Poll ``key`` (every session when ``None``) now, every file of it."""
+        if self.watcher is not None:
+            self.watcher.whole(key)  # not only what file events named (Watcher.take)
         self._changed(set(self._sessions) if key is None else {key})
 
     def sessions(self) -> list[Followed]:

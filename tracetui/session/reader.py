@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,56 +81,97 @@ class SessionReader:
         self.fold = SessionFold(price=price, sinks=sinks)
         self.tailers: list[Tailer] = []
         self._known: set[str] = set()  # path_text of each file's resolved path
+        #: the subagent files :meth:`discover` has taken (``str(path)``): not examined again
+        self._listed: set[str] = set()
+        #: the sources that moved at their last look, or were never looked at (``poll``'s ``spread``)
+        self._moved: set[int] = set()
+        self._turn = 0
+        self._index: tuple[int, int, dict[str, int]] = (0, 0, {})
         for i, p in enumerate(self.paths):
             self._add(p, "main" if i == 0 else "file", None, None)
         self.progress: Callable[[int, int], None] | None = None
 
-    def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None) -> int:
-        self._known.add(path_text(path.resolve() if path.exists() else path))
+    def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None, key: str | None = None) -> int:
+        """Register file ``path``; ``key``: its resolved path's text, when the caller has it."""
+        self._known.add(key if key is not None else path_text(path.resolve() if path.exists() else path))
         # the state keeps the path's text (it is encoded, stored and shown); the tailer opens the path
         src = self.fold.add_source(path_text(path), path_text(path.name), role, agent_id, tool_use_id)
         self.tailers.append(Tailer(str(path)))
+        self._listed.add(str(path))
+        self._moved.add(src)
         return src
 
     def discover(self) -> int:
-        """Register subagent files that appeared since the last call; returns how many."""
+        """Register subagent files that appeared since the last call; returns how many. A file
+        taken once is not looked at again (``subagent_files``'s ``known``): with nothing new,
+        a call costs a ``stat`` per folder of the session's subagent files."""
         if not self.subagents:
             return 0
         added = 0
+        folders: dict[str, str] = {}
         for main in list(self.paths):
-            for sf in subagent_files(main):
-                key = path_text(sf.path.resolve())
-                if key in self._known:
+            for sf in subagent_files(main, known=self._listed):
+                self._listed.add(str(sf.path))
+                key = _resolved(sf.path, folders)
+                if key in self._known:  # a file named as a path too
                     continue
-                self._add(sf.path, "subagent", sf.agent_id, sf.tool_use_id)
+                self._add(sf.path, "subagent", sf.agent_id, sf.tool_use_id, key)
                 added += 1
         return added
 
-    def poll(self, final: bool = True) -> bool:
+    def poll(self, final: bool = True, only: Collection[str] | None = None, spread: int = 1) -> bool:
         """Read every file's new bytes and fold them; ``True`` when anything changed.
 
         With ``final`` (the default), a complete JSON object at end of file without its newline
         counts as a record; otherwise it is held like any torn line. I/O errors are recorded in
         the source's status (``error``), never raised.
+
+        ``only``: the paths (``str(Path)``) a file watcher saw written (``Watcher.take``): only
+        those of the session's files are read, the others are as they were; one that is none of
+        them (a folder, a new file) has new subagent files looked for, and a ``.jsonl`` still
+        unknown then makes the poll a whole one. ``spread`` (a whole poll): a file that had not
+        moved at its last look is looked at one poll in ``spread`` (in turn), the named files and
+        those that moved at every poll, so that a session of thousands of files done long ago
+        costs a few hundred ``stat`` a poll; a file written again is read at most ``spread``
+        polls late (sooner by the watcher's events).
         """
-        changed = self.discover() > 0
+        n0 = len(self.tailers)
+        if only is None:
+            changed = self.discover() > 0
+            picks: Sequence[int] = self._spread(spread)
+        else:
+            index = self._paths()
+            changed = any(p not in index for p in only) and self.discover() > 0
+            index = self._paths()
+            if any(p not in index and p.endswith(".jsonl") for p in only):
+                picks = self._spread(spread)  # a file the watcher names otherwise than the reader
+            else:
+                picks = sorted({index[p] for p in only if p in index} | set(range(n0, len(self.tailers))))
         # the fold keeps what it builds (ledger, calls, history), so the cyclic GC would only
         # re-scan live objects while a big read runs: pause it (performance-notes.md, ~13 % at 500 MB)
         gc_was_on = gc.isenabled()
         gc.disable()
-        before = sum(t.offset for t in self.tailers)
+        tailers = self.tailers
+        before = sum(tailers[src].offset for src in picks)
+        moved = self._moved
         try:
-            for src, t in enumerate(self.tailers):
+            for src in picks:
+                t = self.tailers[src]
                 try:
-                    changed |= self._poll_one(src, t, final)
+                    if self._poll_one(src, t, final):
+                        changed = True
+                        moved.add(src)
+                    else:
+                        moved.discard(src)
                 except OSError as exc:
                     msg = describe_os_error(t.path, exc)
                     st = self.fold.sources[src]
                     if st.error != msg:
                         changed = True
+                    moved.add(src)  # looked at again at every poll until it reads
                     self.fold.set_io(src, st.size, t.offset, t.line_no, t.pending_bytes, msg)
         finally:
-            if gc_was_on and sum(t.offset for t in self.tailers) - before >= FREEZE_BYTES:
+            if gc_was_on and sum(tailers[src].offset for src in picks) - before >= FREEZE_BYTES:
                 # everything allocated while the GC was paused is still in its youngest
                 # generation: the next collection would traverse all of it (then again in the
                 # older ones), though the fold keeps it. Move it out of the collector's reach,
@@ -139,6 +180,23 @@ class SessionReader:
             if gc_was_on:
                 gc.enable()
         return changed
+
+    def _spread(self, spread: int) -> Sequence[int]:
+        """The sources a whole poll looks at (``poll``'s ``spread``)."""
+        n = len(self.tailers)
+        if spread <= 1:
+            return range(n)
+        turn = self._turn % spread
+        self._turn += 1
+        named, moved = len(self.paths), self._moved
+        return [src for src in range(n) if src < named or src % spread == turn or src in moved]
+
+    def _paths(self) -> dict[str, int]:
+        """Each file's path (its tailer's) to its source index."""
+        key = (id(self.tailers), len(self.tailers))
+        if self._index[:2] != key:
+            self._index = (*key, {t.path: src for src, t in enumerate(self.tailers)})
+        return self._index[2]
 
     def _poll_one(self, src: int, t: Tailer, final: bool) -> bool:
         before = (t.offset, t.pending_bytes, self.fold.sources[src].error)
@@ -253,6 +311,19 @@ class SessionReader:
                     f"{path_text(p)}: a main transcript, not a subagent file (its records are not sidechain records); "
                     "name one session's transcript once, then its subagent files"
                 )
+
+
+def _resolved(p: Path, folders: dict[str, str]) -> str:
+    """:func:`~tracetui.ingest.files.path_text` of ``p.resolve()``: of a file that is no
+    symbolic link, its folder's real path (each folder resolved once a call: ``folders``) and
+    its name, one ``lstat`` instead of one a component of the path."""
+    d, name = os.path.split(str(p))
+    if not name or name in (".", "..") or os.path.islink(p):
+        return path_text(p.resolve())
+    real = folders.get(d)
+    if real is None:
+        real = folders[d] = os.path.realpath(d or ".")
+    return path_text(os.path.join(real, name))
 
 
 def open_paths(paths: list[Path]) -> list[Path]:

@@ -13,6 +13,7 @@ msgspec decodes back with the type built from ``desc``.
 from __future__ import annotations
 
 import importlib
+import zlib
 from functools import lru_cache
 from typing import Any, Union
 
@@ -193,16 +194,49 @@ def encode_value(v: Any, where: str = "value", _stack: tuple[int, ...] = ()) -> 
     return _desc_str(d), raw
 
 
+#: the encodings of the values most attributes hold (a small fold's: a number, ``None``, an
+#: empty container), as :func:`_encode_value`'s general path gives them, without its inference
+#: and masking (a number holds no string): ``type -> desc`` for scalars, ``type -> (desc, raw)``
+#: for empty containers
+_PLAIN_SCALARS = {t: d for t, d in _SCALARS.items() if t is not str}
+_EMPTY: dict[type, tuple[tuple, bytes]] = {
+    list: (("list", ("any",)), _enc.encode([])),
+    set: (("set", ("any",)), _enc.encode(set())),
+    frozenset: (("frozenset", ("any",)), _enc.encode(frozenset())),
+    dict: (("dict", ("any",), ("any",)), _enc.encode({})),
+    tuple: (("tuple", ()), _enc.encode(())),
+}
+
+
+#: descriptors msgspec builds no decoder for (``_decoder`` raised): the general path falls back
+_REFUSED: set[tuple] = set()
+
+
 def _encode_value(v: Any, where: str, _stack: tuple[int, ...]) -> tuple[tuple, bytes]:
+    t = type(v)
+    d = _PLAIN_SCALARS.get(t)
+    if d is not None:
+        return d, _enc.encode(v)
+    if t is str:
+        return ("str",), masked(_enc.encode(v))
+    if not v:
+        e = _EMPTY.get(t)
+        if e is not None:
+            return e
     try:
         desc = _infer(v)
     except _NoType:
         desc = None
     if desc is not None:
-        try:
-            _decoder(desc)  # msgspec refuses some unions (two Struct types, say); fall back
-        except (TypeError, ValueError):
+        if desc in _REFUSED:
             desc = None
+        else:
+            try:
+                _decoder(desc)  # msgspec refuses some unions (two Struct types, say); fall back
+            except (TypeError, ValueError):
+                if len(_REFUSED) < 4096:
+                    _REFUSED.add(desc)  # raised again at every call otherwise (lru_cache keeps no error)
+                desc = None
     if desc is not None:
         try:
             return desc, masked(_enc.encode(v))
@@ -337,10 +371,20 @@ def decode_object(cls: type, raw: bytes | memoryview) -> Any:
     return object_from_parts(cls, {name: decode_value(d, r) for name, d, r in parts}, refs)
 
 
+#: the name of a row holding every part of one file fold (:func:`fold_rows`)
+PACKED = "*"
+#: a file fold other than the first whose parts take fewer bytes than this is saved as one row
+PACK_BYTES = 1 << 16
+
+
 def fold_rows(fold: SessionFold) -> list[tuple[int, str, str, bytes]]:
     """The ``fold`` table's rows for ``fold``: ``(owner, attribute, desc, raw)``, owner -1 the
     session, ``i`` its file fold ``i``, each object's shared-Struct references in a row named
-    ``""``. One row per attribute: no buffer holds the whole state (memory at the save)."""
+    ``""``. One row per attribute: no buffer holds the whole state (memory at the save); but a
+    small file fold other than the first (a session's subagent files, thousands of them, each
+    a few KiB: :data:`PACK_BYTES`) is one row named :data:`PACKED` holding ``[parts, refs]``
+    (its rows' ``(name, desc, raw)`` and its references), zlib-compressed (its field names and
+    descriptors are most of it), not forty."""
     out: list[tuple[int, str, str, bytes]] = []
     objs: list[tuple[int, Any, str]] = [(-1, fold, "SessionFold")]
     objs += [(i, f, f"SessionFold.folds[{i}]") for i, f in enumerate(fold.folds)]
@@ -348,20 +392,32 @@ def fold_rows(fold: SessionFold) -> list[tuple[int, str, str, bytes]]:
     leave = ("folds", "usage") if _shares_usage(fold) else ("folds",)
     for owner, obj, where in objs:
         parts, refs = object_parts(obj, where, (id(fold), id(obj)), leave=leave if owner < 0 else ())
+        if owner > 0 and sum(len(r) for _n, _d, r in parts) < PACK_BYTES:
+            packed = _enc.encode([[(n, d, msgspec.Raw(r)) for n, d, r in parts], refs])
+            out.append((owner, PACKED, "", zlib.compress(packed, 1)))
+            continue
         out.extend((owner, name, d, r) for name, d, r in parts)
         out.append((owner, "", "", msgspec.msgpack.encode(refs)))
     return out
 
 
+_packed = msgspec.msgpack.Decoder(tuple[list[tuple[str, str, msgspec.Raw]], list[tuple[str, Any, str, Any]]])
+
+
 def fold_of(rows: Any) -> SessionFold:
     """The :class:`SessionFold` the rows of :func:`fold_rows` hold (an iterable: each row is
     decoded as it comes, so no more than one row's bytes are held). Raises ``ValueError``,
-    ``msgspec.DecodeError``, ``KeyError`` or ``TypeError`` when they are damaged."""
+    ``msgspec.DecodeError``, ``zlib.error``, ``KeyError`` or ``TypeError`` when they are damaged."""
     parts: dict[int, dict[str, Any]] = {}
     refs: dict[int, list] = {}
     for owner, name, d, raw in rows:
         if name == "":
             refs[owner] = msgspec.msgpack.decode(raw)
+        elif name == PACKED:
+            got, refs[owner] = _packed.decode(zlib.decompress(raw))
+            mine = parts.setdefault(owner, {})
+            for n, pd, pr in got:
+                mine[n] = decode_value(pd, pr)
         else:
             parts.setdefault(owner, {})[name] = decode_value(d, raw)
     owners = sorted(o for o in parts if o >= 0)

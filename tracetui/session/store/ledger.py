@@ -34,7 +34,7 @@ from tracetui.session.store.episodes import StoreEpisodes
 from tracetui.session.store.event_rows import SELECT_EVENTS, event_row
 from tracetui.session.store.event_rows import event_of as _event_of
 from tracetui.session.store.pool import Link
-from tracetui.session.store.writer import GROUP, QUEUE_BATCHES, Writer
+from tracetui.session.store.writer import GROUP, QUEUE_BATCHES, SLOT_EVENTS, Writer
 from tracetui.session.store.writer_proc import ProcessWriter
 from tracetui.session.store.writer_proc import usable as process_usable
 
@@ -44,10 +44,14 @@ if TYPE_CHECKING:
 __all__ = ["Store", "StoreLedger", "StoreHistory", "Writer", "event_row", "BATCH", "GROUP", "QUEUE_BATCHES"]
 
 #: events handed to the writer at once (one ``executemany``, one transaction)
-BATCH = 4096
+BATCH = SLOT_EVENTS
 #: bytes of a ledger's filter of tool_use ids (StoreLedger._ids): 262,144 bits, 3% false
 #: hits at 8,000 calls, 14% at 40,000 (then the query answers)
 ID_FILTER_BYTES = 1 << 15
+#: bits set in a ledger's filter up to which it is kept as the set of their positions (a few
+#: KiB) instead of its bytes: the same answers, and a session of 5,000 small subagent files
+#: does not hold 5,000 filters of 32 KiB (160 MB, a fresh-user trial)
+ID_FILTER_SPARSE = 256
 #: history snapshots handed to the writer at once
 HISTORY_BATCH = 64
 
@@ -293,7 +297,9 @@ class StoreLedger:
         #: made, so :meth:`find_call` answers without a query (the fold asks at each new call,
         #: its event just appended, whether an earlier event made it). The last tool_use
         #: appended is ``_last`` (its sequence number and id), its bit set at the next one.
-        self._ids: bytearray | None = bytearray(ID_FILTER_BYTES) if n == 0 else None
+        #: The bits are the set of their positions while few (:data:`ID_FILTER_SPARSE`), then
+        #: the filter's :data:`ID_FILTER_BYTES` bytes.
+        self._ids: set[int] | bytearray | None = set() if n == 0 else None
         self._last: tuple[int, str] | None = None
 
     def append(self, ev: Event) -> None:
@@ -303,11 +309,28 @@ class StoreLedger:
         if ev.kind == "tool_use" and self._ids is not None and ev.tool_use_id is not None:
             last = self._last
             if last is not None:
-                h = hash(last[1]) % (ID_FILTER_BYTES * 8)
-                self._ids[h >> 3] |= 1 << (h & 7)
+                self._set_bit(hash(last[1]) % (ID_FILTER_BYTES * 8))
             self._last = (ev.seq, ev.tool_use_id)
         if len(buf) >= BATCH:
             self.flush()
+
+    def _set_bit(self, h: int) -> None:
+        ids = self._ids
+        if isinstance(ids, set):
+            ids.add(h)
+            if len(ids) <= ID_FILTER_SPARSE:
+                return
+            self._ids = dense = bytearray(ID_FILTER_BYTES)
+            for b in ids:
+                dense[b >> 3] |= 1 << (b & 7)
+        elif ids is not None:
+            ids[h >> 3] |= 1 << (h & 7)
+
+    def _has_bit(self, h: int) -> bool:
+        ids = self._ids
+        if isinstance(ids, set):
+            return h in ids
+        return ids is not None and bool(ids[h >> 3] & (1 << (h & 7)))
 
     def __len__(self) -> int:
         return self.n
@@ -321,11 +344,9 @@ class StoreLedger:
         ``before``, found by its tool_use event (for ``FileFold._find_call``; the fold lets a
         call go only once its tool_use is :attr:`find_lag` events back, so it is written by
         then), or ``None``."""
-        ids = self._ids
-        if ids is not None:
-            h = hash(tid) % (ID_FILTER_BYTES * 8)
+        if self._ids is not None:
             last = self._last
-            if not ids[h >> 3] & (1 << (h & 7)) and not (last is not None and last[1] == tid and last[0] < before):
+            if not self._has_bit(hash(tid) % (ID_FILTER_BYTES * 8)) and not (last is not None and last[1] == tid and last[0] < before):
                 return None  # no tool_use event of this ledger before ``before`` has that id
         if self.on_disk < self.n - self.find_lag:
             self.store.sync()  # cannot happen while the writer is at most find_lag behind

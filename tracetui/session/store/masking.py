@@ -212,6 +212,12 @@ def _masked_items(raw: bytes | memoryview) -> bytes | memoryview | None:
     return _enc.encode(out) if changed else raw
 
 
+#: first bytes of a MessagePack value that holds no string: a number, nil, a boolean, bytes
+#: (bin), an empty array or map (a value is one encoding, so such a head is all of it, or its
+#: bytes for bin)
+_NO_TEXT_HEADS = frozenset([*range(0x80), 0x80, 0x90, 0xC0, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, *range(0xCA, 0xD4), *range(0xE0, 0x100)])
+
+
 @overload
 def masked(raw: bytes) -> bytes: ...
 @overload
@@ -236,8 +242,8 @@ def masked(raw: bytes | memoryview) -> bytes | memoryview:
 
 
 def _masked(raw: bytes | memoryview) -> bytes | memoryview:
-    if not raw or raw[0] in (0xC4, 0xC5, 0xC6) or not may_hold_secret_bytes(raw):
-        return raw  # nothing the gate lets through, or bytes (a bin value holds no string)
+    if not raw or raw[0] in _NO_TEXT_HEADS or not may_hold_secret_bytes(raw):
+        return raw  # no string in it, or none the gate lets through
     if len(raw) > SPLIT_BYTES:
         out = _masked_items(raw)
         if out is not None:

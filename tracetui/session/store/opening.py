@@ -43,8 +43,11 @@ from tracetui.session.store.reader import _SOURCES, SAVE_BUSY_MS, WRITE_BUSY_MS,
 __all__ = ["open_cached", "open_private"]
 
 
-def _why_stale(conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path], subagents: bool) -> str | None:
-    """Why the saved state cannot be resumed from, or ``None`` when it can."""
+def _why_stale(
+    conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path], subagents: bool, files: list[tuple[str, str]]
+) -> str | None:
+    """Why the saved state cannot be resumed from, or ``None`` when it can (``files``: the
+    :func:`~tracetui.session.store.reader.listing` of ``paths``)."""
     if meta.get("schema") != SCHEMA:
         return f"store schema {meta.get('schema')} != {SCHEMA}"
     if meta.get("version") != __version__:
@@ -56,7 +59,6 @@ def _why_stale(conn: sqlite3.Connection, meta: dict[str, Any], paths: list[Path]
     saved = conn.execute(_SOURCES).fetchall()
     if not saved:
         return "no saved fold state"
-    files = listing(paths, subagents)
     real = dict(files)
     for _src, path, inode, size, mtime_ns, offset, _line, _head, fp, _n, _h in saved:
         file = real.get(path, path)  # the text of the path saved, mapped back to the file
@@ -135,9 +137,10 @@ def open_cached(paths: list[Path], subagents: bool = True, price: bool = True, l
             if set(meta) <= {"schema"}:  # nothing saved yet
                 reader.cache_status = note or "cold"
                 return reader
-            why = _why_stale(rconn, meta, paths, subagents)
+            files = listing(paths, subagents)  # one walk of the subagent files for both
+            why = _why_stale(rconn, meta, paths, subagents, files)
             if why is None:
-                reader._restore(rconn, meta)
+                reader._restore(rconn, meta, files)
                 reader.cache_status = "warm"
             else:
                 reader.cache_status = f"invalid: {why}"

@@ -48,6 +48,9 @@ WRITE_BUSY_MS = 1000
 #: milliseconds a save (on the caller's thread) and a read wait for a lock
 SAVE_BUSY_MS = 200
 
+#: files of a restored state from which the heap is frozen after the restore (``gc.freeze``)
+FREEZE_SOURCES = 256
+
 _SOURCES = "SELECT src, path, inode, size, mtime_ns, offset, line, head, fingerprint, events, history FROM sources ORDER BY src"
 
 
@@ -96,8 +99,8 @@ class StoreReader(SessionReader):
             self._prices = {key: hit}  # only the latest matters
         return msgspec.structs.replace(state, cost_usd=hit[0], cost_note=hit[1])
 
-    def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None) -> int:
-        src = super()._add(path, role, agent_id, tool_use_id)
+    def _add(self, path: Path, role: str, agent_id: str | None, tool_use_id: str | None, key: str | None = None) -> int:
+        src = super()._add(path, role, agent_id, tool_use_id, key)
         self.store.paths[src] = str(path)  # opened (a call's brief): the path, not its text
         return src
 
@@ -255,7 +258,9 @@ class StoreReader(SessionReader):
             return False
 
     # -- restore ---------------------------------------------------------------------------
-    def _restore(self, conn: sqlite3.Connection, meta: dict[str, Any]) -> None:
+    def _restore(self, conn: sqlite3.Connection, meta: dict[str, Any], files: list[tuple[str, str]] | None = None) -> None:
+        """Resume from the state saved in ``conn`` (``files``: :func:`listing` of the paths, when
+        the caller has it). Raises ``ValueError`` (and the decoders' errors) when it is damaged."""
         conn.execute("BEGIN")  # one read snapshot: the fold state and its episodes of one save
         try:
             srcs = conn.execute(_SOURCES).fetchall()
@@ -269,15 +274,23 @@ class StoreReader(SessionReader):
                 restore_versions(conn, fold.folds, self.store)
                 if isinstance(fold, SessionFold):  # and those the writer found after the save
                     fold.secrets.update(stored_secrets(conn))
-            finally:
+            except BaseException:
                 if gc_was:
                     gc.enable()
+                raise
+            if gc_was:
+                if len(srcs) >= FREEZE_SOURCES:
+                    # what was decoded is in the youngest generation: the next collections
+                    # would traverse all of it three times over (a second of a warm reopen of
+                    # 5,000 subagent files), though the fold keeps it (SessionReader.poll)
+                    gc.freeze()
+                gc.enable()
         finally:
             conn.execute("COMMIT")
         if not isinstance(fold, SessionFold) or len(fold.folds) != len(srcs) or len(fold.sources) != len(srcs):
             raise ValueError("corrupt store: fold and sources differ")
         fold.sinks = self.store.sinks
-        real = dict(listing(self.paths, self.subagents))
+        real = dict(listing(self.paths, self.subagents) if files is None else files)
         tailers = []
         for f, (src, path, inode, _size, _mt, offset, line, head, _fp, n_events, n_hist) in zip(fold.folds, srcs):
             if f.src != src or f._seq != n_events:
@@ -297,6 +310,8 @@ class StoreReader(SessionReader):
             st.resets = ()
         self.fold = fold
         self.tailers = tailers
+        self._listed = {t.path for t in tailers}
+        self._moved = set(range(len(tailers)))  # not looked at by this process yet
         self.store.resumed()
         self._known = set(meta.get("known", ()))
         self._prices = {bytes(k): (c, n) for k, c, n in meta.get("prices", ())}
@@ -310,5 +325,5 @@ def listing(paths: list[Path], subagents: bool) -> list[tuple[str, str]]:
     files = [str(p) for p in paths]
     if subagents:
         for main in paths:
-            files.extend(str(sf.path) for sf in subagent_files(Path(main)))
+            files.extend(str(sf.path) for sf in subagent_files(Path(main), meta=False))
     return [(path_text(f), f) for f in files]

@@ -17,10 +17,15 @@ from tracetui.session.store.masking import seen_in
 
 __all__ = ["Writer", "GROUP", "QUEUE_BATCHES", "INSERT_HISTORY", "INSERT_EPISODE", "history_bodies", "keep"]
 
-#: jobs the writer runs in one transaction at most (those queued when it takes one)
+#: jobs the writer runs in one transaction at most (those queued when it takes one), unless
+#: they hold fewer than :data:`SLOT_EVENTS` events together (the small batches of thousands of
+#: small files, flushed at a snapshot: then as many as make that many)
 GROUP = 16
-#: batches queued for the writer at most: the fold waits when it is this far ahead (memory)
+#: batches queued for the writer at most: the fold waits when it is this far ahead (memory);
+#: a batch of events counts as its share of :data:`SLOT_EVENTS`, any other job as one batch
 QUEUE_BATCHES = 4
+#: the events of a full batch (store/ledger.py ``BATCH``): a job's weight in the queue
+SLOT_EVENTS = 4096
 #: seconds a writer's thread waits for a job before it ends (the next job starts another): the
 #: fleet's hundreds of stores, most of them idle, held a thread each
 IDLE_EXIT = 5.0
@@ -60,7 +65,10 @@ class Writer:
     def __init__(self, link: Any) -> None:
         self.link = link
         self.lock = link.lock
-        self._q: queue.Queue[Any] = queue.Queue(maxsize=QUEUE_BATCHES)
+        self._q: queue.Queue[Any] = queue.Queue()  # bounded by weight: _queued
+        #: the weight of the jobs in the queue (:func:`_weight`), under :attr:`_room`
+        self._queued = 0
+        self._room = threading.Condition()
         self._cond = threading.Condition()
         self._sent = 0
         self._done = 0
@@ -79,15 +87,27 @@ class Writer:
         self._last_hist: dict[int, tuple[int, AgentState]] = {}
 
     def submit(self, job: Any) -> int:
-        """Queue ``job``; returns its number (jobs are done in order: see :attr:`done`)."""
+        """Queue ``job``; returns its number (jobs are done in order: see :attr:`done`). Waits
+        while the queue holds :data:`QUEUE_BATCHES` batches' weight (:func:`_weight`)."""
         with self._cond:
             self._sent += 1
             n = self._sent
             if self._thread is None:  # none yet, or it ended idle (under the lock: see _idle_end)
                 self._thread = threading.Thread(target=self._run, name="tracetui-store", daemon=True)
                 self._thread.start()
+        w = _weight(job)
+        with self._room:
+            while self._queued and self._queued + w > QUEUE_BATCHES * SLOT_EVENTS:
+                self._room.wait()
+            self._queued += w
         self._q.put(job)
         return n
+
+    def _taken(self, job: Any) -> None:
+        """``job`` left the queue: its room is free."""
+        with self._room:
+            self._queued -= _weight(job)
+            self._room.notify_all()
 
     @property
     def done(self) -> int:
@@ -124,8 +144,10 @@ class Writer:
                 continue
             if job is None:
                 return
+            self._taken(job)
             jobs, last, nxt = [job], False, None
-            while len(jobs) < GROUP:
+            weight = _weight(job)
+            while len(jobs) < GROUP or weight < SLOT_EVENTS:
                 try:
                     nxt = self._q.get_nowait()
                 except queue.Empty:
@@ -133,6 +155,8 @@ class Writer:
                 if nxt is None:
                     last = True
                     break
+                self._taken(nxt)
+                weight += _weight(nxt)
                 jobs.append(nxt)
             try:
                 if self.failed is None:
@@ -186,6 +210,14 @@ class Writer:
 
     def _keep(self, job: Any) -> None:
         keep(self, job)
+
+
+def _weight(job: Any) -> int:
+    """A job's room in the writer's queue: a batch of events its events, any other job a
+    whole batch's (:data:`SLOT_EVENTS`)."""
+    if type(job) is tuple and job[0] == "events":
+        return max(1, len(job[2]))
+    return SLOT_EVENTS
 
 
 def keep(w: Any, job: Any) -> None:

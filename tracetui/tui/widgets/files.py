@@ -21,8 +21,18 @@ class FilesPane(Pane):
 
     TITLE = "Files"
 
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        #: the state :attr:`_files_key` is of: the key made once a state, not at every tick
+        #: (thousands of files from thousands of subagents)
+        self._key_of: object = None
+        self._files_key: object = None
+
     def key(self, shown: Shown) -> object:
-        return tuple((f.path, f.reads, f.writes, f.edits) for f in shown.state.files)
+        if shown.state is not self._key_of:
+            self._files_key = tuple((f.path, f.reads, f.writes, f.edits) for f in shown.state.files)
+            self._key_of = shown.state
+        return self._files_key
 
     @staticmethod
     def _files(shown: Shown) -> list:

@@ -56,6 +56,9 @@ class SubagentsTree(Tree[int]):
         self.show_root = False
         self.border_title = "Subagents"
         self._key: object = None
+        #: what of the state the key holds, and the state it is of (made once a state)
+        self._links_key: object = None
+        self._links_of: object = None
         #: the title without the ``+N more`` of entries out of view (:meth:`_say_hidden`)
         self._title = "Subagents"
         #: the one-line summary :meth:`fold` gives, made with the tree
@@ -89,18 +92,19 @@ class SubagentsTree(Tree[int]):
     @guarded
     def show(self, shown: Shown) -> None:
         st = shown.state
-        agents = {a.src: a for a in st.agents}
         # an idle session's running calls have no result recorded (a past state, scrubbed, is as it was)
         idle = not shown.history and shown.activity != "live"
-        key = (
-            tuple((l.tool_use_id, l.status, l.source, l.total_tokens) for l in st.main.subagents),
-            tuple((a.src, a.ledger_len, len(a.pending)) for a in st.agents),
-            shown.history,
-            idle,
-        )
+        if st is not self._links_of:  # once a state, not at every tick (thousands of subagents)
+            self._links_key = (
+                tuple((l.tool_use_id, l.status, l.source, l.total_tokens) for l in st.main.subagents),
+                tuple((a.src, a.ledger_len, len(a.pending)) for a in st.agents),
+            )
+            self._links_of = st
+        key = (self._links_key, shown.history, idle)
         if key == self._key:
             return
         self._key = key
+        agents = {a.src: a for a in st.agents}
         linked: set[int] = set()
         self.clear()
         self._title = f"Subagents ({len(st.main.subagents)})" if st.main.subagents else "Subagents"
