@@ -47,6 +47,19 @@ FOUND = [
     (f"the new key:\n{AWS_SECRET}\nkeep it safe", AWS_SECRET, "aws secret access key"),
     (f'{{"stdout": "rotated\\n{AWS_SECRET}\\n"}}', AWS_SECRET, "aws secret access key"),
     (f"it is {AWS_SECRET}.", AWS_SECRET, "aws secret access key"),
+    # a URL's password after an empty user, a password on sshpass's or curl's command line, a
+    # Discord webhook's token, a key word's value in JSON inside a JSON string (ninth user trial)
+    ("redis-cli -u redis://:RedisPassTrial10@cache:6379 ping", "RedisPassTrial10", "basic auth credentials"),
+    ("sshpass -p 'SshPassTrial10zz' ssh root@db.example.com", "SshPassTrial10zz", "command-line password"),
+    ("sshpass -pShort1 scp f host:", "Short1", "command-line password"),
+    ("curl -u alice:CurlUPassTrial10 https://api.example.com/v1", "CurlUPassTrial10", "command-line password"),
+    ('curl -s --user="bob:pw1234" https://x.example.com', "pw1234", "command-line password"),
+    (
+        "curl -X POST https://discord.com/api/webhooks/123456789012345678/Trial10DiscordTokenAbCdEfGhIjKlMnOp",
+        "Trial10DiscordTokenAbCdEfGhIjKlMnOp",
+        "discord webhook",
+    ),
+    ('{"content": "{\\"db\\": {\\"password\\": \\"JsonPassTrial10qwe\\"}}"}', "JsonPassTrial10qwe", "password or secret"),
 ]
 
 
@@ -103,6 +116,11 @@ NOT_SECRETS = [
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
     "sha224: 1tzlvMGk0SlGYZfFtsR/MKbH9IWAiuQA6+9w+w== and a/b/c/dEf1+GhIjKlMnOpQrStUvWxYz0123456",
     "TestRun_IntegrationReplicateBootstrapsEmptyTarget2/x",
+    # references and no passwords on sshpass's and curl's command lines, JSON of a reference
+    'sshpass -p "$SSHPASS" ssh host and sshpass -e ssh host',
+    "curl -u $USER:$TOKEN https://x and curl -u alice: https://x and curl https://example.com/a:b",
+    '{"content": "{\\"password\\": \\"${DB_PASSWORD}\\"}"}',
+    "see https://discord.com/channels/123/456 and discord.com/api/webhooks/123",
 ]
 
 

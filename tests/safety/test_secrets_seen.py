@@ -23,7 +23,7 @@ def test_a_value_found_with_its_context_is_masked_alone_later() -> None:
         (f"checked {KEY}: valid", "checked «redacted: password or secret»: valid"),
         (f'{{"stdout": "{KEY}\\n"}}', '{"stdout": "«redacted: password or secret»\\n"}'),
         (f"the password is\n{PASSWORD}.", "the password is\n«redacted: password or secret»."),
-        (f"curl -u admin:{PASSWORD}@x", "curl -u admin:«redacted: password or secret»@x"),
+        (f"login admin:{PASSWORD}@x", "login admin:«redacted: password or secret»@x"),
         (f"PW={PASSWORD}", "PW=«redacted: password or secret»"),
     ):
         assert redact(text, seen=seen)[0] == masked, text

@@ -49,6 +49,9 @@ _MYSQL = r"\b(?:mysql(?:dump|admin|import|show|check|pump|sh|binlog|slap)?|maria
 #: to the line's end): a host with a letter, a dot or ``*``, a port of digits or ``*``
 _PGPASS = r"(?=[^:\s]*[A-Za-z.*])[^:\s'\",]+:(?:\d{1,5}|\*):[^:\s'\",]+:[^:\s'\",]+:((?:[^:\s\\'\"]|\\.)+)"
 
+#: a value that is no reference (``$PW``, ``%PW%``, ``${x}``, ``<x>``, ``(cmd)``) nor a mask
+_NO_REF = r"(?![$%{<(\u00ab-])"
+
 #: detectors of the same form as detect-secrets' regex plugins, for shapes it does not know:
 #: ``(kind, pattern, re flags, group holding the secret: 0 for the whole match)``
 EXTRA: tuple[tuple[str, str, int, int], ...] = (
@@ -90,6 +93,23 @@ EXTRA: tuple[tuple[str, str, int, int], ...] = (
     # its quotes escaped too (the file in a tool's JSON input); the value must decode to
     # ``user:password`` (:func:`tracetui.ingest.secrets._finding`)
     ("docker registry auth", r"\\?\"auth\\?\"\s*:\s*\\?\"([A-Za-z0-9+/]{8,}={0,2})\\?\"", 0, 1),
+    # a URL's password after an empty user (``redis://:PW@cache:6379``, ninth user trial; the
+    # patterns above want a user before the colon)
+    ("basic auth credentials", r"://:(?![$%{<(\u00ab])([^:/?#\[\]@\s]+)@(?=[A-Za-z0-9\[])", 0, 1),
+    # a password on a command line: ``sshpass -p PW`` (or ``-pPW``, quoted), ``curl -u user:PW``
+    # (``--user``, glued, quoted); not a reference (``-p "$PW"``) nor a mask
+    ("command-line password", rf"\bsshpass\b[^\n;|&]*?\s-p\s*(?:\\?['\"])?{_NO_REF}([^\s'\"`;|&)\\]+)", 0, 1),
+    (
+        "command-line password",
+        rf"\bcurl\b[^\n;|&]*?\s(?:-u|--user)(?:\s+|=)?(?:\\?['\"])?[^\s:'\"`;|&]+:{_NO_REF}([^\s'\"`;|&)\\]+)",
+        0,
+        1,
+    ),
+    # a Discord webhook URL's token (whoever has the URL posts to the channel)
+    ("discord webhook", r"\bdiscord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{20,})", 0, 1),
+    # a key word's value in JSON written inside a JSON string (a file's content in a tool's
+    # input: ``"content": "{\\"password\\": \\"PW\\"}"``): the key-word detector wants plain quotes
+    ("password or secret", r'(?i)\\"[\w-]*(?:password|passwd|pwd|secret|api_?key|access_?key|token)\\"\s*:\s*\\"([^\\"\s]+)\\"', 0, 1),
     # a command-line option's value after a space (``mysql --password s3cret``, ``-p`` is too
     # short to tell): the key-word detectors know ``password=`` only (fifth user trial)
     (
@@ -103,7 +123,7 @@ EXTRA: tuple[tuple[str, str, int, int], ...] = (
 KEYWORD = "password or secret"
 #: kinds whose detector's group is the secret however short it is (a password), not a prefix
 #: (GitHub's ``ghp``, which a finding of fewer than 8 characters is)
-VALUE_KINDS = ("database password", "docker registry auth")
+VALUE_KINDS = ("database password", "docker registry auth", "command-line password", "discord webhook")
 #: kinds that say where a secret is, not what it is: a named detector's kind wins over them
 GENERIC_KINDS = (KEYWORD, "bearer token")
 #: where a keyword's value ends in running text
@@ -143,6 +163,8 @@ GATE_WORDS: dict[str, tuple[str, ...]] = {
     # (a ``.pgpass`` line: the shape of :data:`GATE_SHAPES`)
     "database password": ("mysql", "mariadb"),
     "docker registry auth": ('auth"', 'auth\\"'),
+    "command-line password": ("sshpass", "curl"),
+    "discord webhook": ("/api/webhooks/",),
     "aws access key": ("a3t", "abia", "acca", "akia", "asia", "aws"),
     "azure storage account access key": ("accountkey=",),
     "basic auth credentials": ("://",),
