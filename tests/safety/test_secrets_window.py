@@ -5,6 +5,7 @@ across the window's end), no secret's head shows, and a 60 MB prompt costs a win
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -142,20 +143,21 @@ def test_a_mostly_blank_text_folds_only_what_it_shows() -> None:
 
 def test_the_search_index_masks_a_window_of_a_long_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """The search index keeps a head of each message, masked as the whole text masked is."""
+    from tracetui.ingest.secret_values import SeenSecrets
     from tracetui.session.index import scan
 
     text = "key AKIAQ3EGRTYU7VWXZ2AB " + "word " * 200_000 + "password=Hunter2Hunter2"
     seen: list[int] = []
     real = secrets.redact
 
-    def spy(t: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
+    def spy(t: str, cut: bool = False, **kw: Any) -> tuple[str, tuple[str, ...]]:
         seen.append(len(t))
-        return real(t, cut)
+        return real(t, cut, **kw)  # the set of values seen too
 
     want = {limit: (lambda m: m if len(m) <= limit else m[: limit - 1] + "\u2026")(real(text)[0]) for limit in (10, 30, 2000)}
     monkeypatch.setattr(secrets, "redact", spy)
     for limit in (10, 30, 2000):
-        assert scan._masked(text, limit) == want[limit]
+        assert scan._masked(text, limit, SeenSecrets()) == want[limit]
     assert max(seen) <= 2000 + 2 * secrets.REDACT_MARGIN, seen
 
 
