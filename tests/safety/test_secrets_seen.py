@@ -52,3 +52,12 @@ def test_an_empty_set_costs_nothing_and_changes_nothing() -> None:
     seen = SeenSecrets()
     text = "a plain line with /paths/and words"
     assert redact(text, seen=seen)[0] is text and seen.mask(text)[0] is text and not seen
+
+
+def test_a_text_remembered_as_holding_no_copy_is_masked_once_its_value_is_found() -> None:
+    seen = SeenSecrets()
+    seen.add(KEY, "aws secret access key")
+    text = f"later: {PASSWORD}"
+    assert seen.mask(text) == (text, ())  # remembered: no copy of what the set keeps
+    seen.add(PASSWORD, "password or secret")
+    assert seen.mask(text) == ("later: «redacted: password or secret»", ("password or secret",))
