@@ -72,6 +72,50 @@ def test_a_new_file_is_opened_once_its_first_bytes_kept_from_that_read(tmp_path:
     assert t.check() is not None
 
 
+def test_a_small_file_is_read_with_a_buffer_of_its_size_not_a_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a read asks the allocator for all it may return: 1 MiB twice for each of 5,000 small
+    # subagent files (and their .meta.json), whatever they held
+    from tracetui.ingest import session_files
+
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(b'{"a":1}\n' * 100)
+    asked: list[int] = []
+    real_open = tail_mod.open_regular
+
+    class Sized:
+        def __init__(self, f):
+            self.f = f
+
+        def read(self, n=-1):
+            asked.append(n)
+            return self.f.read(n)
+
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            self.f.close()
+
+    monkeypatch.setattr(tail_mod, "open_regular", lambda path: Sized(real_open(path)))
+    t = Tailer(str(p))
+    t.check()
+    assert len(_lines(t)) == 100
+    assert asked and max(asked) < tail_mod.CHUNK_BYTES // 8
+    append(p, b'{"b":2}\n')
+    asked.clear()
+    t.check()
+    assert _lines(t) == [(101, 800, b'{"b":2}')] and max(asked) < tail_mod.CHUNK_BYTES // 8
+    meta = tmp_path / "agent-x.meta.json"
+    meta.write_text('{"toolUseId": "toolu_1"}')
+    asked.clear()
+    monkeypatch.setattr(session_files, "open_regular", lambda path: Sized(real_open(path)))
+    assert session_files._meta_tool_use_id(tmp_path / "agent-x.jsonl") == "toolu_1"
+    assert asked and max(asked) <= 4096
+
+
 def test_torn_line_is_held_then_completed(tmp_path: Path) -> None:
     p = tmp_path / "s.jsonl"
     p.write_bytes(b'{"a":1}\n{"b":')

@@ -17,6 +17,8 @@ __all__ = ["CHUNK_BYTES", "HEAD_BYTES", "Tailer", "TailReset", "Line"]
 
 #: bytes read per system call; bounds the memory of one read (a longer line spans chunks)
 CHUNK_BYTES = 1 << 20
+#: bytes a read asks for past what the file held at its last check (it may have grown since)
+_SLACK = 1 << 16
 #: bytes at the start of a file whose fingerprint tells a replaced file from a grown one
 HEAD_BYTES = 256
 
@@ -132,10 +134,14 @@ class Tailer:
         with open_regular(self.path) as f:
             f.seek(read_pos)
             pieces = [self.held] if self.held else []  # the start of a line that spans chunks
+            # a read of CHUNK_BYTES allocates them whatever it reads: a small file (or what a
+            # file grew by since the last check) asks for what the check saw it hold, and more
+            left = self.size - read_pos
             while True:
-                data = f.read(CHUNK_BYTES)
+                data = f.read(min(CHUNK_BYTES, max(left, 0) + _SLACK))
                 if not data:
                     break
+                left -= len(data)
                 if first is None and read_pos == 0:
                     first = data[:HEAD_BYTES]
                 find = data.find
