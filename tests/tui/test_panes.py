@@ -20,6 +20,7 @@ from tracetui.demo.transcript import TranscriptBuilder
 from tracetui.tui.screens.episode import EpisodeScreen, plural
 from tracetui.tui.screens.help import PANES
 from tracetui.tui.widgets.anomalies import AnomalyBadges
+from tracetui.tui.widgets.counters import CountersPane
 from tracetui.tui.widgets.episodes import STATUS_STYLE, EpisodesList
 from tracetui.tui.widgets.files import FilesPane
 from tracetui.tui.widgets.header import SessionHeader
@@ -187,3 +188,23 @@ async def test_a_line_break_in_a_path_is_its_control_picture_on_one_files_row(tm
         assert [r.split()[0] for r in rows] == ["plain.py", "tab\u2409here.py", "/tmp/esc/new\u240aline.py"], rows
         assert all(r.endswith("r0 w0 ed1") for r in rows), rows
         assert pane.fold().first == "plain.py"
+
+
+@pytest.mark.parametrize(("model", "shown"), [("mod\x07el", "mod\u2407el"), ("mod\x1b]0;X\x07el", "mod\u241b]0;X\u2407el")])
+async def test_the_counters_cost_note_shows_a_model_name_as_the_header_does(tmp_path: Path, model: str, shown: str) -> None:
+    # the Counters pane dropped the BEL of `mod\x07el` (shown `model`), and with it an OSC's tail
+    path = tmp_path / "s.jsonl"
+    b = TranscriptBuilder(model=model)
+    b.prompt("hi")
+    b.tick(1).text("hello")
+    b.write(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.pause()
+        header = view.query_one(SessionHeader).content
+        counters = view.query_one(CountersPane).content
+        assert isinstance(header, Text) and isinstance(counters, Text)
+        assert shown in header.plain, header.plain
+        cost = next(ln for ln in counters.plain.splitlines() if ln.startswith("cost "))
+        assert cost == f"cost unknown (no price known for {shown})", cost
