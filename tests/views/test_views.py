@@ -567,3 +567,26 @@ def test_a_line_break_in_a_path_shows_as_its_control_picture_on_one_line() -> No
     assert len(files) == 2 and files[1].startswith("  /tmp/esc/new\u240aline.py · read 0 write 0 edit 1 @ "), files
     changed = [ln for ln in render_card(st).splitlines() if "changed" in ln]
     assert changed and "new\u240aline.py" in changed[0], changed
+
+
+@pytest.mark.parametrize(
+    ("paths", "title"),
+    [
+        (["/tmp/elsewhere/a.py", "/opt/b.py"], "FILES (2)"),
+        (["/work/demo/a.py", "/work/demo/sub/b.py"], "FILES (2, paths relative to /work/demo)"),
+        (["/work/demo/a.py", "/opt/b.py"], "FILES (2, paths under /work/demo relative to it)"),
+    ],
+)
+def test_the_files_title_says_relative_only_of_paths_made_relative(paths: list[str], title: str) -> None:
+    # "paths relative to <cwd>" was said over a list of absolute paths when none lay in the cwd
+    s = Script()
+    s.prompt("read them")
+    for i, p in enumerate(paths):
+        s.call(f"toolu_read{i:010d}", "Read", {"file_path": p})
+        s.result(f"toolu_read{i:010d}", "x")
+    st = s.state()
+    assert st.main.cwd == "/work/demo"
+    files = _files_section(render_worker_view(st))
+    assert files[0] == title, files
+    listed = {ln.strip().split(" · ")[0] for ln in files[1:]}
+    assert listed == {p.removeprefix("/work/demo/") for p in paths}, listed
