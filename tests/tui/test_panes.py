@@ -16,9 +16,11 @@ from textual.widgets import Static
 from tui_sessions import failed_last_call, red_span, retry_session, static_lines
 from tui_support import STALLED_NOW, app_for, demo_session, small_session, wait_for_state, wait_until
 
+from tracetui.demo.transcript import TranscriptBuilder
 from tracetui.tui.screens.episode import EpisodeScreen, plural
 from tracetui.tui.screens.help import PANES
 from tracetui.tui.widgets.anomalies import AnomalyBadges
+from tracetui.tui.widgets.counters import CountersPane
 from tracetui.tui.widgets.episodes import STATUS_STYLE, EpisodesList
 from tracetui.tui.widgets.files import FilesPane
 from tracetui.tui.widgets.header import SessionHeader
@@ -166,3 +168,43 @@ async def test_now_says_the_last_call_failed_in_red_live_and_in_history(tmp_path
         now = view.query_one(NowPane).content
         assert now.plain.startswith("failed Bash(npm test): «Exit code 1"), now.plain
         assert "3 tests failed" in now.plain and red_span(now, "failed")
+
+
+async def test_a_line_break_in_a_path_is_its_control_picture_on_one_files_row(tmp_path: Path) -> None:
+    # `/tmp/esc/new\nline.py` took two rows, `/tmp/esc/new` and `line.py  r0 w0 ed1`
+    path = tmp_path / "s.jsonl"
+    b = TranscriptBuilder(cwd="/home/dev/app")
+    b.prompt("edit them")
+    for p in ("/tmp/esc/new\nline.py", "/home/dev/app/tab\there.py", "/home/dev/app/plain.py"):
+        b.tick(1).tool("Edit", {"file_path": p, "old_string": "a", "new_string": "b"}, "The file has been updated.")
+    b.write(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.pause()
+        pane = view.query_one(FilesPane)
+        rows = str(pane.content).splitlines()
+        assert len(rows) == 3, rows
+        assert [r.split()[0] for r in rows] == ["plain.py", "tab\u2409here.py", "/tmp/esc/new\u240aline.py"], rows
+        assert all(r.endswith("r0 w0 ed1") for r in rows), rows
+        assert pane.fold().first == "plain.py"
+
+
+@pytest.mark.parametrize(("model", "shown"), [("mod\x07el", "mod\u2407el"), ("mod\x1b]0;X\x07el", "mod\u241b]0;X\u2407el")])
+async def test_the_counters_cost_note_shows_a_model_name_as_the_header_does(tmp_path: Path, model: str, shown: str) -> None:
+    # the Counters pane dropped the BEL of `mod\x07el` (shown `model`), and with it an OSC's tail
+    path = tmp_path / "s.jsonl"
+    b = TranscriptBuilder(model=model)
+    b.prompt("hi")
+    b.tick(1).text("hello")
+    b.write(path)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await wait_for_state(pilot)
+        await pilot.pause()
+        header = view.query_one(SessionHeader).content
+        counters = view.query_one(CountersPane).content
+        assert isinstance(header, Text) and isinstance(counters, Text)
+        assert shown in header.plain, header.plain
+        cost = next(ln for ln in counters.plain.splitlines() if ln.startswith("cost "))
+        assert cost == f"cost unknown (no price known for {shown})", cost

@@ -546,3 +546,47 @@ def test_as_of_an_episode_a_call_still_open_had_no_result_by_its_end() -> None:
     now_line = next(ln for ln in one.splitlines() if ln.startswith("NOW"))
     assert "called Bash(make slow): no result by the end of episode 1" in now_line, now_line
     assert state_as_of(st, 1).main.last_timestamp == "2026-01-01T10:00:05.000Z"
+
+
+def _files_section(view: str) -> list[str]:
+    """The FILES title and the lines under it, to the next section's title."""
+    lines = view.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("FILES"))
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("KEY FACTS"))
+    return lines[start:end]
+
+
+def test_a_line_break_in_a_path_shows_as_its_control_picture_on_one_line() -> None:
+    # `/tmp/esc/new\nline.py` was listed as `new line.py`: a space that reads as one in the name
+    s = Script()
+    s.prompt("edit it")
+    s.call("toolu_edit0000000001", "Edit", {"file_path": "/tmp/esc/new\nline.py", "old_string": "a", "new_string": "b"})
+    s.result("toolu_edit0000000001", "The file has been updated.")
+    st = s.state()
+    files = _files_section(render_worker_view(st))
+    assert len(files) == 2 and files[1].startswith("  /tmp/esc/new\u240aline.py · read 0 write 0 edit 1 @ "), files
+    changed = [ln for ln in render_card(st).splitlines() if "changed" in ln]
+    assert changed and "new\u240aline.py" in changed[0], changed
+
+
+@pytest.mark.parametrize(
+    ("paths", "title"),
+    [
+        (["/tmp/elsewhere/a.py", "/opt/b.py"], "FILES (2)"),
+        (["/work/demo/a.py", "/work/demo/sub/b.py"], "FILES (2, paths relative to /work/demo)"),
+        (["/work/demo/a.py", "/opt/b.py"], "FILES (2, paths under /work/demo relative to it)"),
+    ],
+)
+def test_the_files_title_says_relative_only_of_paths_made_relative(paths: list[str], title: str) -> None:
+    # "paths relative to <cwd>" was said over a list of absolute paths when none lay in the cwd
+    s = Script()
+    s.prompt("read them")
+    for i, p in enumerate(paths):
+        s.call(f"toolu_read{i:010d}", "Read", {"file_path": p})
+        s.result(f"toolu_read{i:010d}", "x")
+    st = s.state()
+    assert st.main.cwd == "/work/demo"
+    files = _files_section(render_worker_view(st))
+    assert files[0] == title, files
+    listed = {ln.strip().split(" · ")[0] for ln in files[1:]}
+    assert listed == {p.removeprefix("/work/demo/") for p in paths}, listed

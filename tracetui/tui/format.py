@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from tracetui.model.state import one_line_name
 from tracetui.model.timestamps import fmt_span
 from tracetui.views.fleet import CLOCK_SKEW, LIVE_WINDOW, copied, past_clock
 from tracetui.views.format import fmt_bytes as _fmt_bytes
@@ -189,10 +190,13 @@ def _whole_unit(age: float) -> str:
 
 
 def short_path(path: str, cwd: str | None, limit: int = 0) -> str:
-    """``path`` relative to ``cwd`` when inside it, cut from the left to ``limit`` characters."""
-    p = clean(path)
+    """``path`` relative to ``cwd`` when inside it, cut from the left to ``limit`` characters,
+    on one line: a line break or tab in it as its control picture (``new␊line.py``, the rule of
+    :func:`tracetui.model.state.one_line_name`, as the views show it), then :func:`clean`."""
+    p = path
     if cwd and p.startswith(cwd.rstrip("/") + "/"):
         p = p[len(cwd.rstrip("/")) + 1 :]
+    p = clean(one_line_name(p))
     if limit and len(p) > limit:
         p = "…" + p[-(limit - 1) :]
     return p

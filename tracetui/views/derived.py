@@ -9,7 +9,7 @@ from typing import Any
 
 from tracetui.ingest.agents import agent_name
 from tracetui.model.episodes import Episode
-from tracetui.model.state import RunState
+from tracetui.model.state import RunState, one_line_name
 from tracetui.views.text import Item
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "recent_failures",
     "no_goal_item",
     "rel_path",
+    "under",
 ]
 
 _FACT_ORDER = ("tests.", "git.", "pr.", "cmd.", "todo.")
@@ -134,10 +135,18 @@ def no_goal_item(state: RunState) -> Item:
 
 
 def rel_path(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when it lies inside it (views show shorter paths)."""
-    if cwd and path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1 :]
-    return path
+    """``path`` relative to ``cwd`` when it lies inside it (views show shorter paths), on one
+    line: a line break or tab in it as its control picture (``new␊line.py``:
+    :func:`~tracetui.model.state.one_line_name`; a view's line would show it as a space, which
+    reads as a space in the name)."""
+    if cwd and under(path, cwd):
+        path = path[len(cwd.rstrip("/")) + 1 :]
+    return one_line_name(path)
+
+
+def under(path: str, cwd: str | None) -> bool:
+    """``path`` lies inside the folder ``cwd`` (:func:`rel_path` shows it relative to it)."""
+    return path.startswith(cwd.rstrip("/") + "/") if cwd else False
 
 
 def agent_session(state: RunState) -> str:

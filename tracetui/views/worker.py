@@ -15,7 +15,7 @@ from typing import Any
 from tracetui.model.anomalies import Anomaly, stall_anomalies
 from tracetui.model.anomaly_rules import STALL_SECONDS
 from tracetui.model.episodes import Episode
-from tracetui.model.state import RunState, unknown_text
+from tracetui.model.state import RunState, one_line_name, unknown_text
 from tracetui.model.timestamps import parse_ts
 from tracetui.views.anomaly_memo import timeless_of
 from tracetui.views.derived import (
@@ -29,6 +29,7 @@ from tracetui.views.derived import (
     recent_failures,
     rel_path,
     retry_fixes,
+    under,
 )
 from tracetui.views.fleet import past_clock
 from tracetui.views.format import fmt_count
@@ -307,7 +308,11 @@ def render_worker_view(
 
     files = sorted(st.files, key=lambda f: ((f.last.src == st.main.src) if f.last else False, f.last.line if f.last else 0), reverse=True)
     f_items = [Item(f"{rel_path(f.path, st.main.cwd)} · read {f.reads} write {f.writes} edit {f.edits}", fa(f.last)) for f in files[:OFFER]]
-    title = f"FILES ({fmt_count(len(files))}" + (f", paths relative to {st.main.cwd})" if st.main.cwd else ")")
+    # the title says the paths are relative only when a listed one was made so, and says which
+    # when only some were (a path outside the session's folder is listed whole)
+    inside, cwd = sum(1 for f in files[:OFFER] if under(f.path, st.main.cwd)), one_line_name(st.main.cwd or "")
+    relative = "" if not inside else f", paths relative to {cwd}" if inside == len(f_items) else f", paths under {cwd} relative to it"
+    title = f"FILES ({fmt_count(len(files))}{relative})"
     secs.append(Section(title, f_items or [Item("none")], noun="files", keep=1, cost=5, extra_more=max(len(files) - OFFER, 0)))
 
     aggs = key_aggregates(st)

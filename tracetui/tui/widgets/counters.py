@@ -93,10 +93,11 @@ class CountersPane(Pane):
         )
         out.append("\ncost ", style="dim")
         # the headless outputs' words (``$0.00 (estimate)``, ``unknown (no price known ...)``):
-        # the figure bold, what it is (and any note beyond a plain estimate) dim
+        # the figure bold, what it is (and any note beyond a plain estimate) dim; the note can
+        # name a model, transcript text: shown by the header's rule (format.one_line)
         figure, _, what = cost_text(st.cost_usd, st.cost_note).partition(" ")
         out.append(figure, style="bold")
-        out.append(" " + what, style="dim")
+        out.append(" " + one_line(what), style="dim")
         used, _anchor = context_usage(st)
         model, _others = main_model(st)
         window = context_window(model, used, st.main.context_window)
