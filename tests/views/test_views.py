@@ -590,3 +590,22 @@ def test_the_files_title_says_relative_only_of_paths_made_relative(paths: list[s
     assert files[0] == title, files
     listed = {ln.strip().split(" · ")[0] for ln in files[1:]}
     assert listed == {p.removeprefix("/work/demo/") for p in paths}, listed
+
+
+def test_the_summary_lists_a_few_files_and_the_rest_in_one_line_of_totals(tmp_path: Path) -> None:
+    # a session of 1,200 subagent files printed 1,200 source lines in `tracetui state` (ninth user
+    # trial): the first files one a line, the rest as one line of totals that say how many
+    from fixtures import fan_out
+
+    from tracetui.session.open import load_state
+    from tracetui.views.state_json import SOURCE_LINES, state_summary
+
+    n = SOURCE_LINES + 15
+    _, state = load_state([fan_out(tmp_path, n)], use_cache=False)
+    assert len(state.sources) == n + 1
+    text = state_summary(state)
+    listed = [ln for ln in text.splitlines() if ln.startswith("source ")]
+    assert len(listed) == SOURCE_LINES + 1
+    rest = state.sources[SOURCE_LINES:]
+    total = sum(s.size for s in rest)
+    assert listed[-1].startswith(f"source   +{len(rest)} more files: ") and f"of {total:,} bytes" in listed[-1]

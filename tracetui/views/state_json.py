@@ -12,6 +12,11 @@ from tracetui.views.text import cost_text
 
 __all__ = ["state_to_json", "state_summary", "anchor_json"]
 
+#: files the summary lists one a line (the main file first); the others, unless one has a note (bytes
+#: pending, a reset, an error), are one line of totals: a session of 1,200 subagent files printed
+#: 1,200 lines (ninth user trial)
+SOURCE_LINES = 10
+
 _COUNTER_KEYS = (
     "records",
     "malformed",
@@ -191,7 +196,8 @@ def state_summary(state: RunState) -> str:
     cost = cost_text(state.cost_usd, state.cost_note)
     lines.append(f"cost     {cost}   models {', '.join(state.models) or '-'}")
     lines.append(f"files    {len(state.files)} touched   todos {len(state.todos)}   subagents {len(state.main.subagents)}")
-    for s in state.sources:
+    rest = [0, 0, 0, 0]  # the files not listed: how many, bytes read, bytes, lines
+    for i, s in enumerate(state.sources):
         flags = []
         if s.pending_bytes:
             flags.append(f"{_fmt_int(s.pending_bytes)} bytes pending: a last line without its newline, not yet a whole record")
@@ -199,9 +205,20 @@ def state_summary(state: RunState) -> str:
             flags.append("; ".join(s.resets))
         if s.error:
             flags.append(s.error)
+        if i >= SOURCE_LINES and not flags:
+            rest[0] += 1
+            rest[1] += s.consumed
+            rest[2] += s.size
+            rest[3] += s.lines
+            continue
         lines.append(
             f"source   {one_line_name(s.name)}: {_fmt_int(s.consumed)} of {_fmt_int(s.size)} bytes, {_fmt_int(s.lines)} lines"
             + (f"  ({'; '.join(flags)})" if flags else "")
+        )
+    if rest[0]:
+        lines.append(
+            f"source   +{_fmt_int(rest[0])} more files: {_fmt_int(rest[1])} of {_fmt_int(rest[2])} bytes, {_fmt_int(rest[3])} lines"
+            " in all, none with a note (state --json lists each)"
         )
     return export_text("\n".join(lines), seen=state_secrets(state))
 
