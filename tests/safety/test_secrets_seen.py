@@ -36,7 +36,11 @@ def test_a_value_found_with_its_context_is_masked_alone_later() -> None:
 def test_the_set_keeps_digests_only_within_bounds() -> None:
     seen = SeenSecrets()
     assert seen.add(KEY, "aws secret access key")
-    for v in ("admin", "self.password", "settings.SECRET_KEY", "os.environ[x]", "two words here", "$DB_PASSWORD", "x" * 600):
+    # too short, code, words a detector took in code (corpus of real sessions), placeholders
+    not_kept = ("admin", "self.password", "settings.SECRET_KEY", "os.environ[x]", "process.env.JWT_SECRET!", "two words here")
+    not_kept += ("$DB_PASSWORD", "x" * 600, "password", "clientKey", "required", "TestLogging_WhenNoGlobalSet")
+    not_kept += ("sk-ant-oat01-...", "auth_test.go:345:", "://test:test@localhost")
+    for v in not_kept:
         assert not seen.add(v, "password or secret"), v
     raw = seen.to_cache()
     assert KEY.encode() not in raw and KEY[:12].encode() not in raw

@@ -11,7 +11,9 @@ A copy is found as a token of the text (a run between whitespace, quotes, bracke
 and backslashes) or a part of one: without a trailing ``.``, ``:``, ``!`` or ``?``, after its
 first ``=`` or its last ``:``, before its first ``@`` (and after the ``:`` before it). Only values of :data:`MIN_CHARS` to
 :data:`MAX_CHARS` characters with no whitespace are kept (a shorter one, ``admin``, would mask
-ordinary words), :data:`MAX_VALUES` at most (later ones are masked where found, not kept).
+ordinary words), holding a letter and a digit (a finding without is a word the key-word detector
+took in code: ``password = required``), not code or a placeholder, :data:`MAX_VALUES` at most
+(later ones are masked where found, not kept).
 
 Cost: an empty set costs one truth test; a text is searched only when the set holds a value, for
 its tokens as long as the shortest value kept at least (one search in C skips the others), a
@@ -40,9 +42,15 @@ MAX_CHARS = 512
 MAX_VALUES = 4096
 #: a token of a text: a run of characters but whitespace, quotes, brackets, ``,;|&<>`` and ``\``
 _TOKEN = re.compile(r"[^\s\"'`,;()\[\]{}<>|&\\\u00ab\u00bb]+")
-#: a value that is code, not a secret: a reference (``$VAR``, ``{x}``), a call or an index, a
-#: dotted name (``self.password``, ``settings.SECRET_KEY``)
-_CODE = re.compile(r"^[$%{<(]|[()\[\]{}]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+#: a value that is code or a placeholder, not a secret: a reference (``$VAR``, ``{x}``), a call
+#: or an index, a dotted name (``self.password``, ``process.env.JWT_SECRET!``), a file's place
+#: (``auth_test.go:345:``), a URL, a value cut short (``sk-ant-...``)
+_CODE = re.compile(r"^[$%{<(]|[()\[\]{}]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[!?]*$|\.[A-Za-z]{1,4}(?::\d+)+:?$|://|\.\.\.|\u2026")
+#: a value that may be a secret holds a letter and a digit: the key-word detector's findings
+#: that hold none are words and names (``password``, ``clientKey``, ``required``,
+#: ``TestLogging_WhenNoGlobalSet``), which masked in every later text of the session would hide
+#: the words themselves (a random key of 20 characters holds a digit but for ~3 in 1,000)
+_SECRET_LIKE = re.compile(r"^(?=.*[A-Za-z])(?=.*[0-9])")
 
 
 #: texts of this many characters or fewer are memoised by :meth:`SeenSecrets.mask`...
@@ -105,10 +113,13 @@ class SeenSecrets(msgspec.Struct, dict=True):
 
     def add(self, value: str, kind: str) -> bool:
         """Keep ``value``, a secret found as ``kind``; ``True`` when it was not kept yet. A value
-        too short or too long, holding whitespace, that is code (``self.password``), or past
-        :data:`MAX_VALUES` is not kept."""
+        too short or too long, holding whitespace, without a letter and a digit (a word: a
+        detector's finding in code, ``password``), that is code (``self.password``) or a
+        placeholder (``sk-ant-...``), or past :data:`MAX_VALUES` is not kept."""
         n = len(value)
         if not MIN_CHARS <= n <= MAX_CHARS or _TOKEN.fullmatch(value) is None or _CODE.search(value) is not None:
+            return False
+        if _SECRET_LIKE.match(value) is None:
             return False
         return self._keep(self._digest(value), kind, n)
 
