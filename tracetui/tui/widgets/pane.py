@@ -28,6 +28,9 @@ __all__ = [
     "set_title",
 ]
 
+#: the state the newest record time was last worked out of, and that time (``Shown.activity``)
+_newest: tuple[object, float | None] = (None, None)
+
 
 @dataclass(frozen=True)
 class Shown:
@@ -57,7 +60,11 @@ class Shown:
         from tracetui.tui.format import activity
         from tracetui.views.fleet_facts import newest_record
 
-        return activity(self.written, self.now if self.clock is None else self.clock, newest_record(self.live))
+        global _newest
+        live = self.live
+        if _newest[0] is not live:  # once a state, not at every tick (it walks every subagent)
+            _newest = (live, newest_record(live))
+        return activity(self.written, self.now if self.clock is None else self.clock, _newest[1])
 
     @property
     def live_status(self) -> str:
