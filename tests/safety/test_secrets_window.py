@@ -123,9 +123,9 @@ def test_a_huge_prompt_masks_only_a_window(monkeypatch: pytest.MonkeyPatch) -> N
     seen: list[int] = []
     real = secrets.redact
 
-    def spy(t: str, cut: bool = False) -> tuple[str, tuple[str, ...]]:
+    def spy(t: str, cut: bool = False, **kw: Any) -> tuple[str, tuple[str, ...]]:
         seen.append(len(t))
-        return real(t, cut)
+        return real(t, cut, **kw)  # the set of values seen too
 
     monkeypatch.setattr(secrets, "redact", spy)
     for limit in (1, 100, 5000):

@@ -311,8 +311,7 @@ def redact_head(
     room = limit + REDACT_MARGIN
     while True:
         window, whole = head(text, room)
-        c = cut or not whole
-        out = (redact(window, cut=c) if seen is None else redact(window, cut=c, seen=seen))[0]
+        out = redact(window, cut=cut or not whole, seen=seen)[0]
         # a mask at the window's end (a token it cut) is at most a mask long: past the head
         if whole or len(out) > limit + _MASK_ROOM:
             return out
