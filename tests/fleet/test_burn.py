@@ -141,3 +141,16 @@ def test_budget_without_spending() -> None:
 
 def test_spent_on_a_day() -> None:
     assert spent_on([("2026-03-01", 1.0), ("2026-03-02", 2.5), ("2026-03-02", 0.5)], "2026-03-02") == 3.0
+
+
+def test_a_file_with_an_unpriced_model_has_minutes_of_unknown_cost(tmp_path: Path) -> None:
+    """The session's cost is unknown when one of its models has no price: its burn rate is
+    unknown too, never the priced model's rate applied to the other's tokens."""
+    b = busy("99999999-0000-4000-8000-00000000000a", minutes=3, per_minute=1)
+    b.model = "model-with-no-price-anywhere"
+    b.tick(5).tool("Grep", {"pattern": "x"}, "billing.py:4", took=1)
+    st = state_of(write(b, tmp_path, "-p", b.session_id))
+    assert len(st.main.tokens_by_model) == 2 and st.cost_usd is None
+    series = minute_series(st)
+    assert series and all(math.isnan(u) for _, _, u in series)
+    assert all(r.usd_per_hour is None for r in burn_rates(series, last_time(b)))

@@ -7,7 +7,8 @@ assistant record): :func:`minute_series` reads each file's ledger backwards from
 :data:`SERIES_MINUTES` minutes before the session's last record (at most :data:`SCAN_EVENTS`
 events a file), takes each API message once (the max of each field over its records, as the
 session's totals do) at the minute of its first record there, and prices it with the file's
-main model (events do not carry the model; a session rarely mixes models within a file). It is
+main model (events do not carry the model; a session rarely mixes models within a file), and a
+file with a model of no known price among its models has minutes of unknown cost. It is
 at most ``SERIES_MINUTES + 1`` entries ``(minute, tokens, usd)``: bounded memory per session.
 Tokens are all four kinds (input, output, cache writes and reads), as the session's total.
 """
@@ -76,8 +77,21 @@ class BudgetStatus(msgspec.Struct, frozen=True):
 
 
 def _file_model(st: AgentState) -> str | None:
+    """The model a file's usage events are priced with: its model of most tokens, or, when one
+    of its models has no known price (genai-prices), that model, so that the file's minutes are
+    unknown (``nan``), never priced at another model's rate (its events do not say which of the
+    file's models each message used)."""
+    from tracetui.model.pricing import model_price, utc_day
+
     by = st.tokens_by_model
-    return max(by, key=lambda m: (by[m].total, m)) if by else None
+    if not by:
+        return None
+    if len(by) > 1:
+        day = utc_day(st.last_timestamp) or "2026-01-01"
+        for m in sorted(by):
+            if model_price(m, 1, 1, 0, 0, day) is None:
+                return m
+    return max(by, key=lambda m: (by[m].total, m))
 
 
 def _backwards(led: Sequence, end: int, n: int, chunk: int = 1024) -> Iterator:
