@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["one_line", "brief_input", "file_ops", "READ_TOOLS", "WRITE_TOOLS", "EDIT_TOOLS", "SUBAGENT_TOOLS", "TODO_TOOLS"]
+__all__ = [
+    "one_line",
+    "one_line_name",
+    "brief_input",
+    "file_ops",
+    "READ_TOOLS",
+    "WRITE_TOOLS",
+    "EDIT_TOOLS",
+    "SUBAGENT_TOOLS",
+    "TODO_TOOLS",
+]
 
 #: tools whose ``file_path`` (``notebook_path``) input is counted as a read, write or edit
 READ_TOOLS = frozenset({"Read"})
@@ -51,11 +61,26 @@ def one_line(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: the line breaks and tab of a name shown on one line, as their control pictures (the other
+#: controls are the views' terminal-safety rule's, tracetui/views/safe.py)
+_NAME_BREAKS = str.maketrans({"\n": "\u240a", "\r": "\u240d", "\t": "\u2409"})
+#: the inputs that name a file or folder: a line break in one is part of the name, shown as its
+#: control picture, never folded to a space (a different name)
+_PATH_KEYS = frozenset({"file_path", "notebook_path", "path"})
+
+
+def one_line_name(name: str) -> str:
+    """``name`` (a file or folder name, a session id) with its line breaks and tabs as control
+    pictures: on one line wherever it is shown."""
+    return name.translate(_NAME_BREAKS) if ("\n" in name or "\r" in name or "\t" in name) else name
+
+
 def brief_input(name: str, inp: Any, limit: int = 80) -> str:
     """A one-line summary of a tool input, at most ``limit`` characters.
 
     Picks the field that says most for the tool (the command of Bash, the path of Read, …);
-    falls back to ``key=value`` pairs. ``inp`` is the decoded input (any JSON value).
+    falls back to ``key=value`` pairs. A path keeps its line breaks and tabs, as their control
+    pictures (:func:`one_line_name`); other white space runs are folded to one space. ``inp`` is the decoded input (any JSON value).
     """
     if not isinstance(inp, dict):
         return one_line(repr(inp), limit) if inp is not None else ""
@@ -65,11 +90,11 @@ def brief_input(name: str, inp: Any, limit: int = 80) -> str:
         return one_line(f"#{inp.get('taskId', '?')} {inp.get('status', '')}".strip(), limit)
     if name in ("Grep", "Glob") and "pattern" in inp:
         where = inp.get("path")
-        return one_line(f"{inp['pattern']}" + (f" in {where}" if where else ""), limit)
+        return one_line(f"{inp['pattern']}" + (f" in {one_line_name(where)}" if isinstance(where, str) and where else ""), limit)
     for key in _BRIEF_KEYS:
         val = inp.get(key)
         if isinstance(val, str) and val:
-            return one_line(val, limit)
+            return one_line(one_line_name(val) if key in _PATH_KEYS else val, limit)
     parts = []
     for key, val in inp.items():
         if isinstance(val, (str, int, float, bool)):

@@ -12,6 +12,7 @@ from typing import Union
 import msgspec
 
 from tracetui.ingest.secret_values import SeenSecrets
+from tracetui.ingest.tools import one_line_name
 from tracetui.model.types import Anchor, Derived, Episode, FileTouch, Tokens, ToolCall, UsageBucket
 
 __all__ = [
@@ -59,17 +60,6 @@ EVENT_KINDS = (
     "unknown_record",
     "unknown_block",
 )
-
-
-#: the line breaks and tab of a name shown on one line, as their control pictures (the other
-#: controls are the views' terminal-safety rule's, tracetui/views/safe.py)
-_NAME_BREAKS = str.maketrans({"\n": "\u240a", "\r": "\u240d", "\t": "\u2409"})
-
-
-def one_line_name(name: str) -> str:
-    """``name`` (a file or folder name, a session id) with its line breaks and tabs as control
-    pictures: on one line wherever it is shown."""
-    return name.translate(_NAME_BREAKS) if ("\n" in name or "\r" in name or "\t" in name) else name
 
 
 class Event(msgspec.Struct, array_like=True, gc=False):
