@@ -434,3 +434,14 @@ def test_a_first_line_after_a_byte_order_mark_or_with_a_lone_surrogate_is_a_sess
     r = SessionReader(late, price=False)
     r.poll()
     assert r.snapshot().counters.malformed == 1
+
+
+def test_a_session_id_on_a_later_line_with_a_lone_surrogate_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the file's name is not its session id and its first record carries none: the id is read
+    # from the first record that has one, as the fold reads that line (U+FFFD for the surrogate)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    proj = tmp_path / "projects" / "-p"
+    head = {"type": "file-history-snapshot", "messageId": "m1", "snapshot": {}}
+    p = write(proj / "renamed.jsonl", [json.dumps(head).encode(), json.dumps(prompt("odd \ud800 text", session="feedface-0001")).encode()])
+    assert b"\\ud800" in p.read_bytes()
+    assert find_session("feedface").path == p

@@ -17,7 +17,7 @@ from typing import Union
 import msgspec
 
 from tracetui.ingest.files import is_regular, open_regular
-from tracetui.ingest.first_line import decode_first_line
+from tracetui.ingest.first_line import decode_first_line, decode_repaired
 
 __all__ = [
     "is_agent_file",
@@ -254,12 +254,12 @@ def named_session_id(p: Path) -> str | None:
         return sid
     try:
         with open_regular(p) as f:
-            for _ in range(_NAMED_LINES):
+            for i in range(_NAMED_LINES):
                 line = f.readline(1 << 20)
                 if not line:
                     break
-                try:
-                    sid = _first.decode(line).sessionId
+                try:  # each line as the fold reads it (an escaped lone surrogate, bad UTF-8)
+                    sid = (decode_first_line if i == 0 else decode_repaired)(_first, line).sessionId
                 except (msgspec.DecodeError, RecursionError):
                     continue
                 if sid:

@@ -21,7 +21,7 @@ import msgspec
 from tracetui.ingest.files import open_regular
 from tracetui.ingest.repair import repair
 
-__all__ = ["opens_a_transcript", "decode_first_line", "SNIFF_BYTES", "BOM"]
+__all__ = ["opens_a_transcript", "decode_first_line", "decode_repaired", "SNIFF_BYTES", "BOM"]
 
 T = TypeVar("T")
 
@@ -47,6 +47,14 @@ def decode_first_line(decoder: msgspec.json.Decoder[T], line: bytes) -> T:
     Raises what ``decoder.decode`` raises (``msgspec.DecodeError``, ``msgspec.ValidationError``,
     ``RecursionError``) when the line is no JSON even so (cut short, not JSON at all)."""
     return _decode_repaired(decoder, line[3:] if line.startswith(BOM) else line)
+
+
+def decode_repaired(decoder: msgspec.json.Decoder[T], line: bytes) -> T:
+    """``decoder.decode(line)`` of any line of a file as the fold reads it: bytes msgspec rejects
+    (invalid UTF-8, an escaped lone surrogate) read with U+FFFD in their place; a byte order mark
+    is kept (it starts a record only at the start of the file: :func:`decode_first_line`).
+    Raises what ``decoder.decode`` raises when the line is no JSON even so."""
+    return _decode_repaired(decoder, line)
 
 
 def _decode_repaired(decoder: msgspec.json.Decoder[T], line: bytes) -> T:
