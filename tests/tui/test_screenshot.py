@@ -32,9 +32,10 @@ async def test_screenshot_is_saved_without_a_downloads_folder(tmp_path: Path, mo
         command = next(c for c in app.get_system_commands(app.screen) if c.title == "Screenshot")
         command.callback()
         exports = tmp_path / "exports"
-        await wait_until(pilot, lambda: exports.is_dir() and any(exports.glob("*.svg")), 300, 0.02)
+        # the file is written by Textual's delivery thread and said when complete (DeliveryComplete):
+        # read only after that (it exists, empty, while the thread writes it)
+        await wait_until(pilot, lambda: any("screenshot" in s.lower() for s in said), 300, 0.02)
         shots = list(exports.glob("*.svg"))
         assert len(shots) == 1 and shots[0].read_text(encoding="utf-8").startswith("<svg")
-        await wait_until(pilot, lambda: any("screenshot" in s.lower() for s in said), 300, 0.02)
     assert not (home / "Downloads").exists()
     assert not any("Failed" in s for s in said), said
