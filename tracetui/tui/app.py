@@ -155,6 +155,8 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
         self.views: dict[str, SessionView] = {}
         self._demo_done_said = False
         self._tab_n = 0
+        #: the titles of the open tabs (tabs are never closed): a new tab's is none of them
+        self._tab_titles: set[str] = set()
         #: keys on their way through the widgets, by id: (the key, the tab it was typed on)
         self._keys_typed_on: dict[int, tuple[object, SessionView | None]] = {}
         self._wire_fleet(settings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from tracetui.tui.format import one_line
 from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec
 
-__all__ = ["FIRST_TABS", "TAB_BATCH", "SessionTabPane", "SessionTabs", "TabActions"]
+__all__ = ["FIRST_TABS", "TAB_BATCH", "TITLE_CHARS", "SessionTabPane", "SessionTabs", "TabActions", "distinct_title"]
 
 #: tabs mounted with the first screen; the others follow it, :data:`TAB_BATCH` per refresh
 #: (``--all`` with 200 sessions: the first screen waited for every tab)
@@ -24,6 +25,33 @@ FIRST_TABS = 12
 TAB_BATCH = 24
 #: keys on their way through the widgets whose tab is remembered (a held key's repeats at most)
 KEYS_IN_FLIGHT = 256
+#: characters of a tab's title at most
+TITLE_CHARS = 40
+
+
+def distinct_title(label: str, stem: str, shown: Collection[str], limit: int = TITLE_CHARS) -> str:
+    """A tab's title: ``label`` (or the first 8 characters of ``stem``, the transcript's file
+    name without ``.jsonl``) on one line, at most ``limit`` characters, and none of ``shown``
+    (the titles of the tabs open already), so that two tabs can be told apart. A title that
+    clashes has its id, the label's last part when it is the start of ``stem``
+    (``project/1234abcd``), written out whole (``project/1234abcd-5678-…``), then, when that
+    clashes too (one session opened from two folders), a number: ``1234abcd (2)``."""
+    base = label or stem[:8]
+    title = one_line(base, limit)
+    if title not in shown:
+        return title
+    head, sep, tail = base.rpartition("/")
+    if len(tail) < len(stem) and stem.startswith(tail):
+        title = one_line(head + sep + stem, limit)
+        if title not in shown:
+            return title
+    n = 2
+    while True:
+        mark = f" ({n})"
+        title = one_line(base, limit - len(mark)) + mark
+        if title not in shown:
+            return title
+        n += 1
 
 
 class SessionTabs(TabbedContent):
@@ -64,7 +92,9 @@ class TabActions:
 
     def _pane(self, spec: SessionSpec) -> TabPane:
         self._tab_n += 1
-        title = Content(one_line(spec.label or path_text(Path(spec.paths[0]).stem)[:8], 40))
+        text = distinct_title(spec.label, path_text(Path(spec.paths[0]).stem), self._tab_titles)
+        self._tab_titles.add(text)
+        title = Content(text)
         # only the first tab draws its panes at once; the others when first shown (mounting
         # the panes of 200 tabs took 12 s before the first screen)
         return SessionTabPane(title, SessionView(spec, self.settings, eager=self._tab_n == 1), id=f"tab-{self._tab_n}")
