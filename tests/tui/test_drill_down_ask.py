@@ -80,3 +80,27 @@ def test_the_ask_read_back_is_the_prompt_as_folded(tmp_path: Path) -> None:
     ev = next(e for e in st.ledgers[0] if e.kind == "prompt")
     said, ok = read_ask(st, ev.anchor, ev.block, ASK_SHOWN)
     assert ok and said.startswith("/review the the") and said.endswith("END") and "command-name" not in said
+
+
+async def test_an_ask_too_large_to_read_back_shows_its_head_once(tmp_path: Path) -> None:
+    # trial 10: a prompt past the bound of a read-back said its head, then "the rest not read:"
+    # and the same head again before the reason
+    from tui_support import wait_until
+
+    from tracetui.tui.excerpts import MAX_LINE_BYTES
+
+    text = "HEAD-MARK " + "x" * (MAX_LINE_BYTES + 1000)
+    path = tmp_path / "s.jsonl"
+    _long_ask(path, text)
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        screen = await open_drill_down(pilot, app)
+
+        def summary() -> str:
+            return str(screen.query_one("#episode-summary").content)
+
+        await wait_until(pilot, lambda: "record too large" in summary(), 300, 0.02)
+        ask = summary().split("Ask s.jsonl:1\n", 1)[1]
+        assert ask.count("HEAD-MARK") == 1, ask[:300]
+        assert "; the rest not read: (record too large to show here: " in ask

@@ -168,7 +168,8 @@ class EpisodeScreen(Screen[None]):
         at = self.row.ask_anchor
         if at is not None and (ask is None or ask[0] != at):
             block = next((ev.block for ev in self.events if ev.kind == "prompt" and ev.anchor == at), 0)
-            ask = (at, read_ask(state, at, block, ASK_SHOWN, inline=self.row.ask))
+            # no inline head: ask_shown puts the episode's own text before the note
+            ask = (at, read_ask(state, at, block, ASK_SHOWN))
         n = 0
         for ev in [*self.events, *self.late.values()]:
             if ev.kind in ("tool_use", "tool_result", "assistant_text", "prompt", "api_error"):
