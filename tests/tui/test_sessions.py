@@ -26,3 +26,37 @@ async def test_a_third_session_opened_from_the_picker_is_the_tab_shown(tmp_path:
         assert view is not None and view.spec.paths[0] == paths[2]
         tabs = app.query_one("TabbedContent")
         assert tabs.active_pane is view.parent and view.parent.display
+
+
+async def test_a_copy_written_now_is_no_live_session_in_the_picker(tmp_path: Path) -> None:
+    # a helper's finding: the picker judged activity by the files' time alone, so a transcript
+    # copied a minute ago read "live" there while the fleet said "idle (a copy?)"
+    import time as _time
+    from datetime import UTC, datetime
+
+    from textual.widgets import DataTable
+    from tui_support import open_sessions
+
+    from tracetui.demo.build import TranscriptBuilder
+
+    now = _time.time()
+    live = tmp_path / "projects" / "-live" / "aaaa0000-0000-4000-8000-000000000001.jsonl"
+    start = datetime.fromtimestamp(now - 20, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    b = TranscriptBuilder(session_id=live.stem, start=start)
+    b.prompt("Fix the parser")
+    b.tick(5).text("On it.")
+    b.write(live)
+    copy = tmp_path / "projects" / "-copy" / "bbbb0000-0000-4000-8000-000000000002.jsonl"
+    b = TranscriptBuilder(session_id=copy.stem, start="2026-01-01T00:00:00.000Z")  # long before now
+    b.prompt("An old session, copied just now")
+    b.tick(5).text("Done.")
+    b.write(copy)
+    now = _time.time() + 1  # the app clock: a second after both files were written
+    app = app_for([live], tmp_path, now=now)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_state(pilot)
+        screen = await open_sessions(pilot, app)
+        table = screen.query_one(DataTable)
+        ages = {str(table.get_row_at(i)[3]): str(table.get_row_at(i)[0]) for i in range(table.row_count)}
+        assert ages[live.stem] == "live", ages
+        assert ages[copy.stem].endswith(" ago (a copy?)") and ages[copy.stem][0].isdigit(), ages

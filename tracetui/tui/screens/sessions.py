@@ -14,8 +14,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tracetui.tui.format import activity, fmt_age, fmt_bytes, one_line
+from tracetui.tui.format import activity, fmt_age, fmt_bytes, one_line, parse_ts
 from tracetui.tui.settings import SessionSpec
+from tracetui.views.fleet import copied
 
 __all__ = ["SessionSwitcher"]
 
@@ -78,6 +79,8 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         self.sessions: list = []
         #: the table width the rows were last fitted to
         self._drawn_for = -1
+        #: each listed file's newest record time (epoch seconds, ``None``: none read)
+        self._stamps: dict[Path, float | None] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-box"):
@@ -93,17 +96,22 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
-        """List sessions in a thread (it stats every transcript and reads the first line of
-        each Claude Code one)."""
+        """List sessions in a thread (it stats every transcript, reads the first line of each
+        Claude Code one and the last 64 KiB of each listed one: ``ingest/last_stamp.py``)."""
         from tracetui.ingest.discover import transcript_sessions
+        from tracetui.ingest.last_stamp import last_stamp
 
         found = transcript_sessions(self.root, self.agent)  # stray files are no sessions
-        self.app.call_from_thread(self._fill, found)
+        # the newest record's time of each row: a file written long after it is a copy or a
+        # touch, not a write of the session (views/fleet.copied, as the fleet judges it)
+        stamps = {s.path: parse_ts(last_stamp(s.path)) for s in found[:MAX_ROWS]}
+        self.app.call_from_thread(self._fill, found, stamps)
 
-    def _fill(self, found: list) -> None:
+    def _fill(self, found: list, stamps: dict[Path, float | None] | None = None) -> None:
         t = self.query_one(DataTable)
         t.loading = False
         self.sessions = found
+        self._stamps = stamps or {}
         self._draw()
         title = self.query_one("#sessions-title", Static)
         if not found:
@@ -131,8 +139,16 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         for s in self.sessions[:MAX_ROWS]:
             # "live" only for a file written within format.LIVE_WINDOW; else how long ago, or
             # "in the future" for a file stamped after the clock (no age: never negative seconds)
-            live = activity(s.mtime, now) == "live"
-            age = "live" if live else "in the future" if s.mtime > now else fmt_age(now - s.mtime) + " ago"
+            last = self._stamps.get(s.path)
+            live = activity(s.mtime, now, last) == "live"
+            if live:
+                age = "live"
+            elif s.mtime > now:
+                age = "in the future"
+            elif copied(s.mtime, last) and last is not None and last <= now:
+                age = fmt_age(now - last) + " ago (a copy?)"  # aged from its newest record, as the fleet says it
+            else:
+                age = fmt_age(now - s.mtime) + " ago"
             who = (
                 agent_name(s.agent) + (f" {one_line(s.role)}" if s.role else "") + (f" ({s.orphan})" if s.orphan else "")
             )  # "Codex CLI review": a run naming no parent
