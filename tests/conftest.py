@@ -156,9 +156,9 @@ def derive_process(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
     seen: list[tuple[str, int]] = []
     init = dp.DeriveProcess.__init__
 
-    def counting(self: object, fold: object) -> None:
+    def counting(self: object, fold: object, *args: object) -> None:
         seen.append((type(fold).__name__, getattr(fold, "src", 0)))
-        init(self, fold)  # type: ignore[arg-type]
+        init(self, fold, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(dp.DeriveProcess, "__init__", counting)
     return seen

@@ -310,3 +310,69 @@ def test_the_child_ends_when_the_fold_is_killed() -> None:
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(child), "the derive process outlived the fold that forked it"
+
+
+def test_the_child_reads_the_secrets_of_the_excerpts_as_this_process_would(tmp_path: Path, derive_process: list[tuple[str, int]]) -> None:
+    # `state` masks its output with the session's secrets (views/safe.state_secrets), read from
+    # every ledger excerpt after the fold: on 100 MB 15 % of the command's time in the fold's
+    # process. The derive process reads them as the events arrive; the set comes out the same,
+    # value for value, kind for kind and in the same order.
+    from trial_secrets import leaked, recurring_session, shapes_session
+
+    from tracetui.views.safe import state_secrets
+    from tracetui.views.state_json import state_summary
+
+    for make in (shapes_session, recurring_session):
+        path = make(tmp_path / make.__name__)
+        inproc, parallel = _fold([path], process=False), _fold([path], process=True)
+        seen = parallel.fold.secrets
+        # read by the child before any output asked: the events folded before the fork (the
+        # first record decides the agent), then as many as it read while it waited for the fold
+        assert 1 <= seen.marks[("events", 0)] <= len(parallel.fold.folds[0].events)
+        assert not inproc.fold.secrets
+        a, b = state_secrets(inproc.snapshot()), state_secrets(parallel.snapshot())
+        assert a is not None and b is not None and list(a.found.items()) == list(b.found.items())
+        assert state_summary(inproc.snapshot()) == state_summary(parallel.snapshot())
+        assert not leaked(state_summary(parallel.snapshot()))
+    assert _sources(derive_process) == [0, 0]
+
+
+def test_only_the_first_source_is_read_for_secrets_in_the_child(tmp_path: Path, derive_process: list[tuple[str, int]]) -> None:
+    # a value's kind is the one it was first found as, and the sources are read in order: a
+    # subagent's file read ahead of the main one could change a mask's kind
+    main, _sub = write_demo(tmp_path)
+    parallel = _fold([main], process=True)
+    marks = parallel.fold.secrets.marks
+    assert 1 <= marks[("events", 0)] <= len(parallel.fold.folds[0].events) and ("events", 1) not in marks
+    inproc = _fold([main], process=False)
+    a, b = state_secrets_of(inproc), state_secrets_of(parallel)
+    assert a == b
+
+
+def state_secrets_of(reader: SessionReader) -> list[object]:
+    from tracetui.views.safe import state_secrets
+
+    seen = state_secrets(reader.snapshot())
+    return [] if seen is None else list(seen.found.items())
+
+
+def test_the_child_reads_every_excerpt_when_the_fold_waits_for_it(
+    tmp_path: Path, derive_process: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the fold made slow: the child, waiting, reads every excerpt; the set is still the same
+    from trial_secrets import shapes_session
+
+    path = shapes_session(tmp_path)
+    feed = FileFold.feed_line
+
+    def slow(self: FileFold, *a: Any) -> None:
+        feed(self, *a)
+        if self.derive is not None and type(self.derive) is dp.DeriveProcess:
+            self.derive._flush()  # every line sent at once
+            threading.Event().wait(0.01)  # and the child given the time to read it
+
+    monkeypatch.setattr(FileFold, "feed_line", slow)
+    parallel = _fold([path], process=True)
+    assert parallel.fold.secrets.marks[("events", 0)] == len(parallel.fold.folds[0].events)
+    monkeypatch.undo()
+    assert state_secrets_of(_fold([path], process=False)) == state_secrets_of(parallel) != []

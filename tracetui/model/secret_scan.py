@@ -11,7 +11,7 @@ from tracetui.ingest.secret_values import SeenSecrets
 from tracetui.ingest.secrets import CUT_MARK, redact
 from tracetui.model.state import PromptInfo
 
-__all__ = ["state_secrets", "note_prompts"]
+__all__ = ["state_secrets", "note_prompts", "scan_excerpts", "scan_texts"]
 
 
 def note_prompts(seen: SeenSecrets, prompts: Iterable[tuple[str, PromptInfo | None]]) -> None:
@@ -23,6 +23,20 @@ def note_prompts(seen: SeenSecrets, prompts: Iterable[tuple[str, PromptInfo | No
         if text and marks.get(name) is not text:
             redact(text, seen=seen)
             marks[name] = text
+
+
+def scan_excerpts(seen: SeenSecrets, events: Iterable[Any]) -> None:
+    """Keep in ``seen`` the secrets of the excerpts of ``events`` (ledger ``Event``s), in their
+    order: what :func:`state_secrets` reads of a ledger held in memory, and what the derive
+    process reads of the events it is sent (``session/derive_wire.py``), the same rule in both."""
+    scan_texts(seen, [ev.excerpt for ev in events])
+
+
+def scan_texts(seen: SeenSecrets, excerpts: Iterable[str]) -> None:
+    """:func:`scan_excerpts` of the events' excerpts alone (``""``: an event without one)."""
+    for x in excerpts:
+        if x:
+            redact(x, cut=x.endswith(CUT_MARK), seen=seen)
 
 
 def state_secrets(state: Any) -> SeenSecrets | None:
@@ -43,10 +57,7 @@ def state_secrets(state: Any) -> SeenSecrets | None:
         end = len(ledger)
         if not isinstance(start, int) or start >= end:
             continue
-        for ev in ledger[start:end]:
-            x = ev.excerpt
-            if x:
-                redact(x, cut=x.endswith(CUT_MARK), seen=seen)
+        scan_excerpts(seen, ledger[start:end])
         marks[("events", src)] = end
     note_prompts(seen, (("goal", state.goal), ("latest_ask", state.latest_ask)))
     return seen

@@ -36,6 +36,7 @@ from typing import Any
 
 import msgspec
 
+from tracetui.ingest.secret_values import SeenSecrets
 from tracetui.ingest.tools import TODO_TOOLS
 from tracetui.model.derive import SHELL_TOOLS, USAGE_KINDS, Deriver
 from tracetui.model.state import Event, ToolCall
@@ -145,8 +146,26 @@ class DeriveProcess:
     usual, then call :meth:`finish` (or :meth:`abort` on an error). Raises ``OSError`` when the
     fork fails (the caller then keeps the hook in process)."""
 
-    def __init__(self, fold: Any) -> None:
+    def __init__(self, fold: Any, seen: SeenSecrets | None = None, src: int = 0) -> None:
         self._deriver: Deriver = fold.derive
+        #: the session's secrets and this file's source index: when the file is the session's
+        #: first (``state_secrets`` reads the sources in order, and a value's kind is the one it
+        #: was first found as, so only the first one's events may be read ahead of the rest),
+        #: the child reads the excerpts of its events from the set's mark on
+        #: (``secret_scan.state_secrets``': those folded before the fork, then those it is
+        #: sent), off this process (:meth:`secrets_into`)
+        self._seen_key = ("events", src)
+        start = seen.marks.get(self._seen_key, 0) if seen is not None else 0
+        self._seen_from = start
+        before: list[Event] = []
+        if seen is not None and (src != 0 or not isinstance(start, int) or start > len(fold.events)):
+            seen = None
+        elif seen is not None:
+            before = fold.events[start:]
+        #: the events folded at the fork: those sent to the child come after them
+        self._forked_at = len(fold.events)
+        #: what the child found: the secrets it added, in order, and how many events it read
+        self._found: tuple[list[tuple[bytes, tuple[str, int]]], int] | None = None
         ctx = multiprocessing.get_context("fork")
         # two pipes (one each way, not a socket pair): a pipe's buffer can be raised
         down_r, down_w = ctx.Pipe(duplex=False)
@@ -158,7 +177,10 @@ class DeriveProcess:
         except (ImportError, OSError):
             pass  # a lower limit: the default buffer works, only with more waits
         self._proc = ctx.Process(
-            target=_child, args=(down_r, up_w, self._deriver, _Mirror(fold), (down_w, up_r)), daemon=True, name="tracetui-derive"
+            target=_child,
+            args=(down_r, up_w, self._deriver, _Mirror(fold), (down_w, up_r), seen, before),
+            daemon=True,
+            name="tracetui-derive",
         )
         self._proc.start()
         down_r.close()
@@ -334,6 +356,7 @@ class DeriveProcess:
                 if part and type(part[0]) is tuple:
                     snaps.extend(part)
             deriver = unpickler.load()
+            self._found = unpickler.load()
         except (pickle.UnpicklingError, EOFError, ValueError) as exc:
             raise DeriveProcessError(f"the derive process sent back what does not unpickle ({exc})") from None
         finally:
@@ -346,6 +369,22 @@ class DeriveProcess:
         last = fold._last_snapshot
         if snaps and self._last_async and last is not None:
             fold._last_snapshot = replace(last, derived=snaps[-1][1])
+
+    def secrets_into(self, seen: SeenSecrets) -> None:
+        """Put the secrets the child found in the excerpts it read (those of the events folded
+        before the fork, then of the first events it was sent: as many as it read while it
+        waited for the fold) into ``seen`` (the session's set it was given, after
+        :meth:`finish`), and mark those events read (``secret_scan.state_secrets`` reads the
+        rest, from the mark on): the set is then what reading them in this process would have
+        made, in the same order. Nothing when the child was not given the set, or when the
+        set's mark moved since the fork (they were read here)."""
+        found = self._found
+        if found is None or seen.marks.get(self._seen_key, 0) != self._seen_from:
+            return
+        values, n = found
+        seen.update(SeenSecrets(key=seen.key, found=dict(values)))
+        seen.marks[self._seen_key] = self._forked_at + n
+        self._found = None
 
     def abort(self, fold: Any) -> None:
         """Stop the child and give the fold its hook as it was at the fork (call only when the

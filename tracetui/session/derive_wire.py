@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import io
 import pickle
+from collections import deque
 from multiprocessing.connection import Connection
 from typing import Any, Union
 
 import msgspec
 
+from tracetui.ingest.secret_values import SeenSecrets
 from tracetui.model.derive import Deriver
+from tracetui.model.secret_scan import scan_excerpts, scan_texts
 from tracetui.model.state import Event, PromptInfo, ToolCall
 
 
@@ -107,6 +110,10 @@ _Extra = Union[_Call, _Result, _State, _Snap, _Pending, _Model, _Pr, _Window, _O
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(tuple[list[Event], list[_Extra]])
 _MSGPACK, _PICKLE, _END = b"M", b"P", b"E"
+#: events whose excerpts the child reads for secrets between two looks at the pipe (~1 ms)
+SCAN_STEP = 64
+#: excerpts the child holds at most, not read for secrets yet (~130 bytes each)
+MAX_UNSCANNED = 100_000
 #: an ``at`` past every batch
 _NEVER = 1 << 62
 #: no model sent to the child yet (``None`` is a model the fold can give: unknown)
@@ -160,10 +167,22 @@ class _Mirror:
         self._last_snapshot = _Last(last.derived) if last is not None else None
 
 
-def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror, parent_ends: tuple[Connection, ...]) -> None:
+def _child(
+    conn: Connection,
+    back: Connection,
+    deriver: Deriver,
+    mirror: _Mirror,
+    parent_ends: tuple[Connection, ...],
+    seen: SeenSecrets | None = None,
+    before: list[Event] | None = None,
+) -> None:
     """The child's loop: replay the batches against ``deriver`` until the end marker, then send
     back one message of pickles from one Pickler: lists of ``(history index, Derived)`` and of
-    new episode versions, ``None``, then the deriver; on any failure, ``b"X" + why``."""
+    new episode versions, ``None``, the deriver, then the secrets found in the excerpts of the
+    events ``before`` (folded before the fork, not read for secrets yet) and of the first of
+    the events sent (``seen``: the session's set as it was at the fork): ``(the list of
+    ``(digest, (kind, length))`` it gained, in the order found, how many of the events sent
+    were read)``, ``None`` without ``seen``; on any failure, ``b"X" + why``."""
     for end in parent_ends:
         # the fork copied the parent's ends of both pipes: closed here, the parent's death is an
         # end of file for the child (which then exits) instead of a wait for ever
@@ -181,6 +200,9 @@ def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror
         sent = 0  # versions pickled so far
         events = mirror.events
         on_event = deriver.on_event
+        known = len(seen.found) if seen is not None else 0  # the secrets the session had at the fork
+        if seen is not None and before:
+            scan_excerpts(seen, before)
 
         def extra(m: Any) -> None:
             t = type(m)
@@ -223,14 +245,32 @@ def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror
                 pickler.dump(versions[sent:])
                 sent = len(versions)
 
+        #: the excerpts of the events sent still to be read for secrets, oldest first, and how
+        #: many were read: read :data:`SCAN_STEP` at a time while nothing waits in the pipe (the
+        #: derive step comes first: the fold waits on it when the pipe is full); what is left at
+        #: the end is left to the fold's process (``secret_scan.state_secrets``, from the mark
+        #: the parent sets past the events read here), and so is every event after a backlog of
+        #: :data:`MAX_UNSCANNED` (the memory it holds stays bounded)
+        unscanned: deque[str] = deque()
+        scanned = 0
+        taking = seen is not None
         while True:
             if (snaps or len(versions) > sent) and not conn.poll():
                 ahead()  # nothing to read: pickle what is frozen instead of waiting
+            while unscanned and seen is not None and not conn.poll():
+                step = [unscanned.popleft() for _ in range(min(SCAN_STEP, len(unscanned)))]
+                scan_texts(seen, step)
+                scanned += len(step)
             data = conn.recv_bytes()
             head = data[:1]
             if head == _END:
                 break
             evs, extras = _decoder.decode(memoryview(data)[1:]) if head == _MSGPACK else pickle.loads(memoryview(data)[1:])
+            if taking:
+                if len(unscanned) + len(evs) > MAX_UNSCANNED:
+                    taking = False  # these and the later ones are read by the parent
+                else:
+                    unscanned.extend([ev.excerpt for ev in evs])
             if not extras:
                 for ev in evs:
                     events.n += 1
@@ -251,6 +291,7 @@ def _child(conn: Connection, back: Connection, deriver: Deriver, mirror: _Mirror
         ahead()
         pickler.dump(None)  # the end of the snapshots and versions
         pickler.dump(deriver)
+        pickler.dump(None if seen is None else (list(seen.found.items())[known:], scanned))
         back.send_bytes(out.getbuffer())
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which refolds
         try:

@@ -217,7 +217,7 @@ class SessionReader:
         proc = None
         if self.derive_process and usable(fold, total - t.offset):
             try:
-                proc = DeriveProcess(fold)
+                proc = DeriveProcess(fold, self.fold.secrets, src)
             except OSError:
                 proc = None  # no fork: the hook stays in process
         try:
@@ -228,6 +228,7 @@ class SessionReader:
         except OSError:
             if proc is not None:  # what was folded before the error stays, derived as well
                 proc.finish(fold)
+                proc.secrets_into(self.fold.secrets)
             raise
         except BaseException:
             if proc is not None:
@@ -235,6 +236,7 @@ class SessionReader:
             raise
         if proc is not None:
             proc.finish(fold)
+            proc.secrets_into(self.fold.secrets)
         if final and t.held:
             # the complete records at the start of a line without newline count; a bad part
             # after them stays held (so the result does not depend on when the reads happened)
