@@ -143,7 +143,15 @@ async def test_session_switcher_marks_only_recently_written_sessions_live(tmp_pa
     retry_session(old)
     retry_session(new)
     retry_session(ahead)
-    now = new.stat().st_mtime + 30
+    from tracetui.ingest.last_stamp import last_stamp
+    from tracetui.tui.format import parse_ts
+
+    # the clock a minute after the newest record, the file written 30 s before it (a file
+    # written long after its newest record is a copy: test_a_copy_written_now_is_no_live_session_in_the_picker)
+    last = parse_ts(last_stamp(new))
+    assert last is not None
+    now = last + 60
+    os.utime(new, (now - 30, now - 30))
     os.utime(old, (now - 452 * 86400, now - 452 * 86400))
     # a fresh-user trial: a file modified years ahead of the clock was "-97257551s ago"
     os.utime(ahead, (now + 97_257_551, now + 97_257_551))
