@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import msgspec
 
@@ -27,7 +27,7 @@ TAIL_BYTES = 1 << 16
 
 
 class _Stamped(msgspec.Struct):
-    timestamp: Union[Any, None] = None
+    timestamp: Any = None
 
 
 _decoder = msgspec.json.Decoder(_Stamped)

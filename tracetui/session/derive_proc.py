@@ -153,15 +153,13 @@ class DeriveProcess:
         #: was first found as, so only the first one's events may be read ahead of the rest),
         #: the child reads the excerpts of its events from the set's mark on
         #: (``secret_scan.state_secrets``': those folded before the fork, then those it is
-        #: sent), off this process (:meth:`secrets_into`)
+        #: sent), off this process (:meth:`_secrets_into`)
         self._seen_key = ("events", src)
         start = seen.marks.get(self._seen_key, 0) if seen is not None else 0
-        self._seen_from = start
-        before: list[Event] = []
-        if seen is not None and (src != 0 or not isinstance(start, int) or start > len(fold.events)):
+        if src != 0 or not isinstance(start, int) or start > len(fold.events):
             seen = None
-        elif seen is not None:
-            before = fold.events[start:]
+        self._seen, self._seen_from = seen, start
+        before = fold.events[start:] if seen is not None else []
         #: the events folded at the fork: those sent to the child come after them
         self._forked_at = len(fold.events)
         #: what the child found: the secrets it added, in order, and how many events it read
@@ -337,8 +335,9 @@ class DeriveProcess:
         return pickle.loads(self._receive_raw())
 
     def finish(self, fold: Any) -> None:
-        """Send what is left, take the child's deriver back as ``fold.derive`` and put the
-        derived snapshots in place in ``fold.history``. Raises :class:`DeriveProcessError`
+        """Send what is left, take the child's deriver back as ``fold.derive``, put the
+        derived snapshots in place in ``fold.history`` and the secrets the child read into the
+        session's set (:meth:`_secrets_into`). Raises :class:`DeriveProcessError`
         when the child failed (the fold is then unusable: fold again in process)."""
         try:
             self._flush()
@@ -369,17 +368,17 @@ class DeriveProcess:
         last = fold._last_snapshot
         if snaps and self._last_async and last is not None:
             fold._last_snapshot = replace(last, derived=snaps[-1][1])
+        self._secrets_into()
 
-    def secrets_into(self, seen: SeenSecrets) -> None:
+    def _secrets_into(self) -> None:
         """Put the secrets the child found in the excerpts it read (those of the events folded
         before the fork, then of the first events it was sent: as many as it read while it
-        waited for the fold) into ``seen`` (the session's set it was given, after
-        :meth:`finish`), and mark those events read (``secret_scan.state_secrets`` reads the
-        rest, from the mark on): the set is then what reading them in this process would have
-        made, in the same order. Nothing when the child was not given the set, or when the
-        set's mark moved since the fork (they were read here)."""
-        found = self._found
-        if found is None or seen.marks.get(self._seen_key, 0) != self._seen_from:
+        waited for the fold) into the session's set it was given, and mark those events read
+        (``secret_scan.state_secrets`` reads the rest, from the mark on): the set is then what
+        reading them in this process would have made, in the same order. Nothing when the child
+        was not given the set, or when the set's mark moved since the fork (they were read here)."""
+        found, seen = self._found, self._seen
+        if found is None or seen is None or seen.marks.get(self._seen_key, 0) != self._seen_from:
             return
         values, n = found
         seen.update(SeenSecrets(key=seen.key, found=dict(values)))

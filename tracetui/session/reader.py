@@ -228,7 +228,6 @@ class SessionReader:
         except OSError:
             if proc is not None:  # what was folded before the error stays, derived as well
                 proc.finish(fold)
-                proc.secrets_into(self.fold.secrets)
             raise
         except BaseException:
             if proc is not None:
@@ -236,7 +235,6 @@ class SessionReader:
             raise
         if proc is not None:
             proc.finish(fold)
-            proc.secrets_into(self.fold.secrets)
         if final and t.held:
             # the complete records at the start of a line without newline count; a bad part
             # after them stays held (so the result does not depend on when the reads happened)
