@@ -32,6 +32,7 @@ __all__ = [
     "list_sessions",
     "newest_session",
     "is_session",
+    "is_session_file",
     "transcript_sessions",
     "opens_a_transcript",
     "find_session",
@@ -160,13 +161,19 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
     return out
 
 
+def is_session_file(path: Path, agent: str = "claude") -> bool:
+    """The one rule of which listed main file is a session where no session was named (the
+    newest session, ``--all``, the fleet, the session switcher, ``tracetui sessions``, and the
+    files ``report`` and ``search`` index: session/index/sync.py): a Claude Code ``*.jsonl``
+    whose first line is a transcript record (:func:`opens_a_transcript`; an empty, binary or
+    other-JSON file is a stray, not a session), or a rollout (``agent == "codex"``: one by its
+    first record already). Reads at most the first line of a Claude Code file; never raises."""
+    return agent == "codex" or opens_a_transcript(path)
+
+
 def is_session(info: SessionInfo) -> bool:
-    """Whether a listed file is a session to show where no session was named (the newest
-    session, ``--all``, the fleet, the session switcher, ``tracetui sessions``): a Claude Code
-    ``*.jsonl`` whose first line is a transcript record (:func:`opens_a_transcript`; an empty,
-    binary or other-JSON file is a stray, not a session), or a rollout (one by its first record
-    already). Reads at most the first line of a Claude Code file; never raises."""
-    return info.agent == "codex" or opens_a_transcript(info.path)
+    """:func:`is_session_file` of a listed file."""
+    return is_session_file(info.path, info.agent)
 
 
 def transcript_sessions(root: Path | None = None, agent: str | None = None, codex_root: Path | None = None) -> list[SessionInfo]:

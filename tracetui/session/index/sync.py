@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracetui import __version__
-from tracetui.ingest.files import path_text
+from tracetui.ingest.discover import is_session_file
+from tracetui.ingest.files import open_regular, path_text
 from tracetui.ingest.session_files import TranscriptFile, all_transcripts, codex_transcripts
 from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_code, index_path, open_db
 from tracetui.session.index.masks import mask_folded, masked_text
@@ -254,6 +255,23 @@ def _plan(row: tuple | None, st: os.stat_result, path: str | Path) -> tuple[str,
     return "grow", Resume(offset, line, inode, head, None if sidechain is None else bool(sidechain), codex=state)
 
 
+def _stray(tf: TranscriptFile) -> bool:
+    """Whether ``tf`` is a main file that is no session by the rule every session list follows
+    (discover.py :func:`~tracetui.ingest.discover.is_session_file`: its first line no transcript
+    record), and so is not indexed: a stray file holding copies of another session's records
+    would otherwise take that session's messages (the earliest file has them). A file that
+    cannot be opened is not one: its read says why (``UpdateStats.errors``). A file that grew
+    keeps its first line, so only a new or rewritten file is judged (one read of its first line)."""
+    if tf.role != "main" or is_session_file(tf.path, tf.agent):
+        return False
+    try:
+        with open_regular(tf.path):
+            pass
+    except OSError:
+        return False
+    return True
+
+
 def _all_files(root: Path | None, codex_home: Path | None) -> list[TranscriptFile]:
     """The Claude Code transcripts under ``root`` and the rollouts under ``codex_home``, each
     path once (a file found in both layouts is filed as the projects folder has it)."""
@@ -280,13 +298,16 @@ def update(
     relabel = []
     for tf in files:
         path = path_text(tf.path)  # the row's key and what is shown; tf.path is what is opened
-        seen.add(path)
         try:
             st = os.stat(tf.path)
         except OSError as exc:
+            seen.add(path)
             stats.errors.append(f"{path}: {exc.strerror or exc}")
             continue
         kind, resume = _plan(saved.get(path), st, tf.path)
+        if kind in ("new", "redo") and _stray(tf):
+            continue  # no session (``tracetui sessions`` leaves it out too): rows it had are dropped below
+        seen.add(path)
         if kind != "same":
             todo.append((tf, path, kind, resume))
         elif (label := _relabel(saved[path], tf)) is not None:
