@@ -13,6 +13,7 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,13 +135,17 @@ def _warn(line: str) -> None:
     print(f"tracetui sessions: {line}", file=sys.stderr)
 
 
-def render_table(rows: list, fleet_line: str, now: float) -> str:
-    """The rows as a text table, columns padded to the cells they take, with the fleet's line under it."""
+def render_table(rows: list, fleet_line: str, now: float, known: Sequence[str] = ()) -> str:
+    """The rows as a text table, columns padded to the cells they take, with the fleet's line
+    under it. The session column shows each id's prefix that names it alone among the rows'
+    and ``known`` ids (every session id a command line's prefix is looked up among):
+    :func:`~tracetui.views.fleet_table.id_chars`."""
     from rich.cells import cell_len
 
-    from tracetui.views.fleet_table import COLUMNS, row_cells
+    from tracetui.views.fleet_table import COLUMNS, id_chars, row_cells
 
-    cells = [row_cells(r, now) for r in rows]
+    n = id_chars([r.facts.session_id for r in rows], known)
+    cells = [row_cells(r, now, session_chars=n[r.facts.session_id]) for r in rows]
     heads = [h for _, h in COLUMNS]
     widths = [max([cell_len(h)] + [cell_len(c[k]) for c in cells]) for (k, _), h in zip(COLUMNS, heads)]
 
@@ -158,7 +163,7 @@ def render_table(rows: list, fleet_line: str, now: float) -> str:
 def _cmd_sessions(ns: argparse.Namespace) -> int:
     import orjson
 
-    from tracetui.ingest.discover import projects_dir, where_sessions
+    from tracetui.ingest.discover import list_sessions, projects_dir, where_sessions
     from tracetui.model.state import one_line_name
     from tracetui.views.fleet_table import Budgets, row_json
     from tracetui.views.fleet_totals import fleet_summary
@@ -183,5 +188,6 @@ def _cmd_sessions(ns: argparse.Namespace) -> int:
         # the folders looked in, as every name is printed: on one line, no control character
         print(f"no session{when} under {safe_text(one_line_name(where_sessions()))}")
         return 0
-    print(render_table(rows, fleet_summary(rows, now, budgets), now))
+    known = [s.session_id for s in list_sessions()]  # those a prefix is looked up among (state ID, view ID)
+    print(render_table(rows, fleet_summary(rows, now, budgets), now, known))
     return 0

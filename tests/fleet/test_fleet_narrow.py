@@ -81,11 +81,11 @@ async def test_at_80_columns_every_column_is_reached_and_home_goes_back(tmp_path
         await pilot.press("end")
         await pilot.pause()
         head = lines(table)[0]
-        assert all(h in head for h in ("State", "Project", "Anomalies", "Tokens", "Cost", "Tok/1h", "$/1h", "Ctx")), head
+        assert all(h in head for h in ("State", "Project", "Tokens", "Cost", "Tok/1h", "$/1h", "Ctx", "Session")), head
         for i, line in enumerate(lines(table)[1:]):
             cells = dict(zip((k for k, _ in COLUMNS), table.row_text(i)))
             assert cells["state"] in line and cells["project"] in line  # still says which session
-            assert all(cells[k] in line for k in ("tokens", "cost", "hour_tokens", "hour_cost", "context")), line
+            assert all(cells[k] in line for k in ("tokens", "cost", "hour_tokens", "hour_cost", "context", "session")), line
         await pilot.press("home")
         await pilot.pause()
         assert table.scroll_offset.x == 0 and "Title or goal" in lines(table)[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -29,3 +30,51 @@ def test_sessions_table_pads_wide_characters_to_their_cells(tmp_path: Path, monk
     at = cell_len(head[: head.index("Agent")])
     for row in rows:  # the agent column starts at the same cell on every line
         assert cell_len(row[: row.index("claude")]) == at, row
+
+
+def _twins(root: Path, ids: tuple[str, ...], now: float) -> None:
+    """Sessions of the same project, title and time, one per id."""
+    for sid in ids:
+        b = fs.builder(sid, start=fs.iso(now - 600))
+        b.prompt("Fix the login page")
+        b.tick(1).text("Done.")
+        fs.write(b, root, "-home-dev-web", sid)
+
+
+def test_twin_rows_are_told_apart_by_a_session_id_the_cli_takes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    ids = ("aaaa0000-0000-4000-8000-00000000000a", "bbbb0000-0000-4000-8000-00000000000b")
+    _twins(tmp_path / "claude", ids, time.time())
+    assert main(["sessions", "--no-cache"]) == 0
+    head, *rows = capsys.readouterr().out.splitlines()[:3]
+    assert head.split()[-1] == "Session"
+    shown = sorted(row.split()[-1] for row in rows)
+    assert shown == ["aaaa0000", "bbbb0000"]
+    for prefix, sid in zip(shown, ids):  # each names its session on the command line
+        assert main(["state", prefix, "--json", "--no-cache"]) == 0
+        assert f'"session_id": "{sid}"' in capsys.readouterr().out
+
+
+def test_ids_sharing_their_first_characters_are_shown_until_they_differ(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    now = time.time()
+    ids = ("0199c0de-0000-7000-8000-00000000d001", "0199c0de-0000-7000-9000-00000000d002")
+    _twins(tmp_path / "claude", ids, now)
+    old = "0199c0de-0000-7000-8000-00000000e003"  # older than the window: not listed, but a prefix finds it too
+    _twins(tmp_path / "claude", (old,), now)
+    past = now - 3 * 86400
+    os.utime(tmp_path / "claude" / "projects" / "-home-dev-web" / f"{old}.jsonl", (past, past))
+    assert main(["sessions", "--no-cache"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:3]
+    assert sorted(row.split()[-1] for row in rows) == ["0199c0de-0000-7000-8000-00000000d", "0199c0de-0000-7000-9"]
+    assert main(["state", "0199c0de-0000-7000-8000-00000000d", "--json", "--no-cache"]) == 0
+    assert f'"session_id": "{ids[0]}"' in capsys.readouterr().out
+
+
+def test_id_chars() -> None:
+    from tracetui.views.fleet_table import ID_CHARS, id_chars
+
+    assert id_chars([]) == {}
+    assert id_chars(["abcdefghij", "zzzzzzzzzz"]) == {"abcdefghij": ID_CHARS, "zzzzzzzzzz": ID_CHARS}
+    assert id_chars(["abcdefghij"], ["abcdefghXY"]) == {"abcdefghij": 9}
+    assert "abc"[: id_chars(["abc"], ["abcdefghij"])["abc"]] == "abc"  # named whole: an exact id wins

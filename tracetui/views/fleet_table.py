@@ -6,7 +6,7 @@ as JSON. The fleet's totals over the rows: :mod:`tracetui.views.fleet_totals`. P
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -44,6 +44,8 @@ __all__ = [
     "coarse_age",
     "flight_age",
     "utc_day_of",
+    "id_chars",
+    "ID_CHARS",
 ]
 
 #: ``(id, heading)`` of each column, in order
@@ -59,7 +61,10 @@ COLUMNS = (
     ("hour_tokens", "Tok/1h"),
     ("hour_cost", "$/1h"),
     ("context", "Ctx"),
+    ("session", "Session"),
 )
+#: characters of a session id the session column shows at least (more where ids share them: :func:`id_chars`)
+ID_CHARS = 8
 #: characters the title and the call in flight keep at most
 TITLE_CHARS = 60
 FLIGHT_CHARS = 40
@@ -214,13 +219,43 @@ def _hour(row: FleetRow) -> Rate:
     return row.rates[-1]
 
 
+def id_chars(ids: Iterable[str], known: Iterable[str] = ()) -> dict[str, int]:
+    """Each of ``ids`` (the rows' session ids) -> the characters the session column shows of
+    it: the fewest, at least :data:`ID_CHARS`, whose prefix starts no other id of ``ids`` or
+    ``known`` (every session id the command line looks a prefix up among: discover.py
+    ``find_session``), so that each row's cell names its session alone; an id that is a
+    prefix of another is named whole (an exact id wins there)."""
+    mine = set(ids)
+    every = sorted(mine | set(known))
+    out: dict[str, int] = {}
+    for i, sid in enumerate(every):
+        if sid not in mine:
+            continue
+        common = 0
+        for j in (i - 1, i + 1):  # in sorted order the longest shared prefix is a neighbour's
+            if 0 <= j < len(every):
+                other = every[j]
+                n = 0
+                while n < min(len(sid), len(other)) and sid[n] == other[n]:
+                    n += 1
+                common = max(common, n)
+        out[sid] = max(ID_CHARS, min(len(sid), common + 1))
+    return out
+
+
 def row_cells(
-    row: FleetRow, now: float, title_chars: int = TITLE_CHARS, flight_chars: int | None = None, measure: Callable[[str], int] | None = None
+    row: FleetRow,
+    now: float,
+    title_chars: int = TITLE_CHARS,
+    flight_chars: int | None = None,
+    measure: Callable[[str], int] | None = None,
+    session_chars: int = ID_CHARS,
 ) -> dict[str, str]:
     """The text of each column (:data:`COLUMNS`) of ``row`` at ``now``, the title cut to
     ``title_chars`` characters, the call in flight with its age to ``flight_chars`` (``None``:
-    the call to :data:`FLIGHT_CHARS`); cells instead of characters with ``measure``
-    (:func:`fit_line`); a cut ends in ``…``; safe to draw."""
+    the call to :data:`FLIGHT_CHARS`), the session id to its first ``session_chars`` characters
+    (its :func:`id_chars` among the rows: a prefix the command line takes for it); cells instead of
+    characters with ``measure`` (:func:`fit_line`); a cut ends in ``…``; safe to draw."""
     f = row.facts
     info, warn, error = _anomaly_counts(row, now)
     anomalies = " ".join(f"{n}{s}" for n, s in ((error, "E"), (warn, "W"), (info, "I")) if n)
@@ -239,6 +274,7 @@ def row_cells(
         "hour_tokens": fmt_short(hour.tokens_per_hour),
         "hour_cost": fmt_usd(hour.usd_per_hour),
         "context": fill,
+        "session": one_line(f.session_id[:session_chars], session_chars),
     }
 
 

@@ -24,7 +24,7 @@ from tracetui.ingest.files import path_text
 from tracetui.tui.fleet_feed import FleetChanged, FleetFeed
 from tracetui.tui.settings import SessionSpec
 from tracetui.tui.widgets.fleet_rows import FleetRows
-from tracetui.views.fleet_table import COLUMNS, FleetRow, flight_age, give_way, row_cells, row_detail
+from tracetui.views.fleet_table import COLUMNS, ID_CHARS, FleetRow, flight_age, give_way, id_chars, row_cells, row_detail
 from tracetui.views.fleet_totals import fleet_summary
 
 __all__ = ["FleetScreen", "STATE_STYLE", "title_chars"]
@@ -144,27 +144,31 @@ class FleetScreen(Screen[None]):
         cols = [c for c, _ in COLUMNS]
         want: tuple[int, int | None] = (title_chars(self.app.size.width), None)
         memo: dict[tuple, tuple] = {}
-        keys, cells, styles = self._cells(rows, now, cols, want, memo)
+        ids = id_chars([r.facts.session_id for r in rows])  # twin rows told apart by their ids
+        keys, cells, styles = self._cells(rows, now, cols, want, memo, ids)
         fit = self._give_way(cells, cols, want)
         if fit != want:  # only the title and flight cells change: the others are as measured
-            keys, cells, styles = self._cells(rows, now, cols, fit, memo)
+            keys, cells, styles = self._cells(rows, now, cols, fit, memo, ids)
         self._memo = memo  # both passes' cells: the next refresh finds each
         self.query_one(FleetRows).set_rows(keys, cells, styles)
         self._show_detail()
 
-    def _cells(self, rows: list, now: float, cols: list[str], chars: tuple[int, int | None], memo: dict) -> tuple[list, list, list]:
+    def _cells(
+        self, rows: list, now: float, cols: list[str], chars: tuple[int, int | None], memo: dict, ids: dict[str, int] | None = None
+    ) -> tuple[list, list, list]:
         """``(keys, cells, styles)`` of ``rows`` with the title and the call in flight cut to
-        ``chars`` cells (``(title, flight)``; flight ``None``: the views' own limit); the cells
-        made go into ``memo`` by ``(session, chars)``."""
+        ``chars`` cells (``(title, flight)``; flight ``None``: the views' own limit) and the
+        session ids to their ``ids`` characters (``id_chars``); the cells made go into ``memo`` by ``(session, chars)``."""
         keys, cells, styles = [], [], []
         for r in rows:
             # a row's cells change with its facts, state, rates, budget and the age of its call
             # (to the minute past the first): the same inputs, the same cells (no work per tick)
-            mk = (r.facts, r.status.state, r.rates, r.budget, flight_age(r, now))
+            n = (ids or {}).get(r.facts.session_id, ID_CHARS)
+            mk = (r.facts, r.status.state, r.rates, r.budget, flight_age(r, now), n)
             at = (r.facts.key, chars)
             got = self._memo.get(at)
             if got is None or got[0] != mk:
-                c = row_cells(r, now, *chars, measure=cell_len)  # the widths are cells
+                c = row_cells(r, now, *chars, measure=cell_len, session_chars=n)  # the widths are cells
                 got = (mk, tuple(c[k] for k in cols), tuple(_style_of(k, c[k]) for k in cols))
             memo[at] = got
             keys.append(r.facts.key)
