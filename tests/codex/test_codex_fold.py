@@ -439,6 +439,18 @@ def test_a_token_total_of_another_type_or_out_of_range_is_rejected_and_said() ->
     assert (st.tokens.input, st.tokens.cache_read, st.tokens.output) == (800, 200, 100)
 
 
+def test_a_rollout_whose_every_token_total_is_rejected_costs_unknown_and_keeps_its_model() -> None:
+    b = RolloutBuilder()
+    b.turn("Count the tokens")
+    b.event(
+        "token_count", info={"total_token_usage": {"input_tokens": "lots", "cached_input_tokens": 0, "output_tokens": 1}}, rate_limits=None
+    )
+    st = fold_bytes(b.data(), price=True)
+    assert st.counters.usage_rejected == 1 and st.tokens.total == 0
+    assert st.cost_usd is None and st.cost_note == "usage of 1 record rejected, none left to price"
+    assert st.models and st.models[0].startswith("gpt-")
+
+
 def test_a_subagent_notification_ends_the_childs_link_as_it_says() -> None:
     # seventh user trial: subagents stayed async_launched after the parent was told they completed
     b = RolloutBuilder()

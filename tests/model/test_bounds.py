@@ -127,9 +127,39 @@ def test_a_token_count_out_of_range_is_not_usage_but_the_record_stays(value: int
     assert unk.anchor.line == 2
     assert [e.kind for e in st.events(0)] == ["prompt", "assistant_text"]
     assert st.tokens.total == 0 and not st.usage_buckets
-    # the cost leaves that record out, and says so (a lower bound, not the whole)
+    # nothing else to price: the cost is unknown, with why, never $0.00; the model is still known
     assert st.counters.usage_rejected == 1
-    assert st.cost_usd == 0.0 and st.cost_note == "estimate (genai-prices); usage of 1 record rejected, not priced"
+    assert st.cost_usd is None and st.cost_note == "usage of 1 record rejected, none left to price"
+    assert st.models == ("claude-sonnet-4-5",)
+
+
+def test_a_rejected_usage_beside_a_priced_one_leaves_a_lower_bound() -> None:
+    good = [
+        assistant(
+            [text_block("ok")],
+            model="claude-sonnet-4-5",
+            u={"input_tokens": 10, "output_tokens": 5},
+            ts=TS,
+            msg_id="msg_ok",
+            request_id="req_ok",
+        )
+    ]
+    st = fold(_usage(HUGE) + good, price=True)
+    assert st.counters.usage_rejected == 1 and st.tokens.total == 15
+    assert st.cost_usd is not None and st.cost_usd > 0
+    assert st.cost_note == "estimate (genai-prices); usage of 1 record rejected, not priced"
+
+
+def test_every_usage_of_another_type_reads_unknown_in_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "s.jsonl"
+    recs = _usage(1)
+    recs[1]["message"]["usage"] = {"input_tokens": "10", "output_tokens": "5"}  # strings, not counts
+    p.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    assert main(["state", str(p), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    (cost,) = [line for line in out.splitlines() if line.startswith("cost")]
+    assert "$0.00" not in cost and "unknown (usage of 1 record rejected, none left to price)" in cost
+    assert cost.endswith("models claude-sonnet-4-5")
 
 
 def test_the_cached_reader_says_the_same_of_rejected_usage(tmp_path: Path) -> None:
@@ -138,7 +168,7 @@ def test_the_cached_reader_says_the_same_of_rejected_usage(tmp_path: Path) -> No
     r = open_cached([p])
     r.poll()
     st = r.snapshot()
-    assert st.counters.usage_rejected == 2 and st.cost_note.endswith("usage of 2 records rejected, not priced")
+    assert st.counters.usage_rejected == 2 and st.cost_note == "usage of 2 records rejected, none left to price"
     assert r.save_cache() is True
     r2 = open_cached([p])
     assert r2.cache_status == "warm"

@@ -328,6 +328,8 @@ class CodexCalls:
                 self.counters.unknown_records += 1
                 self.counters.usage_rejected += 1
                 self._unknown(anchor, "event_msg:token_count", f"usage rejected: {why}")
+                if self.model:
+                    self.models.setdefault(self.model, 0)  # the model was used, its tokens are what is unknown
         if cur is None or cur == self._tok_base:  # no total, or a repeated one: no usage
             self._event("metadata", anchor, st, 0, payload, "token_count", name="token_count")
             return

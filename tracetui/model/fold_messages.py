@@ -73,6 +73,8 @@ class MessageHandlers:
             self.counters.unknown_records += 1
             self.counters.usage_rejected += 1
             self._unknown(anchor, "assistant", f"usage rejected: {msg.usage_error}")
+            if msg.model and model != SYNTHETIC_MODEL:
+                self.models.setdefault(model, 0)  # the model was used, its tokens are what is unknown
         if msg.usage is not None and model != SYNTHETIC_MODEL:
             us = msg.usage
             cw = us.cache_creation_input_tokens

@@ -190,8 +190,11 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejec
     ""``) is priced at the UTC day of ``fallback_ts`` (callers pass the last record's
     timestamp of what they price), else at :data:`DEFAULT_DAY`. ``rejected``: how many records'
     usage was rejected (``Counters.usage_rejected``); the note then says they are not priced (the
-    figure is a lower bound). Pure: reads no clock."""
+    figure is a lower bound); when none is left to price (every record's usage rejected), the
+    cost is ``None``, not zero: a cost that could not be computed reads unknown, with why.
+    Pure: reads no clock."""
     total = 0.0
+    priced = False
     unknown: set[str] = set()
     fallback = utc_day(fallback_ts)
     if not _valid_day(fallback):
@@ -206,9 +209,13 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejec
             unknown.add(b.model)
         else:
             total += p
-    extra = f"; usage of {rejected} record{'' if rejected == 1 else 's'} rejected, not priced" if rejected else ""
+            priced = True
+    records = f"{rejected} record{'' if rejected == 1 else 's'}"
+    extra = f"; usage of {records} rejected, not priced" if rejected else ""
     if unknown:
         return None, "no price known for " + ", ".join(sorted(unknown)) + extra
+    if rejected and not priced:
+        return None, f"usage of {records} rejected, none left to price"
     return round(total, 6), PLAIN_COST_NOTE + extra
 
 
