@@ -1,6 +1,6 @@
-"""``tracetui sessions [--all] [--hours N] [--json]``: the fleet's columns, headless.
+"""``tracetui sessions [--all] [--hours N] [--agent A] [--json]``: the fleet's columns, headless.
 
-One row per session under the projects folder active in the last ``--hours`` hours (``--all``:
+One row per session of either agent (Claude Code's projects folder, the Codex home) active in the last ``--hours`` hours (``--all``:
 every session), sorted by what needs attention (:mod:`tracetui.views.fleet`), as a table or
 one JSON object (:func:`tracetui.views.fleet_table.row_json` per session, and the fleet's
 totals). Each session is folded through the store like ``tracetui state``; one that cannot be
@@ -12,12 +12,32 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tracetui.args import add_agent_arg
+
 __all__ = ["register_sessions", "sessions_data", "render_table"]
+
+
+#: the column a state's rule starts at in the help's list of states (``"  " + 15 + " "``)
+_RULE_AT = 18
+
+
+class _WrapFormatter(argparse.HelpFormatter):
+    """argparse's formatter, its text wrapped line by line to the help's width, as every
+    other command's: a line of the description or the epilog is filled, and a line of the
+    epilog's list of states (it starts with spaces) goes on under its rule (:data:`_RULE_AT`)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out = []
+        for line in text.splitlines():
+            hang = indent + (" " * _RULE_AT if line.startswith("  ") else "")
+            out.append(textwrap.fill(line, width, initial_indent=indent, subsequent_indent=hang))
+        return "\n".join(out)
 
 
 def _positive(text: str) -> float:
@@ -34,7 +54,7 @@ def register_sessions(sub: Any) -> None:
     """Add the ``sessions`` subcommand to the ``tracetui`` subparsers ``sub``."""
     from tracetui.views.fleet import rules_help
 
-    rules = "\n".join(f"  {state:15} {rule}" for state, rule in rules_help())
+    rules = "\n".join(f"  {state:{_RULE_AT - 3}} {rule}" for state, rule in rules_help())
     p = sub.add_parser(
         "sessions",
         help="list the sessions with their state, call in flight, anomalies, tokens and cost",
@@ -43,9 +63,14 @@ def register_sessions(sub: Any) -> None:
         " tokens and estimated cost of the session and of the last hour, context fill. Sorted by what needs"
         " attention: waiting on you, failing, stalled, working, idle, ended.",
         epilog="states, in the order of attention (a session is in the first whose rule holds, ended checked before all):\n" + rules,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_WrapFormatter,
     )
-    p.add_argument("--all", action="store_true", help="every session under the projects folder, whatever its age")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="every session, whatever its age: Claude Code's under <claude dir>/projects and the Codex CLI's under $CODEX_HOME (~/.codex)",
+    )
+    add_agent_arg(p)
     p.add_argument(
         "--hours", type=_positive, default=None, metavar="N", help="sessions whose files were written in the last N hours (default 24)"
     )
@@ -62,10 +87,16 @@ def register_sessions(sub: Any) -> None:
 
 
 def sessions_data(
-    hours: float | None, now: float, subagents: bool = True, use_cache: bool = True, budgets: Any = None, warn: Any = None
+    hours: float | None,
+    now: float,
+    subagents: bool = True,
+    use_cache: bool = True,
+    budgets: Any = None,
+    warn: Any = None,
+    agent: str | None = None,
 ) -> tuple[list, dict]:
-    """``(rows, fleet)``: the :class:`~tracetui.views.fleet_table.FleetRow` of each session under
-    the projects folder (one a session: :func:`~tracetui.views.fleet_copies.one_per_session`) written in the last ``hours`` hours (``None``: all) at ``now`` (epoch
+    """``(rows, fleet)``: the :class:`~tracetui.views.fleet_table.FleetRow` of each session of
+    either agent (``agent``, ``"claude"`` | ``"codex"``: of that one; discover.py ``list_sessions``; one a session: :func:`~tracetui.views.fleet_copies.one_per_session`) written in the last ``hours`` hours (``None``: all) at ``now`` (epoch
     seconds), sorted by attention, and :func:`~tracetui.views.fleet_totals.fleet_json`.
     ``warn(line)`` hears of a session that could not be read (default: stderr)."""
     from tracetui.ingest.discover import is_session, list_sessions
@@ -89,7 +120,7 @@ def sessions_data(
     cutoff = None if hours is None else now - hours * 3600
     pairs = []
     unreadable: list[str] = []
-    for info in list_sessions():
+    for info in list_sessions(agent=agent):
         if cutoff is not None and info.mtime < cutoff:
             continue
         if not is_session(info):  # a stray file is no session; one that cannot be read is said
@@ -175,7 +206,7 @@ def _cmd_sessions(ns: argparse.Namespace) -> int:
     hours = None if ns.all else (ns.hours or 24.0)
     now = time.time()
     budgets = Budgets(ns.budget_usd, ns.budget_usd_day)
-    rows, fleet = sessions_data(hours, now, not ns.no_subagents, not ns.no_cache, budgets)
+    rows, fleet = sessions_data(hours, now, not ns.no_subagents, not ns.no_cache, budgets, agent=ns.agent)
     if ns.json:
         obj, _ = redact_json(
             {"now": now, "hours": hours, "projects": str(projects_dir()), "fleet": fleet, "sessions": [row_json(r, now) for r in rows]}
@@ -186,7 +217,7 @@ def _cmd_sessions(ns: argparse.Namespace) -> int:
     if not rows:
         when = "" if hours is None else f" active in the last {hours:g} hours"
         # the folders looked in, as every name is printed: on one line, no control character
-        print(f"no session{when} under {safe_text(one_line_name(where_sessions()))}")
+        print(f"no session{when} under {safe_text(one_line_name(where_sessions(ns.agent)))}")
         return 0
     known = [s.session_id for s in list_sessions()]  # those a prefix is looked up among (state ID, view ID)
     print(render_table(rows, fleet_summary(rows, now, budgets), now, known))

@@ -157,3 +157,38 @@ def test_a_stray_newest_file_is_no_session_when_none_is_named(
     assert main(["state", "--no-cache", str(stray)]) == 1
     err = capsys.readouterr().err
     assert str(stray) in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", None])
+def test_sessions_agent_keeps_one_agents_sessions(
+    agent: str | None, both: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    (tmp_path / "no-settings.toml").write_text("")  # an empty settings file: no note on stderr
+    assert main(["sessions", "--all", "--json", "--no-cache", *(["--agent", agent] if agent else [])]) == 0
+    out = capsys.readouterr()
+    got = {(s["agent"], s["key"]) for s in json.loads(out.out)["sessions"]}
+    want = {("claude", str(both["claude"])), ("codex", str(both["codex"])), ("codex", str(both["archived"]))}
+    assert got == {w for w in want if agent in (None, w[0])}, out.err
+
+
+def test_export_all_takes_the_agent_too(both: dict[str, Path]) -> None:
+    import argparse
+
+    from tracetui.export.command import _targets
+
+    assert _targets(argparse.Namespace(all=True, paths=[], agent="claude")) == [both["claude"]]
+    assert set(_targets(argparse.Namespace(all=True, paths=[], agent="codex"))) == {both["codex"], both["archived"]}
+    assert _targets(argparse.Namespace(all=False, paths=[THREAD[:8]], agent="codex")) == [both["codex"]]
+
+
+def test_sessions_help_wraps_and_names_both_homes(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    for argv in (["sessions", "--help"], ["export", "otlp", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        out = capsys.readouterr().out
+        assert max(len(line) for line in out.splitlines()) <= 80, argv
+        assert "every session under the projects folder" not in out
+        assert "$CODEX_HOME" in " ".join(out.split()) and "--agent" in out

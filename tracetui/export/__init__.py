@@ -62,7 +62,12 @@ def register_export(sub) -> None:
         ),
     )
     add_source_args(o)
-    o.add_argument("--all", action="store_true", help="every session under the projects folder (with --follow: those there when it starts)")
+    o.add_argument(
+        "--all",
+        action="store_true",
+        help="every session: Claude Code's under <claude dir>/projects and the Codex CLI's under $CODEX_HOME (~/.codex)"
+        " (--agent: one agent's; with --follow: those there when it starts)",
+    )
     o.add_argument("--follow", action="store_true", help="keep running: fold what the sessions append and send it, until Ctrl-C")
     o.add_argument(
         "--endpoint",

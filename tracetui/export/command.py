@@ -134,11 +134,12 @@ def _targets(ns: argparse.Namespace) -> list[Path]:
     if ns.all:
         if ns.paths:
             raise DiscoveryError("--all exports every session; name no transcript with it")
-        found = [s.path for s in transcript_sessions()]  # stray files are no sessions
+        agent = getattr(ns, "agent", None)
+        found = [s.path for s in transcript_sessions(agent=agent)]  # stray files are no sessions
         if not found:
-            raise DiscoveryError(f"no sessions under {where_sessions()}")  # both homes: either may be the one meant
+            raise DiscoveryError(f"no sessions under {where_sessions(agent)}")  # both homes (no --agent): either may be the one meant
         return found
-    return resolve_paths(ns.paths)
+    return resolve_paths(ns.paths, agent=getattr(ns, "agent", None))
 
 
 def _setup(ns: argparse.Namespace) -> tuple[Any, Any] | int:
