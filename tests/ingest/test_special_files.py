@@ -108,6 +108,21 @@ def test_a_named_fifo_is_refused_in_one_line(tmp_path: Path) -> None:
         assert res.stderr == f"tracetui: {fifo}: a FIFO (named pipe), not a transcript file\n"
 
 
+def test_a_session_id_naming_a_fifo_or_a_device_says_what_the_file_is(tmp_path: Path) -> None:
+    # a user trial: "no session matches 'aaaa' under ..." pointed away from the file that is there
+    proj = _project(tmp_path)
+    small_session(proj / f"{SID}.jsonl")
+    fifo, dev = proj / "aaaa0000-0000-4000-8000-000000000000.jsonl", proj / "bbbb0000-0000-4000-8000-000000000000.jsonl"
+    os.mkfifo(fifo)
+    dev.symlink_to(os.devnull)
+    for ident, path, kind in (("aaaa", fifo, "a FIFO (named pipe)"), ("bbbb", dev, "a character device")):
+        res = _run(["state", "--no-cache", ident], tmp_path)
+        assert res.returncode == 1
+        assert res.stderr == f"tracetui: {path}: {kind}, not a transcript file (left out)\n"
+    res = _run(["state", "--no-cache", "cccc"], tmp_path)  # no such file: as before
+    assert res.returncode == 1 and res.stderr.startswith("tracetui: no session matches 'cccc' under ")
+
+
 def test_a_file_replaced_by_a_fifo_is_an_error_of_the_source_not_a_hang(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     small_session(path)

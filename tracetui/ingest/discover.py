@@ -19,7 +19,7 @@ from tracetui.ingest import codex_discover
 from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.claude_orphans import named_session_id, only_subagent_files, orphan_folder, orphan_session
 from tracetui.ingest.codex_discover import codex_dir
-from tracetui.ingest.files import path_text
+from tracetui.ingest.files import file_kind, path_text
 from tracetui.ingest.first_line import opens_a_transcript
 
 __all__ = [
@@ -221,6 +221,8 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         matches = [s for s, i in named if i == ident] or [s for s, i in named if i.startswith(ident)]
     if not matches:
         said = only_subagent_files(ident, root or projects_dir()) if agent != "codex" else None
+        if said is None and agent != "codex":
+            said = _special_named(ident, root or projects_dir())
         if said is not None:
             raise DiscoveryError(said)
         top = _codex_top_of(ident) if agent != "claude" and root is None else None
@@ -247,6 +249,32 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         ids = ", ".join(distinct[:5]) + (f" and {len(distinct) - 5} more" if len(distinct) > 5 else "")
         raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
     return matches[0]
+
+
+def _special_named(ident: str, root: Path) -> str | None:
+    """One line when a ``<project>/<ident...>.jsonl`` under ``root`` is there but is no regular
+    file (a FIFO, a device, a link to one), which :func:`list_sessions` leaves out (it is never
+    opened: a read could block or never end): ``"PATH: a character device, not a transcript
+    file (left out)"``, as a named one is refused; ``None`` when there is none. A ``stat`` per such entry; nothing is opened."""
+    try:
+        projects = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return None
+    for proj in sorted(projects):
+        try:
+            entries = sorted(proj.iterdir())
+        except OSError:
+            continue
+        for p in entries:
+            if p.suffix != ".jsonl" or _is_agent_file(p) or not path_text(p.stem).startswith(ident):
+                continue
+            try:
+                mode = p.stat().st_mode
+            except OSError:
+                continue
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+                return f"{path_text(p)}: {file_kind(mode)}, not a transcript file (left out)"
+    return None
 
 
 def _codex_top_of(ident: str) -> str | None:
