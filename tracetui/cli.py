@@ -243,6 +243,20 @@ def _run_app(argv: list[str]) -> int:
     return run_app(argv, SUBCOMMANDS)
 
 
+def _uses_cache(ns: argparse.Namespace) -> bool:
+    """Whether the subcommand ``ns`` asks for reads or writes the cache folder and works without
+    it: ``state`` (not with --no-cache, --no-redact or --follow), ``view``, ``card`` and
+    ``sessions`` (not with --no-cache) through the fold store, ``report`` and ``search``
+    through the index. (``export`` needs its record of what was sent and says so itself; the
+    hook writes its own lines.)"""
+    cmd = ns.command
+    if cmd in ("report", "search"):
+        return True
+    if cmd == "state":
+        return not (ns.no_cache or ns.no_redact or ns.follow)
+    return cmd in ("view", "card", "sessions") and not getattr(ns, "no_cache", False)
+
+
 #: the exit status after Ctrl-C (128 + SIGINT, as shells report a process ended by it)
 EXIT_INTERRUPTED = 130
 
@@ -283,6 +297,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(ns, "func", None):
         parser.print_help()
         return 2
+    if _uses_cache(ns):
+        from tracetui.session.store.cache_note import note_unusable_cache
+
+        note_unusable_cache()  # the same line from every command (a user trial: some said it, some not)
     try:
         return int(ns.func(ns) or 0)
     except (DiscoveryError, TranscriptError) as exc:

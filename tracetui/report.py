@@ -56,8 +56,10 @@ def _emit_json(obj: Any, redact: bool = True) -> None:
 
 
 def _index_notes(index: Any, stats: Any) -> list[str]:
+    from tracetui.session.store.cache_note import said
+
     notes = []
-    if index.note:
+    if index.note and not said():  # the cache folder's note on stderr says why already
         notes.append(f"note: the shared index could not be used ({index.note}); a private one was built for this run.")
     if stats.errors:
         n = len(stats.errors)

@@ -580,16 +580,29 @@ def test_unwritable_cache_dir_costs_one_stderr_line(
     assert main(["state", "--json", str(p)]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["goal"]["text"] == "goal"
-    assert err.startswith("tracetui: fold cache not saved:") and err.count("\n") == 1
+    # the cache folder's note, the same from every command (session/store/cache_note.py), not the store's
+    assert err == f"tracetui: note: the cache folder cannot be used ({blocker}: not a folder); this run works without it" + (
+        " (each transcript folded from the start, nothing kept for the next run)\n"
+    )
     # many sessions, one cause: said once a process, naming the folder (seventh user trial: one
     # line a session, each naming a hashed database file)
+    import tracetui.session.store.cache_note as cache_note
     import tracetui.session.store.reader as store_reader
 
     monkeypatch.setattr(store_reader, "_SAID", set())
+    monkeypatch.setattr(cache_note, "_SAID", set())
     q = write(tmp_path / "t.jsonl", [prompt("other goal")])
     assert main(["state", "--json", str(p)]) == 0 and main(["state", "--json", str(q)]) == 0
     err = capsys.readouterr().err
-    assert err.count("fold cache not saved") == 1 and f"{blocker}/store:" in err and ".sqlite" not in err
+    assert err.count("\n") == 1 and f"{blocker}: not a folder" in err and ".sqlite" not in err
+    # the store's own line when the folder is fine but its store folder is not
+    monkeypatch.setattr(store_reader, "_SAID", set())
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "store").write_text("a file where the store should be")
+    assert main(["state", "--json", str(q)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("tracetui: fold cache not saved:") and err.count("\n") == 1
 
 
 # -- a resumed fold pairs and saves as a full one (the former lazy open's cases) --------------

@@ -139,7 +139,9 @@ class StoreReader(SessionReader):
                 db_name = str(cache_path(self.paths, self.subagents))
                 if cause.startswith(db_name):  # the folder is what cannot be used, not this one file
                     cause = f"{Path(db_name).parent}{cause[len(db_name) :]}"
-                if cause not in _SAID:
+                from tracetui.session.store.cache_note import said
+
+                if cause not in _SAID and not said():  # the cache folder's own note says it already
                     _SAID.add(cause)
                     print(f"tracetui: fold cache not saved: {cause} (the sessions of this run are folded without it)", file=sys.stderr)
             return False
