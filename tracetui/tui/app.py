@@ -236,7 +236,15 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
         except Exception:
             return
         box.display = small
-        tabs.display = not small and bool(self.views)
+        shown = not small and bool(self.views)
+        back = shown and not tabs.display
+        tabs.display = shown
+        view = self.current_view
+        if back and view is not None and view.built:
+            # hidden, the tabs lost the monitor's focus; left without one, Textual's auto focus
+            # took the first tab's episode list when a screen over the monitor closed, and that
+            # tab was shown (trial 11: Enter on the fleet after a tiny terminal opened tab 1)
+            self._focus_in(view)
         if small:
             box.update(Text(f"Terminal too small: {w}×{h}.\nNeeds at least {MIN_SIZE[0]}×{MIN_SIZE[1]}.", justify="center"))
 
