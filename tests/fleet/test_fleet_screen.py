@@ -68,6 +68,26 @@ async def test_enter_opens_the_sessions_tab(tmp_path: Path) -> None:
         assert app.current_view.spec.key == want == str(paths[2])
 
 
+async def test_enter_opens_the_highlighted_row_after_a_too_small_spell(tmp_path: Path) -> None:
+    # trial 11: shrunk until the monitor beneath hid its tabs, its focus was dropped; back from
+    # the fleet, Textual focused the first tab's episode list, and that tab was shown
+    app, paths = fleet_app(tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await fleet_ready(pilot)
+        await pilot.resize_terminal(20, 5)
+        await pilot.pause()
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause()
+        await pilot.press("down", "down")
+        want = screen.rows[2].facts.key
+        assert want != app.current_view.spec.key
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not isinstance(app.screen, FleetScreen) and app.current_view.spec.key == want, 200, 0.02)
+        for _ in range(3):  # no late focus takes another tab back
+            await pilot.pause()
+        assert app.current_view.spec.key == want
+
+
 async def test_the_key_opens_it_from_a_session_and_escape_goes_back(tmp_path: Path) -> None:
     app, _ = fleet_app(tmp_path, first=False)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -20,8 +20,8 @@ from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec, Settings
 from tracetui.tui.tabs import FIRST_TABS, SessionTabs, TabActions
 from tracetui.tui.terminal_safe import TerminalSafe
+from tracetui.tui.toasts import NARROW_BELOW, NARROW_TIMEOUT, ToastHold
 from tracetui.tui.view_model import EpisodeRow
-from tracetui.views.safe import safe_text
 
 __all__ = ["TraceApp", "make_app", "MIN_SIZE", "NARROW_BELOW", "NARROW_TIMEOUT", "copy_note"]
 
@@ -43,15 +43,9 @@ _MONITOR_ACTIONS = frozenset(
 )
 #: the smallest terminal (columns, rows) the layout is made for
 MIN_SIZE = (60, 16)
-#: below this many columns notifications are compact (``Screen.-narrow Toast`` in the tcss,
-#: shorter texts, :data:`NARROW_TIMEOUT`): at 60 columns a full one covered a third of the screen
-NARROW_BELOW = 100
-#: seconds a notification stays at most in a narrow terminal (errors: twice this), so it does
-#: not hide the panes beneath it for long
-NARROW_TIMEOUT = 4.0
 
 
-class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int]):
+class TraceApp(ToastHold, CopyActions, TabActions, FollowWiring, PaletteCommands, App[int]):
     """The observer view of one or more sessions (Claude Code transcripts, Codex CLI rollouts)."""
 
     CSS_PATH = "tracetui.tcss"
@@ -181,10 +175,11 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
                     markup=False,
                 )
         self.query_one("#too-small").display = False
+        self._wire_toasts()
         self._update_chrome()
         self.set_interval(self.settings.tick_seconds, self._tick)
         if self.settings.demo_reason:
-            self.notify(self.settings.demo_reason, title="Demo", timeout=10, markup=False)
+            self.notify(self.settings.demo_reason, title="Demo", timeout=6, markup=False)
         for line in self.settings.warnings:
             self.notify(line, title="Settings", severity="warning", timeout=15, markup=False)
         if self.settings.follow and not self.settings.demo:
@@ -236,7 +231,15 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
         except Exception:
             return
         box.display = small
-        tabs.display = not small and bool(self.views)
+        shown = not small and bool(self.views)
+        back = shown and not tabs.display
+        tabs.display = shown
+        view = self.current_view
+        if back and view is not None and view.built:
+            # hidden, the tabs lost the monitor's focus; left without one, Textual's auto focus
+            # took the first tab's episode list when a screen over the monitor closed, and that
+            # tab was shown (trial 11: Enter on the fleet after a tiny terminal opened tab 1)
+            self._focus_in(view)
         if small:
             box.update(Text(f"Terminal too small: {w}×{h}.\nNeeds at least {MIN_SIZE[0]}×{MIN_SIZE[1]}.", justify="center"))
 
@@ -325,21 +328,6 @@ class TraceApp(CopyActions, TabActions, FollowWiring, PaletteCommands, App[int])
         from tracetui.tui.screens.episode import EpisodeScreen
 
         self.push_screen(EpisodeScreen(view.state, row, source=view))
-
-    @property
-    def narrow(self) -> bool:
-        """The terminal is narrower than :data:`NARROW_BELOW` columns (compact notifications)."""
-        return self.size.width < NARROW_BELOW
-
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None, markup: bool = True) -> None:
-        """Textual's notification; in a narrow terminal it stays at most :data:`NARROW_TIMEOUT`
-        seconds (errors twice that). A message names files and sessions: its control characters
-        are shown by their stand-ins (Textual would drop BEL and keep ESC)."""
-        message, title = safe_text(message), safe_text(title)
-        if self.narrow:
-            cap = NARROW_TIMEOUT * (2 if severity == "error" else 1)
-            timeout = min(cap, self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def action_help(self) -> None:
         from tracetui.tui.screens.help import HelpScreen

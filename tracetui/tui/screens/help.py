@@ -94,6 +94,9 @@ def fleet_legend(settings: object = None) -> Table:
 class HelpScreen(ModalScreen[None]):
     """Keys and panes; Escape, F1 or ? close it (q quits, as everywhere)."""
 
+    #: notifications are held while it is open, and shown when it closes (tracetui/tui/toasts.py)
+    holds_toasts = True
+
     AUTO_FOCUS = "#help-body"
 
     BINDINGS = [

@@ -43,6 +43,9 @@ def _tail(text: str, width: int) -> str:
 class SessionSwitcher(ModalScreen[SessionSpec | None]):
     """Lists sessions (newest first); Enter opens one in a tab, Escape closes."""
 
+    #: notifications are held while it is open, and shown when it closes (tracetui/tui/toasts.py)
+    holds_toasts = True
+
     AUTO_FOCUS = "#sessions-table"
 
     BINDINGS = [
