@@ -133,7 +133,7 @@ def sessions_data(
         except Exception as exc:  # one unreadable session must not hide the others
             (warn or _warn)(f"{info.path}: {exc}")
             continue
-        pairs.append((session_facts(state, str(info.path), info.project, info.agent, info.role, info.orphan), info.mtime))
+        pairs.append((session_facts(state, str(info.path), info.project, info.agent, info.role, info.orphan, info.session_id), info.mtime))
         try:
             save_store(reader)
         except Exception:

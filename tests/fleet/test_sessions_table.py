@@ -78,3 +78,19 @@ def test_id_chars() -> None:
     assert id_chars(["abcdefghij", "zzzzzzzzzz"]) == {"abcdefghij": ID_CHARS, "zzzzzzzzzz": ID_CHARS}
     assert id_chars(["abcdefghij"], ["abcdefghXY"]) == {"abcdefghij": 9}
     assert "abc"[: id_chars(["abc"], ["abcdefghij"])["abc"]] == "abc"  # named whole: an exact id wins
+
+
+def test_a_copied_file_is_shown_by_the_id_of_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """A copy of a session under another file name keeps its records' sessionId; the command line
+    finds it by its file's name, so that is the id the column shows (the original shows its own)."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    sid = "cccc0000-0000-4000-8000-00000000000c"
+    _twins(tmp_path / "claude", (sid,), time.time())
+    folder = tmp_path / "claude" / "projects" / "-home-dev-web"
+    copy = "dddd0000-0000-4000-8000-00000000000d"
+    (folder / f"{copy}.jsonl").write_bytes((folder / f"{sid}.jsonl").read_bytes())
+    assert main(["sessions", "--no-cache"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:3]
+    assert sorted(row.split()[-1] for row in rows) == ["cccc0000", "dddd0000"]
+    assert main(["state", "dddd0000", "--no-cache"]) == 0
+    assert f"{copy}.jsonl" in capsys.readouterr().out

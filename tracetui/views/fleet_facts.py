@@ -194,7 +194,13 @@ def _day_usd(state: RunState) -> tuple[tuple[tuple[str, float], ...], tuple[str,
 
 
 def session_facts(
-    state: RunState, key: str = "", project: str = "", agent: str = "claude", role: str = "", orphan: str = ""
+    state: RunState,
+    key: str = "",
+    project: str = "",
+    agent: str = "claude",
+    role: str = "",
+    orphan: str = "",
+    session_id: str = "",
 ) -> SessionFacts:
     """The facts of ``state`` for the rules and the fleet's columns (pure; reads the last
     :data:`TAIL_SCAN` main-thread events and the last hour of usage events of each file).
@@ -202,7 +208,9 @@ def session_facts(
     state names no working folder; else that folder's last part), ``agent`` the agent that
     wrote it (``claude``, ``codex``), ``role`` what a rollout naming no parent says it is
     (``"review"``, from discovery: ``SessionInfo.role``), ``orphan`` why a child's file is a
-    session of its own (``SessionInfo.orphan``)."""
+    session of its own (``SessionInfo.orphan``), ``session_id`` the id the command line looks
+    the session up by (``SessionInfo.session_id``: a Claude Code file's name, which a copied
+    or renamed file does not share with its records; the records' id when not given)."""
     main = state.main
     kind, turn_seq, turn_ts = _tail(state)
     turn_t = parse_ts(turn_ts)
@@ -232,7 +240,7 @@ def session_facts(
     model = max(main.tokens_by_model, key=lambda m: (main.tokens_by_model[m].total, m)) if main.tokens_by_model else None
     return SessionFacts(
         key=key,
-        session_id=main.session_id or "",
+        session_id=session_id or main.session_id or "",
         project=main.cwd.rstrip("/").rsplit("/", 1)[-1] if main.cwd else path_text(project),  # a folder's name: shown
         agent=state.agent if state.agent != "claude" else agent,
         title=cut_whole(main.title or (main.goal.text if main.goal is not None else ""), TITLE_CHARS),
