@@ -54,3 +54,17 @@ def test_turns_are_told_once(tmp_path: Path) -> None:
     feed.tick(t + 60)  # a permission prompt: told
     feed.tick(t + 61)  # still waiting: not told again
     assert told == [["waiting on you"]]
+
+
+def test_a_copy_is_known_by_the_id_of_its_file_name(tmp_path: Path) -> None:
+    """The fleet's session column names a copied file as ``tracetui sessions`` does: by the id
+    the command line finds it by (its file's name), not its records' sessionId."""
+    feed = FleetFeed(Settings())
+    b = fs.permission()
+    p = fs.write(b, tmp_path, "-p", b.session_id)
+    copy = p.with_name("dddd0000-0000-4000-8000-00000000000d.jsonl")
+    copy.write_bytes(p.read_bytes())
+    t = fs.last_time(b)
+    for f in (p, copy):
+        feed.compute(str(f), fs.state_of(f), t)
+    assert {facts.session_id for facts, _ in feed._facts.values()} == {b.session_id, copy.stem}

@@ -22,6 +22,7 @@ from textual.message import Message
 from tracetui.ingest.codex_discover import rollout_role
 from tracetui.ingest.discover import orphan_of
 from tracetui.ingest.file_ident import file_ident, file_stat
+from tracetui.ingest.files import path_text
 from tracetui.model.state import RunState
 from tracetui.views.fleet_copies import FileOf, one_per_session
 from tracetui.views.fleet_facts import SessionFacts, session_facts
@@ -111,7 +112,11 @@ class FleetFeed:
         """Compute and keep the facts of ``state`` now (the caller's thread); tell the screen."""
         try:
             role = rollout_role(Path(key)) if state.agent == "codex" else ""  # read once per file (cached)
-            facts = session_facts(state, key, project or Path(key).parent.name, agent, role, orphan_of(Path(key)))
+            orphan = orphan_of(Path(key))
+            # the id the command line finds a Claude Code session by: its file's name (a copy
+            # keeps its records' sessionId), as ``tracetui sessions`` shows it
+            sid = path_text(Path(key).stem) if state.agent != "codex" and not orphan else ""
+            facts = session_facts(state, key, project or Path(key).parent.name, agent, role, orphan, sid)
         except Exception:  # a fleet bug must not stop the session's own view
             return
         ident, size = file_stat(key)
