@@ -8,6 +8,7 @@ here reads the clock: ``now`` (seconds since the epoch) is always an argument.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "clean",
     "one_line",
+    "file_label",
     "data",
     "parse_ts",
     "age_of",
@@ -88,6 +90,22 @@ def one_line(text: str | None, limit: int = 0) -> str:
     if limit and (len(s) > limit or cut):
         return cut_whole(s + "…" if cut else s, limit)  # a mask is never cut (views/safe.py)
     return s
+
+
+#: a file name that starts with a session id (``1234abcd-5678-…``, Claude Code's ``<id>.jsonl``)
+_STARTS_WITH_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-")
+#: characters of a file's name in a tab's title or the session header at most
+FILE_LABEL_CHARS = 40
+
+
+def file_label(name: str, limit: int = FILE_LABEL_CHARS) -> str:
+    """How a tab or the session header names a session known by its file's ``name`` only: a
+    name that starts with a session id by the id's first 8 characters (``1234abcd``, as ids
+    are shown everywhere), any other name whole (``mixed_claude_first``, not ``mixed_cl``), on
+    one line and at most ``limit`` characters (cut with ``…``)."""
+    if _STARTS_WITH_ID.match(name):
+        return one_line(name[:8])
+    return one_line(name, limit)
 
 
 def data(text: str | None, style: str = "", limit: int = 0, multiline: bool = False) -> Text:
