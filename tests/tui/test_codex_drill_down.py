@@ -71,3 +71,24 @@ def test_the_other_codex_call_shapes_read_as_their_input_and_output() -> None:
     assert codex_record_text(item(type="function_call_output", call_id="c1", output={"output": "total 0"})) == "total 0"
     assert codex_record_text(item(type="function_call", name="x", arguments="not json")) == "not json"
     assert codex_record_text({"type": "user", "message": {"content": "hi"}}) is None  # a Claude Code record
+
+
+async def test_the_file_anchor_names_a_rollouts_day_folders_not_the_day_alone(tmp_path: Path) -> None:
+    # trial 11: "file 13/rollout-….jsonl": the folder alone is the day of the month
+    day = tmp_path / ".codex" / "sessions" / "2026" / "03" / "02"
+    day.mkdir(parents=True)
+    path = _rollout(day / "rollout-2026-03-02T09-00-00-x.jsonl")
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(140, 50)) as pilot:
+        await wait_for_state(pilot)
+        screen = await open_drill_down(pilot, app)
+        errors = str(screen.query_one("#episode-errors").content)
+        assert "\nfile 2026/03/02/rollout-2026-03-02T09-00-00-x.jsonl bytes " in errors, errors
+
+
+def test_a_file_is_placed_by_its_project_or_its_day() -> None:
+    from tracetui.tui.format import file_place
+
+    assert file_place("/h/.claude/projects/-home-dev-shop/1234abcd.jsonl") == "-home-dev-shop/1234abcd.jsonl"
+    assert file_place("/h/.codex/sessions/2026/04/13/rollout-x.jsonl", "codex") == "2026/04/13/rollout-x.jsonl"
+    assert file_place("/tmp/copies/rollout-x.jsonl", "codex") == "rollout-x.jsonl"

@@ -187,3 +187,33 @@ async def test_the_drill_down_gives_no_duration_ending_past_the_clock(tmp_path: 
         await wait_until(pilot, lambda: screen.loaded, 200, 0.02)
         summary = str(screen.query_one("#episode-summary", Static).content)
         assert "took ? (a record time past the clock)" in summary and "26" not in summary.split("took")[1]
+
+
+async def test_a_tool_result_keeps_its_line_breaks_as_plain_text(tmp_path: Path) -> None:
+    # trial 11: a Read result showed as "1 from fastapi import … 2 3 router = …" on one line
+    from tracetui.demo.build import TranscriptBuilder
+    from tracetui.tui.screens.episode import RESULT_LINES
+
+    numbered = "\n".join(f"{i:>6}\t{line}" for i, line in enumerate(["from fastapi import APIRouter", "", "router = [bold]x[/bold]"], 1))
+    long = "\n".join(f"line {i}" for i in range(200))
+    b = TranscriptBuilder()
+    b.prompt("Read the router")
+    b.tick(1).tool("Read", {"file_path": "/home/dev/app/router.py"}, numbered, took=0.5)
+    b.tick(1).tool("Bash", {"command": "seq 200"}, long, took=0.5)
+    b.tick(1).text("Done.")
+    path = b.write(tmp_path / "s.jsonl")
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for_state(pilot)
+        screen = await open_drill_down(pilot, app)
+        steps = str(screen.query_one("#episode-steps").content)
+        lines = steps.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("  out ") and "from fastapi import APIRouter" in line)
+        # each line of its own, under the first; the markup as typed
+        assert [x.split() for x in lines[at + 1 : at + 3]] == [["2"], ["3", "router", "=", "[bold]x[/bold]", "s.jsonl:3"]], lines
+        assert lines[at + 1].startswith(" " * 6)
+        # bounded: its first and last lines, the ones between said
+        out = steps[steps.index("  out line 0") :]
+        shown = out.split("  s.jsonl:")[0].splitlines()
+        assert len(shown) == RESULT_LINES and "lines not shown] …" in shown[RESULT_LINES // 2 - 1]
+        assert shown[-1].strip() == "line 199"

@@ -8,8 +8,10 @@ here reads the clock: ``now`` (seconds since the epoch) is always an argument.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from functools import lru_cache
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -27,7 +29,9 @@ if TYPE_CHECKING:
 __all__ = [
     "clean",
     "one_line",
+    "file_label",
     "data",
+    "data_block",
     "parse_ts",
     "age_of",
     "fmt_age",
@@ -36,6 +40,7 @@ __all__ = [
     "fmt_count",
     "fmt_usd",
     "short_path",
+    "file_place",
     "LIVE_WINDOW",
     "is_live",
     "activity",
@@ -90,6 +95,22 @@ def one_line(text: str | None, limit: int = 0) -> str:
     return s
 
 
+#: a file name that starts with a session id (``1234abcd-5678-…``, Claude Code's ``<id>.jsonl``)
+_STARTS_WITH_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-")
+#: characters of a file's name in a tab's title or the session header at most
+FILE_LABEL_CHARS = 40
+
+
+def file_label(name: str, limit: int = FILE_LABEL_CHARS) -> str:
+    """How a tab or the session header names a session known by its file's ``name`` only: a
+    name that starts with a session id by the id's first 8 characters (``1234abcd``, as ids
+    are shown everywhere), any other name whole (``mixed_claude_first``, not ``mixed_cl``), on
+    one line and at most ``limit`` characters (cut with ``…``)."""
+    if _STARTS_WITH_ID.match(name):
+        return one_line(name[:8])
+    return one_line(name, limit)
+
+
 def data(text: str | None, style: str = "", limit: int = 0, multiline: bool = False) -> Text:
     """A :class:`Text` holding transcript text literally (never parsed as markup)."""
     if multiline:
@@ -100,6 +121,26 @@ def data(text: str | None, style: str = "", limit: int = 0, multiline: bool = Fa
     else:
         s = one_line(text, limit)
     return Text(s, style=style, no_wrap=not multiline, overflow="ellipsis")
+
+
+def data_block(text: str | None, limit: int, lines: int, indent: int = 0, style: str = "") -> Text:
+    """A :class:`Text` holding transcript text literally with its line breaks (a tool result:
+    ``1 from x import y`` and ``2`` on lines of their own), at most ``limit`` characters (as
+    :func:`data`) and ``lines`` lines: a longer text keeps its first and last lines with the
+    lines left out said between them (a command puts its verdict last). Lines after the first
+    start with ``indent`` spaces, under the first's label; blank runs stay as one blank line."""
+    t = data((text or "").replace("\r\n", "\n"), style=style, limit=limit, multiline=True)
+    rows, blank = [], False
+    for row in t.plain.split("\n"):
+        row = row.rstrip()
+        if row or not blank:
+            rows.append(row)
+        blank = not row
+    if len(rows) > lines:
+        head = max(1, (lines - 1) // 2)
+        tail = max(1, lines - 1 - head)
+        rows = [*rows[:head], f"… [{len(rows) - head - tail} lines not shown] …", *rows[-tail:]]
+    return Text(("\n" + " " * indent).join(rows), style=style)
 
 
 @lru_cache(maxsize=4096)
@@ -200,3 +241,18 @@ def short_path(path: str, cwd: str | None, limit: int = 0) -> str:
     if limit and len(p) > limit:
         p = "…" + p[-(limit - 1) :]
     return p
+
+
+def file_place(path: str, agent: str = "claude") -> str:
+    """Where a session's file is, enough to find it and the same on every machine: a Claude Code
+    transcript by its project folder and name (``-home-dev-shop/1234abcd-….jsonl``); a Codex CLI
+    rollout by its day folders and name (``2026/04/13/rollout-….jsonl``: its folder alone is
+    the day of the month, which says nothing), or its name alone outside that layout. One line,
+    control characters shown by their stand-ins."""
+    p = PurePath(path)
+    if agent == "codex":
+        day = p.parts[-4:-1]
+        if len(day) == 3 and all(x.isdigit() for x in day):
+            return one_line("/".join((*day, p.name)))
+        return one_line(p.name)
+    return one_line(f"{p.parent.name}/{p.name}")

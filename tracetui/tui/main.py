@@ -127,11 +127,13 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
     )
     now = time.time() if now is None else now
     if ns.paths:
+        from tracetui.tui.format import file_label
+
         for a in ns.paths:
             p = resolve_target(a, agent=ns.agent)
             _refuse_special(p)
             meta = rollout_meta(p)  # a rollout's name starts "rollout-<time>": its thread id says which
-            s.sessions.append(SessionSpec((p,), (meta.thread_id if meta else path_text(p.stem))[:8]))
+            s.sessions.append(SessionSpec((p,), meta.thread_id[:8] if meta else file_label(path_text(p.stem))))
     if ns.all:
         s.all_hours = ns.hours
         cutoff = now - ns.hours * 3600

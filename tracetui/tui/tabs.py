@@ -13,7 +13,7 @@ from textual.css.query import NoMatches
 from textual.widgets import TabbedContent, TabPane
 
 from tracetui.ingest.files import path_text
-from tracetui.tui.format import one_line
+from tracetui.tui.format import file_label, one_line
 from tracetui.tui.session_view import SessionView
 from tracetui.tui.settings import SessionSpec
 
@@ -30,13 +30,13 @@ TITLE_CHARS = 40
 
 
 def distinct_title(label: str, stem: str, shown: Collection[str], limit: int = TITLE_CHARS) -> str:
-    """A tab's title: ``label`` (or the first 8 characters of ``stem``, the transcript's file
-    name without ``.jsonl``) on one line, at most ``limit`` characters, and none of ``shown``
+    """A tab's title: ``label`` (or :func:`~tracetui.tui.format.file_label` of ``stem``, the
+    transcript's file name without ``.jsonl``: an id's first 8 characters, another name whole) on one line, at most ``limit`` characters, and none of ``shown``
     (the titles of the tabs open already), so that two tabs can be told apart. A title that
     clashes has its id, the label's last part when it is the start of ``stem``
     (``project/1234abcd``), written out whole (``project/1234abcd-5678-…``), then, when that
     clashes too (one session opened from two folders), a number: ``1234abcd (2)``."""
-    base = label or stem[:8]
+    base = label or file_label(stem, limit)
     title = one_line(base, limit)
     if title not in shown:
         return title

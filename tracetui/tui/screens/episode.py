@@ -3,8 +3,6 @@ errors, anchors and version history."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -15,16 +13,20 @@ from textual.widgets import Footer, Static
 
 from tracetui.model.state import Anchor, Event, RunState
 from tracetui.tui.excerpts import ASK_SHOWN, ask_shown, read_ask, read_excerpt
-from tracetui.tui.format import data, fmt_age, fmt_tokens, one_line, parse_ts
+from tracetui.tui.format import data, data_block, file_place, fmt_age, fmt_tokens, one_line, parse_ts
 from tracetui.tui.view_model import EpisodeRow, episode_events
 from tracetui.tui.widgets.episodes import STATUS_STYLE
 from tracetui.tui.widgets.pane import short_anchor
 from tracetui.views.fleet import past_clock
 
-__all__ = ["EpisodeScreen", "MAX_STEPS", "LATE_SCAN", "plural", "error_counts"]
+__all__ = ["EpisodeScreen", "MAX_STEPS", "LATE_SCAN", "RESULT_LINES", "plural", "error_counts"]
 
 #: steps read back from disk at most (the rest show their inline ledger excerpt)
 MAX_STEPS = 300
+#: lines of a tool result shown at most (its first and last; the characters are bounded too)
+RESULT_LINES = 24
+#: where a result's lines after the first start: under the text after ``  out ``
+_OUT_INDENT = 6
 #: ledger events after an episode searched for late results of its calls
 LATE_SCAN = 5000
 _SHOWN_KINDS = {
@@ -284,7 +286,7 @@ class EpisodeScreen(Screen[None]):
                 if ev.tool_use_id in results and any(e.kind == "tool_use" and e.tool_use_id == ev.tool_use_id for e in self.events):
                     continue  # shown under its call
                 t.append("\n⮑ orphan result ", style="yellow")
-                t.append_text(data(self._excerpt(ev), limit=300))
+                t.append_text(data_block(self._excerpt(ev), 300, RESULT_LINES, 2))
                 t.append(f"  {short_anchor(st, ev.anchor)}", style="dim")
                 continue
             t.append("\n")
@@ -302,7 +304,7 @@ class EpisodeScreen(Screen[None]):
                     t.append("LATE (after the episode ended) ", style="bold magenta")
                     if late.is_error:
                         t.append("ERROR ", style="bold red")
-                    t.append_text(data(self._excerpt(late), limit=900, style="red" if late.is_error else ""))
+                    t.append_text(data_block(self._excerpt(late), 900, RESULT_LINES, _OUT_INDENT, "red" if late.is_error else ""))
                     t.append(f"  {short_anchor(st, late.anchor)}", style="dim")
                 elif res is None:
                     t.append("  out ", style="dim")
@@ -311,7 +313,7 @@ class EpisodeScreen(Screen[None]):
                     t.append("  out ", style="dim")
                     if res.is_error:
                         t.append("ERROR ", style="bold red")
-                    t.append_text(data(self._excerpt(res), limit=900, style="red" if res.is_error else ""))
+                    t.append_text(data_block(self._excerpt(res), 900, RESULT_LINES, _OUT_INDENT, "red" if res.is_error else ""))
                     t.append(f"  {short_anchor(st, res.anchor)}", style="dim")
             elif ev.kind == "assistant_text":
                 t.append("✎ ", style="bold green")
@@ -365,10 +367,9 @@ class EpisodeScreen(Screen[None]):
             f"\nask {short_anchor(st, self.row.ask_anchor)} · first event {short_anchor(st, first)} · last event {short_anchor(st, last)}"
         )
         if first is not None and 0 <= first.src < len(st.sources):
-            # the project folder and file name: enough to find it, and the same on every machine
-            p = Path(st.sources[first.src].path)
+            src = st.sources[first.src]
             t.append("\nfile ", style="dim")
-            t.append(one_line(f"{p.parent.name}/{p.name}", 300))
+            t.append(one_line(file_place(src.path, src.agent), 300))
             t.append(f" bytes {first.offset}–{last.offset if last else first.offset}", style="dim")
         return t
 

@@ -22,6 +22,7 @@ from textual.widgets import Footer, Static
 
 from tracetui.ingest.files import path_text
 from tracetui.tui.fleet_feed import FleetChanged, FleetFeed
+from tracetui.tui.format import file_label
 from tracetui.tui.settings import SessionSpec
 from tracetui.tui.widgets.fleet_rows import FleetRows
 from tracetui.views.fleet_table import COLUMNS, ID_CHARS, FleetRow, flight_age, give_way, id_chars, row_cells, row_detail
@@ -217,7 +218,7 @@ class FleetScreen(Screen[None]):
         event.stop()
         key = event.key
         row = next((r for r in self.rows if r.facts.key == key), None)
-        label = f"{row.facts.project[-16:]}/{row.facts.session_id[:8]}" if row is not None else path_text(Path(key).stem)[:8]
+        label = f"{row.facts.project[-16:]}/{row.facts.session_id[:8]}" if row is not None else file_label(path_text(Path(key).stem))
         app = self.app
         self.dismiss()
         app.open_session(SessionSpec((Path(key),), label))  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@ from textual.widgets import Static
 from tracetui.ingest.agents import agent_name
 from tracetui.model.state import unknown_text
 from tracetui.tui.fields import append_fields
-from tracetui.tui.format import fmt_bytes, fmt_count, one_line
+from tracetui.tui.format import file_label, fmt_bytes, fmt_count, one_line
 from tracetui.tui.view_model import main_model
 from tracetui.tui.widgets.pane import Shown, guarded, short_anchor, update_text
 
@@ -75,10 +75,12 @@ class SessionHeader(Static):
         if self.agent != "claude":
             t.append(f" {agent_name(self.agent)} ", style="bold reverse cyan")
         t.append(" ")
-        sid = m.session_id or (st.sources[0].name if st.sources else "?")
-        t.append(one_line(m.title, 40) if m.title else sid[:8], style="bold")
+        # the id's first 8 characters; before it is known (an empty, unreadable or truncated
+        # file), the file's whole name (trial 11: "UNREADABLE  adir.jso", "LIVE  poll.jso")
+        sid = one_line(m.session_id[:8]) if m.session_id else file_label(st.sources[0].name) if st.sources else "?"
+        t.append(one_line(m.title, 40) if m.title else sid, style="bold")
         if m.title:
-            t.append(f" {sid[:8]}", style="dim")
+            t.append(f" {sid}", style="dim")
         t.append("  ")
         t.append(one_line(m.cwd or "?", 50))
         if m.git_branch:
