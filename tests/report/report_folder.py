@@ -52,6 +52,18 @@ def codex_home_of(root: Path) -> Path:
     return root.parent.parent / "codex"
 
 
+def two_prompt_session(folder: Path, session_id: str) -> Path:
+    """Write a two-prompt session (two API messages, cwd ``/work/zeta``, claude-opus-4-6,
+    2026-03-02) as ``folder/<session_id>.jsonl``; returns its path. The session the report's
+    tests copy under another name or behind a stray line."""
+    b = TranscriptBuilder(session_id=session_id, cwd="/work/zeta", model="claude-opus-4-6", start="2026-03-02T10:00:00.000Z")
+    b.prompt("refactor the parser module")
+    b.text("Looking at it.")
+    b.prompt("and the lexer")
+    b.text("Done.")
+    return b.write_session(folder)
+
+
 def _a1() -> TranscriptBuilder:
     b = TranscriptBuilder(session_id="a1", cwd="/work/alpha", model="claude-opus-4-6", start="2026-03-02T10:00:00.000Z")
     b.prompt("refactor the parser module")

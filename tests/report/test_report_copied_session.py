@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from report_folder import two_prompt_session
 
 from tracetui.cli import main
 from tracetui.demo.transcript import TranscriptBuilder
@@ -25,12 +26,7 @@ def copied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     claude = tmp_path / "claude"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
     root = claude / "projects"
-    b = TranscriptBuilder(session_id=OLD, cwd="/work/zeta", model="claude-opus-4-6", start="2026-03-02T10:00:00.000Z")
-    b.prompt("refactor the parser module")
-    b.text("Looking at it.")
-    b.prompt("and the lexer")
-    b.text("Done.")
-    orig = b.write_session(root / "-work-zeta")
+    orig = two_prompt_session(root / "-work-zeta", OLD)
     copy = root / "-work-aaa" / f"{NEW}.jsonl"
     copy.parent.mkdir(parents=True)
     copy.write_bytes(orig.read_bytes().replace(OLD.encode(), NEW.encode()))

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
+from report_folder import two_prompt_session
 
 from tracetui.cli import main
-from tracetui.demo.transcript import TranscriptBuilder
 
 OLD = "0aaa0000-0000-4000-8000-000000000001"
 JUNK = "0bbb0000-0000-4000-8000-000000000002"
@@ -28,12 +28,7 @@ def stray(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     (tmp_path / "no-settings.toml").write_text("")  # sessions says when $TRACETUI_CONFIG names no file
     root = claude / "projects"
-    b = TranscriptBuilder(session_id=OLD, cwd="/work/zeta", model="claude-opus-4-6", start="2026-03-02T10:00:00.000Z")
-    b.prompt("refactor the parser module")
-    b.text("Looking at it.")
-    b.prompt("and the lexer")
-    b.text("Done.")
-    orig = b.write_session(root / "-work-zeta")
+    orig = two_prompt_session(root / "-work-zeta", OLD)
     junk = root / "-work-aaa" / f"{JUNK}.jsonl"
     junk.parent.mkdir(parents=True)
     junk.write_bytes(b"garbage, not JSON\n" + orig.read_bytes())
