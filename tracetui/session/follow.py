@@ -151,10 +151,12 @@ class Followed:
                 return
             self.reader.progress = self._progress
         try:
+            watcher = self.follow.watcher
             if first:
+                if watcher is not None:
+                    watcher.take(self.key)  # what events named so far: this poll reads every file
                 changed = self.reader.poll()
             else:
-                watcher = self.follow.watcher
                 only = watcher.take(self.key) if watcher is not None else None
                 spread = max(1, len(getattr(self.reader, "tailers", ())) // LOOKS_PER_POLL)
                 changed = self.reader.poll(only=only, spread=spread)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
 
 from textual import events
-from textual._time import get_time  # the clock of Message.time (Textual is pinned in pyproject)
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import TabbedContent, TabPane
@@ -55,29 +53,21 @@ def distinct_title(label: str, stem: str, shown: Collection[str], limit: int = T
 
 
 class SessionTabs(TabbedContent):
-    """The monitor's tabs; :attr:`switched_at` is when the active tab last changed (Textual's
-    message clock, ``Message.time``), read by :class:`SessionTabPane`."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.switched_at = 0.0
-
-    def _watch_active(self, active: str) -> None:
-        super()._watch_active(active)
-        self.switched_at = get_time()
+    """The monitor's tabs: a tab changes only when asked for (a key, a click, opening a
+    session), never because a widget in a hidden tab took the focus (:class:`SessionTabPane`)."""
 
 
 class SessionTabPane(TabPane):
     """A session's tab. Textual makes the pane of a newly focused widget the active tab (the
-    pane reports the focus to its tabs); a focus given before a switch whose report comes after
-    it (the focus moved into the tab shown before, then another tab asked for at once) took the
-    tab back, and the tab asked for was never shown (a fleet test waited 60 s for it; the
-    scrub-tabs test flaked under load). Such a focus, older than the last switch and in a tab
-    not active, is not reported; a focus given after a switch is, as before."""
+    pane reports the focus to its tabs). The monitor moves the focus only into the tab shown
+    (``TabActions._focus_in``), so a report from a tab not shown is a stale one: a focus given
+    before a switch and reported after it, as a focus message climbs one widget at a time (a
+    loaded machine). It took the tab back, and the tab asked for was never shown (a fleet test
+    waited 60 s for it; the scrub-tabs test flaked under load). Such a report is not made."""
 
     def _on_descendant_focus(self, event: events.DescendantFocus) -> None:
         tabs = next((a for a in self.ancestors if isinstance(a, SessionTabs)), None)
-        if tabs is not None and event.time < tabs.switched_at and tabs.active != self.id:
+        if tabs is not None and tabs.active != self.id:
             event.prevent_default()  # TabPane's handler, which reports it, is not run
 
 
@@ -219,6 +209,8 @@ class TabActions:
                 self._follow.prefer(view.spec.key)  # the tab on screen is folded first
             if not view.built:
                 await view.build()
+                if view is not self.current_view:
+                    return  # another tab was asked for meanwhile: its own activation focuses it
             view.refresh_panes()
             self._focus_in(view)
 
