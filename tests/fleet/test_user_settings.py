@@ -63,6 +63,12 @@ def test_bad_entries_are_left_out_with_one_line_each(tmp_path: Path, monkeypatch
     assert build_settings(["--demo"]).warnings == us.warnings
 
 
+def test_the_settings_line_of_a_big_file_has_separators(tmp_path: Path) -> None:
+    p = tmp_path / "big.toml"
+    p.write_text("# " + "x" * 5_003_399 + "\n")
+    assert load_user_settings(p).warnings == [f"settings file {p}: 5,003,402 bytes, more than 1,048,576; using the defaults"]
+
+
 def test_a_file_that_is_not_toml_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = _file(tmp_path, monkeypatch, "bell = \n[[[")
     us = load_user_settings()

@@ -174,7 +174,7 @@ def test_a_stall_of_a_day_or_more_is_a_session_that_ended() -> None:
     fresh = _one(s.state(), "stall", now=t0 + ENDED_SECONDS - 1)
     assert fresh.severity == "warn" and "looks ended" not in fresh.message
     old = _one(s.state(), "stall", now=t0 + 452 * 86400)
-    assert old.severity == "info" and old.message.startswith("no new record for 452d00h with 1 call(s) pending")
+    assert old.severity == "info" and old.message.startswith("no new record for 452d00h with 1 call pending")
     assert old.message.endswith("; the session looks ended with them unanswered")
 
 
@@ -235,7 +235,7 @@ def test_ingest_honesty() -> None:
     s = Script().prompt("a").say("b")
     s.add(b"{broken")
     a = _one(s.state(), "ingest")
-    assert "1 malformed line(s)" in a.message and a.severity == "info"
+    assert "1 malformed line" in a.message and a.severity == "info"
     assert "ingest" not in _kinds(Script().prompt("a").say("b").state(), open_only=False)
 
 

@@ -34,6 +34,7 @@ from typing import Any, Union
 import msgspec
 
 from tracetui.model.episode_builder import ASK_CHARS, ERRORS_KEPT, LIFECYCLES, STATUSES, EpisodeBuilder
+from tracetui.model.numbers import plural
 from tracetui.model.pricing import utc_day
 from tracetui.model.state import Event
 from tracetui.model.timestamps import duration_between, parse_ts
@@ -159,7 +160,7 @@ class EpisodeBook(msgspec.Struct):
             v1 = b.freeze(1, "in_progress", mine, lifecycle="superseded", made_at=b.ledger_end)
             v1 = msgspec.structs.replace(v1, superseded_by=2)
             self.versions.append(v1)
-            ep = b.freeze(2, "interrupted", mine, reason=f"next prompt arrived with {len(mine)} call(s) open", made_at=pos)
+            ep = b.freeze(2, "interrupted", mine, reason=f"next prompt arrived with {plural(len(mine), 'call')} open", made_at=pos)
             ep = msgspec.structs.replace(ep, reason_anchor=ev.anchor)
         else:
             ep = b.freeze(1, b.closing_status(len(mine)), mine, made_at=pos)

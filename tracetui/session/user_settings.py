@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tracetui.model.numbers import fmt_bytes_exact, fmt_count
+
 __all__ = ["UserSettings", "settings_path", "load_user_settings", "FLEET_KEYS"]
 
 #: the thresholds of ``[fleet]``, seconds (the fields of ``views.fleet.FleetRules``)
@@ -80,7 +82,9 @@ def load_user_settings(path: Path | None = None) -> UserSettings:
             out.warnings.append(f"settings file {p}: not a regular file; using the defaults")
             return out
         if st.st_size > MAX_SETTINGS_BYTES:
-            out.warnings.append(f"settings file {p}: {st.st_size} bytes, more than {MAX_SETTINGS_BYTES}; using the defaults")
+            out.warnings.append(
+                f"settings file {p}: {fmt_bytes_exact(st.st_size)}, more than {fmt_count(MAX_SETTINGS_BYTES)}; using the defaults"
+            )
             return out
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:

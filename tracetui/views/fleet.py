@@ -46,6 +46,7 @@ import msgspec
 from tracetui.ingest.discover import FUTURE_SKEW
 from tracetui.model.anomaly_rules import STALL_SECONDS
 from tracetui.views.fleet_facts import SessionFacts
+from tracetui.views.format import plural
 
 __all__ = [
     "FleetRules",
@@ -193,7 +194,7 @@ def _classify(facts: SessionFacts, written: float | None, now: float, rules: Fle
     if facts.failing:
         return Status("failing", facts.failing[0], q)
     if flight and q >= rules.stall_after:
-        return Status("stalled", f"{len(flight)} call(s) open, nothing written for {span}", q)
+        return Status("stalled", f"{plural(len(flight), 'call')} open, nothing written for {span}", q)
     if q < rules.quiet_after:
         return Status("working", "records arriving", q)
     if (flight or facts.tail in _MID_TURN) and q < rules.stall_after:
