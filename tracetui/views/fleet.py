@@ -44,7 +44,7 @@ import math
 import msgspec
 
 from tracetui.ingest.discover import FUTURE_SKEW
-from tracetui.model.anomaly_rules import STALL_SECONDS
+from tracetui.session.user_settings import FLEET_DEFAULTS
 from tracetui.views.fleet_facts import SessionFacts
 from tracetui.views.format import plural
 
@@ -83,10 +83,10 @@ _MID_TURN = frozenset({"prompt", "tool_result", "thinking", "tool_use", "compact
 class FleetRules(msgspec.Struct, frozen=True):
     """The thresholds of the state rules, in seconds (see the module docstring)."""
 
-    quiet_after: float = 15.0
-    stall_after: float = float(STALL_SECONDS)
-    idle_after: float = 1800.0
-    ended_after: float = 10800.0
+    quiet_after: float = FLEET_DEFAULTS["quiet_after"]
+    stall_after: float = FLEET_DEFAULTS["stall_after"]
+    idle_after: float = FLEET_DEFAULTS["idle_after"]
+    ended_after: float = FLEET_DEFAULTS["ended_after"]
 
 
 class Status(msgspec.Struct, frozen=True):
