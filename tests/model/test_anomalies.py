@@ -188,6 +188,13 @@ def test_context_pressure() -> None:
     assert context_window("claude-sonnet-4-5[1m]") == 1_000_000 and context_window("claude-opus-4-1") == CONTEXT_WINDOW_TOKENS
 
 
+def test_only_the_1m_suffix_gives_the_long_window() -> None:
+    # trial 11: a name merely containing "1m" got the 1M window (ctx 10/1.0M)
+    for name in ("claude-x\u001b[31m", "claude-x\u001b[1m", "gpt-4.1mini", "claude-1m-test", "claude-opus-4-8[1m]-x"):
+        assert context_window(name) == CONTEXT_WINDOW_TOKENS, name
+    assert context_window("claude-opus-4-8[1m]") == context_window("Claude-Opus-4-8[1M]") == 1_000_000
+
+
 def test_compaction() -> None:
     s = Script().prompt("a").add(compact_boundary(pre=150_000, uuid="cb-1"))
     a = _one(s.state(), "compaction")
