@@ -188,6 +188,18 @@ def test_the_model_is_the_latest_turn_context_and_an_unknown_model_has_no_price(
     assert st.cost_usd is None and "gpt-nonesuch-1" in st.cost_note
 
 
+def test_a_rollout_with_no_model_says_so_in_its_cost_note() -> None:
+    # trial 11: "cost unknown (no price known for unknown; …)"
+    b = RolloutBuilder(model=None)  # type: ignore[arg-type]
+    b.turn("go").tokens(1000, 0, 100)
+    st = fold_bytes(b.data(), price=True)
+    assert st.cost_usd is None and st.cost_note == "no model recorded"
+    b.model = "gpt-nonesuch-1"
+    b.turn("again").tokens(1000, 0, 100)
+    st = fold_bytes(b.data(), price=True)
+    assert st.cost_note == "no price known for gpt-nonesuch-1, and no model recorded for other messages"
+
+
 def test_rate_limit_windows_are_kept() -> None:
     b = RolloutBuilder()
     b.turn("go").tokens(10, 0, 1)

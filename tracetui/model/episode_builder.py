@@ -8,7 +8,7 @@ from typing import Union
 
 import msgspec
 
-from tracetui.model.pricing import buckets_by_key, price_band
+from tracetui.model.pricing import NO_MODEL, buckets_by_key, price_band
 from tracetui.model.timestamps import duration_between
 from tracetui.model.types import Anchor, Episode, ErrorNote, FileTouch, SubagentStart, Tokens, ToolCall, UsageBucket
 
@@ -70,7 +70,7 @@ class EpisodeBuilder(msgspec.Struct):
         models = self.msg_model
         band = price_band
         for mid, u in self.msg_usage.items():
-            key = (models.get(mid, "unknown"), days.get(mid, ""), band(u[0], u[2], u[3]))
+            key = (models.get(mid, NO_MODEL), days.get(mid, ""), band(u[0], u[2], u[3]))
             c = buckets.get(key)
             if c is None:
                 buckets[key] = [1, u[0], u[1], u[2], u[3], u[4]]

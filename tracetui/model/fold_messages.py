@@ -21,7 +21,7 @@ from tracetui.ingest.decode import (
     decode_message,
     excerpt_of,
 )
-from tracetui.model.pricing import utc_day
+from tracetui.model.pricing import NO_MODEL, utc_day
 from tracetui.model.state import Anchor, Frontier
 
 __all__ = ["MessageHandlers", "SYNTHETIC_MODEL", "EXCERPT_CHARS", "FRONTIER_CHARS"]
@@ -60,7 +60,7 @@ class MessageHandlers:
             return
         if msg.shape_error is not None:
             self._shape(anchor, "assistant", "message." + msg.shape_error)
-        model = _intern(msg.model) if msg.model else "unknown"
+        model = _intern(msg.model) if msg.model else NO_MODEL
         key = msg.id or rec.requestId or rec.uuid or f"{anchor.src}:{anchor.offset}"
         if key == self._prev_key:
             key = self._prev_key
