@@ -173,7 +173,38 @@ def test_unknown_record_and_payload_types_are_kept_and_counted() -> None:
     st = fold_bytes(b.data())
     assert st.counters.unknown_records == 3
     assert [u.type for u in st.main.unknown] == ["new_kind", "event_msg:brand_new_event", "response_item:brand_new_item"]
-    assert st.counters.records == len(b.lines) and st.counters.user_prompts == 2  # a prompt whose text is not a string is empty
+    assert st.counters.records == len(b.lines) and st.counters.user_prompts == 2  # a prompt whose text is not a string is its JSON
+    assert st.latest_ask is not None and st.latest_ask.text == "42"
+
+
+@pytest.mark.parametrize(
+    ("message", "ask"),
+    [
+        ({"text": "fix it", "n": 2}, '{"text":"fix it","n":2}'),  # its JSON as the line writes it
+        (["fix", 1], '["fix",1]'),
+        ([{"type": "input_text", "text": "fix it"}], "fix it"),  # content parts: their texts
+        ([{"type": "input_image", "image_url": "x"}], '[{"type":"input_image","image_url":"x"}]'),
+        (7.5, "7.5"),
+    ],
+)
+def test_a_user_message_that_is_not_a_string_keeps_its_text(message: object, ask: str) -> None:
+    # trial 11: a list or an object became an empty prompt (an episode asking nothing)
+    b = RolloutBuilder()
+    b.turn("go")
+    b.add("event_msg", {"type": "user_message", "message": message})
+    st = fold_bytes(b.data())
+    assert st.counters.user_prompts == 2
+    assert st.latest_ask is not None and st.latest_ask.text == ask
+    assert st.episodes[-1].ask == ask
+
+
+def test_a_user_message_without_words_is_still_an_empty_prompt() -> None:
+    for message in (None, "", [], {}):
+        b = RolloutBuilder()
+        b.turn("go")
+        b.add("event_msg", {"type": "user_message", "message": message})
+        st = fold_bytes(b.data())
+        assert st.latest_ask is not None and st.latest_ask.text == "", message
 
 
 def test_the_model_is_the_latest_turn_context_and_an_unknown_model_has_no_price() -> None:
