@@ -93,7 +93,7 @@ def test_a_file_of_neither_agent_is_still_not_a_transcript(
     junk = tmp_path / "notes.jsonl"
     junk.write_text('{"hello": "world"}\n')
     assert main(["state", "--no-cache", str(junk)]) == 1
-    assert capsys.readouterr().err == f"tracetui: {junk}: not a transcript (1 JSON object(s), none a Claude Code record)\n"
+    assert capsys.readouterr().err == f"tracetui: {junk}: not a transcript (1 JSON object, none a Claude Code record)\n"
 
 
 def test_the_monitor_opens_the_newest_of_either_agent(both: dict[str, Path]) -> None:
@@ -130,10 +130,10 @@ def test_no_session_of_the_agent_says_where_it_looked(
 def test_state_names_the_agent_of_a_codex_session(both: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["state", "--no-cache"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    assert first == f"session  {THREAD}  (Codex CLI, {both['codex'].name}, 1 subagent file(s))"
+    assert first == f"session  {THREAD}  (Codex CLI, {both['codex'].name}, 1 subagent file)"
     assert main(["state", "--agent", "claude", "--no-cache"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.endswith(f"  ({SID}.jsonl, 0 subagent file(s))")  # Claude Code's line as it was
+    assert first.endswith(f"  ({SID}.jsonl, 0 subagent files)")  # Claude Code's line as it was
 
 
 @pytest.mark.parametrize(

@@ -219,7 +219,7 @@ def test_json_lines_that_are_no_claude_code_records_are_not_a_transcript(tmp_pat
     p.write_text('{"a": 1}\n{"b": 2}\n')
     assert main(["state", "--no-cache", str(p)]) == 1
     err = capsys.readouterr().err.strip()
-    assert err.endswith("x.jsonl: not a transcript (2 JSON object(s), none a Claude Code record)")
+    assert err.endswith("x.jsonl: not a transcript (2 JSON objects, none a Claude Code record)")
     assert len(err.splitlines()) == 1
 
 
@@ -356,7 +356,7 @@ def test_plain_summary_says_how_many_tools_it_left_out(tmp_path: Path, capsys: p
     p = write(tmp_path / "s.jsonl", [prompt("go", session="s")] + [tool_call(f"t{i}", n, {}, session="s") for i, n in enumerate(names)])
     assert main(["state", "--no-cache", str(p)]) == 0
     tools = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("tools "))
-    assert tools.startswith("tools    8 calls (") and "+2 more tool(s))" in tools, tools
+    assert tools.startswith("tools    8 calls (") and "+2 more tools)" in tools, tools
 
 
 def test_a_file_named_twice_or_a_second_main_transcript_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -48,7 +48,7 @@ def test_state_json_of_the_newest_session_shows_its_path_with_stand_ins(
 def test_state_summary_view_and_card_of_the_newest_session(home: BadHome, capsys: pytest.CaptureFixture[str], cache: bool) -> None:
     flags = [] if cache else ["--no-cache"]
     rc, out, _ = run_cli(capsys, "state", *flags)
-    assert rc == 0 and BAD_SID in out and "1 subagent file(s)" in out
+    assert rc == 0 and BAD_SID in out and "1 subagent file" in out
     for cmd in ("view", "card"):
         rc, out, _ = run_cli(capsys, cmd, *flags)
         assert rc == 0 and "hello parser" in out

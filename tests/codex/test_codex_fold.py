@@ -173,7 +173,38 @@ def test_unknown_record_and_payload_types_are_kept_and_counted() -> None:
     st = fold_bytes(b.data())
     assert st.counters.unknown_records == 3
     assert [u.type for u in st.main.unknown] == ["new_kind", "event_msg:brand_new_event", "response_item:brand_new_item"]
-    assert st.counters.records == len(b.lines) and st.counters.user_prompts == 2  # a prompt whose text is not a string is empty
+    assert st.counters.records == len(b.lines) and st.counters.user_prompts == 2  # a prompt whose text is not a string is its JSON
+    assert st.latest_ask is not None and st.latest_ask.text == "42"
+
+
+@pytest.mark.parametrize(
+    ("message", "ask"),
+    [
+        ({"text": "fix it", "n": 2}, '{"text":"fix it","n":2}'),  # its JSON as the line writes it
+        (["fix", 1], '["fix",1]'),
+        ([{"type": "input_text", "text": "fix it"}], "fix it"),  # content parts: their texts
+        ([{"type": "input_image", "image_url": "x"}], '[{"type":"input_image","image_url":"x"}]'),
+        (7.5, "7.5"),
+    ],
+)
+def test_a_user_message_that_is_not_a_string_keeps_its_text(message: object, ask: str) -> None:
+    # trial 11: a list or an object became an empty prompt (an episode asking nothing)
+    b = RolloutBuilder()
+    b.turn("go")
+    b.add("event_msg", {"type": "user_message", "message": message})
+    st = fold_bytes(b.data())
+    assert st.counters.user_prompts == 2
+    assert st.latest_ask is not None and st.latest_ask.text == ask
+    assert st.episodes[-1].ask == ask
+
+
+def test_a_user_message_without_words_is_still_an_empty_prompt() -> None:
+    for message in (None, "", [], {}):
+        b = RolloutBuilder()
+        b.turn("go")
+        b.add("event_msg", {"type": "user_message", "message": message})
+        st = fold_bytes(b.data())
+        assert st.latest_ask is not None and st.latest_ask.text == "", message
 
 
 def test_the_model_is_the_latest_turn_context_and_an_unknown_model_has_no_price() -> None:
@@ -186,6 +217,18 @@ def test_the_model_is_the_latest_turn_context_and_an_unknown_model_has_no_price(
     st = fold_bytes(b.data(), price=True)
     assert set(st.tokens_by_model) == {"gpt-5.4", "gpt-nonesuch-1"}
     assert st.cost_usd is None and "gpt-nonesuch-1" in st.cost_note
+
+
+def test_a_rollout_with_no_model_says_so_in_its_cost_note() -> None:
+    # trial 11: "cost unknown (no price known for unknown; …)"
+    b = RolloutBuilder(model=None)  # type: ignore[arg-type]
+    b.turn("go").tokens(1000, 0, 100)
+    st = fold_bytes(b.data(), price=True)
+    assert st.cost_usd is None and st.cost_note == "no model recorded"
+    b.model = "gpt-nonesuch-1"
+    b.turn("again").tokens(1000, 0, 100)
+    st = fold_bytes(b.data(), price=True)
+    assert st.cost_note == "no price known for gpt-nonesuch-1, and no model recorded for other messages"
 
 
 def test_rate_limit_windows_are_kept() -> None:

@@ -69,7 +69,7 @@ def test_a_call_that_never_asks_is_not_a_prompt(tmp_path: Path) -> None:
     assert state(stalled(), tmp_path, 60).state == "working"
     st = state(stalled(), tmp_path, 301)
     assert st.state == "stalled"
-    assert "1 call(s) open" in st.reason
+    assert "1 call open" in st.reason
 
 
 def test_turn_end_marker_waits_at_once(tmp_path: Path) -> None:

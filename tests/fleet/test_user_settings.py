@@ -63,6 +63,31 @@ def test_bad_entries_are_left_out_with_one_line_each(tmp_path: Path, monkeypatch
     assert build_settings(["--demo"]).warnings == us.warnings
 
 
+@pytest.mark.parametrize(
+    ("fleet", "left_out"),
+    [
+        ("idle_after = 3600\nended_after = 600\n", "idle_after and ended_after"),
+        ("ended_after = 600\n", "ended_after"),  # below the default idle_after (1800 s)
+        ("idle_after = 20000\n", "idle_after"),  # above the default ended_after (10800 s)
+    ],
+)
+def test_ended_after_below_idle_after_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fleet: str, left_out: str) -> None:
+    """Trial 11: ``ended_after < idle_after`` was taken silently (no session could be idle)."""
+    p = _file(tmp_path, monkeypatch, "[fleet]\nstall_after = 600\n" + fleet)
+    us = load_user_settings()
+    assert len(us.warnings) == 1 and us.warnings[0].startswith(f"settings file {p}: [fleet] ended_after (")
+    assert us.warnings[0].endswith(f"; {left_out} left out") and "\n" not in us.warnings[0]
+    assert us.fleet == {"stall_after": 600.0}  # the rest of the file still applies
+    rules = build_settings(["--demo"]).fleet_rules
+    assert rules.idle_after <= rules.ended_after
+
+
+def test_the_settings_line_of_a_big_file_has_separators(tmp_path: Path) -> None:
+    p = tmp_path / "big.toml"
+    p.write_text("# " + "x" * 5_003_399 + "\n")
+    assert load_user_settings(p).warnings == [f"settings file {p}: 5,003,402 bytes, more than 1,048,576; using the defaults"]
+
+
 def test_a_file_that_is_not_toml_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = _file(tmp_path, monkeypatch, "bell = \n[[[")
     us = load_user_settings()

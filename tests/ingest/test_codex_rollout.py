@@ -58,7 +58,7 @@ def test_other_json_lines_are_still_refused(tmp_path: Path, capsys) -> None:
     p = tmp_path / "other.jsonl"
     p.write_text('{"timestamp": "2026-03-02T09:00:00.000Z", "type": "session_meta", "payload": "x"}\n{"kind": 1}\n')
     assert main(["state", "--no-cache", str(p)]) == 1
-    assert capsys.readouterr().err == f"tracetui: {p}: not a transcript (2 JSON object(s), none a Claude Code record)\n"
+    assert capsys.readouterr().err == f"tracetui: {p}: not a transcript (2 JSON objects, none a Claude Code record)\n"
 
 
 async def test_the_monitor_shows_a_codex_rollout(tmp_path: Path) -> None:

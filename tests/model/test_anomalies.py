@@ -174,7 +174,7 @@ def test_a_stall_of_a_day_or_more_is_a_session_that_ended() -> None:
     fresh = _one(s.state(), "stall", now=t0 + ENDED_SECONDS - 1)
     assert fresh.severity == "warn" and "looks ended" not in fresh.message
     old = _one(s.state(), "stall", now=t0 + 452 * 86400)
-    assert old.severity == "info" and old.message.startswith("no new record for 452d00h with 1 call(s) pending")
+    assert old.severity == "info" and old.message.startswith("no new record for 452d00h with 1 call pending")
     assert old.message.endswith("; the session looks ended with them unanswered")
 
 
@@ -186,6 +186,13 @@ def test_context_pressure() -> None:
     assert not _one(s.state(), "context_pressure").open
     assert "context_pressure" not in _kinds(Script().prompt("a").say("ok", u=(10, 5, 0, 100_000)).state(), open_only=False)
     assert context_window("claude-sonnet-4-5[1m]") == 1_000_000 and context_window("claude-opus-4-1") == CONTEXT_WINDOW_TOKENS
+
+
+def test_only_the_1m_suffix_gives_the_long_window() -> None:
+    # trial 11: a name merely containing "1m" got the 1M window (ctx 10/1.0M)
+    for name in ("claude-x\u001b[31m", "claude-x\u001b[1m", "gpt-4.1mini", "claude-1m-test", "claude-opus-4-8[1m]-x"):
+        assert context_window(name) == CONTEXT_WINDOW_TOKENS, name
+    assert context_window("claude-opus-4-8[1m]") == context_window("Claude-Opus-4-8[1M]") == 1_000_000
 
 
 def test_compaction() -> None:
@@ -235,7 +242,7 @@ def test_ingest_honesty() -> None:
     s = Script().prompt("a").say("b")
     s.add(b"{broken")
     a = _one(s.state(), "ingest")
-    assert "1 malformed line(s)" in a.message and a.severity == "info"
+    assert "1 malformed line" in a.message and a.severity == "info"
     assert "ingest" not in _kinds(Script().prompt("a").say("b").state(), open_only=False)
 
 

@@ -87,7 +87,7 @@ def test_next_prompt_with_calls_open_makes_an_interrupted_version() -> None:
     assert v1.lifecycle == "superseded" and v1.superseded_by == 2 and v1.status == "in_progress"
     assert v2.lifecycle == "current" and v2.status == "interrupted"
     assert [c.id for c in v2.dangling] == ["toolu_watch0001"]
-    assert "1 call(s) open" in v2.reason and v2.reason_anchor.line == 3
+    assert "1 call open" in v2.reason and v2.reason_anchor.line == 3
     # the old version is kept, not overwritten
     assert v1.dangling == v2.dangling and v1.ask == v2.ask
 

@@ -114,6 +114,28 @@ def test_a_rich_session_folds_to_the_same_state(tmp_path: Path, derive_process: 
     assert st.main.derived is not None and st.main.derived.facts_total > 0 and st.main.derived.ruled_out_total > 0
 
 
+def test_a_copied_record_set_folds_to_the_same_episodes(tmp_path: Path, derive_process: list[tuple[str, int]]) -> None:
+    """The fold tells its deriver of a message met again (``on_known_message``): the child
+    replays it, so the episodes leave out the copy's tokens there too (trial 11)."""
+    import json
+
+    path = _session(tmp_path, prompts=8)
+    lines = path.read_bytes().splitlines()
+    copy = [json.loads(ln) for ln in lines]
+    with open(path, "ab") as f:
+        for rec in copy:
+            rec["uuid"] = str(rec.get("uuid")) + "-copy"
+            f.write(json.dumps(rec).encode() + b"\n")
+    inproc = _fold([path], process=False)
+    parallel = _fold([path], process=True)
+    assert _sources(derive_process) == [0]
+    _same(inproc, parallel)
+    st = parallel.snapshot()
+    eps = [e for e in st.episodes if e.lifecycle != "superseded"]
+    assert sum(e.tokens.total for e in eps) == st.tokens.total
+    assert sum(e.tool_errors for e in eps) == st.counters.tool_errors
+
+
 def test_the_demo_session_with_its_subagent(tmp_path: Path, derive_process: list[tuple[str, int]]) -> None:
     main, sub = write_demo(tmp_path)
     a, b = _fold([main], process=False), _fold([main], process=True)

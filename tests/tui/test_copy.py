@@ -12,6 +12,7 @@ from textual.widgets._toast import Toast
 from tui_support import app_for, demo_session, press_copy, recorded_store_app, wait_for_state, wait_until
 
 from tracetui.tui.app import NARROW_TIMEOUT
+from tracetui.tui.copy_actions import copy_note
 
 
 # -- 2. the copy notification promises only what is true; 5. compact toasts when narrow -------
@@ -29,13 +30,20 @@ async def test_copy_says_it_sent_the_text_by_osc52_and_wrote_the_file(tmp_path: 
         assert "Copied" not in note.message and note.title != "Copied"
         assert (
             note.message
-            == f"Sent the card (live, {chars} chars) to the clipboard by OSC 52 (if the terminal accepts it) and wrote it to {file}"
+            == f"Sent the card (live, {chars:,} chars) to the clipboard by OSC 52 (if the terminal accepts it) and wrote it to {file}"
         )
         monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
         await press_copy(pilot, "w")
         note = list(app._notifications)[-1]
         assert "(the terminal may refuse it; under tmux it needs set-clipboard on)" in note.message
         assert note.message.startswith("Sent the worker view (live, ")
+
+
+def test_the_copy_note_writes_its_counts_with_separators(tmp_path: Path) -> None:
+    # trial 11: "the card (as of episode 1, 2698 chars)"
+    note = copy_note("card", "as of episode 1", 2698, tmp_path / "c.txt", 1_048_576, False, False, None)
+    assert note.startswith("Sent the card (as of episode 1, 2,698 chars, cut to 1,048,576 bytes) to the clipboard")
+    assert "(as of episode 1, 1 char)" in copy_note("card", "as of episode 1", 1, None, None, False, False, None)
 
 
 async def test_narrow_terminal_gets_a_compact_short_lived_copy_toast(tmp_path: Path) -> None:

@@ -64,6 +64,21 @@ async def test_drill_down_says_a_record_over_4_mib_is_too_large(tmp_path: Path) 
         assert "reads at most 4.0 MiB of a line for an excerpt" in steps
 
 
+async def test_drill_down_writes_its_byte_offsets_with_separators(tmp_path: Path) -> None:
+    # trial 11: the Anchors line said "bytes 440326–448925"
+    path = tmp_path / "big.jsonl"
+    big_result_session(path, 3000)
+    st = state_of(path)
+    last = st.ledgers[0][-1].anchor.offset
+    assert last >= 1000
+    app = app_for([path], tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_state(pilot)
+        screen = await open_drill_down(pilot, app)
+        errors = str(screen.query_one("#episode-errors").content)
+        assert f" bytes 0–{last:,}" in errors, errors
+
+
 async def test_drill_down_counts_agree_with_its_errors_list(tmp_path: Path) -> None:
     # the demo's episode 2: one failed call (its result came late) and one interrupt; the
     # header said "1 errors" above a list of two entries

@@ -110,7 +110,7 @@ async def test_paused_header_keeps_the_held_count_in_view_at_120_columns(tmp_pat
         await pilot.pause()
         header = view.query_one(SessionHeader)
         lines = [s.text for s in header.render_lines(header.region.reset_offset)]
-        assert "2 update(s) held" in lines[1], lines[1]
+        assert "2 updates held" in lines[1], lines[1]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 24), (120, 40)])
@@ -134,7 +134,7 @@ async def test_anomalies_and_subagents_lines_cut_short_end_with_an_ellipsis(tmp_
                 assert lines[0] == full
         more = [str(s.content) for s in view.query_one(AnomalyBadges).query(Static) if str(s.content).startswith("+")]
         assert more or size == (120, 40)  # the small screens list only some of them
-        assert not more or re.fullmatch(r"\+\d+ more( anomalies)? \(\d+ open, \d+ cleared\)|\+\d+ more", more[0]), more
+        assert not more or re.fullmatch(r"\+\d+ more( anomaly| anomalies)? \(\d+ open, \d+ cleared\)|\+\d+ more", more[0]), more
         tree = view.query_one(SubagentsTree)
         width = tree.scrollable_content_region.width
         for y, line in enumerate(tree._tree_lines[: tree.scrollable_content_region.height]):

@@ -27,7 +27,7 @@ def test_a_count_only_an_older_run_gave_is_left_out() -> None:
     line = _last_run_line(_card(failing, passing))
     assert "go last run: failed 0, passed 1" in line, line
     assert "failed_tests" not in line
-    assert "(2 run(s) seen)" in line
+    assert "(2 runs seen)" in line
 
 
 def test_a_failing_last_run_keeps_its_own_counts() -> None:

@@ -11,7 +11,7 @@ from rich.text import Text
 from tracetui.tui import format as tui_format
 from tracetui.tui.fields import MORE, append_fields
 from tracetui.views import text as views_text
-from tracetui.views.format import fmt_bytes, fmt_count, fmt_short
+from tracetui.views.format import fmt_bytes, fmt_count, fmt_short, fmt_usd, plural
 
 
 def test_counts_have_thousands_separators() -> None:
@@ -90,3 +90,18 @@ def test_a_view_line_cut_short_never_ends_on_a_figure_s_first_digits() -> None:
             assert line == cut[:-1].rstrip() + "…» @ s.jsonl:9", (n, line)
         else:
             assert line == whole + " @ s.jsonl:9", (n, line)
+
+
+def test_usd_has_thousands_separators() -> None:
+    # trial 11: a session of 10**11 input tokens printed "cost $1000000.00"
+    assert [fmt_usd(x) for x in (0, 1.234, 1234.5, 1_000_000, None)] == ["$0.00", "$1.23", "$1,234.50", "$1,000,000.00", "?"]
+    assert views_text.cost_text(1_000_000.0, "estimate").startswith("$1,000,000.00 (estimate")
+
+
+def test_plural_writes_the_count_and_the_right_noun() -> None:
+    # trial 11: "(1 API messages)", "1 tool errors", "1 anomalies", "0 subagent file(s)"
+    assert plural(1, "API message") == "1 API message"
+    assert plural(0, "subagent file") == "0 subagent files"
+    assert plural(12_345, "tool error") == "12,345 tool errors"
+    assert plural(1, "anomaly", "anomalies") == "1 anomaly"
+    assert plural(2, "anomaly", "anomalies") == "2 anomalies"

@@ -384,7 +384,7 @@ def test_card_says_when_open_anomalies_are_not_listed() -> None:
     card = render_card(s.state())
     open_section = card.split("3. OPEN", 1)[1]
     assert "none: no pending calls" not in open_section
-    assert "also open, not task state: 1 anomalies (edit_thrash 1)" in open_section
+    assert "also open, not task state: 1 anomaly (edit_thrash 1)" in open_section
 
 
 @pytest.mark.parametrize("value", ["-5", "0", "1", "799"])

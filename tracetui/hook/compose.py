@@ -8,6 +8,7 @@ from typing import Any
 from tracetui.hook.gate import _open_anomalies
 from tracetui.hook.protocol import HookSkip
 from tracetui.model.state import one_line_name
+from tracetui.views.format import plural
 
 __all__ = ["HEADER", "FOOTER"]
 
@@ -43,12 +44,14 @@ def _fallback_card(state: Any, now: Any) -> str:
     for c in state.pending[:10]:
         lines.append(f"OPEN: pending {c.name} …{c.id[-8:]} ({c.brief[:80]}) [{fa(c.anchor)}]")
     if len(state.pending) > 10:
-        lines.append(f"OPEN: +{len(state.pending) - 10} more pending calls")
+        lines.append(f"OPEN: +{plural(len(state.pending) - 10, 'more pending call')}")
     for t in state.todos:
         if t.status != "completed":
             lines.append(f"OPEN: todo {t.status}: {t.content[:120]!r} [{fa(t.anchor)}]")
     c = state.counters
-    lines.append(f"COUNTS: {c.tool_calls} tool calls, {c.tool_errors} errors, {c.user_prompts} prompts, {c.compactions} compactions")
+    lines.append(
+        f"COUNTS: {plural(c.tool_calls, 'tool call')}, {plural(c.tool_errors, 'error')}, {plural(c.user_prompts, 'prompt')}, {plural(c.compactions, 'compaction')}"
+    )
     for a in _open_anomalies(state, now):
         lines.append(f"ANOMALY {a.severity}: {a.message[:200]} [{fa(a.began)}]")
     return "\n".join(lines)

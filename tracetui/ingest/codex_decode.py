@@ -43,6 +43,7 @@ __all__ = [
     "context_window_of",
     "rate_windows",
     "parent_of",
+    "prompt_text",
     "text_of",
 ]
 
@@ -381,3 +382,22 @@ def text_of(raw: msgspec.Raw | str | list[ContentPart] | None) -> str:
     if isinstance(v, list):
         return "\n".join(p["text"] for p in v if isinstance(p, dict) and isinstance(p.get("text"), str))
     return ""
+
+
+#: what a ``user_message`` whose ``message`` holds no words is: absent, null, empty
+_NO_WORDS = (b"", b"null", b'""', b"[]", b"{}")
+
+
+def prompt_text(raw: msgspec.Raw | str | list[ContentPart] | None) -> str:
+    """The text of a ``user_message``'s ``message``: :func:`text_of`'s (a string, or the texts
+    of its content parts), else, for a value of another shape (a number, an object, a list
+    without text parts), its JSON as written, so the prompt keeps what the record said instead
+    of becoming an empty ask (trial 11). ``""`` only for a message that is absent, null or
+    empty. The raw JSON is taken as is: no decode, so a deeply nested value costs no recursion."""
+    text = text_of(raw)
+    if text or raw is None or type(raw) is str:
+        return text
+    if type(raw) is list:
+        return msgspec.json.encode(raw).decode("utf-8", "replace")  # content parts without text
+    body = bytes(raw).strip()  # type: ignore[arg-type]
+    return "" if body in _NO_WORDS else body.decode("utf-8", "replace")

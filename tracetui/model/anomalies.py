@@ -37,6 +37,7 @@ from tracetui.model.anomaly_rules import (
     stall_severity,
 )
 from tracetui.model.anomaly_tracker import AnomalyTracker
+from tracetui.model.numbers import fmt_usd, plural
 from tracetui.model.state import unknown_text
 from tracetui.model.timestamps import as_datetime, fmt_span, parse_ts
 from tracetui.model.types import EVIDENCE_KEPT, Anomaly
@@ -127,7 +128,7 @@ def timeless_anomalies(state: "RunState", episodes: tuple | None = None) -> tupl
                         "warn",
                         f"cost_spike:{ep.index}",
                         ep.first or ep.ask_anchor,
-                        f"episode {ep.index} cost ${cost:.2f}, {cost / max(med, 1e-9):.1f}× the median ${med:.2f} of earlier episodes",
+                        f"episode {ep.index} cost {fmt_usd(cost)}, {cost / max(med, 1e-9):.1f}× the median {fmt_usd(med)} of earlier episodes",
                         "a per-episode finding: it stands once the episode ends",
                         tuple(a for a in (ep.ask_anchor, ep.last) if a is not None),
                         2,
@@ -141,7 +142,7 @@ def timeless_anomalies(state: "RunState", episodes: tuple | None = None) -> tupl
     for s in state.sources:
         probs = []
         if s.malformed:
-            probs.append(f"{s.malformed} malformed line(s)")
+            probs.append(plural(s.malformed, "malformed line"))
         if s.unknown:
             probs.append(unknown_text(s.unknown_records, s.unknown_blocks))
         if s.truncated or s.replaced:
@@ -191,7 +192,7 @@ def stall_anomalies(state: "RunState", now: datetime | float | int | None) -> tu
                     severity,
                     "stall",
                     newest.anchor,
-                    f"no new record for {fmt_span(age)} with {len(state.pending)} call(s) pending (newest {newest.name} …{newest.id[-8:]})"
+                    f"no new record for {fmt_span(age)} with {plural(len(state.pending), 'call')} pending (newest {newest.name} …{newest.id[-8:]})"
                     + ("; the session looks ended with them unanswered" if ended else ""),
                     "when a new record arrives or the pending calls complete",
                     tuple(c.anchor for c in state.pending[:EVIDENCE_KEPT]),

@@ -88,8 +88,13 @@ CONTEXT_WINDOW_TOKENS = 200_000
 """The context window assumed for a model, in tokens (Claude models' standard window)."""
 
 LONG_CONTEXT_WINDOW_TOKENS = 1_000_000
-"""The window assumed when the model name says ``1m`` or a message already used more than
-:data:`CONTEXT_WINDOW_TOKENS` (the 1M-context beta)."""
+"""The window assumed when the model name ends with ``[1m]`` or a message already used more
+than :data:`CONTEXT_WINDOW_TOKENS` (the 1M-context beta)."""
+
+LONG_CONTEXT_SUFFIX = "[1m]"
+"""Claude Code's marker of a model run with the 1M-token window: a suffix of the model's name
+(``claude-opus-4-8[1m]``, as a Task result's ``resolvedModel`` writes it). Only the whole suffix
+counts: a name that merely contains ``1m`` (or an ANSI ``ESC[1m``) is not a long-context one."""
 
 COST_SPIKE_FACTOR = 3.0
 """An episode costing at least this many times the median of the earlier episodes is a spike."""
@@ -111,7 +116,7 @@ SEVERITIES = ("info", "warn", "error")
 
 @functools.lru_cache(maxsize=256)
 def _long_context(model: str | None) -> bool:
-    return "1m" in (model or "").lower()
+    return (model or "").lower().endswith(LONG_CONTEXT_SUFFIX)
 
 
 def context_window(model: str | None, used: int = 0, declared: int = 0) -> int:

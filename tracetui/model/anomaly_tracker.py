@@ -19,6 +19,7 @@ from tracetui.model.anomaly_rules import (
     TOOL_LOOP_WINDOW,
     context_window,
 )
+from tracetui.model.numbers import fmt_count, plural
 from tracetui.model.state import Event
 from tracetui.model.types import Anchor, Anomaly, ToolCall
 
@@ -229,9 +230,9 @@ class AnomalyTracker(msgspec.Struct):
                 )
             elif an.evidence and an.evidence[-1] != ev.anchor:
                 an.add_evidence(ev.anchor)
-            an.message = f"context at {used:,} of {window:,} tokens ({100 * used // window} %)"
+            an.message = f"context at {fmt_count(used)} of {fmt_count(window)} tokens ({100 * used // window} %)"
         elif "context_pressure" in self.open:
-            self._clear("context_pressure", ev.anchor, f"back to {used:,} tokens")
+            self._clear("context_pressure", ev.anchor, f"back to {plural(used, 'token')}")
 
     def on_compaction(self, ev: Event) -> None:
         key = f"compaction:{ev.anchor.line}"
@@ -246,7 +247,7 @@ class AnomalyTracker(msgspec.Struct):
             return
         key = f"interrupted_dangling:{ev.anchor.line}"
         names = ", ".join(f"{c.name} …{c.id[-8:]}" for c in calls[:3]) + (f" +{len(calls) - 3} more" if len(calls) > 3 else "")
-        msg = f"{'interrupted' if how == 'interrupt' else 'next prompt arrived'} with {len(calls)} call(s) dangling: {names}"
+        msg = f"{'interrupted' if how == 'interrupt' else 'next prompt arrived'} with {plural(len(calls), 'call')} dangling: {names}"
         self._open(
             "interrupted_dangling", "warn", key, ev.anchor, msg, "when every dangling call gets its result", [c.anchor for c in calls]
         )

@@ -44,7 +44,7 @@ from tracetui.ingest.content import decode_any, result_excerpt
 from tracetui.ingest.decode import excerpt_of
 from tracetui.model.fold_messages import EXCERPT_CHARS, _intern
 from tracetui.model.fold_tools import CALLS_TRIM
-from tracetui.model.pricing import utc_day
+from tracetui.model.pricing import NO_MODEL, utc_day
 from tracetui.model.state import Anchor, Frontier, RateLimit, SubagentLink, Todo, ToolCall
 
 __all__ = ["CodexCalls", "NOTICE", "SPAWN_TOOL", "PLAN_TOOL", "PATCH_TOOL"]
@@ -343,7 +343,7 @@ class CodexCalls:
         u = (max(d[0] - d[1], 0), d[2], d[3], d[1], 0)
         key = f"{self.thread_id or self.src}#{self._tok_n}"
         self._tok_n += 1
-        model = self.model or "unknown"
+        model = self.model or NO_MODEL
         self.models[model] = self.models.get(model, 0) + 1
         usage = self.usage
         usage.add_new(key, model, u, utc_day(st.timestamp))  # one new id a change of the total

@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from tracetui.ingest.codex_decode import decode_codex_fast, decode_codex_line, decode_codex_raw, parent_of, text_of
+from tracetui.ingest.codex_decode import decode_codex_fast, decode_codex_line, decode_codex_raw, parent_of, prompt_text, text_of
 from tracetui.ingest.codex_schema import (
     CALL_TYPES,
     CODEX_RECORD_TYPES,
@@ -250,7 +250,7 @@ class CodexFold(CodexCalls, FileFold):
         self._event("metadata", anchor, st, 0, payload, "web_search_call", name="web_search_call")  # type: ignore[arg-type]
 
     def _user_message(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
-        self._prompt(text_of(p.message), st, anchor, payload)
+        self._prompt(prompt_text(p.message), st, anchor, payload)
 
     def _turn_aborted(self, p: Payload, st: CodexRecord, anchor: Anchor, payload: Any) -> None:
         if p.reason == "interrupted":

@@ -382,6 +382,13 @@ class Deriver(msgspec.Struct):
             changed=changed,  # leaves are replaced, never mutated
         )
 
+    def on_known_message(self, key: str, before: tuple[int, int, int, int, int]) -> None:
+        """The next record belongs to API message ``key``, which the session's usage book held
+        already with usage ``before`` (a copied record set, a reused id), and it does not
+        continue the previous record's message: the open episode counts only what it adds
+        (:meth:`EpisodeBook.known_message`), so the episodes' tokens add up to the session's."""
+        self.book.known_message(key, before)
+
     # -- the Codex fold's hooks (it talks to its deriver only through methods) ------------------
     def on_context_window(self, window: int) -> None:
         """The context window (tokens, ``> 0``) the agent declared for its model (Codex

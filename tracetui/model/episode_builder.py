@@ -8,7 +8,7 @@ from typing import Union
 
 import msgspec
 
-from tracetui.model.pricing import buckets_by_key, price_band
+from tracetui.model.pricing import NO_MODEL, buckets_by_key, price_band
 from tracetui.model.timestamps import duration_between
 from tracetui.model.types import Anchor, Episode, ErrorNote, FileTouch, SubagentStart, Tokens, ToolCall, UsageBucket
 
@@ -50,6 +50,10 @@ class EpisodeBuilder(msgspec.Struct):
     msg_model: dict[str, str] = msgspec.field(default_factory=dict)
     #: UTC day of each message's first record with usage in this episode (pricing)
     msg_day: dict[str, str] = msgspec.field(default_factory=dict)
+    #: the session's usage of a message before this episode's first record of it, for a message
+    #: the session counted already (a copied record set, a reused id): the episode counts only
+    #: what its records add to that, as the session does (:meth:`EpisodeBook.known_message`)
+    msg_base: dict[str, tuple[int, int, int, int, int]] = msgspec.field(default_factory=dict)
     subagents: list[SubagentStart] = msgspec.field(default_factory=list)
     conclusion: str = ""
     conclusion_anchor: Union[Anchor, None] = None
@@ -68,9 +72,24 @@ class EpisodeBuilder(msgspec.Struct):
         buckets: dict[tuple[str, str, int], list[int]] = {}
         days = self.msg_day
         models = self.msg_model
+        bases = self.msg_base
         band = price_band
         for mid, u in self.msg_usage.items():
-            key = (models.get(mid, "unknown"), days.get(mid, ""), band(u[0], u[2], u[3]))
+            key = (models.get(mid, NO_MODEL), days.get(mid, ""), band(u[0], u[2], u[3]))
+            if bases:
+                base = bases.get(mid)
+                if base is not None:
+                    # counted by the session before this episode: only what its records add
+                    # (priced in the band of the whole message; a message of no growth is left out)
+                    u = (
+                        max(u[0] - base[0], 0),
+                        max(u[1] - base[1], 0),
+                        max(u[2] - base[2], 0),
+                        max(u[3] - base[3], 0),
+                        max(u[4] - base[4], 0),
+                    )
+                    if not any(u):
+                        continue
             c = buckets.get(key)
             if c is None:
                 buckets[key] = [1, u[0], u[1], u[2], u[3], u[4]]

@@ -34,6 +34,7 @@ from typing import Any, Union
 import msgspec
 
 from tracetui.model.episode_builder import ASK_CHARS, ERRORS_KEPT, LIFECYCLES, STATUSES, EpisodeBuilder
+from tracetui.model.numbers import plural
 from tracetui.model.pricing import utc_day
 from tracetui.model.state import Event
 from tracetui.model.timestamps import duration_between, parse_ts
@@ -77,7 +78,11 @@ class EpisodeBook(msgspec.Struct):
     32-bit little-endian int each, -1 for an index with no version; :meth:`newest`), 4 bytes an
     episode instead of a dict entry's hundred; ``call_episode`` maps a still-open
     tool_use id to the episode that made it (entries leave when the result arrives);
-    ``error_episode`` maps the tool_use id of a failed call not yet resolved to its episode.
+    ``error_episode`` maps the tool_use id of a failed call not yet resolved to its episode;
+    ``counted_errors`` holds the tool_use ids whose failed result an episode counted, so a
+    repeated result (a copied record set) is not an error again: an episode leaves out what the
+    session's counters leave out (the fold counts a call's error once), and so do its tokens
+    (:meth:`known_message`).
     """
 
     versions: list[Episode] = msgspec.field(default_factory=list)
@@ -86,6 +91,7 @@ class EpisodeBook(msgspec.Struct):
     call_episode: dict[str, int] = msgspec.field(default_factory=dict)
     prompts: int = 0
     error_episode: dict[str, int] = msgspec.field(default_factory=dict)
+    counted_errors: set[str] = msgspec.field(default_factory=set)
     #: the agent said the open episode's turn ended (Codex CLI ``task_complete``): it shows the
     #: status the next prompt will close it with, not ``in_progress``
     turn_done: bool = False
@@ -159,7 +165,7 @@ class EpisodeBook(msgspec.Struct):
             v1 = b.freeze(1, "in_progress", mine, lifecycle="superseded", made_at=b.ledger_end)
             v1 = msgspec.structs.replace(v1, superseded_by=2)
             self.versions.append(v1)
-            ep = b.freeze(2, "interrupted", mine, reason=f"next prompt arrived with {len(mine)} call(s) open", made_at=pos)
+            ep = b.freeze(2, "interrupted", mine, reason=f"next prompt arrived with {plural(len(mine), 'call')} open", made_at=pos)
             ep = msgspec.structs.replace(ep, reason_anchor=ev.anchor)
         else:
             ep = b.freeze(1, b.closing_status(len(mine)), mine, made_at=pos)
@@ -211,6 +217,10 @@ class EpisodeBook(msgspec.Struct):
                 self._late_result(owner, ev, pos)
                 return
             if ev.is_error:
+                if tid:
+                    if tid in self.counted_errors:
+                        return  # the failed result again: counted where it came first
+                    self.counted_errors.add(tid)
                 b.tool_errors += 1
                 b.last_outcome = "tool_error"
                 b.last_error_id = tid
@@ -253,6 +263,16 @@ class EpisodeBook(msgspec.Struct):
         if description is not None:
             b.subagents.append(SubagentStart(call.id, description, call.anchor))
 
+    def known_message(self, message_id: str, before: tuple[int, int, int, int, int]) -> None:
+        """The next record's API message ``message_id`` was counted by the session already,
+        ``before`` its usage so far (the fold says so before the record's events, for a message
+        not continuing the previous record's): the open episode counts only what its records add
+        to ``before`` (``EpisodeBuilder.msg_base``). Nothing when the episode has seen the
+        message itself (its earlier records are its own)."""
+        b = self.open
+        if b is not None and message_id not in b.msg_usage:
+            b.msg_base[message_id] = before
+
     def on_model(self, message_id: str, model: str) -> None:
         b = self.open
         if b is not None and message_id not in b.msg_model:
@@ -265,9 +285,10 @@ class EpisodeBook(msgspec.Struct):
         dangling = tuple(c for c in old.dangling if c.id != tid)
         errors = old.errors
         tool_errors = old.tool_errors
-        if ev.is_error:
+        if ev.is_error and not (tid and tid in self.counted_errors):  # a failed result counts once
             tool_errors += 1
             if tid:
+                self.counted_errors.add(tid)
                 self.error_episode[tid] = index
             if len(errors) < ERRORS_KEPT:
                 errors = errors + (ErrorNote(ev.anchor, ev.name or "?", ev.excerpt, tid),)

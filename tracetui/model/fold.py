@@ -339,6 +339,7 @@ class FileFold(MessageHandlers, ToolHandlers, SnapshotMixin):
                 self.history.append(msgspec.structs.replace(snap, counters=c))
             self.counters.user_prompts += 1
             self.prompts += 1
+            self._prev_key = None  # a message met after a prompt continues no record of the last episode
             self._event("prompt", anchor, rec, i, raw, excerpt_of(norm, EXCERPT_CHARS), name=form)
             info = PromptInfo(norm, anchor, form, rec.uuid, rec.timestamp, self._seq)
             if self.goal is None:

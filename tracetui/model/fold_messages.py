@@ -21,7 +21,7 @@ from tracetui.ingest.decode import (
     decode_message,
     excerpt_of,
 )
-from tracetui.model.pricing import utc_day
+from tracetui.model.pricing import NO_MODEL, utc_day
 from tracetui.model.state import Anchor, Frontier
 
 __all__ = ["MessageHandlers", "SYNTHETIC_MODEL", "EXCERPT_CHARS", "FRONTIER_CHARS"]
@@ -60,9 +60,10 @@ class MessageHandlers:
             return
         if msg.shape_error is not None:
             self._shape(anchor, "assistant", "message." + msg.shape_error)
-        model = _intern(msg.model) if msg.model else "unknown"
+        model = _intern(msg.model) if msg.model else NO_MODEL
         key = msg.id or rec.requestId or rec.uuid or f"{anchor.src}:{anchor.offset}"
-        if key == self._prev_key:
+        continues = key == self._prev_key  # the previous record's message (no prompt between)
+        if continues:
             key = self._prev_key
         else:
             self._prev_key = key
@@ -85,6 +86,10 @@ class MessageHandlers:
             old = book.by_id.get(key)  # a recent message (UsageBook.get, one call less)
             if old is None:
                 old = book.get(key)
+            if old is not None and not continues and self.derive is not None:
+                # a message counted already, met again (a copied record set, a reused id): the
+                # open episode counts only what this and its next records add (derive.py)
+                self.derive.on_known_message(key, old)
             # every model seen with usage is a model used, even on a reused message id
             models = self.models
             models[model] = models.get(model, 0) + (old is None)

@@ -42,10 +42,15 @@ from tracetui.model.state import Tokens, UsageBucket
 
 #: the note of an estimate with nothing more to say; anything after it qualifies the figure
 PLAIN_COST_NOTE = "estimate (genai-prices)"
+#: the model name a message's usage is filed under when its record names no model (a Claude
+#: assistant message without ``model``, a Codex rollout with no ``turn_context`` model yet); the
+#: cost note says "no model recorded" for it, never "no price known for unknown"
+NO_MODEL = "unknown"
 
 __all__ = [
     "is_timestamp",
     "PLAIN_COST_NOTE",
+    "NO_MODEL",
     "cost_note_extra",
     "estimate_cost",
     "model_price",
@@ -213,7 +218,14 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejec
     records = f"{rejected} record{'' if rejected == 1 else 's'}"
     extra = f"; usage of {records} rejected, not priced" if rejected else ""
     if unknown:
-        return None, "no price known for " + ", ".join(sorted(unknown)) + extra
+        named = ", ".join(sorted(unknown - {NO_MODEL}))
+        if NO_MODEL not in unknown:
+            why = f"no price known for {named}"
+        elif named:
+            why = f"no price known for {named}, and no model recorded for other messages"
+        else:
+            why = "no model recorded"
+        return None, why + extra
     if rejected and not priced:
         return None, f"usage of {records} rejected, none left to price"
     return round(total, 6), PLAIN_COST_NOTE + extra

@@ -13,6 +13,7 @@ import msgspec
 
 from tracetui.ingest.secret_values import SeenSecrets
 from tracetui.ingest.tools import one_line_name
+from tracetui.model.numbers import plural
 from tracetui.model.types import Anchor, Derived, Episode, FileTouch, Tokens, ToolCall, UsageBucket
 
 __all__ = [
@@ -105,7 +106,7 @@ def unknown_text(records: int, blocks: int) -> str:
     a tool_use without id) are not unknown: ``shape_errors`` counts them."""
     if not records and not blocks:
         return "unknown 0"
-    return f"unknown {records:,} record{'' if records == 1 else 's'}, {blocks:,} block{'' if blocks == 1 else 's'}"
+    return f"unknown {plural(records, 'record')}, {plural(blocks, 'block')}"
 
 
 class Counters(msgspec.Struct):

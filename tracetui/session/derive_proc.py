@@ -49,6 +49,7 @@ from tracetui.session.derive_wire import (
     _child,
     _CodexUsage,
     _encoder,
+    _Known,
     _Mirror,
     _Model,
     _OnModel,
@@ -257,6 +258,10 @@ class DeriveProcess:
         self._extras.append(msg)
         if self._bytes >= BATCH_BYTES:
             self._flush()
+
+    def on_known_message(self, key: str, before: tuple[int, int, int, int, int]) -> None:
+        """``Deriver.on_known_message`` (before the record's events: replayed before them)."""
+        self._extras.append(_Known(len(self._evs), key, before))
 
     # the Codex fold's hooks (Deriver.on_context_window, on_model, on_codex_usage, on_turn_done)
     def on_context_window(self, window: int) -> None:

@@ -106,7 +106,15 @@ class _TurnDone(msgspec.Struct, array_like=True, tag=11):
     done: bool
 
 
-_Extra = Union[_Call, _Result, _State, _Snap, _Pending, _Model, _Pr, _Window, _OnModel, _CodexUsage, _TurnDone]
+class _Known(msgspec.Struct, array_like=True, tag=12):
+    """``Deriver.on_known_message`` (the next record's message was counted already)."""
+
+    at: int
+    key: str
+    before: tuple[int, int, int, int, int]
+
+
+_Extra = Union[_Call, _Result, _State, _Snap, _Pending, _Model, _Pr, _Window, _OnModel, _CodexUsage, _TurnDone, _Known]
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(tuple[list[Event], list[_Extra]])
 _MSGPACK, _PICKLE, _END = b"M", b"P", b"E"
@@ -227,6 +235,8 @@ def _child(
                 deriver.on_turn_done(m.done)
             elif t is _Window:
                 deriver.on_context_window(m.window)
+            elif t is _Known:
+                deriver.on_known_message(m.key, m.before)
             else:  # _Snap
                 mirror.pending = {c.id: c for c in m.pending}
                 d = deriver.snapshot(mirror, episodes=m.episodes)

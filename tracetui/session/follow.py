@@ -23,6 +23,7 @@ from tracetui.ingest.files import file_of
 from tracetui.ingest.foreign import foreign_format, foreign_message
 from tracetui.ingest.session_files import subagent_places
 from tracetui.ingest.watch import FALLBACK_POLL, MIN_INTERVAL, SAFETY_POLL, Watcher
+from tracetui.model.numbers import fmt_bytes_exact, plural
 from tracetui.model.state import RunState
 from tracetui.session.reader import SessionReader
 
@@ -87,9 +88,9 @@ def not_a_transcript(state: RunState) -> dict[int, str]:
         elif records > 0:
             continue
         elif s.malformed:
-            out[i] = f"{s.name}: not a transcript ({s.malformed} line{'s' if s.malformed != 1 else ''}, none a JSON object)"
+            out[i] = f"{s.name}: not a transcript ({plural(s.malformed, 'line')}, none a JSON object)"
         elif s.pending_bytes:
-            out[i] = f"{s.name}: not a transcript yet (no complete line in {s.pending_bytes} bytes)"
+            out[i] = f"{s.name}: not a transcript yet (no complete line in {fmt_bytes_exact(s.pending_bytes)})"
     return out
 
 

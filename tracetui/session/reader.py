@@ -21,6 +21,7 @@ from tracetui.ingest.foreign import foreign_format, foreign_message
 from tracetui.ingest.session_files import subagent_files
 from tracetui.ingest.tail import Tailer
 from tracetui.model.codex_fold import CodexFold
+from tracetui.model.numbers import fmt_bytes_exact, plural
 from tracetui.model.session_fold import SessionFold
 from tracetui.model.state import RunState
 from tracetui.session.derive_proc import DeriveProcess, usable
@@ -270,9 +271,9 @@ class SessionReader:
                 raise TranscriptError(f"{path_text(p)}: empty file, not a transcript")
             if f.counters.records == 0:
                 if f.malformed:
-                    raise TranscriptError(f"{path_text(p)}: not a transcript ({f.malformed} line(s), none a JSON object)")
+                    raise TranscriptError(f"{path_text(p)}: not a transcript ({plural(f.malformed, 'line')}, none a JSON object)")
                 if st.pending_bytes:
-                    raise TranscriptError(f"{path_text(p)}: not a transcript (no complete JSON line in {st.size} bytes)")
+                    raise TranscriptError(f"{path_text(p)}: not a transcript (no complete JSON line in {fmt_bytes_exact(st.size)})")
                 raise TranscriptError(f"{path_text(p)}: not a transcript (no records)")
             if f.counters.unknown_records == f.counters.records:
                 # JSON lines, but not one of a Claude Code record type (user, assistant, …)
@@ -280,7 +281,7 @@ class SessionReader:
                 if what is not None:
                     raise TranscriptError(foreign_message(path_text(p), what))
                 n = f.counters.records
-                raise TranscriptError(f"{path_text(p)}: not a transcript ({n} JSON object(s), none a Claude Code record)")
+                raise TranscriptError(f"{path_text(p)}: not a transcript ({plural(n, 'JSON object')}, none a Claude Code record)")
         # the named files are one session's: its transcript, then its subagent files, which carry
         # the parent's sessionId (transcript-format.md §2). Files of another session would be
         # folded as part of this one: its prompts uncounted, its figures mixed in.

@@ -17,7 +17,8 @@ is no error. TOML, every key optional::
 
 Command-line options win over the file. A file that is not TOML, an unknown key or a value of
 the wrong kind is left out with one line saying what and where (:attr:`UserSettings.warnings`);
-the rest of the file still applies.
+the rest of the file still applies. So are ``idle_after`` and ``ended_after`` when, taken with
+the defaults, the session would turn ended before it could turn idle.
 """
 
 from __future__ import annotations
@@ -30,10 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["UserSettings", "settings_path", "load_user_settings", "FLEET_KEYS"]
+from tracetui.model.anomaly_rules import STALL_SECONDS
+from tracetui.model.numbers import fmt_bytes_exact, fmt_count
 
-#: the thresholds of ``[fleet]``, seconds (the fields of ``views.fleet.FleetRules``)
-FLEET_KEYS = ("quiet_after", "stall_after", "idle_after", "ended_after")
+__all__ = ["UserSettings", "settings_path", "load_user_settings", "FLEET_KEYS", "FLEET_DEFAULTS"]
+
+#: the ``[fleet]`` thresholds and their defaults, seconds (the fleet's state rules,
+#: :class:`tracetui.views.fleet.FleetRules`, take these as theirs)
+FLEET_DEFAULTS = {"quiet_after": 15.0, "stall_after": float(STALL_SECONDS), "idle_after": 1800.0, "ended_after": 10800.0}
+FLEET_KEYS = tuple(FLEET_DEFAULTS)
 #: bytes a settings file may hold (a few keys: more is not a settings file)
 MAX_SETTINGS_BYTES = 1 << 20
 
@@ -80,7 +86,9 @@ def load_user_settings(path: Path | None = None) -> UserSettings:
             out.warnings.append(f"settings file {p}: not a regular file; using the defaults")
             return out
         if st.st_size > MAX_SETTINGS_BYTES:
-            out.warnings.append(f"settings file {p}: {st.st_size} bytes, more than {MAX_SETTINGS_BYTES}; using the defaults")
+            out.warnings.append(
+                f"settings file {p}: {fmt_bytes_exact(st.st_size)}, more than {fmt_count(MAX_SETTINGS_BYTES)}; using the defaults"
+            )
             return out
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -117,4 +125,23 @@ def load_user_settings(path: Path | None = None) -> UserSettings:
                     out.fleet[k] = f
         else:
             out.warnings.append(f"settings file {p}: unknown key {key!r} (keys: bell, budget_usd, budget_usd_day, [fleet]); left out")
+    _check_order(out, p)
     return out
+
+
+def _check_order(out: UserSettings, p: Path) -> None:
+    """Leave out the ``[fleet]`` idle and ended thresholds the file set when, with the defaults
+    for the one it did not set, ``ended_after`` is below ``idle_after`` (a session would turn
+    ended before it could be idle), in one line of ``out.warnings`` (trial 11: it was taken
+    silently). Without them the defaults apply, which are in order."""
+    idle = out.fleet.get("idle_after", FLEET_DEFAULTS["idle_after"])
+    ended = out.fleet.get("ended_after", FLEET_DEFAULTS["ended_after"])
+    if ended >= idle:
+        return
+    set_here = [k for k in ("idle_after", "ended_after") if k in out.fleet]
+    for k in set_here:
+        del out.fleet[k]
+    out.warnings.append(
+        f"settings file {p}: [fleet] ended_after ({ended:g} s) is below idle_after ({idle:g} s), so no session would be idle;"
+        f" {' and '.join(set_here)} left out"
+    )

@@ -14,6 +14,7 @@ from tracetui.tui.export import cap_text, export_dir, osc52, tmux_wrap, write_ex
 from tracetui.tui.format import parse_ts
 from tracetui.tui.session_view import SessionView
 from tracetui.tui.view_model import state_as_of
+from tracetui.views.format import fmt_bytes_exact, plural
 
 __all__ = ["CopyActions", "compile_export", "copy_note", "export_inputs"]
 
@@ -34,8 +35,8 @@ def copy_note(
         return f"{label.capitalize()} sent by OSC 52" + (f"; file {name}" if path else "; file not written" if failed else "; no file")
     where = f" and wrote it to {path}" if path is not None else f"; the file could not be written: {failed}" if failed else ""
     hint = "the terminal may refuse it; under tmux it needs set-clipboard on" if tmux else "if the terminal accepts it"
-    note = f", cut to {cut} bytes" if cut else ""
-    return f"Sent the {label} ({scope}, {chars} chars{note}) to the clipboard by OSC 52 ({hint}){where}"
+    note = f", cut to {fmt_bytes_exact(cut)}" if cut else ""
+    return f"Sent the {label} ({scope}, {plural(chars, 'char')}{note}) to the clipboard by OSC 52 ({hint}){where}"
 
 
 def export_inputs(view: SessionView) -> tuple[RunState, int | None, float | None]:

@@ -15,6 +15,7 @@ from tracetui.ingest.prompts import classify_user_text
 from tracetui.model.episodes import ASK_CHARS
 from tracetui.model.state import Anchor, RunState
 from tracetui.tui.format import clean, fmt_bytes
+from tracetui.views.format import fmt_bytes_exact
 from tracetui.views.safe import state_secrets
 
 __all__ = [
@@ -49,7 +50,7 @@ class RecordTooLarge(ValueError):
     ``chunk`` bytes at a time, never holding more than one chunk."""
 
     def __init__(self, path: str, offset: int, size: int) -> None:
-        super().__init__(f"{path}@{offset}: record of {size} bytes is longer than {MAX_LINE_BYTES} bytes")
+        super().__init__(f"{path}@{offset}: record of {fmt_bytes_exact(size)} is longer than {fmt_bytes_exact(MAX_LINE_BYTES)}")
         self.size = size
 
 

@@ -8,6 +8,8 @@ import os
 import re
 from pathlib import Path
 
+from tracetui.views.format import fmt_bytes_exact
+
 __all__ = ["export_dir", "write_export", "osc52", "tmux_wrap", "cap_text"]
 
 
@@ -44,7 +46,11 @@ def cap_text(text: str, cap: int, path: Path | None = None) -> tuple[str, bool]:
     raw = text.encode("utf-8")
     if len(raw) <= cap:
         return text, False
-    note = f"\n[cut at {cap} bytes for the clipboard; the whole text is in {path}]\n" if path else f"\n[cut at {cap} bytes]\n"
+    note = (
+        f"\n[cut at {fmt_bytes_exact(cap)} for the clipboard; the whole text is in {path}]\n"
+        if path
+        else f"\n[cut at {fmt_bytes_exact(cap)}]\n"
+    )
     head = raw[: max(0, cap - len(note.encode()))].decode("utf-8", "ignore")
     return head + note, True
 

@@ -17,6 +17,7 @@ import msgspec
 from tracetui.model.state import AgentState, Anchor, Counters, Event, PromptInfo, RunState, unknown_text
 from tracetui.session.follow import not_a_transcript  # noqa: F401 - re-exported for the panes
 from tracetui.views.as_of import state_as_of as views_state_as_of
+from tracetui.views.format import plural
 
 __all__ = [
     "EpisodeRow",
@@ -279,7 +280,9 @@ def anomaly_rows(state: RunState, now: float | None = None, live: RunState | Non
             if s.truncated or s.replaced:
                 rows.append(AnomalyRow("file_reset", "warning", f"{s.name}: " + "; ".join(s.resets[-2:]), s.last_anchor))
             if s.malformed:
-                rows.append(AnomalyRow("malformed", "warning", f"{s.name}: {s.malformed} malformed line(s) quarantined", s.last_anchor))
+                rows.append(
+                    AnomalyRow("malformed", "warning", f"{s.name}: {plural(s.malformed, 'malformed line')} quarantined", s.last_anchor)
+                )
             if s.unknown:
                 rows.append(
                     AnomalyRow("unknown", "info", f"{s.name}: {unknown_text(s.unknown_records, s.unknown_blocks)} kept", s.last_anchor)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from tracetui.model.state import RunState
+from tracetui.views.format import plural
 
 __all__ = ["state_as_of", "episode_count", "episodes_as_of"]
 
@@ -32,7 +33,7 @@ def state_as_of(state: RunState, episode: int | None) -> RunState:
             raise ValueError(
                 f"episode {episode} does not exist: this session has no human prompt, so no episode ends before its last record (leave out --episode for the whole session)"
             )
-        raise ValueError(f"episode {episode} does not exist (this session has {n} episode(s), numbered 1 to {n})")
+        raise ValueError(f"episode {episode} does not exist (this session has {plural(n, 'episode')}, numbered 1 to {n})")
     h = state.history[episode - 1]
     # the snapshot was taken as the closing prompt's record was read: its last_anchor is that
     # record; the view covers the events before it (bytes before its offset)

@@ -23,6 +23,7 @@ import msgspec
 from tracetui.model.state import AgentState, RunState
 from tracetui.model.timestamps import parse_ts
 from tracetui.model.types import Anomaly
+from tracetui.views.format import fmt_usd
 
 __all__ = [
     "WINDOWS",
@@ -236,12 +237,14 @@ def budget_status(budget: float, spent: float, usd_per_hour: float | None, what:
 
     rate = usd_per_hour if usd_per_hour is not None and usd_per_hour > 0 else 0.0
     if spent >= budget:
-        return BudgetStatus(budget, spent, rate, True, None, f"{what} ${budget:.2f} is crossed: ${spent:.2f} spent")
+        return BudgetStatus(budget, spent, rate, True, None, f"{what} {fmt_usd(budget)} is crossed: {fmt_usd(spent)} spent")
     if rate <= 0:
-        return BudgetStatus(budget, spent, rate, False, None, f"${spent:.2f} of {what} ${budget:.2f}, nothing spent in the last hour")
+        return BudgetStatus(
+            budget, spent, rate, False, None, f"{fmt_usd(spent)} of {what} {fmt_usd(budget)}, nothing spent in the last hour"
+        )
     eta = (budget - spent) / rate * 3600
     return BudgetStatus(
-        budget, spent, rate, False, eta, f"${spent:.2f} of {what} ${budget:.2f}; at ${rate:.2f}/h crossed in {fmt_span(eta)}"
+        budget, spent, rate, False, eta, f"{fmt_usd(spent)} of {what} {fmt_usd(budget)}; at {fmt_usd(rate)}/h crossed in {fmt_span(eta)}"
     )
 
 

@@ -18,6 +18,7 @@ from datetime import datetime
 from tracetui.model.derive import Note
 from tracetui.model.state import Anchor, RunState
 from tracetui.views.derived import agent_session, current_episodes, key_aggregates, no_goal_item, rel_path, retry_fixes
+from tracetui.views.format import plural
 from tracetui.views.text import (
     TOKEN_BYTES,
     Additive,
@@ -75,7 +76,7 @@ def _found(st: RunState) -> list[Item]:
         where = "" if src == st.main.src else f"({st.source_name(src)}) "
         counts = ", ".join(f"{k} {v}" for k, v in sorted(last.items()))
         runs = any_agg.count  # type: ignore[attr-defined]
-        items.append(Item(f"{where}{runner} last run: {counts} {quote(q, 80)} ({runs} run(s) seen)", fa(any_agg.through)))  # type: ignore[attr-defined]
+        items.append(Item(f"{where}{runner} last run: {counts} {quote(q, 80)} ({plural(runs, 'run')} seen)", fa(any_agg.through)))  # type: ignore[attr-defined]
     for f in reversed(facts):
         if f.key == "git.commit":
             items.append(Item(f"commit {quote(str(f.value), 90)}", fa(f.anchor)))
@@ -99,17 +100,20 @@ def _found(st: RunState) -> list[Item]:
     changed = st.main.derived.changed if st.main.derived is not None else ()
     for touch in sorted(changed, key=lambda t: (-(t.edits + t.writes), t.path))[:6]:
         items.append(
-            Item(f"changed {rel_path(touch.path, st.main.cwd)} ({touch.edits} successful edit(s), {touch.writes} write(s))", fa(touch.last))
+            Item(
+                f"changed {rel_path(touch.path, st.main.cwd)} ({plural(touch.edits, 'successful edit')}, {plural(touch.writes, 'write')})",
+                fa(touch.last),
+            )
         )
     fixed, dropped = _not_ruled_out(st)
     for n, by in fixed[:3]:
         items.append(Item(f"{_tried(n)} failed with {quote(n.quote, 60)}, then a retry succeeded at {fa(by)}", fa(n.anchor)))
     if len(fixed) > 3:
-        items.append(Item(f"+{len(fixed) - 3} more failed calls that a retry fixed", ""))
+        items.append(Item(f"+{plural(len(fixed) - 3, 'more failed call')} that a retry fixed", ""))
     for n in dropped[:3]:
         items.append(Item(f"{n.text} (removed from the list, not done; not ruled out)", fa(n.anchor)))
     if len(dropped) > 3:
-        items.append(Item(f"+{len(dropped) - 3} more dropped todos", ""))
+        items.append(Item(f"+{plural(len(dropped) - 3, 'more dropped todo')}", ""))
     for s in st.main.subagents[-3:]:
         items.append(Item(f"subagent {quote(s.description, 60)} {s.status}", fa(s.anchor)))
     if st.main.title:
@@ -205,7 +209,9 @@ def _open(st: RunState, now: datetime | float | int | None = None) -> Sequence[I
         # the card lists only anomalies that leave work open; say the rest exist, so the card
         # never reads "none" open while the worker view lists open anomalies
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(others.items()))
-        items.append(Item(f"also open, not task state: {sum(others.values())} anomalies ({kinds}); see the worker view"))
+        items.append(
+            Item(f"also open, not task state: {plural(sum(others.values()), 'anomaly', 'anomalies')} ({kinds}); see the worker view")
+        )
     if not pending:
         return items
     return LazyItems(len(pending) + len(items), lambda k: pending_item(k) if k < len(pending) else items[k - len(pending)])
@@ -246,7 +252,7 @@ def render_card(state: RunState, *, episode: int | None = None, now: datetime | 
         _DATA,
     ]
     if legend:
-        head.append("files: " + "; ".join(legend[:2]) + (f"; +{len(legend) - 2} more shortened names" if len(legend) > 2 else ""))
+        head.append("files: " + "; ".join(legend[:2]) + (f"; +{plural(len(legend) - 2, 'more shortened name')}" if len(legend) > 2 else ""))
 
     cond: list[Item] = []
     if st.goal is not None:

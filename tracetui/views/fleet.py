@@ -44,8 +44,9 @@ import math
 import msgspec
 
 from tracetui.ingest.discover import FUTURE_SKEW
-from tracetui.model.anomaly_rules import STALL_SECONDS
+from tracetui.session.user_settings import FLEET_DEFAULTS
 from tracetui.views.fleet_facts import SessionFacts
+from tracetui.views.format import plural
 
 __all__ = [
     "FleetRules",
@@ -82,10 +83,10 @@ _MID_TURN = frozenset({"prompt", "tool_result", "thinking", "tool_use", "compact
 class FleetRules(msgspec.Struct, frozen=True):
     """The thresholds of the state rules, in seconds (see the module docstring)."""
 
-    quiet_after: float = 15.0
-    stall_after: float = float(STALL_SECONDS)
-    idle_after: float = 1800.0
-    ended_after: float = 10800.0
+    quiet_after: float = FLEET_DEFAULTS["quiet_after"]
+    stall_after: float = FLEET_DEFAULTS["stall_after"]
+    idle_after: float = FLEET_DEFAULTS["idle_after"]
+    ended_after: float = FLEET_DEFAULTS["ended_after"]
 
 
 class Status(msgspec.Struct, frozen=True):
@@ -193,7 +194,7 @@ def _classify(facts: SessionFacts, written: float | None, now: float, rules: Fle
     if facts.failing:
         return Status("failing", facts.failing[0], q)
     if flight and q >= rules.stall_after:
-        return Status("stalled", f"{len(flight)} call(s) open, nothing written for {span}", q)
+        return Status("stalled", f"{plural(len(flight), 'call')} open, nothing written for {span}", q)
     if q < rules.quiet_after:
         return Status("working", "records arriving", q)
     if (flight or facts.tail in _MID_TURN) and q < rules.stall_after:

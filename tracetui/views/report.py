@@ -20,7 +20,7 @@ from tracetui.model.state import one_line_name
 from tracetui.session.index.elsewhere import Elsewhere
 from tracetui.session.index.query import Group, Report
 from tracetui.session.index.search import Hit
-from tracetui.views.format import fmt_count, fmt_usd, fmt_usd_known
+from tracetui.views.format import fmt_count, fmt_usd, fmt_usd_known, plural
 from tracetui.views.safe import redacted
 
 __all__ = ["render_report", "report_json", "render_hits", "hits_json", "COST_LABEL"]
@@ -235,7 +235,7 @@ def render_hits(query: str, hits: list[Hit], fts: bool, more: bool = False, limi
     how = "" if fts else " (substring search: this SQLite has no FTS5)"
     if not hits:
         return f"no prompt or tool call matches {query!r}{how}"
-    n = f"{len(hits)} match{'es' if len(hits) != 1 else ''}"
+    n = plural(len(hits), "match", "matches")
     if more:
         n = f"the first {n} (more not shown: --limit {limit if limit is not None else len(hits)} cut the list)"
     out = [f"{n} for {query!r}{how}", ""]

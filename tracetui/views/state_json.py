@@ -6,7 +6,7 @@ from typing import Any
 
 from tracetui.ingest.agents import agent_name
 from tracetui.model.state import Anchor, PromptInfo, RunState, one_line_name, unknown_text
-from tracetui.views.format import fmt_count
+from tracetui.views.format import fmt_count, plural
 from tracetui.views.safe import export_text, line_redacted, state_secrets
 from tracetui.views.text import cost_text
 
@@ -171,7 +171,7 @@ def state_summary(state: RunState) -> str:
     # a Codex session names its agent first; a Claude Code session's line is as it always was
     who = f"{agent_name(state.agent)}, " if state.agent not in (None, "claude") else ""
     sid = one_line_name(state.main.session_id or "?")
-    lines.append(f"session  {sid}  ({who}{state.source_name(0) if main else '?'}, {len(state.sources) - 1} subagent file(s))")
+    lines.append(f"session  {sid}  ({who}{state.source_name(0) if main else '?'}, {plural(len(state.sources) - 1, 'subagent file')})")
     if state.goal:
         lines.append(f"goal     {_short(state.goal.text)}  [{state.fmt_anchor(state.goal.anchor)}]")
     if state.latest_ask and state.latest_ask is not state.goal:
@@ -183,7 +183,7 @@ def state_summary(state: RunState) -> str:
         f"  malformed {_fmt_int(c.malformed)}  {unknown_text(c.unknown_records, c.unknown_blocks)}"
     )
     tools = list(state.tools_by_name.items())
-    top = ", ".join(f"{k} {_fmt_int(v)}" for k, v in tools[:6]) + (f", +{len(tools) - 6} more tool(s)" if len(tools) > 6 else "")
+    top = ", ".join(f"{k} {_fmt_int(v)}" for k, v in tools[:6]) + (f", +{plural(len(tools) - 6, 'more tool')}" if len(tools) > 6 else "")
     lines.append(
         f"tools    {_fmt_int(c.tool_calls)} calls"
         + (f" ({top})" if top else "")
@@ -191,11 +191,13 @@ def state_summary(state: RunState) -> str:
     )
     lines.append(
         f"tokens   in {_fmt_int(t.input)}  out {_fmt_int(t.output)}  cache write {_fmt_int(t.cache_creation)}"
-        f"  cache read {_fmt_int(t.cache_read)}  ({_fmt_int(c.api_messages)} API messages)"
+        f"  cache read {_fmt_int(t.cache_read)}  ({plural(c.api_messages, 'API message')})"
     )
     cost = cost_text(state.cost_usd, state.cost_note)
     lines.append(f"cost     {cost}   models {', '.join(state.models) or '-'}")
-    lines.append(f"files    {len(state.files)} touched   todos {len(state.todos)}   subagents {len(state.main.subagents)}")
+    lines.append(
+        f"files    {_fmt_int(len(state.files))} touched   todos {_fmt_int(len(state.todos))}   subagents {_fmt_int(len(state.main.subagents))}"
+    )
     rest = [0, 0, 0, 0]  # the files not listed: how many, bytes read, bytes, lines
     for i, s in enumerate(state.sources):
         flags = []
@@ -217,7 +219,7 @@ def state_summary(state: RunState) -> str:
         )
     if rest[0]:
         lines.append(
-            f"source   +{_fmt_int(rest[0])} more files: {_fmt_int(rest[1])} of {_fmt_int(rest[2])} bytes, {_fmt_int(rest[3])} lines"
+            f"source   +{plural(rest[0], 'more file')}: {_fmt_int(rest[1])} of {_fmt_int(rest[2])} bytes, {_fmt_int(rest[3])} lines"
             " in all, none with a note (state --json lists each)"
         )
     return export_text("\n".join(lines), seen=state_secrets(state))

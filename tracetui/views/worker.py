@@ -32,7 +32,7 @@ from tracetui.views.derived import (
     under,
 )
 from tracetui.views.fleet import past_clock
-from tracetui.views.format import fmt_count
+from tracetui.views.format import fmt_count, fmt_usd, plural
 from tracetui.views.text import (
     Item,
     Section,
@@ -108,10 +108,10 @@ def watermark(state: RunState) -> Item:
     c = state.counters
     parts.append(f"malformed {fmt_count(mal)} · {unknown_text(c.unknown_records, c.unknown_blocks)} · pending {fmt_count(pend)} bytes")
     if len(state.sources) > 1:
-        parts.append(f"{len(state.sources)} files")
+        parts.append(plural(len(state.sources), "file"))
     resets = sum(s.truncated + s.replaced for s in state.sources)
     if resets:
-        parts.append(f"{resets} truncation/replacement(s)")
+        parts.append(plural(resets, "truncation/replacement"))
     if last is not None:
         parts.append(f"materialised through the record at byte {fmt_count(last.offset)}")
     return Item("WATERMARK: " + " · ".join(parts), state.fmt_anchor(last))
@@ -174,18 +174,18 @@ def _episode_item(state: RunState, ep: Episode, superseded: int, now: datetime |
     if ep.lifecycle != "current":
         bits[0] += f" ({ep.lifecycle})"
     if superseded:
-        bits.append(f"{superseded} older version(s) superseded")
+        bits.append(f"{plural(superseded, 'older version')} superseded")
     bits.append(
-        f"{fmt_count(ep.tool_calls)} calls"
-        + (f", {ep.tool_errors} tool errors" if ep.tool_errors else "")
-        + (f", {ep.api_errors} API errors" if ep.api_errors else "")
+        plural(ep.tool_calls, "call")
+        + (f", {plural(ep.tool_errors, 'tool error')}" if ep.tool_errors else "")
+        + (f", {plural(ep.api_errors, 'API error')}" if ep.api_errors else "")
     )
     if ep.dangling:
-        bits.append(f"{len(ep.dangling)} dangling")
+        bits.append(f"{fmt_count(len(ep.dangling))} dangling")
     if ep.subagents:
-        bits.append(f"{len(ep.subagents)} subagents")
+        bits.append(plural(len(ep.subagents), "subagent"))
     bits.append(_took(now, ep))
-    bits.append(f"{fmt_n(ep.tokens.total)} tok" + (f" ${cost:.2f}" if cost else ""))
+    bits.append(f"{fmt_n(ep.tokens.total)} tok" + (f" {fmt_usd(cost)}" if cost else ""))
     ask = quote(ep.ask, 60) if ep.ask else "(before the first prompt)"
     concl = f" → {quote(ep.conclusion, 60)}" if ep.conclusion and ep.status != "in_progress" else ""
     return Item(" · ".join(bits) + f" · {ask}{concl}", state.fmt_anchor(ep.ask_anchor or ep.first))
@@ -295,7 +295,7 @@ def render_worker_view(
             through,
         ),
         Item(
-            f"tokens in {fmt_n(t.input)} · out {fmt_n(t.output)} · cache write {fmt_n(t.cache_creation)} · cache read {fmt_n(t.cache_read)} · {n(c.api_messages)} API messages · {cost}"
+            f"tokens in {fmt_n(t.input)} · out {fmt_n(t.output)} · cache write {fmt_n(t.cache_creation)} · cache read {fmt_n(t.cache_read)} · {plural(c.api_messages, 'API message')} · {cost}"
             + (" (all files)" if st.agents else ""),
             through,
         ),

@@ -18,6 +18,7 @@ from tracetui.tui.view_model import EpisodeRow, episode_events
 from tracetui.tui.widgets.episodes import STATUS_STYLE
 from tracetui.tui.widgets.pane import short_anchor
 from tracetui.views.fleet import past_clock
+from tracetui.views.format import fmt_count, plural
 
 __all__ = ["EpisodeScreen", "MAX_STEPS", "LATE_SCAN", "RESULT_LINES", "plural", "error_counts"]
 
@@ -42,11 +43,6 @@ _SHOWN_KINDS = {
     "unknown_record",
     "unknown_block",
 }
-
-
-def plural(n: int, noun: str) -> str:
-    """``1 tool error``, ``2 tool errors`` (English plural by ``s``)."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 #: what an Errors entry of each category is called (``earlier``: see :meth:`EpisodeScreen.error_entries`)
@@ -359,7 +355,7 @@ class EpisodeScreen(Screen[None]):
             if by is not None:
                 t.append(f"  ✓ fixed by retry at {short_anchor(st, by)}", style="green")
         if len(entries) > 50:
-            t.append(f"\n+{len(entries) - 50} more errors and interrupts", style="italic")
+            t.append(f"\n+{fmt_count(len(entries) - 50)} more errors and interrupts", style="italic")
         t.append("\n\nAnchors", style="bold underline")
         first = self.events[0].anchor if self.events else None
         last = self.events[-1].anchor if self.events else None
@@ -370,7 +366,7 @@ class EpisodeScreen(Screen[None]):
             src = st.sources[first.src]
             t.append("\nfile ", style="dim")
             t.append(one_line(file_place(src.path, src.agent), 300))
-            t.append(f" bytes {first.offset}–{last.offset if last else first.offset}", style="dim")
+            t.append(f" bytes {fmt_count(first.offset)}–{fmt_count(last.offset if last else first.offset)}", style="dim")
         return t
 
     def _versions(self) -> Text:

@@ -16,6 +16,7 @@ from tracetui.tui.view_model import AnomalyRow, anomaly_rows
 from tracetui.tui.widgets.pane import Shown, guarded, set_title, short_anchor
 from tracetui.views import anomaly_memo
 from tracetui.views.anomaly_memo import timeless_of
+from tracetui.views.format import plural
 
 __all__ = ["AnomalyBadges", "CLEARED_MARK", "more_line", "budget_rows"]
 
@@ -34,7 +35,7 @@ def more_line(more_open: int, more_cleared: int, width: int) -> Text:
     even that does not (third user trial: at 80x24 it wrapped and the pane cut it mid-word)."""
     n = more_open + more_cleared
     forms = [
-        f"+{n} more anomalies ({more_open} open, {more_cleared} cleared)",
+        f"+{plural(n, 'more anomaly', 'more anomalies')} ({more_open} open, {more_cleared} cleared)",
         f"+{n} more ({more_open} open, {more_cleared} cleared)",
         f"+{n} more",
     ]

@@ -11,6 +11,7 @@ from tracetui.tui.fields import append_fields
 from tracetui.tui.format import file_label, fmt_bytes, fmt_count, one_line
 from tracetui.tui.view_model import main_model
 from tracetui.tui.widgets.pane import Shown, guarded, short_anchor, update_text
+from tracetui.views.format import plural
 
 __all__ = ["SessionHeader", "status_of"]
 
@@ -114,7 +115,7 @@ def watermark(shown: Shown, mode: str = "", width: int = WIDE, held: int = 0) ->
     st = shown.state
     t = Text(no_wrap=True, overflow="ellipsis", style="dim")
     if held:
-        t.append(f" {held} update(s) held ·", style="bold yellow")
+        t.append(f" {plural(held, 'update')} held ·", style="bold yellow")
     if not st.sources:
         t.append(" no source")
         return t
@@ -133,7 +134,7 @@ def watermark(shown: Shown, mode: str = "", width: int = WIDE, held: int = 0) ->
         (f" · {fmt_count(mal)} malformed", "bold yellow" if mal else "dim"),
         (f" · {unknown_text(st.counters.unknown_records, st.counters.unknown_blocks)}", "yellow" if unk else "dim"),
         (f" · {fmt_bytes(pend)} pending", "dim"),
-        (f" · {fmt_count(len(st.sources))} file(s)", "dim"),
+        (f" · {plural(len(st.sources), 'file')}", "dim"),
     ]
     if shown.history:
         live = shown.live

@@ -12,6 +12,7 @@ from textual.widgets import Tree
 from tracetui.model.state import AgentState, RunState, SubagentLink
 from tracetui.tui.format import fmt_tokens, one_line
 from tracetui.tui.widgets.pane import Folded, Shown, guarded, set_title, short_anchor
+from tracetui.views.format import plural
 
 __all__ = ["SubagentsTree"]
 
@@ -40,7 +41,7 @@ def _label(state: RunState, link: SubagentLink, idle: bool = False) -> Text:
 def _agent_label(state: RunState, a: AgentState) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(one_line(state.source_name(a.src)), style="dim")
-    t.append(f" {a.counters.tool_calls} calls", style="")
+    t.append(f" {plural(a.counters.tool_calls, 'call')}", style="")
     if a.counters.tool_errors:
         t.append(f" {a.counters.tool_errors} err", style="bold red")
     if a.pending:
@@ -207,7 +208,9 @@ class _Entries:
         if link.inline_records:
             # an older Claude Code's subagent: its records are in the main file
             lines = f"lines {link.inline_first.line}–{link.inline_last.line}" if link.inline_first and link.inline_last else ""
-            return f"inline in the main file: {link.inline_records} records, {link.inline_tool_calls} tool calls, {lines}".rstrip(", ")
+            return f"inline in the main file: {plural(link.inline_records, 'record')}, {plural(link.inline_tool_calls, 'tool call')}, {lines}".rstrip(
+                ", "
+            )
         if self.history and (link.source is not None or self.live_src.get(link.tool_use_id) is not None):
             return "its transcript's state is kept live only (not as of this episode)"
         if link.status == "running" and not self.idle:
