@@ -241,7 +241,7 @@ def test_a_session_with_only_subagent_files_is_said_so_by_id(projects: Path, cap
             find_session(ident)
         said = str(exc.value)
         assert said.startswith(f"session {orphan} has no transcript of its own") and "\n" not in said
-        assert "2 subagent file(s)" in said and str(a1) in said
+        assert "only 2 subagent files beside" in said and str(a1) in said
     assert main(["state", "--no-cache", orphan[:8]]) == 1
     err = capsys.readouterr().err
     assert "has no transcript of its own" in err and err.count("\n") == 1

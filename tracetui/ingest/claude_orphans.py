@@ -188,8 +188,9 @@ def only_subagent_files(ident: str, root: Path) -> str | None:
     if len(found) != 1:
         return None
     sid, files = next(iter(found.items()))
+    n = len(files)
     return (
-        f"session {sid} has no transcript of its own under {root}, only {len(files)} subagent file(s) beside each other"
+        f"session {sid} has no transcript of its own under {root}, only {n} subagent file{'' if n == 1 else 's'} beside each other"
         f" ({files[0].parent}); fold one by its path: tracetui state {files[0]}"
     )
 
