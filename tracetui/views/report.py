@@ -97,11 +97,23 @@ def _cells(kind: str, g: Group, total: bool = False) -> list[str]:
 
 
 def _unpriced(groups: list[Group]) -> list[str]:
+    """The notes of the groups with models of no known price (those of rejected usage alone
+    are said once: :func:`_rejected_line`)."""
     notes = []
     for g in groups:
-        if g.cost_usd is None and g.cost_note and g.cost_note not in notes:
+        if g.cost_usd is None and g.cost_note and g.cost_note not in notes and (g.unpriced_models or not g.rejected):
             notes.append(g.cost_note)
     return notes
+
+
+def _rejected_line(total: Group) -> list[str]:
+    """``unknown: the usage of 15 records in 1 session was rejected …``, when there is any."""
+    if not total.rejected:
+        return []
+    return [
+        f"unknown: the usage of {plural(total.rejected, 'record')} in {plural(total.rejected_sessions, 'session')} was rejected"
+        " (a token count that is no number, or out of range): not counted above, nor priced."
+    ]
 
 
 def render_report(rep: Report) -> str:
@@ -133,6 +145,7 @@ def render_report(rep: Report) -> str:
     out.append(f"COST: {COST_LABEL}.")
     for note in _unpriced([*rep.rows, rep.total]):
         out.append(f"unknown: {note} (its tokens are counted above, not priced).")
+    out += _rejected_line(rep.total)
     out.append(COUNT_RULE)
     out += [_line(n) for n in _notes(rep)]
     return "\n".join(out)
@@ -196,7 +209,12 @@ def _group_json(g: Group) -> dict[str, Any]:
     if g.project is not None:
         d.update(project=_clean(g.project), cwd=_clean(g.cwd), agent=g.agent)
     d["known_usd"] = g.known_usd
-    d["unpriced"] = {"sessions": g.unpriced_sessions, "messages": g.unpriced_messages, "models": list(g.unpriced_models)}
+    d["unpriced"] = {
+        "sessions": g.unpriced_sessions,
+        "messages": g.unpriced_messages,
+        "models": list(g.unpriced_models),
+        "rejected_records": g.rejected,
+    }
     return d
 
 
