@@ -72,13 +72,21 @@ def _cost_cell(g: Group) -> str:
     return fmt_usd_known(g.known_usd, max(1, g.unpriced_sessions))
 
 
-def _cells(kind: str, g: Group, total: bool = False) -> list[str]:
+def _where(g: Group, twins: bool) -> str:
+    """A session's PROJECT cell: its working directory (else its project folder); with
+    ``twins`` (another row has its id: a copy under another project folder) its folder after
+    it, which the cut at the start keeps (``…/erk (-proj-b)``)."""
+    place = g.cwd or g.project or ""
+    return f"{place} ({g.project})" if twins and g.project and g.project != place else place
+
+
+def _cells(kind: str, g: Group, total: bool = False, twins: bool = False) -> list[str]:
     t = g.tokens
     head = ["total"] if total else [_cut_left(g.key)]
     if kind == "session":
         head += [
             "" if total else _agent_cell(g.agent),
-            "" if total else _cut_left(g.cwd or g.project or ""),
+            "" if total else _cut_left(_where(g, twins)),
             "" if total else (g.last_ts or "")[:16].replace("T", " "),
         ]
     elif kind == "project":
@@ -130,7 +138,10 @@ def render_report(rep: Report) -> str:
     scope = _scope(rep)
     if not rep.rows:
         return "\n".join([f"no API messages {scope}({fmt_count(rep.files)} transcript files indexed)", *(_line(n) for n in rep.notes)])
-    table = [heads, *(_cells(rep.kind, g) for g in rep.rows), _cells(rep.kind, rep.total, total=True)]
+    seen: dict[str, int] = {}
+    for g in rep.rows:
+        seen[g.key] = seen.get(g.key, 0) + 1
+    table = [heads, *(_cells(rep.kind, g, twins=seen[g.key] > 1) for g in rep.rows), _cells(rep.kind, rep.total, total=True)]
     widths = [max(len(r[i]) for r in table) for i in range(len(heads))]
 
     def line(r: list[str]) -> str:
