@@ -546,3 +546,29 @@ def test_a_record_time_far_ahead_of_the_clock_has_no_age() -> None:
     t = datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
     assert age_of(ts, t - 30) == 0.0  # a clock a little ahead: just now
     assert age_of(ts, t + 5) == 5.0
+
+
+def test_main_model_of_a_session_whose_usage_is_all_rejected(tmp_path: Path) -> None:
+    # trial 12: the header said "no model yet" where state and card list the model
+    import json
+
+    from tracetui.demo.build import TranscriptBuilder
+    from tracetui.tui.view_model import main_model
+
+    b = TranscriptBuilder(model="claude-sonnet-4-5")
+    b.prompt("go")
+    b.text("an answer", output=10)
+    path = b.write(tmp_path / "m.jsonl")
+    lines = []
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        usage = rec.get("message", {}).get("usage") if isinstance(rec.get("message"), dict) else None
+        if isinstance(usage, dict):
+            usage["output_tokens"] = "10"
+        lines.append(json.dumps(rec))
+    path.write_text("\n".join(lines) + "\n")
+    r = SessionReader(path)
+    r.poll()
+    st = r.snapshot()
+    assert st.counters.usage_rejected >= 1 and not st.tokens_by_model
+    assert main_model(st) == ("claude-sonnet-4-5", 0)
