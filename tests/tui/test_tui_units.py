@@ -130,6 +130,25 @@ def test_newest_session_by_default_and_paths_one_tab_each(tmp_path: Path, monkey
     assert s.demo and [sp.paths[0] for sp in s.sessions] == [old]
 
 
+def test_all_opens_one_tab_for_a_session_in_two_project_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # trial 12: a copy of a transcript under another project folder (the same session id) was
+    # a second tab, while the fleet shows it as one row, read from the larger file
+    root = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root))
+    sid = "33333333-0000-4000-8000-000000000003"
+    first = root / "projects" / "-a" / f"{sid}.jsonl"
+    small_session(first)
+    copy = root / "projects" / "-b" / f"{sid}.jsonl"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(first.read_bytes() + first.read_bytes().splitlines(keepends=True)[-1])  # a line longer
+    other = root / "projects" / "-a" / "44444444-0000-4000-8000-000000000004.jsonl"
+    small_session(other)
+    for p in (first, copy, other):
+        os.utime(p, (FROZEN_NOW - 60, FROZEN_NOW - 60))
+    s = build_settings(["--all", "--hours", "1"], now=FROZEN_NOW)
+    assert sorted(sp.paths[0] for sp in s.sessions) == sorted([copy, other])
+
+
 def test_all_opens_the_most_recent_sessions_up_to_its_cap_and_says_how_many_it_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
