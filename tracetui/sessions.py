@@ -60,7 +60,9 @@ def register_sessions(sub: Any) -> None:
         help="list the sessions with their state, call in flight, anomalies, tokens and cost",
         description="List the sessions active in the last --hours hours (default 24; --all: every session) with the"
         " fleet's columns: project, title or goal, agent, state, call in flight, open anomalies by severity,"
-        " tokens and estimated cost of the session and of the last hour, context fill. Sorted by what needs"
+        " tokens and estimated cost of the session and of the last hour, context fill, and the session id (its first"
+        " 8 characters, more where another session's id starts with them: a prefix state, view and card take)."
+        " Sorted by what needs"
         " attention: waiting on you, failing, stalled, working, idle, ended.",
         epilog="states, in the order of attention (a session is in the first whose rule holds, ended checked before all):\n" + rules,
         formatter_class=_WrapFormatter,

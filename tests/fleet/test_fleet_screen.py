@@ -113,6 +113,25 @@ async def test_sessions_without_a_tab_are_followed(tmp_path: Path) -> None:
         assert len(app.views) == 1
 
 
+async def test_the_session_column_is_the_prefix_the_command_line_takes(tmp_path: Path) -> None:
+    # trial 12: `tracetui sessions` makes a row's id long enough to start no other session's id
+    # on disk, one out of the window too (state, view and card look among them all); the fleet
+    # looked among its rows only, and showed a prefix the command line refused as ambiguous
+    paths = fs.write_fleet(tmp_path, NOW)
+    row_id = paths[1].stem  # 1111f1ee-0000-…
+    old = "1111f1ee-9999-4000-8000-0000000000ff"
+    b = fs.at("ended", 3 * 86400, NOW, old, "/home/dev/old")
+    fs.write(b, tmp_path, "-home-dev-old", old)
+    app = make_app(settings_for(paths[:1], tmp_path, now=NOW))
+    async with app.run_test(size=(220, 40)) as pilot:
+        await pilot.press("f")
+        screen = await fleet_ready(pilot)
+        assert old not in {r.facts.session_id for r in screen.rows}  # out of the window
+        table = screen.query_one("#fleet-rows")
+        shown = {r.facts.session_id: table.row_text(i)[-1] for i, r in enumerate(screen.rows)}  # the last column
+        assert shown[row_id] == "1111f1ee-0" and shown[paths[2].stem] == "2222f1ee"
+
+
 async def test_rows_follow_the_clock_and_the_bell_rings_on_a_turn(tmp_path: Path) -> None:
     clock = [NOW]
     paths = fs.write_fleet(tmp_path, NOW)

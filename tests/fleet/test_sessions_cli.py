@@ -168,6 +168,18 @@ def test_help_documents_the_rules(capsys) -> None:
         assert f"  {state}" in out
 
 
+def test_help_lists_the_session_column_and_json_rows_carry_the_path(projects: dict[str, str], tmp_path: Path, capsys) -> None:
+    # trial 12: the help's list of columns left out the Session column; a JSON row named its
+    # file as `key` only
+    with pytest.raises(SystemExit):
+        main(["sessions", "--help"])
+    assert "context fill, and the session id" in " ".join(capsys.readouterr().out.split())
+    _, out, _ = run(capsys, "--json", "--no-cache")
+    for row in json.loads(out)["sessions"]:
+        path = Path(row["path"])
+        assert path.is_file() and path.stem == row["session_id"] and row["key"] == row["path"]
+
+
 def test_a_copy_under_another_project_folder_is_one_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     # the same session id in two project folders (a copied folder): the monitor's fleet shows
     # one row, and so does the listing, whose totals would count its messages twice otherwise

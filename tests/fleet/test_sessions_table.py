@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -94,3 +95,29 @@ def test_a_copied_file_is_shown_by_the_id_of_its_name(tmp_path: Path, monkeypatc
     assert sorted(row.split()[-1] for row in rows) == ["cccc0000", "dddd0000"]
     assert main(["state", "dddd0000", "--no-cache"]) == 0
     assert f"{copy}.jsonl" in capsys.readouterr().out
+
+
+def test_a_session_in_two_project_folders_is_named_by_the_id_its_row_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """Trial 12: ``sessions`` showed the id of a session copied into another project folder,
+    and ``state``/``view``/``card`` refused it (the whole id too) as being in two folders. The
+    row is read from one of the files (the largest); the id names that one."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    sid = "cccc0000-0000-4000-8000-00000000000c"
+    now = time.time()
+    _twins(tmp_path / "claude", (sid,), now)  # under -home-dev-web
+    b = fs.builder(sid, start=fs.iso(now - 600))
+    b.prompt("Fix the login page")
+    b.tick(1).text("Done.")
+    b.tick(1).prompt("And the sign-up page")
+    longer = fs.write(b, tmp_path / "claude", "-home-dev-web-copy", sid)
+    assert main(["sessions", "--no-cache", "--json"]) == 0
+    assert [r["key"] for r in json.loads(capsys.readouterr().out)["sessions"]] == [str(longer)]
+    assert main(["sessions", "--no-cache"]) == 0
+    shown = capsys.readouterr().out.splitlines()[1].split()[-1]
+    assert sid.startswith(shown)
+    for ident in (shown, sid):
+        assert main(["state", ident, "--json", "--no-cache"]) == 0
+        assert json.loads(capsys.readouterr().out)["counters"]["user_prompts"] == 2  # the row's file
+        for cmd in ("view", "card"):
+            assert main([cmd, ident, "--no-cache"]) == 0
+            assert "And the sign-up page" in capsys.readouterr().out

@@ -89,13 +89,13 @@ def test_report_total_keeps_the_known_part(homes: Path, capsys: pytest.CaptureFi
     sessions = {r["key"]: r for r in json.loads(_report(capsys, "session", "--json"))["rows"]}
     priced = sessions[PRICED]["cost_usd"]
     assert priced is not None and priced > 0 and sessions[PRICED]["known_usd"] == priced
-    assert sessions[PRICED]["unpriced"] == {"sessions": 0, "messages": 0, "models": []}
+    assert sessions[PRICED]["unpriced"] == {"sessions": 0, "messages": 0, "models": [], "rejected_records": 0}
     assert sessions[UNPRICED]["cost_usd"] is None and sessions[UNPRICED]["known_usd"] == 0
     obj = json.loads(_report(capsys, kind, "--json"))
     total = obj["total"]
     assert total["cost_usd"] is None
     assert total["known_usd"] == pytest.approx(priced)
-    assert total["unpriced"] == {"sessions": 1, "messages": 1, "models": [UNPRICED_MODEL]}
+    assert total["unpriced"] == {"sessions": 1, "messages": 1, "models": [UNPRICED_MODEL], "rejected_records": 0}
     text = _report(capsys, kind)
     (line,) = [ln for ln in text.splitlines() if ln.startswith("total")]
     assert line.endswith(f"${priced:.2f} + unknown (1 session unpriced)")
@@ -112,4 +112,4 @@ def test_report_total_all_priced_is_a_figure(homes: Path, capsys: pytest.Capture
     obj = json.loads(_report(capsys, "daily", "--json"))
     total = obj["total"]
     assert total["cost_usd"] is not None and total["known_usd"] == total["cost_usd"]
-    assert total["unpriced"] == {"sessions": 0, "messages": 0, "models": []}
+    assert total["unpriced"] == {"sessions": 0, "messages": 0, "models": [], "rejected_records": 0}

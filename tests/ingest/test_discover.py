@@ -215,16 +215,31 @@ def test_an_empty_argument_is_an_error_not_the_current_folder() -> None:
         resolve_target("")
 
 
-def test_one_id_in_two_project_folders_asks_for_a_path(projects: Path) -> None:
-    # "give more of the id" could not be satisfied, not even with the whole id
+def test_one_id_in_two_project_folders_is_the_file_the_fleet_reads(projects: Path) -> None:
+    # a copied or moved project: the session is one (the fleet and `sessions` show one row, read
+    # from the largest file, then the path that sorts first), and its id names that file; it
+    # asked for a path (trial 12: the id `sessions` showed was refused, the whole id too)
     sid = "dddddddd-4444-4444-8444-444444444444"
-    a = write(projects / "-one" / f"{sid}.jsonl", [prompt("a")])
-    b = write(projects / "-two" / f"{sid}.jsonl", [prompt("b")])
+    write(projects / "-one" / f"{sid}.jsonl", [prompt("a")])
+    b = write(projects / "-two" / f"{sid}.jsonl", [prompt("a"), prompt("b, later")])
+    assert find_session(sid).path == b and find_session("dddddddd-4").path == b
+    c = write(projects / "-three" / f"{sid}.jsonl", [prompt("a"), prompt("b, later")])
+    assert find_session(sid).path == c  # the same size: the path that sorts first ("-three" < "-two")
+
+
+def test_a_prefix_of_several_sessions_names_each_and_its_folders(projects: Path) -> None:
+    # trial 12: "'0543d59c' matches 3 sessions" named 2 ids: the third was the copy of one of
+    # them in another project folder
+    sid = "dddddddd-4444-4444-8444-444444444444"
+    write(projects / "-one" / f"{sid}.jsonl", [prompt("a")])
+    write(projects / "-two" / f"{sid}.jsonl", [prompt("a")])
+    other = "dddddddd-5555-4444-8444-444444444444"
+    write(projects / "-one" / f"{other}.jsonl", [prompt("c")])
     with pytest.raises(DiscoveryError) as ei:
-        find_session(sid)
+        find_session("dddddddd")
     msg = str(ei.value)
-    assert msg.startswith(f"session {sid} is in 2 project folders; name the transcript's path: ") and "\n" not in msg
-    assert str(a) in msg and str(b) in msg
+    assert msg.startswith("'dddddddd' matches 2 sessions (") and msg.endswith("); give more of the id"), msg
+    assert f"{sid} (in 2 project folders: -one, -two)" in msg and other in msg and "\n" not in msg
 
 
 def test_a_session_with_only_subagent_files_is_said_so_by_id(projects: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -88,3 +88,22 @@ def test_a_project_with_other_sessions_counts_it_among_them(copied: Path, capsys
     rep = _json(capsys, "session", "--project=-work-zeta")  # the folder (both copies have the cwd)
     assert {r["key"]: r["messages"] for r in rep["rows"]} == {OLD: 0, "0ccc0000-0000-4000-8000-000000000003": 1}
     assert [e["session"] for e in rep["counted_elsewhere"]] == [OLD]
+
+
+def test_a_copy_under_the_same_id_is_told_apart_by_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # trial 12: the copy's row and the original's read the same (session id, working
+    # directory); the project folder was in the notes only
+    claude = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    root = claude / "projects"
+    orig = two_prompt_session(root / "-work-zeta", OLD)
+    (root / "-work-aaa").mkdir()
+    (root / "-work-aaa" / orig.name).write_bytes(orig.read_bytes())
+    assert main(["report", "session"]) == 0
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(OLD)]
+    assert len(rows) == 2
+    assert "/work/zeta (-work-aaa)" in rows[0] + rows[1] and "/work/zeta (-work-zeta)" in rows[0] + rows[1]
+    two_prompt_session(root / "-work-eta", NEW)  # alone with its id: its folder is not added
+    assert main(["report", "session"]) == 0
+    (row,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(NEW)]
+    assert "/work/zeta " in row and "(-work-eta)" not in row

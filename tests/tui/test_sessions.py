@@ -60,3 +60,25 @@ async def test_a_copy_written_now_is_no_live_session_in_the_picker(tmp_path: Pat
         ages = {str(table.get_row_at(i)[3]): str(table.get_row_at(i)[0]) for i in range(table.row_count)}
         assert ages[live.stem] == "live", ages
         assert ages[copy.stem].endswith(" ago (a copy?)") and ages[copy.stem][0].isdigit(), ages
+
+
+async def test_with_the_demo_the_picker_lists_the_users_sessions_too(tmp_path: Path) -> None:
+    # trial 12: `tracetui --demo`, then s, listed the demo (and the Codex home's) but none of
+    # the Claude Code sessions under the projects folder: the demo's folder had replaced it
+    from tui_support import open_sessions, settings_for
+
+    from tracetui.demo.build import DEMO_SESSION_ID
+    from tracetui.tui.app import make_app
+
+    paths = three_sessions(tmp_path)
+    s = settings_for([], tmp_path)
+    s.demo = True
+    app = make_app(s)
+    try:
+        async with app.run_test(size=(140, 40)) as pilot:
+            await wait_for_state(pilot)
+            screen = await open_sessions(pilot, app)
+            assert {p.stem for p in paths} | {DEMO_SESSION_ID} <= {s.session_id for s in screen.sessions}
+    finally:
+        if app.replay is not None:
+            app.replay.stop()

@@ -130,6 +130,25 @@ def test_newest_session_by_default_and_paths_one_tab_each(tmp_path: Path, monkey
     assert s.demo and [sp.paths[0] for sp in s.sessions] == [old]
 
 
+def test_all_opens_one_tab_for_a_session_in_two_project_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # trial 12: a copy of a transcript under another project folder (the same session id) was
+    # a second tab, while the fleet shows it as one row, read from the larger file
+    root = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root))
+    sid = "33333333-0000-4000-8000-000000000003"
+    first = root / "projects" / "-a" / f"{sid}.jsonl"
+    small_session(first)
+    copy = root / "projects" / "-b" / f"{sid}.jsonl"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(first.read_bytes() + first.read_bytes().splitlines(keepends=True)[-1])  # a line longer
+    other = root / "projects" / "-a" / "44444444-0000-4000-8000-000000000004.jsonl"
+    small_session(other)
+    for p in (first, copy, other):
+        os.utime(p, (FROZEN_NOW - 60, FROZEN_NOW - 60))
+    s = build_settings(["--all", "--hours", "1"], now=FROZEN_NOW)
+    assert sorted(sp.paths[0] for sp in s.sessions) == sorted([copy, other])
+
+
 def test_all_opens_the_most_recent_sessions_up_to_its_cap_and_says_how_many_it_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -546,3 +565,29 @@ def test_a_record_time_far_ahead_of_the_clock_has_no_age() -> None:
     t = datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
     assert age_of(ts, t - 30) == 0.0  # a clock a little ahead: just now
     assert age_of(ts, t + 5) == 5.0
+
+
+def test_main_model_of_a_session_whose_usage_is_all_rejected(tmp_path: Path) -> None:
+    # trial 12: the header said "no model yet" where state and card list the model
+    import json
+
+    from tracetui.demo.build import TranscriptBuilder
+    from tracetui.tui.view_model import main_model
+
+    b = TranscriptBuilder(model="claude-sonnet-4-5")
+    b.prompt("go")
+    b.text("an answer", output=10)
+    path = b.write(tmp_path / "m.jsonl")
+    lines = []
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        usage = rec.get("message", {}).get("usage") if isinstance(rec.get("message"), dict) else None
+        if isinstance(usage, dict):
+            usage["output_tokens"] = "10"
+        lines.append(json.dumps(rec))
+    path.write_text("\n".join(lines) + "\n")
+    r = SessionReader(path)
+    r.poll()
+    st = r.snapshot()
+    assert st.counters.usage_rejected >= 1 and not st.tokens_by_model
+    assert main_model(st) == ("claude-sonnet-4-5", 0)

@@ -18,6 +18,7 @@ from pathlib import Path
 from tracetui.ingest import codex_discover
 from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.claude_orphans import named_session_id, only_subagent_files, orphan_folder, orphan_session
+from tracetui.ingest.codex_copies import copy_rank
 from tracetui.ingest.codex_discover import codex_dir
 from tracetui.ingest.files import file_kind, path_text
 from tracetui.ingest.first_line import opens_a_transcript
@@ -36,6 +37,7 @@ __all__ = [
     "transcript_sessions",
     "opens_a_transcript",
     "find_session",
+    "one_of_copies",
     "resolve_target",
     "orphan_of",
 ]
@@ -208,7 +210,8 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
     """The session whose id (a Claude Code session id or a Codex thread id) is ``ident`` or
     starts with it: a transcript's file name, else the ``sessionId`` of its first record, else
     a Codex child rollout's thread (its session); ``agent`` narrows the search to one agent.
-    Raises :class:`DiscoveryError` when none or several match."""
+    A session in several project folders is the file :func:`one_of_copies` takes. Raises
+    :class:`DiscoveryError` when none or several sessions match (the message names them)."""
     ident = path_text(ident)  # as the listing writes a file's name (an argument's bytes may not be UTF-8)
     found = list_sessions(root, agent)
     matches = [s for s in found if s.session_id == ident]
@@ -239,16 +242,40 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
                 f"{matches[0].session_id} is the id of a Claude Code session and a Codex thread; add --agent claude|codex or name the path: {where}"
             )
         if len({s.session_id for s in matches}) == 1:
-            # one id in several project folders (a copied or moved project): only a path can say which
-            where = ", ".join(path_text(s.path) for s in matches[:3]) + (f" and {len(matches) - 3} more" if len(matches) > 3 else "")
-            raise DiscoveryError(
-                f"session {matches[0].session_id} is in {len(matches)} project folders; name the transcript's path: {where}"
-            )
-        # whole ids: cut to a common length, ids that share a long prefix looked the same
-        distinct = list(dict.fromkeys(s.session_id for s in matches))
-        ids = ", ".join(distinct[:5]) + (f" and {len(distinct) - 5} more" if len(distinct) > 5 else "")
-        raise DiscoveryError(f"{ident!r} matches {len(matches)} sessions ({ids}); give more of the id")
+            # one session in several project folders (a copied or moved project): read from the
+            # file the fleet and `tracetui sessions` read it from, whose row shows this id
+            # (trial 12: the id `sessions` showed was refused, the whole id too)
+            return one_of_copies(matches)
+        raise DiscoveryError(f"{ident!r} matches {_several(matches)}; give more of the id")
     return matches[0]
+
+
+def one_of_copies(copies: list[SessionInfo]) -> SessionInfo:
+    """Of the files of one Claude Code session id (a copy of its transcript under another
+    project folder), the one it is read from: the largest (a copy is a snapshot of a transcript,
+    which only grows), then the path that sorts first; the rule of
+    :func:`tracetui.ingest.codex_copies.copy_rank`, which the fleet's one row a session
+    (views/fleet_copies.py) and ``tracetui sessions`` follow too. ``copies`` is not empty."""
+    return min(copies, key=lambda s: copy_rank(str(s.path), False, s.size))
+
+
+def _several(matches: list[SessionInfo]) -> str:
+    """``"2 sessions (ID in 2 project folders: -a, -b, ID2)"``: the sessions (distinct ids,
+    whole: cut to a common length, ids that share a long prefix looked the same) that ``matches``
+    holds, the first five named, and where an id is in several files, where those are."""
+    by_id: dict[str, list[SessionInfo]] = {}
+    for s in matches:
+        by_id.setdefault(s.session_id, []).append(s)
+    named = []
+    for sid, files in list(by_id.items())[:5]:
+        if len({s.agent for s in files}) > 1:
+            named.append(f"{sid} (a Claude Code session and a Codex thread)")
+        elif len(files) > 1:
+            named.append(f"{sid} (in {len(files)} project folders: {', '.join(sorted(s.project for s in files))})")
+        else:
+            named.append(sid)
+    more = f" and {len(by_id) - 5} more" if len(by_id) > 5 else ""
+    return f"{len(by_id)} sessions ({'; '.join(named)}{more})"
 
 
 def _special_named(ident: str, root: Path) -> str | None:

@@ -342,7 +342,8 @@ class TraceApp(ToastHold, CopyActions, TabActions, FollowWiring, PaletteCommands
             if spec is not None:
                 self.open_session(spec)
 
-        self.push_screen(SessionSwitcher(self.settings.projects_root, self.settings.agent), chosen)
+        s = self.settings
+        self.push_screen(SessionSwitcher(s.projects_root, s.agent, s.demo_root), chosen)
 
 
 def make_app(settings: Settings) -> TraceApp:
@@ -355,6 +356,6 @@ def make_app(settings: Settings) -> TraceApp:
         replay = DemoReplay(speed=settings.demo_speed)
         main = replay.start()
         settings.sessions.insert(0, SessionSpec((main,), "demo", demo=True))
-        settings.projects_root = settings.projects_root or replay.root / "projects"
+        settings.demo_root = replay.root / "projects"
         app.replay = replay
     return app

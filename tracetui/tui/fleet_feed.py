@@ -89,6 +89,10 @@ class FleetFeed:
         self.discovered = False
         self.rows: list[FleetRow] = []
         self._rates: dict = {}  # fleet_rows' cache of burn rates
+        #: every session id found on disk, in the window or not (the fleet screen's listing sets
+        #: it): those a command line's prefix is looked up among, which the Session column's
+        #: prefixes must not start (views/fleet_table.py ``id_chars``, as ``tracetui sessions``)
+        self.known_ids: tuple[str, ...] = ()
 
     @property
     def budgets(self) -> Budgets:

@@ -85,7 +85,7 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
     import math
 
     from tracetui.ingest.codex_discover import rollout_meta
-    from tracetui.ingest.discover import is_session, list_sessions, newest_session, resolve_target, where_sessions
+    from tracetui.ingest.discover import is_session, list_sessions, newest_session, one_of_copies, resolve_target, where_sessions
     from tracetui.ingest.file_ident import file_ident
 
     ns = parser(subcommands).parse_args(list(argv))
@@ -141,8 +141,16 @@ def build_settings(argv: Sequence[str], now: float | None = None, subcommands: S
         # folder, names a listed file another way (eighth user trial: two tabs, two fleet rows)
         have = {sp.key for sp in s.sessions}
         have_files = {file_ident(sp.paths[0]) for sp in s.sessions} - {None}
-        for info in list_sessions(agent=ns.agent):
-            if info.mtime < cutoff or str(info.path) in have:
+        listed = [i for i in list_sessions(agent=ns.agent) if i.mtime >= cutoff]
+        # a session in several project folders (a copy) is one tab, of the file its fleet row
+        # and `state ID` read (trial 12: 7 tabs for a fleet of 6 rows)
+        copies: dict[str, list] = {}
+        for info in listed:
+            if info.agent == "claude":
+                copies.setdefault(info.session_id, []).append(info)
+        copied = {id(i) for c in copies.values() if len(c) > 1 for i in c} - {id(one_of_copies(c)) for c in copies.values()}
+        for info in listed:
+            if str(info.path) in have or id(info) in copied:
                 continue
             if have_files and file_ident(info.path) in have_files:
                 continue

@@ -73,6 +73,9 @@ class Settings:
     tick_seconds: float = 1.0
     all_hours: float | None = None
     projects_root: Path | None = None
+    #: the demo replay's projects folder (set by the app with ``demo``): the session switcher
+    #: lists its session beside those under ``projects_root`` (trial 12: it replaced them)
+    demo_root: Path | None = None
     theme: str | None = None
     #: ``--agent``: list and open only this agent's sessions (``"claude"`` | ``"codex"``; ``None``: both)
     agent: str | None = None

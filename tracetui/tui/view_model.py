@@ -177,10 +177,15 @@ def state_as_of(state: RunState, k: int) -> RunState:
 
 def main_model(state: RunState) -> tuple[str | None, int]:
     """``(model, others)``: the main thread's model with the most tokens (the one doing the
-    work), and how many other models the session used; ``(None, 0)`` before the first call."""
+    work), and how many other models the session used; with no tokens counted, the first model
+    recorded (the usage of its every message rejected: ``state`` and ``card`` list it too, trial
+    12), the main thread's first; ``(None, 0)`` before the first call."""
     by = state.main.tokens_by_model or state.tokens_by_model
     if not by:
-        return None, 0
+        seen = state.main.models or state.models
+        if not seen:
+            return None, 0
+        return seen[0], len(set(state.models) - {seen[0]})
     name = max(by, key=lambda m: (by[m].total, m))
     return name, len(set(state.models) - {name})
 

@@ -339,6 +339,7 @@ def row_json(row: FleetRow, now: float) -> dict[str, Any]:
     flight = [{"tool": c.tool, "brief": c.brief, "age_s": _age_s(c.started, now), "main": c.main} for c in f.in_flight]
     return {
         "key": path_text(f.key),  # the key is the main file's path (opened by the monitor)
+        "path": path_text(f.key),  # said as what it is: the file `state`, `view` and `card` take (trial 12)
         "session_id": f.session_id,
         "project": f.project,
         "title": f.title,

@@ -72,13 +72,21 @@ def _cost_cell(g: Group) -> str:
     return fmt_usd_known(g.known_usd, max(1, g.unpriced_sessions))
 
 
-def _cells(kind: str, g: Group, total: bool = False) -> list[str]:
+def _where(g: Group, twins: bool) -> str:
+    """A session's PROJECT cell: its working directory (else its project folder); with
+    ``twins`` (another row has its id: a copy under another project folder) its folder after
+    it, which the cut at the start keeps (``…/erk (-proj-b)``)."""
+    place = g.cwd or g.project or ""
+    return f"{place} ({g.project})" if twins and g.project and g.project != place else place
+
+
+def _cells(kind: str, g: Group, total: bool = False, twins: bool = False) -> list[str]:
     t = g.tokens
     head = ["total"] if total else [_cut_left(g.key)]
     if kind == "session":
         head += [
             "" if total else _agent_cell(g.agent),
-            "" if total else _cut_left(g.cwd or g.project or ""),
+            "" if total else _cut_left(_where(g, twins)),
             "" if total else (g.last_ts or "")[:16].replace("T", " "),
         ]
     elif kind == "project":
@@ -97,11 +105,23 @@ def _cells(kind: str, g: Group, total: bool = False) -> list[str]:
 
 
 def _unpriced(groups: list[Group]) -> list[str]:
+    """The notes of the groups with models of no known price (those of rejected usage alone
+    are said once: :func:`_rejected_line`)."""
     notes = []
     for g in groups:
-        if g.cost_usd is None and g.cost_note and g.cost_note not in notes:
+        if g.cost_usd is None and g.cost_note and g.cost_note not in notes and (g.unpriced_models or not g.rejected):
             notes.append(g.cost_note)
     return notes
+
+
+def _rejected_line(total: Group) -> list[str]:
+    """``unknown: the usage of 15 records in 1 session was rejected …``, when there is any."""
+    if not total.rejected:
+        return []
+    return [
+        f"unknown: the usage of {plural(total.rejected, 'record')} in {plural(total.rejected_sessions, 'session')} was rejected"
+        " (a token count that is no number, or out of range): not counted above, nor priced."
+    ]
 
 
 def render_report(rep: Report) -> str:
@@ -118,7 +138,10 @@ def render_report(rep: Report) -> str:
     scope = _scope(rep)
     if not rep.rows:
         return "\n".join([f"no API messages {scope}({fmt_count(rep.files)} transcript files indexed)", *(_line(n) for n in rep.notes)])
-    table = [heads, *(_cells(rep.kind, g) for g in rep.rows), _cells(rep.kind, rep.total, total=True)]
+    seen: dict[str, int] = {}
+    for g in rep.rows:
+        seen[g.key] = seen.get(g.key, 0) + 1
+    table = [heads, *(_cells(rep.kind, g, twins=seen[g.key] > 1) for g in rep.rows), _cells(rep.kind, rep.total, total=True)]
     widths = [max(len(r[i]) for r in table) for i in range(len(heads))]
 
     def line(r: list[str]) -> str:
@@ -133,6 +156,7 @@ def render_report(rep: Report) -> str:
     out.append(f"COST: {COST_LABEL}.")
     for note in _unpriced([*rep.rows, rep.total]):
         out.append(f"unknown: {note} (its tokens are counted above, not priced).")
+    out += _rejected_line(rep.total)
     out.append(COUNT_RULE)
     out += [_line(n) for n in _notes(rep)]
     return "\n".join(out)
@@ -196,7 +220,12 @@ def _group_json(g: Group) -> dict[str, Any]:
     if g.project is not None:
         d.update(project=_clean(g.project), cwd=_clean(g.cwd), agent=g.agent)
     d["known_usd"] = g.known_usd
-    d["unpriced"] = {"sessions": g.unpriced_sessions, "messages": g.unpriced_messages, "models": list(g.unpriced_models)}
+    d["unpriced"] = {
+        "sessions": g.unpriced_sessions,
+        "messages": g.unpriced_messages,
+        "models": list(g.unpriced_models),
+        "rejected_records": g.rejected,
+    }
     return d
 
 

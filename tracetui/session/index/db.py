@@ -15,8 +15,11 @@ Tables:
   offset and line, the head key (ingest/tail.py) and fingerprint (store/db.py) that tell a
   grown file from a rewritten one, its project folder, session id, agent (``"claude"`` or
   ``"codex"``: the agent whose fold its first record chose), role, working directory, first and
-  last record timestamps, whether its records are sidechain records, its malformed lines, and
-  for a rollout the Codex fold's resume state (model/codex_fold.py ``resume_state``, JSON);
+  last record timestamps, whether its records are sidechain records, its malformed lines, its
+  records whose usage the fold rejected (a token count of another type or out of range:
+  ``Counters.usage_rejected``) and the UTC day they are reported on (the day of the file's last
+  record when the last of them was read), and for a rollout the Codex fold's resume state
+  (model/codex_fold.py ``resume_state``, JSON);
 * ``msgs``: per file and API message id, the message's UTC day, model and tokens as the fold's
   :class:`~tracetui.model.usage.UsageBook` of that file holds them (the max of each field over
   its records);
@@ -42,7 +45,7 @@ from tracetui.session.store.db import cache_dir, code_fingerprint, connect
 __all__ = ["BUSY_MS", "INDEX_SCHEMA", "index_code", "index_path", "open_db", "create_schema", "drop_all", "has_fts5"]
 
 #: version of the tables below; bump it when they change
-INDEX_SCHEMA = 4
+INDEX_SCHEMA = 5
 #: milliseconds a write waits for another process's write transaction before the index is
 #: given up for this run (a private temporary index is built instead)
 BUSY_MS = 2000
@@ -51,7 +54,8 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE, inode INTEGER, size INTEGER, mtime_ns INTEGER,"
     " offset INTEGER, line INTEGER, head BLOB, fingerprint BLOB, project TEXT, session TEXT, agent TEXT, role TEXT, cwd TEXT,"
-    " first_ts TEXT, last_ts TEXT, sidechain INTEGER, malformed INTEGER, resume BLOB, secrets BLOB)",
+    " first_ts TEXT, last_ts TEXT, sidechain INTEGER, malformed INTEGER, resume BLOB, secrets BLOB, rejected INTEGER DEFAULT 0,"
+    " rejected_day TEXT)",
     "CREATE TABLE IF NOT EXISTS msgs(file INTEGER, msg TEXT, day TEXT, model TEXT, input INTEGER, output INTEGER,"
     " cache_creation INTEGER, cache_read INTEGER, cache_write_1h INTEGER, PRIMARY KEY(file, msg)) WITHOUT ROWID",
     "CREATE INDEX IF NOT EXISTS msgs_msg ON msgs(msg)",

@@ -69,11 +69,11 @@ def masked_resume(blob: bytes | None) -> bytes | None:
 
 def mask_folded(r: Folded) -> Folded:
     """Mask, in place, every text of one file's read that came from the transcript: the fold's
-    session id and working directory, the first and last timestamps, each message's key, day
+    session id and working directory, the first and last timestamps, the rejected usage's day, each message's key, day
     and model, each document's name and timestamp (its text is masked already), and the
     resume state. Returns ``r``."""
     r.session_id, r.cwd = masked_text(r.session_id), masked_text(r.cwd)
-    r.first_ts, r.last_ts = masked_text(r.first_ts), masked_text(r.last_ts)
+    r.first_ts, r.last_ts, r.rejected_day = masked_text(r.first_ts), masked_text(r.last_ts), masked_text(r.rejected_day)
     r.msgs = [(masked_key(k), masked_text(day), masked_text(model), *rest) for k, day, model, *rest in r.msgs]
     r.docs = [(line, block, kind, masked_text(name), masked_text(ts), text) for line, block, kind, name, ts, text in r.docs]
     r.resume = masked_resume(r.resume)

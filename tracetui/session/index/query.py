@@ -7,7 +7,8 @@ its tokens are those a single :class:`~tracetui.model.usage.UsageBook` fed with 
 entries holds (the max of each field, the earliest day, the first model), and it is filed under
 the file that has it earliest: that file's project and session, that day (a session left with
 no message, its copies all counted elsewhere, is still a row of the session and project reports:
-session/index/elsewhere.py). A report is then a
+session/index/elsewhere.py; a session whose usage records were rejected, its tokens unknown,
+is listed with its cost unknown: session/index/rejected.py). A report is then a
 ``GROUP BY`` of those rows by the group's key and the price bucket (model, day, tier band), the
 buckets a UsageBook keeps. Costs are :func:`~tracetui.model.pricing.estimate_cost` of each group's
 buckets (every message priced at its own day and tier band; a model without a price makes
@@ -17,8 +18,6 @@ the group's cost unknown, never zero), memoised in the index's ``costs`` table.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
-from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,6 +26,8 @@ import msgspec
 from tracetui.model.pricing import PLAIN_COST_NOTE
 from tracetui.model.state import Tokens, UsageBucket
 from tracetui.session.index.elsewhere import Elsewhere, counted_elsewhere
+from tracetui.session.index.groups import Group, Report, period_of
+from tracetui.session.index.rejected import rejected_usage, with_rejected
 
 __all__ = ["KINDS", "Group", "Report", "build_report", "period_of"]
 
@@ -48,68 +49,6 @@ _KEYS = {
 }
 #: what a report reads: the per-file buckets of the messages (session/index/messages.py)
 _FROM = " FROM buckets m JOIN files f ON f.id = m.file"
-
-
-@dataclass
-class Group:
-    """One row of a report: its key (``2026-11-02``, ``2026-W45``, ``2026-11``, a project
-    folder name, a session id; ``"unknown"`` for messages without a day), the sessions and API
-    messages in it, tokens per kind, the estimated cost in USD (``None``: unknown, the note
-    says which models have no price), the models, and for a session or project its project
-    folder, working directory, agent (``"claude"``, ``"codex"``; ``"claude,codex"`` for a
-    project both worked in) and first and last timestamps (ISO-8601)."""
-
-    key: str
-    sessions: int = 0
-    messages: int = 0
-    tokens: Tokens = field(default_factory=Tokens)
-    cost_usd: float | None = None
-    cost_note: str = ""
-    models: tuple[str, ...] = ()
-    project: str | None = None
-    cwd: str | None = None
-    agent: str | None = None
-    first_ts: str | None = None
-    last_ts: str | None = None
-    #: the cost of the messages whose price is known (USD; ``cost_usd`` when all are), and of
-    #: the others: their sessions, messages and models (a total says what it knows and what not)
-    known_usd: float = 0.0
-    unpriced_sessions: int = 0
-    unpriced_messages: int = 0
-    unpriced_models: tuple[str, ...] = ()
-
-
-@dataclass
-class Report:
-    """A report: its kind, the filters (``since``/``until`` as UTC days, ``project``, ``agent``),
-    its rows in key order, the total over them, and how many files and sessions the index holds."""
-
-    kind: str
-    since: str | None
-    until: str | None
-    project: str | None
-    rows: list[Group]
-    total: Group
-    files: int
-    notes: list[str] = field(default_factory=list)
-    #: the agent the report is narrowed to (``"claude"`` | ``"codex"``; ``None``: both)
-    agent: str | None = None
-    #: the sessions of a session or project report whose messages in scope are all counted
-    #: under other sessions (listed with 0 messages: session/index/elsewhere.py)
-    elsewhere: list[Elsewhere] = field(default_factory=list)
-
-
-def period_of(kind: str, day: str) -> str:
-    """The group key of UTC ``day`` (``YYYY-MM-DD``) in a report of ``kind``: the day, its ISO
-    week (``2026-W45``) or its month (``2026-11``); ``"unknown"`` for ``""``."""
-    if not day:
-        return "unknown"
-    if kind == "weekly":
-        y, w, _ = date.fromisoformat(day).isocalendar()
-        return f"{y}-W{w:02d}"
-    if kind == "monthly":
-        return day[:7]
-    return day
 
 
 class _Costs:
@@ -203,6 +142,10 @@ def build_report(
     if elsewhere:
         rows = _with_elsewhere(kind, rows, elsewhere)
         total.sessions += len(elsewhere)
+    rejected = rejected_usage(conn, since, until, project, agent)
+    if rejected:
+        counted = {(e.project, e.session) for e in elsewhere}
+        rows = with_rejected(conn, kind, rows, total, rejected, (_KEYS[kind], _FROM, cond, args), counted)
     if kind == "session":  # the most recently active last, as the periods are
         rows.sort(key=lambda g: (g.last_ts or "", g.project or "", g.key))
     n_files = conn.execute("SELECT COUNT(*) FROM files" + (" WHERE agent = ?" if agent else ""), (agent,) if agent else ()).fetchone()[0]

@@ -36,6 +36,7 @@ from tracetui.ingest.files import path_text
 from tracetui.ingest.secret_values import SeenSecrets
 from tracetui.ingest.secrets import redact_head
 from tracetui.model.codex_fold import AGENT, CodexFold
+from tracetui.model.pricing import utc_day
 from tracetui.model.state import Event
 from tracetui.session.reader import SessionReader
 
@@ -98,6 +99,10 @@ class Folded:
     #: the secrets found in the file up to the read's end (digests, ``SeenSecrets.to_cache``),
     #: ``None`` for none: a copy of one read later is masked too
     secrets: bytes | None = None
+    #: records of the read whose usage the fold rejected (``Counters.usage_rejected``), and the
+    #: UTC day of the read's last record when there are any (``None`` when none)
+    rejected: int = 0
+    rejected_day: str | None = None
 
 
 #: the keys that name a message in its file only: the key the fold gives an API message with
@@ -237,6 +242,9 @@ def fold_file(path: Path | str, resume: Resume | None = None) -> Folded:
     out.first_ts, out.last_ts = f.first_timestamp, f.last_timestamp
     out.sidechain = f.sidechain_file
     out.malformed = f.malformed
+    out.rejected = f.counters.usage_rejected  # this read's: the fold starts its counters at the resume point
+    if out.rejected:
+        out.rejected_day = utc_day(f.last_timestamp)
     if isinstance(f, CodexFold):
         out.agent = AGENT
         out.resume = msgspec.json.encode(f.resume_state())

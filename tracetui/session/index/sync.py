@@ -197,9 +197,10 @@ def _write(
     if fid is None:
         cur = conn.execute(
             "INSERT INTO files(path, inode, size, mtime_ns, offset, line, head, fingerprint, project, session, agent, role, cwd,"
-            " first_ts, last_ts, sidechain, malformed, resume, secrets) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " first_ts, last_ts, sidechain, malformed, resume, secrets, rejected, rejected_day)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (path, r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, role, r.cwd,
-             r.first_ts, r.last_ts, r.sidechain, r.malformed, r.resume, r.secrets),
+             r.first_ts, r.last_ts, r.sidechain, r.malformed, r.resume, r.secrets, r.rejected, r.rejected_day),
         )  # fmt: skip
         fid = int(cur.lastrowid or 0)
     else:
@@ -207,10 +208,12 @@ def _write(
         conn.execute(
             "UPDATE files SET inode=?, size=?, mtime_ns=?, offset=?, line=?, head=?, fingerprint=?, project=?, session=?, agent=?, resume=?, role=?, secrets=?,"
             " cwd=COALESCE(?, CASE WHEN ? THEN NULL ELSE cwd END), first_ts=CASE WHEN ? THEN ? ELSE COALESCE(first_ts, ?) END,"
-            " last_ts=COALESCE(?, CASE WHEN ? THEN NULL ELSE last_ts END), sidechain=?, malformed=CASE WHEN ? THEN ? ELSE malformed + ? END"
+            " last_ts=COALESCE(?, CASE WHEN ? THEN NULL ELSE last_ts END), sidechain=?, malformed=CASE WHEN ? THEN ? ELSE malformed + ? END,"
+            " rejected=CASE WHEN ? THEN ? ELSE rejected + ? END, rejected_day=COALESCE(?, CASE WHEN ? THEN NULL ELSE rejected_day END)"
             " WHERE id=?",
             (r.inode, r.size, r.mtime_ns, r.offset, r.line, r.head, fp, tf_project, session, r.agent, r.resume, role, r.secrets, r.cwd, redo, redo,
-             r.first_ts, r.first_ts, r.last_ts, redo, r.sidechain, redo, r.malformed, r.malformed, fid),
+             r.first_ts, r.first_ts, r.last_ts, redo, r.sidechain, redo, r.malformed, r.malformed, redo, r.rejected, r.rejected,
+             r.rejected_day, redo, fid),
         )  # fmt: skip
     if r.msgs:
         conn.executemany("INSERT OR REPLACE INTO msgs VALUES (?,?,?,?,?,?,?,?,?)", [(fid, *m) for m in r.msgs])

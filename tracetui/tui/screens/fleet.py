@@ -106,13 +106,16 @@ class FleetScreen(Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="fleet-discover")
     def discover(self, follow: object) -> None:
         """Follow the sessions active in the window that have no tab through ``follow`` (the
-        app's; lists the projects folder, in a thread); their facts arrive like the tabs'."""
+        app's; lists the projects folder, in a thread); their facts arrive like the tabs'. Every
+        session id listed is kept (``FleetFeed.known_ids``) for the Session column's prefixes."""
         from tracetui.ingest.discover import is_session, list_sessions
 
         app = self.app
         s = app.settings  # type: ignore[attr-defined]
         cutoff = s.clock() - s.fleet_hours * 3600
-        infos = [i for i in list_sessions(s.projects_root) if i.mtime >= cutoff and is_session(i)]
+        found = list_sessions(s.projects_root)
+        self.feed.known_ids = tuple(i.session_id for i in found)  # the Session column's prefixes
+        infos = [i for i in found if i.mtime >= cutoff and is_session(i)]
         # sessions with a tab, or one to come (``--all`` mounts them in batches), are followed already
         open_keys = set(app.views) | {sp.key for sp in s.sessions}  # type: ignore[attr-defined]
         self.feed.follow_window(follow, infos, open_keys, s.subagents, s.use_cache)
@@ -145,7 +148,9 @@ class FleetScreen(Screen[None]):
         cols = [c for c, _ in COLUMNS]
         want: tuple[int, int | None] = (title_chars(self.app.size.width), None)
         memo: dict[tuple, tuple] = {}
-        ids = id_chars([r.facts.session_id for r in rows])  # twin rows told apart by their ids
+        # twin rows told apart by their ids, each a prefix the command line takes for it (it
+        # looks among every session on disk: an older one out of the window too, as `sessions`)
+        ids = id_chars([r.facts.session_id for r in rows], self.feed.known_ids)
         keys, cells, styles = self._cells(rows, now, cols, want, memo, ids)
         fit = self._give_way(cells, cols, want)
         if fit != want:  # only the title and flight cells change: the others are as measured

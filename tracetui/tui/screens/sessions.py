@@ -74,9 +74,11 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         if t.row_count:
             t.move_cursor(row=t.row_count - 1)
 
-    def __init__(self, root: Path | None = None, agent: str | None = None) -> None:
+    def __init__(self, root: Path | None = None, agent: str | None = None, demo_root: Path | None = None) -> None:
         super().__init__()
         self.root = root
+        #: the demo replay's projects folder (``--demo``), listed too
+        self.demo_root = demo_root
         #: ``--agent``: list only this agent's sessions (``None``: both)
         self.agent = agent
         self.sessions: list = []
@@ -105,6 +107,9 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         from tracetui.ingest.last_stamp import last_stamp
 
         found = transcript_sessions(self.root, self.agent)  # stray files are no sessions
+        if self.demo_root is not None and self.agent != "codex":  # the demo's session (Claude Code's) beside them
+            demo = transcript_sessions(self.demo_root, "claude")
+            found = sorted(demo + found, key=lambda s: (s.mtime, str(s.path)), reverse=True)
         # the newest record's time of each row: a file written long after it is a copy or a
         # touch, not a write of the session (views/fleet.copied, as the fleet judges it)
         stamps = {s.path: parse_ts(last_stamp(s.path)) for s in found[:MAX_ROWS]}
