@@ -409,6 +409,21 @@ def test_a_session_reached_through_a_symlinked_project_folder_too_is_listed_once
     assert find_session("sess-link").path == p
 
 
+def test_a_symlinked_transcript_is_its_file_s_session_everywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # thirteenth user trial: a link -b/7777….jsonl to -z/0543….jsonl was a second session for
+    # report and search (its figures counted twice, every hit shown twice) and no session for
+    # sessions and state. The link's folder sorts first here: the file's own name still wins
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    real = write(tmp_path / "projects" / "-z" / f"{SID_A}.jsonl", [prompt("hi", session=SID_A)])
+    link = tmp_path / "projects" / "-b" / f"{SID_C}.jsonl"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+    assert [(s.path, s.session_id) for s in list_sessions()] == [(real, SID_A)]
+    assert find_session(SID_C[:8]).path == real  # the link's name opens the file's session
+    assert find_session(SID_C).path == real
+    assert [(t.path, t.session_id) for t in all_transcripts()] == [(real, SID_A)]
+
+
 def test_a_file_stamped_in_the_future_is_not_the_newest_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
     proj = tmp_path / "projects" / "-p"

@@ -20,7 +20,7 @@ from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.claude_orphans import named_session_id, only_subagent_files, orphan_folder, orphan_session
 from tracetui.ingest.codex_copies import copy_rank
 from tracetui.ingest.codex_discover import codex_dir
-from tracetui.ingest.files import file_kind, path_text
+from tracetui.ingest.files import file_kind, path_text, same_file_rank
 from tracetui.ingest.first_line import opens_a_transcript
 
 __all__ = [
@@ -127,18 +127,18 @@ def list_sessions(root: Path | None = None, agent: str | None = None, codex_root
 def _claude_sessions(root: Path) -> list[SessionInfo]:
     out: list[SessionInfo] = []
     try:
-        # the real folders first: a file reached through a symlinked project folder too is the
-        # same session, listed once, under its real folder (its device and inode say so)
-        projects = sorted((d for d in root.iterdir() if d.is_dir()), key=lambda d: (d.is_symlink(), d.name))
+        projects = [d for d in root.iterdir() if d.is_dir()]
     except OSError:
         return []
-    seen: set[tuple[int, int]] = set()
+    listed: list[tuple[Path, list[Path], set[str]]] = []
+    found: list[tuple[tuple[bool, bool, str, str], Path, Path, os.stat_result]] = []
     for proj in projects:
         try:
             entries = list(proj.iterdir())
         except OSError:
             continue
-        mains = set()
+        mains: set[str] = set()
+        listed.append((proj, entries, mains))
         for p in entries:
             if p.suffix != ".jsonl" or _is_agent_file(p):
                 continue
@@ -149,11 +149,18 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
             if not stat.S_ISREG(st.st_mode):
                 continue
             mains.add(p.stem)
-            if (st.st_dev, st.st_ino) in seen:
-                continue  # the same file again (seventh user trial: every session twice in the fleet)
-            seen.add((st.st_dev, st.st_ino))
-            # the names as text (ingest/files.py path_text): shown and matched; the path is opened
-            out.append(SessionInfo(p, path_text(p.stem), path_text(proj.name), st.st_size, st.st_mtime))
+            found.append((same_file_rank(proj, p), proj, p, st))
+    # a file reached by several names (a symlinked project folder or transcript: seventh and
+    # thirteenth user trials, every session twice in the fleet, or under a second id) is one
+    # session, listed once, under its own name (same_file_rank), as report and search index it
+    seen: set[tuple[int, int]] = set()
+    for _rank, proj, p, st in sorted(found, key=lambda f: f[0]):
+        if (st.st_dev, st.st_ino) in seen:
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        # the names as text (ingest/files.py path_text): shown and matched; the path is opened
+        out.append(SessionInfo(p, path_text(p.stem), path_text(proj.name), st.st_size, st.st_mtime))
+    for proj, entries, mains in sorted(listed, key=lambda x: x[0].name):
         for p in entries:  # subagent files whose session's transcript is gone: that session
             got = orphan_session(p) if p.name not in mains else None
             if got is not None:
@@ -222,6 +229,8 @@ def find_session(ident: str, root: Path | None = None, agent: str | None = None)
         # session, a renamed file): the id `sessions` and the state's header show
         named = [(s, named_session_id(s.path) or "") for s in found if s.agent == "claude"]
         matches = [s for s, i in named if i == ident] or [s for s, i in named if i.startswith(ident)]
+    if not matches and agent != "codex":
+        matches = _other_names(ident, root or projects_dir(), found)
     if not matches:
         said = only_subagent_files(ident, root or projects_dir()) if agent != "codex" else None
         if said is None and agent != "codex":
@@ -276,6 +285,45 @@ def _several(matches: list[SessionInfo]) -> str:
             named.append(sid)
     more = f" and {len(by_id) - 5} more" if len(by_id) > 5 else ""
     return f"{len(by_id)} sessions ({'; '.join(named)}{more})"
+
+
+def _other_names(ident: str, root: Path, found: list[SessionInfo]) -> list[SessionInfo]:
+    """The listed sessions a ``<project>/<ident...>.jsonl`` under ``root`` that is not listed is
+    another name of (the same file: a symlink to a transcript, or a file reached through a
+    symlinked folder; :func:`list_sessions` lists it once, under its own name): naming the link
+    opens that session. A ``stat`` per listed Claude Code session and per such entry."""
+    wanted: list[tuple[int, int]] = []
+    listed = {s.path for s in found}
+    try:
+        projects = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return []
+    for proj in projects:
+        try:
+            entries = list(proj.iterdir())
+        except OSError:
+            continue
+        for p in entries:
+            if p.suffix != ".jsonl" or p in listed or _is_agent_file(p) or not path_text(p.stem).startswith(ident):
+                continue
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            wanted.append((st.st_dev, st.st_ino))
+    if not wanted:
+        return []
+    out = []
+    for s in found:
+        if s.agent != "claude" or s.orphan:
+            continue
+        try:
+            st = s.path.stat()
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) in wanted:
+            out.append(s)
+    return out
 
 
 def _special_named(ident: str, root: Path) -> str | None:

@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["NotRegularFile", "file_kind", "is_regular", "check_regular", "open_regular", "path_text", "file_of"]
+__all__ = ["NotRegularFile", "file_kind", "is_regular", "check_regular", "open_regular", "path_text", "file_of", "same_file_rank"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -84,6 +84,15 @@ def is_regular(path: str | os.PathLike[str]) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False
+
+
+def same_file_rank(folder: Path, path: Path) -> tuple[bool, bool, str, str]:
+    """The order in which the names of one file (the same device and inode, reached through a
+    symlinked project folder or a symlinked transcript) are tried: the file's own name first (a
+    real folder, then a real file), then by folder and file name. The name that sorts first is
+    the session's; the others are the same session, never another one (list_sessions, and the
+    files report and search index: session_files.all_transcripts). A ``lstat`` each; never raises."""
+    return (folder.is_symlink(), path.is_symlink(), folder.name, path.name)
 
 
 def check_regular(path: str | os.PathLike[str]) -> os.stat_result:
