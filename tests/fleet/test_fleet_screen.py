@@ -266,8 +266,15 @@ async def test_a_crossed_session_budget_is_a_badge_in_the_session(tmp_path: Path
         app.open_session(app.settings.sessions[2])  # the failing session's tab
         await wait_until(pilot, lambda: app.current_view is not None and app.current_view.spec.key == str(paths[2]), 200, 0.02)
         view = app.current_view
+        assert view is not None and view.spec.key == str(paths[2])
         # ``built`` is true from the start for a view made eagerly, before its panes are mounted
         await wait_until(pilot, lambda: view.state is not None and view.built and view.query(AnomalyBadges), 200, 0.02)
+        assert view.state is not None and view.built and view.query(AnomalyBadges), (
+            view.state is not None,
+            view.built,
+            [type(c).__name__ for c in view.children],
+            app.current_view is view,
+        )
         app.fleet_feed.tick(NOW)  # what the app's clock tick does
         view.refresh_panes()
         badges = view.query_one(AnomalyBadges)
