@@ -583,6 +583,16 @@ def test_install_shared_writes_backup_and_second_install_changes_nothing(
     assert capsys.readouterr().out == f"{sp}: no tracetui hook entries to remove; unchanged\n"
 
 
+def test_uninstall_with_no_settings_file_says_there_is_none(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # trial 13: "no tracetui hook entries to remove" of a file that does not exist
+    sp = tmp_path / ".claude" / "settings.local.json"
+    for dry in ([], ["--dry-run"]):
+        assert main(["hook", "uninstall", "--dir", str(tmp_path), *dry]) == 0
+        out = capsys.readouterr().out
+        assert f"{sp}: no such file, so no tracetui hook entries to remove" in out, out
+    assert not sp.exists() and not sp.parent.exists()
+
+
 def test_install_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sp = tmp_path / ".claude" / "settings.json"
     assert main(["hook", "install", "--dir", str(tmp_path), "--dry-run", "--events", "UserPromptSubmit"]) == 0
