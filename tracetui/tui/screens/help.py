@@ -50,7 +50,7 @@ PANES = (
     ),
     (
         "Todos / Subagents",
-        "the todo list; Task/Agent calls with their transcripts (in an IDLE session a call still running says no result recorded).",
+        "the todo list; Task/Agent calls with their transcripts (in an IDLE session a call still running says no result recorded), then the transcripts no call links; the title counts both (Subagents (3, 1 unlinked)), and +N more those out of view.",
     ),
 )
 
