@@ -23,10 +23,11 @@ AGENT_CHOICES = ("claude", "codex")
 INT_MAX = (1 << 63) - 1
 
 
-def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
-    """An argparse ``type``: a whole number of at least ``minimum`` and at most :data:`INT_MAX`.
-    Raises ``argparse.ArgumentTypeError`` (``not a number: 'x'``; ``must be at least N (why):
-    n``; ``must be at most INT_MAX: n``), one message for every value out of range."""
+def int_at_least(minimum: int, why: str = "", maximum: int | None = None, why_most: str = "") -> Callable[[str], int]:
+    """An argparse ``type``: a whole number of at least ``minimum`` and at most ``maximum``
+    (``None``: :data:`INT_MAX`). Raises ``argparse.ArgumentTypeError`` (``not a number: 'x'``;
+    ``must be at least N (why): n``; ``must be at most M (why_most): n``), one message for every
+    value out of range."""
 
     def parse(text: str) -> int:
         try:
@@ -35,6 +36,8 @@ def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
         if n < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}{f' ({why})' if why else ''}: {n}")
+        if maximum is not None and n > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}{f' ({why_most})' if why_most else ''}: {n}")
         if n > INT_MAX:
             raise argparse.ArgumentTypeError(f"must be at most {INT_MAX}: {text}")
         return n

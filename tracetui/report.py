@@ -59,6 +59,8 @@ def _index_notes(index: Any, stats: Any) -> list[str]:
     from tracetui.session.store.cache_note import said
 
     notes = []
+    if not stats.files and stats.looked_in:  # say where: an empty result names the folders
+        notes.append(f"note: no transcript files under {stats.looked_in}, so nothing is indexed.")
     if index.note and not said():  # the cache folder's note on stderr says why already
         notes.append(f"note: the shared index could not be used ({index.note}); a private one was built for this run.")
     if stats.errors:

@@ -101,6 +101,24 @@ def test_an_endpoint_that_is_not_a_url_is_one_line(tmp_path, capsys, url):
     assert err.startswith("tracetui export otlp: --endpoint: not a URL") and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("notaurl", "it does not start with http:// or https://"),
+        ("localhost:4318", "it does not start with http:// or https://"),
+        ("ftp://otel.example", "it does not start with http:// or https://"),
+        ("http:///v1/traces", "it names no host"),
+    ],
+)
+def test_an_endpoint_without_a_scheme_or_host_is_said_in_our_words(tmp_path, capsys, url, why):
+    # trial 13: "notaurl" reached the exporter, and the HTTP library's "MissingSchema: Invalid URL
+    # 'notaurl/v1/traces': No scheme supplied..." was the message
+    path, _ = build(tmp_path)
+    rc, out, err = _export(capsys, path, "--endpoint", url)
+    assert rc == 2 and out == ""
+    assert err == f"tracetui export otlp: --endpoint: not a URL ({why}): {url}\n", err
+
+
 def _listener():
     import socket
 
@@ -168,10 +186,11 @@ def test_a_password_in_the_endpoint_is_not_shown(tmp_path, capsys):
     from receiver import closed_port
 
     path, _ = build(tmp_path)
-    for url in (f"http://otel:hunter2-pass@127.0.0.1:{closed_port()}", "hunter2-pass@no-scheme"):
+    # a URL without a scheme is refused before any send (rc 2), in our words, the password masked
+    for url, code in ((f"http://otel:hunter2-pass@127.0.0.1:{closed_port()}", 1), ("hunter2-pass@no-scheme", 2)):
         rc, out, err = _export(capsys, path, "--endpoint", url)
-        assert rc == 1 and len(err.splitlines()) == 1 and "hunter2" not in err, err
-        assert "127.0.0.1" in err or "MissingSchema: Invalid URL '***@no-scheme" in err, err  # where, all the same
+        assert rc == code and len(err.splitlines()) == 1 and "hunter2" not in err, err
+        assert "127.0.0.1" in err or "not a URL (it does not start with http:// or https://): ***@no-scheme" in err, err
 
 
 def test_export_without_a_format_is_one_line(capsys):

@@ -14,7 +14,7 @@ from tui_support import FROZEN_NOW, settings_for, wait_until
 
 from tracetui.tui.app import make_app
 from tracetui.tui.screens.fleet import FleetScreen
-from tracetui.tui.widgets.fleet_rows import FleetRows
+from tracetui.tui.widgets.fleet_rows import HELD_MIN, FleetRows
 from tracetui.views.fleet_table import COLUMNS, FLIGHT_MIN, TITLE_MIN, give_way, row_cells
 
 
@@ -41,14 +41,15 @@ def lines(table: FleetRows) -> list[str]:
 def check_cuts(table: FleetRows) -> None:
     """Every cell of every drawn line, whole or cut: a cut end ends in ``…``, a cut start
     begins with it (the cell's text as the views gave it, against what the line shows)."""
-    held = table._held()
-    x0 = 1 + sum(w + 2 for w in table.widths[:held])
-    starts = [1 + sum(w + 2 for w in table.widths[:i]) for i in range(held)] + [x0 + s for s in table._starts()]
+    held_widths = table.held_widths()
+    held = len(held_widths)
+    x0 = 1 + sum(w + 2 for w in held_widths)
+    starts = [1 + sum(w + 2 for w in held_widths[:i]) for i in range(held)] + [x0 + s for s in table._starts()]
     scroll = table.scroll_offset.x
     values = [[h for _, h in table.columns]] + [list(c) for c in table.cells]
     for line, row in zip(lines(table), values):
         for i, v in enumerate(row):
-            text = table._cell(i, v)
+            text = table._cell(i, v, held_widths[i] if i < held else None)
             a = starts[i] - (scroll if i >= held else 0)
             lo, hi = max(a, x0 if i >= held else 0), min(a + len(text), len(line))
             if hi <= lo:
@@ -164,23 +165,57 @@ async def test_a_cell_cut_by_the_right_or_left_edge_is_marked() -> None:
         assert line.rstrip().endswith("staging) 1m") and line.startswith(" working  "), line
 
 
-async def test_held_columns_give_way_to_a_narrow_view() -> None:
-    # the state and a long project would take more than half the view: only the state stays
+async def test_held_columns_are_cut_to_half_a_narrow_view() -> None:
+    # trial 13: the state and a long project took more than half the view, and the project
+    # scrolled away though the README and F1 say it stays; now it stays, cut to the room left
     app = _Rows()
     async with app.run_test(size=(40, 6)) as pilot:
         rows = app.query_one(FleetRows)
         rows.frozen = 2
         rows.set_rows(["a"], [("working", "a-rather-long-project-name", "Bash(./deploy.sh staging) 1m")], [("", "", "")])
         await pilot.pause()
+        assert rows._held() == 2 and rows.held_widths() == [7, HELD_MIN]  # 1 + 9 + 10 = half of 40
         await pilot.press("end")
         await pilot.pause()
-        assert rows._held() == 1
         line = lines(rows)[1]
-        assert line.startswith(" working  ") and line.rstrip().endswith("staging) 1m"), line
+        assert line.startswith(" working  a-rathe…  ") and line.rstrip().endswith("staging) 1m"), line
+        assert len(line.rstrip()) == rows.size.width - 2  # End stops where the last column ends (and its two blanks)
         rows.scroll_to(x=5, animate=False)
         await pilot.pause()
-        assert lines(rows)[1].startswith(" working  …er-long-project-name  Bash(")
+        assert lines(rows)[1].startswith(" working  a-rathe…  …/deploy"), lines(rows)[1]
         check_cuts(rows)
+
+
+async def test_at_80_columns_a_long_project_stays_in_view_cut(tmp_path: Path) -> None:
+    # trial 13: a 26-cell project (a real project name) never stayed at 80 columns
+    long = "ent-109-text-output-check-x"
+    paths = fs.write_fleet(tmp_path, FROZEN_NOW)
+    b = fs.at("working", 5, FROZEN_NOW, "abababab-0000-4000-8000-00000000000f", f"/home/dev/{long}")
+    paths.append(fs.write(b, tmp_path, f"-home-dev-{long}", "abababab-0000-4000-8000-00000000000f"))
+    s = settings_for(paths, tmp_path, now=FROZEN_NOW)
+    s.fleet_first = True
+    s.all_hours = None
+    app = make_app(s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, FleetScreen) and len(app.screen.rows) == len(paths), 500, 0.02)
+        await pilot.pause()
+        table = app.screen.query_one(FleetRows)
+        project = [k for k, _ in COLUMNS].index("project")
+        for key in ["right", "right", "end"]:
+            await pilot.press(key)
+            await pilot.pause()
+            head, *body = lines(table)
+            assert head.startswith(" State ") and "Project" in head, head
+            for i, line in enumerate(body):
+                state, proj = table.row_text(i)[0], table.row_text(i)[project]
+                assert line.startswith(f" {state}") and f"  {proj[: HELD_MIN - 1]}" in line, (line, proj)
+        assert "Session" in lines(table)[0]
+        cut = table.held_widths()[project]
+        assert HELD_MIN <= cut < table.widths[project]  # cut, to half the width at most
+        assert 1 + sum(w + 2 for w in table.held_widths()) <= 40
+        for i, line in enumerate(lines(table)[1:]):
+            assert f"  {table.row_text(i)[project][: cut - 1]}…  " in line or table.row_text(i)[project] in line, line
+        check_cuts(table)
 
 
 def test_a_cut_in_cells_keeps_wide_characters_to_their_cells() -> None:

@@ -14,6 +14,7 @@ from tracetui.cli import main
 from tracetui.demo.codex_records import RolloutBuilder
 from tracetui.demo.transcript import TranscriptBuilder
 from tracetui.sessions import sessions_data
+from tracetui.views.fleet_table import row_cells
 from tracetui.views.fleet_totals import fleet_summary
 from tracetui.views.format import fmt_usd_known
 
@@ -113,3 +114,35 @@ def test_report_total_all_priced_is_a_figure(homes: Path, capsys: pytest.Capture
     total = obj["total"]
     assert total["cost_usd"] is not None and total["known_usd"] == total["cost_usd"]
     assert total["unpriced"] == {"sessions": 0, "messages": 0, "models": [], "rejected_records": 0}
+
+
+MIXED = "6a6a6a6a-0000-4000-8000-000000000006"
+
+
+def test_one_unpriced_model_among_priced_ones_says_the_known_part_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # trial 13: `state` said "cost unknown (no price known for …)" where `report` gave
+    # "$0.01 + unknown (…)" and the fleet "?": one rule now, the known part and why the rest is not
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    b = TranscriptBuilder(MIXED, cwd="/work/mixed", start="2026-12-01T11:50:00.000Z")
+    b.prompt("price part of me")
+    b.text("priced", output=20_000)
+    b.model = "claude-imaginary-9"
+    b.text("not priced", output=20_000)
+    path = b.write(tmp_path / "claude" / "projects" / "-work-mixed" / f"{MIXED}.jsonl")
+    (row,) = json.loads(_report(capsys, "session", "--json"))["rows"]
+    known = row["known_usd"]
+    assert row["cost_usd"] is None and known > 0
+    assert main(["state", str(path)]) == 0
+    (cost,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("cost ")]
+    assert f"${known:.2f} + unknown (no price known for claude-imaginary-9)" in cost, cost
+    assert main(["state", str(path), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["cost_usd"] is None and obj["cost_known_usd"] == pytest.approx(known)
+    assert main(["view", str(path)]) == 0
+    assert f"cost ${known:.2f} + unknown (no price known for claude-imaginary-9)" in capsys.readouterr().out
+    rows, _fleet = sessions_data(None, NOW, use_cache=False)
+    (fleet_row,) = rows
+    assert row_cells(fleet_row, NOW)["cost"] == f"${known:.2f}+?"

@@ -583,6 +583,16 @@ def test_install_shared_writes_backup_and_second_install_changes_nothing(
     assert capsys.readouterr().out == f"{sp}: no tracetui hook entries to remove; unchanged\n"
 
 
+def test_uninstall_with_no_settings_file_says_there_is_none(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # trial 13: "no tracetui hook entries to remove" of a file that does not exist
+    sp = tmp_path / ".claude" / "settings.local.json"
+    for dry in ([], ["--dry-run"]):
+        assert main(["hook", "uninstall", "--dir", str(tmp_path), *dry]) == 0
+        out = capsys.readouterr().out
+        assert f"{sp}: no such file, so no tracetui hook entries to remove" in out, out
+    assert not sp.exists() and not sp.parent.exists()
+
+
 def test_install_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sp = tmp_path / ".claude" / "settings.json"
     assert main(["hook", "install", "--dir", str(tmp_path), "--dry-run", "--events", "UserPromptSubmit"]) == 0
@@ -630,6 +640,22 @@ def test_install_keeps_the_mode_of_a_private_settings_file_and_its_backup(tmp_pa
     assert _mode(sp) == 0o600 and _mode(bak) == 0o600
     assert main(["hook", "uninstall", "--dir", str(tmp_path)]) == 0
     assert _mode(sp) == 0o600 and all(_mode(b) == 0o600 for b in sp.parent.glob("settings.local.json.bak-*"))
+
+
+def test_install_creates_a_new_settings_file_0600(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # trial 13: `hook install --user` made ~/.claude/settings.json 0644, where the README says
+    # every file tracetui creates is 0600 (a settings file can hold credentials in its env)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    old = os.umask(0o022)
+    try:
+        assert main(["hook", "install", "--user"]) == 0
+        assert main(["hook", "install", "--dir", str(tmp_path), "--events", "SessionStart"]) == 0
+    finally:
+        os.umask(old)
+    assert _mode(tmp_path / "cfg" / "settings.json") == 0o600
+    assert _mode(tmp_path / ".claude" / "settings.local.json") == 0o600
 
 
 def test_install_writes_through_a_symlinked_settings_file(
@@ -899,6 +925,20 @@ def test_hook_max_chars_below_the_minimum_is_one_line_and_exit_0(
     t = _project(tmp_path) / f"{SID}.jsonl"
     code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t), "--max-chars", value)
     assert (code, out) == (0, "") and err.count("\n") == 1 and "--max-chars" in err
+
+
+def test_hook_max_chars_above_the_most_is_refused_in_a_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # trial 13: --max-chars 50000 was taken without a word, though the help says 9500 is the most
+    from tracetui.hook.protocol import MAX_CHARS
+
+    t = _project(tmp_path) / f"{SID}.jsonl"
+    code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t), "--max-chars", "50000")
+    assert (code, out) == (0, "") and err.count("\n") == 1
+    assert f"--max-chars: must be at most {MAX_CHARS} (" in err and err.rstrip().endswith(": 50000"), err
+    code, out, err = run(monkeypatch, capsys, _input("session_start_resume.json", t), "--max-chars", str(MAX_CHARS))
+    assert code == 0 and "must be at most" not in err
 
 
 def test_a_warm_call_saves_only_a_gap_worth_saving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

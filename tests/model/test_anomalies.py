@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from fixtures import compact_boundary, system
@@ -20,6 +21,7 @@ from tracetui.model.anomalies import (
     context_window,
     detect_anomalies,
 )
+from tracetui.views.worker import render_worker_view
 
 
 def _kinds(state, now=None, open_only=True) -> list[str]:
@@ -223,6 +225,16 @@ def test_runaway_subagents() -> None:
 
     assert "runaway_subagents" not in _kinds(fan(RUNAWAY_SUBAGENTS - 1).state())
     assert _one(fan(RUNAWAY_SUBAGENTS).state(), "runaway_subagents").open
+    # trial 13: the evidence began at the sixth subagent, so the view's list and "+N more" said
+    # 144 of the 150 counted; it begins at the episode's first subagent now
+    state = fan(150).state()
+    a = _one(state, "runaway_subagents")
+    assert a.message == "150 subagents started in this episode" and a.evidence_count == 150
+    assert a.began == a.evidence[0] and a.began.line == 2  # the first Task call (line 1: the prompt)
+    line = next(x for x in render_worker_view(state).splitlines() if "runaway_subagents" in x)
+    shown = re.search(r"\(evidence ([^)]*?) \+(\d+) more\)", line)
+    assert shown is not None, line
+    assert 1 + len(shown.group(1).split(", ")) + int(shown.group(2)) == 150, line  # the anchor (@), the list, the rest
 
 
 def test_cost_spike_per_episode() -> None:

@@ -232,3 +232,20 @@ def test_a_report_from_a_day_on_says_it_runs_to_the_last_record(folder: Folder, 
     # stamped in the future): without --until the range has no end but the records'
     rc, out, _ = _run(capsys, "report", "daily", "--since", "2020-01-01")
     assert rc == 0 and "from 2020-01-01 to the last record (UTC days)" in out.splitlines()[0]
+
+
+def test_report_and_search_with_no_transcript_name_the_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # trial 13: in an empty HOME, "no API messages (0 transcript files indexed)" and "no prompt or
+    # tool call matches 'foo'" named no folder, where `sessions` and `state` do
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    where = f"{tmp_path / 'claude' / 'projects'} or {tmp_path / 'codex'}"
+    note = f"note: no transcript files under {where}, so nothing is indexed."
+    rc, out, _ = _run(capsys, "report", "daily")
+    assert rc == 0 and out.splitlines() == ["no API messages (0 transcript files indexed)", note], out
+    rc, out, _ = _run(capsys, "report", "daily", "--json")
+    assert rc == 0 and json.loads(out)["notes"] == [note]
+    rc, out, err = _run(capsys, "search", "foo")
+    assert rc == 0 and out == "no prompt or tool call matches 'foo'\n" and err == f"tracetui search: {note}\n", err

@@ -6,10 +6,13 @@ the corpus.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
+from textual.widgets import DataTable
 from tui_sessions import pick, three_sessions
-from tui_support import app_for, wait_for_state
+from tui_support import app_for, open_sessions, small_session, wait_for_state
 
 
 async def test_a_third_session_opened_from_the_picker_is_the_tab_shown(tmp_path: Path) -> None:
@@ -82,3 +85,28 @@ async def test_with_the_demo_the_picker_lists_the_users_sessions_too(tmp_path: P
     finally:
         if app.replay is not None:
             app.replay.stop()
+
+
+@pytest.mark.parametrize("size", [(160, 45), (100, 30), (80, 24), (60, 16)])
+async def test_end_shows_the_last_session_inside_the_box(tmp_path: Path, size: tuple[int, int]) -> None:
+    # trial 13: at 160x45 the table took the whole box below its title, so its last row was drawn
+    # under the box's border; End moved the cursor there and nothing showed it
+    paths = []
+    for i in range(47):
+        p = tmp_path / "projects" / f"-p{i}" / f"{i:08x}-0000-4000-8000-000000000000.jsonl"
+        small_session(p)
+        os.utime(p, (1_700_000_000 - 60 * i, 1_700_000_000 - 60 * i))
+        paths.append(p)
+    app = app_for(paths[:1], tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await wait_for_state(pilot)
+        screen = await open_sessions(pilot, app)
+        await pilot.press("end")
+        await pilot.pause()
+        table = screen.query_one(DataTable)
+        inside = screen.query_one("#sessions-box").content_region
+        assert table.cursor_row == len(paths) - 1
+        assert table.region.bottom <= inside.bottom, (table.region, inside)
+        # the cursor's row on screen: below the header, scrolled by scroll_y
+        y = table.region.y + table.header_height + table.cursor_row - round(table.scroll_y)
+        assert table.region.y + table.header_height <= y < min(inside.bottom, table.region.bottom - table.scrollbar_size_horizontal)

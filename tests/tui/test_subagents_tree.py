@@ -115,3 +115,27 @@ async def test_no_subagents_then_one_and_back_to_a_state_without(tmp_path: Path)
         assert [line[1] for line in await _same_as_fresh(app, _state(plain))] == ["no subagents"]
         assert len(await _same_as_fresh(app, _state(with_one))) == 2
         assert [line[1] for line in await _same_as_fresh(app, _state(plain))] == ["no subagents"]
+
+
+async def test_the_title_counts_every_entry_the_more_count_does(tmp_path: Path) -> None:
+    # trial 13: 300 Task calls without an agentId and 300 transcripts no call links read
+    # "Subagents (300) +597 more": the title counted the calls, "+N more" the entries of both kinds
+    b = TranscriptBuilder(session_id="5e55a0c1-0000-4000-8000-0000000000cc")
+    b.prompt("Fan out")
+    for i in range(20):
+        b.tick(1).tool("Task", {"description": f"job {i}", "prompt": f"Do {i}"}, "done", took=0.5)
+    main = b.write_session(tmp_path / "proj")
+    for i in range(20):
+        f = main.parent / main.stem / "subagents" / f"agent-b{i:016x}.jsonl"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(jsonl([prompt(f"other work {i}", sidechain=True, agentId=f"b{i:016x}", session=main.stem)]))
+    app = _TwoTrees()
+    async with app.run_test(size=(120, 12)) as pilot:
+        tree = app.query_one("#kept", SubagentsTree)
+        tree.show(_shown(_state(main)))
+        await pilot.pause()
+        title = str(tree.border_title)
+        assert title.startswith("Subagents (20, 20 unlinked) +"), title
+        shown = len(tree.root.children) - tree.hidden()
+        assert 0 < shown < 40 and title == f"Subagents (20, 20 unlinked) +{40 - shown} more", title
+        assert tree.fold() == ("Subagents (20, 20 unlinked)", 40, tree.root.children[0].label.plain)

@@ -90,14 +90,14 @@ async def test_copy_card_and_worker_view_land_in_clipboard_and_files(tmp_path: P
         assert card and "Add rate limiting" in card
         files = sorted((tmp_path / "exports").iterdir())
         assert [f.name for f in files] == [f"{path.stem}-card-live.txt"]
-        assert files[0].read_text("utf-8") == card
+        assert files[0].read_text("utf-8") == card + "\n"  # a text file: a final newline
         await press_copy(pilot, "w")
         view_text = app.clipboard
         assert view_text != card and "GOAL" in view_text
-        assert (tmp_path / "exports" / f"{path.stem}-worker-live.txt").read_text("utf-8") == view_text
+        assert (tmp_path / "exports" / f"{path.stem}-worker-live.txt").read_text("utf-8") == view_text + "\n"
         # scrubbed: the card is compiled as of the end of episode 4
         await pilot.press("left_square_bracket", "c")
-        assert (tmp_path / "exports" / f"{path.stem}-card-ep4.txt").read_text("utf-8") == app.clipboard
+        assert (tmp_path / "exports" / f"{path.stem}-card-ep4.txt").read_text("utf-8") == app.clipboard + "\n"
         assert app.clipboard != card
 
 

@@ -95,7 +95,8 @@ def test_cap_text_keeps_utf8_whole_and_names_the_file(tmp_path: Path) -> None:
 
 def test_write_export_names_scope(tmp_path: Path) -> None:
     p = write_export("x", "card", "ab/cd", 3, tmp_path / "e")
-    assert p.name == "ab_cd-card-ep3.txt" and p.read_text() == "x"
+    assert p.name == "ab_cd-card-ep3.txt" and p.read_text() == "x\n"  # trial 13: a final newline, as a text file has
+    assert write_export("z\n", "card", "ab/cd", 3, tmp_path / "e").read_text() == "z\n"  # not a second one
     assert write_export("y", "worker", "s", None, tmp_path / "e").name == "s-worker-live.txt"
 
 

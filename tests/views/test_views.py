@@ -358,6 +358,13 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
         assert main([cmd, str(tmp_path / "missing.jsonl")]) == 1
         err = capsys.readouterr().err
         assert err == f"tracetui: {tmp_path / 'missing.jsonl'}: no such file\n"
+    # trial 13: a dangling symlink said "no such file", though the link is there
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(tmp_path / "gone" / "x.jsonl")
+    for cmd in ("view", "state"):
+        assert main([cmd, str(link), "--no-cache"]) == 1
+        err = capsys.readouterr().err
+        assert err == f"tracetui: {link}: a dangling symlink to {tmp_path / 'gone' / 'x.jsonl'}, which does not exist\n"
 
 
 def test_views_hold_no_rich_markup(state) -> None:

@@ -126,10 +126,16 @@ def shown_url(url: str) -> str:
 def traces_endpoint(url: str) -> str:
     """``--endpoint`` as the exporter's URL: like ``OTEL_EXPORTER_OTLP_ENDPOINT``, a base URL
     gets ``/v1/traces`` at the end of its path (a query or fragment stays after it); a URL whose
-    path ends in it already is kept."""
+    path ends in it already is kept. Raises ``ValueError`` (what is wrong, in words) for a URL
+    that is not ``http://`` or ``https://`` with a host (``notaurl`` reached the exporter, whose
+    HTTP library then spoke of a ``MissingSchema``), or that ``urlsplit`` refuses."""
     from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError("it does not start with http:// or https://")
+    if not parts.hostname:
+        raise ValueError("it names no host")
     path = parts.path.rstrip("/")
     if not path.endswith("/v1/traces"):
         path += "/v1/traces"

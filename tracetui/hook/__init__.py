@@ -80,7 +80,8 @@ def register_hook(sub: Any) -> None:
     ph.add_argument("--no-cache", action="store_true", help="bypass the persistent fold cache")
     ph.add_argument(
         "--max-chars",
-        type=int_at_least(MIN_HOOK_CHARS),
+        # above the most: refused, not cut to it without a word (trial 13)
+        type=int_at_least(MIN_HOOK_CHARS, maximum=MAX_CHARS, why_most="Claude Code shows longer hook output only as a preview"),
         default=MAX_CHARS,
         metavar="N",
         help=f"output cap in characters (default and most: {MAX_CHARS})",

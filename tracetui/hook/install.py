@@ -305,7 +305,12 @@ def cmd_install(ns: argparse.Namespace, action: str) -> int:
         print(f"tracetui: {exc.filename or path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     verb = "installed" if action == "install" else "removed"
-    same = f"{path}: already as wanted" if action == "install" else f"{path}: no tracetui hook entries to remove"
+    if action == "install":
+        same = f"{path}: already as wanted"
+    elif not path.exists() and not path.is_symlink():  # nothing to read: say so, not "no entries in it"
+        same = f"{path}: no such file, so no tracetui hook entries to remove"
+    else:
+        same = f"{path}: no tracetui hook entries to remove"
     where = str(path)
     if path.is_symlink():
         where = f"{path} (a symlink: written to {os.path.realpath(path)})"

@@ -187,10 +187,11 @@ def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
 
 def _write_like(dest: Path, text: str, like: os.stat_result | None) -> None:
     """Write ``text`` to ``dest`` atomically (a temporary file beside it, renamed over it), with
-    the mode, and where allowed the owner, of ``like`` (the file it replaces); a new file gets
-    the umask's default mode."""
+    the mode, and where allowed the owner, of ``like`` (the file it replaces); a new file is
+    ``0600`` (less what the umask takes), as every file tracetui creates: a settings file can
+    come to hold credentials (its ``env``), and it was 0644 where the README says 0600 (trial 13)."""
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    mode = 0o666 if like is None else stat.S_IMODE(like.st_mode)
+    mode = 0o600 if like is None else stat.S_IMODE(like.st_mode)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:

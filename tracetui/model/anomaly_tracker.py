@@ -38,6 +38,9 @@ class AnomalyTracker(msgspec.Struct):
     edits: dict[str, int] = msgspec.field(default_factory=dict)
     reads: dict[str, list[Anchor]] = msgspec.field(default_factory=dict)
     subagents: int = 0
+    #: where the episode's first subagents started (up to :data:`RUNAWAY_SUBAGENTS`): the
+    #: runaway anomaly's evidence begins with the first, so it accounts for every one it counts
+    subagent_starts: list[Anchor] = msgspec.field(default_factory=list)
     dangling_ids: dict[str, str] = msgspec.field(default_factory=dict)  # tool_use id -> anomaly key
     #: the context window (tokens) the agent declared, 0 when none (see :func:`context_window`)
     window: int = 0
@@ -75,6 +78,7 @@ class AnomalyTracker(msgspec.Struct):
         self.edits.clear()
         self.reads.clear()
         self.subagents = 0
+        self.subagent_starts.clear()
 
     def on_call(self, call: ToolCall, input_key: str, op: tuple[str, str] | None, subagent: bool) -> None:
         """A main-thread tool_use: ``input_key`` is the tool name plus a digest of its
@@ -143,10 +147,16 @@ class AnomalyTracker(msgspec.Struct):
                     an.message = f"{path} edited {n} times in this episode"
         if subagent:
             self.subagents += 1
+            if len(self.subagent_starts) < RUNAWAY_SUBAGENTS:
+                self.subagent_starts.append(a)
             if self.subagents >= RUNAWAY_SUBAGENTS:
                 an = self.open.get("runaway_subagents")
                 if an is None:
-                    an = self._open("runaway_subagents", "warn", "runaway_subagents", a, "", "at the next prompt (end of the episode)", [a])
+                    # from the episode's first subagent on: began there, one piece of evidence each
+                    starts = self.subagent_starts
+                    an = self._open(
+                        "runaway_subagents", "warn", "runaway_subagents", starts[0], "", "at the next prompt (end of the episode)", starts
+                    )
                 else:
                     an.add_evidence(a)
                 an.message = f"{self.subagents} subagents started in this episode"

@@ -12,7 +12,7 @@ Counts and USD shown to a person carry thousands separators (``12,345``, ``$1,23
 
 from __future__ import annotations
 
-__all__ = ["fmt_count", "fmt_short", "fmt_bytes", "fmt_bytes_exact", "fmt_usd", "fmt_usd_known", "plural"]
+__all__ = ["fmt_count", "fmt_short", "fmt_bytes", "fmt_bytes_exact", "fmt_usd", "fmt_usd_known", "fmt_usd_part", "plural"]
 
 _SHORT = (("G", 1e9, 2), ("M", 1e6, 2), ("k", 1e3, 1))
 _BINARY = (("GiB", 1 << 30, 2), ("MiB", 1 << 20, 1), ("KiB", 1 << 10, 1))
@@ -68,7 +68,15 @@ def fmt_usd_known(known: float, unpriced: int, noun: str = "session") -> str:
     (1 session unpriced)``, ``unknown (2 sessions unpriced)`` (nothing known)."""
     if unpriced <= 0:
         return fmt_usd(known)
-    what = f"unknown ({plural(unpriced, noun)} unpriced)"
+    return fmt_usd_part(known, f"{plural(unpriced, noun)} unpriced")
+
+
+def fmt_usd_part(known: float, why: str) -> str:
+    """A cost of which a part has no known price, the one rule every output follows: the known
+    part (USD), then ``+ unknown`` and ``why`` (which models, how many sessions):
+    ``$0.01 + unknown (no price known for claude-imaginary-9)``; ``unknown (why)`` when no part
+    is known."""
+    what = f"unknown ({why})"
     return what if known <= 0 else f"{fmt_usd(known)} + {what}"
 
 

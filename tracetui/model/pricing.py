@@ -53,6 +53,7 @@ __all__ = [
     "NO_MODEL",
     "cost_note_extra",
     "estimate_cost",
+    "known_cost",
     "model_price",
     "provider_of",
     "price_band",
@@ -198,6 +199,26 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejec
     figure is a lower bound); when none is left to price (every record's usage rejected), the
     cost is ``None``, not zero: a cost that could not be computed reads unknown, with why.
     Pure: reads no clock."""
+    total, priced, unknown = _price_buckets(buckets, fallback_ts)
+    records = f"{rejected} record{'' if rejected == 1 else 's'}"
+    extra = f"; usage of {records} rejected, not priced" if rejected else ""
+    if unknown:
+        named = ", ".join(sorted(unknown - {NO_MODEL}))
+        if NO_MODEL not in unknown:
+            why = f"no price known for {named}"
+        elif named:
+            why = f"no price known for {named}, and no model recorded for other messages"
+        else:
+            why = "no model recorded"
+        return None, why + extra
+    if rejected and not priced:
+        return None, f"usage of {records} rejected, none left to price"
+    return round(total, 6), PLAIN_COST_NOTE + extra
+
+
+def _price_buckets(buckets: Iterable[UsageBucket], fallback_ts: str | None) -> tuple[float, bool, set[str]]:
+    """``(USD of the buckets priced, whether any was, the models of no known price)``: each
+    bucket at its own day (an undated one at ``fallback_ts``'s UTC day, else :data:`DEFAULT_DAY`)."""
     total = 0.0
     priced = False
     unknown: set[str] = set()
@@ -215,20 +236,15 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejec
         else:
             total += p
             priced = True
-    records = f"{rejected} record{'' if rejected == 1 else 's'}"
-    extra = f"; usage of {records} rejected, not priced" if rejected else ""
-    if unknown:
-        named = ", ".join(sorted(unknown - {NO_MODEL}))
-        if NO_MODEL not in unknown:
-            why = f"no price known for {named}"
-        elif named:
-            why = f"no price known for {named}, and no model recorded for other messages"
-        else:
-            why = "no model recorded"
-        return None, why + extra
-    if rejected and not priced:
-        return None, f"usage of {records} rejected, none left to price"
-    return round(total, 6), PLAIN_COST_NOTE + extra
+    return total, priced, unknown
+
+
+def known_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None) -> float:
+    """The known part of a cost :func:`estimate_cost` leaves unknown: the USD of the buckets
+    that have a price, each priced as it prices them (``0.0`` when none has). What every figure
+    of a session with a model of no known price shows before ``+ unknown``
+    (:func:`tracetui.model.numbers.fmt_usd_part`). Pure: reads no clock."""
+    return round(_price_buckets(buckets, fallback_ts)[0], 6)
 
 
 def buckets_of(counts: dict[str, list[int]]) -> tuple[UsageBucket, ...]:

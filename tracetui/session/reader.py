@@ -35,6 +35,10 @@ __all__ = ["SessionReader", "TranscriptError", "describe_os_error"]
 FREEZE_BYTES = 16 << 20
 
 
+#: what :func:`describe_os_error` calls a symlink whose target does not exist
+DANGLING = "a dangling symlink"
+
+
 class TranscriptError(Exception):
     """A file can't be folded as a transcript; the message is one line naming the file."""
 
@@ -42,9 +46,13 @@ class TranscriptError(Exception):
 def describe_os_error(path: str | Path, exc: OSError) -> str:
     """A one-line description of an OSError for ``path`` (no traceback), the path as
     :func:`~tracetui.ingest.files.path_text` writes it."""
-    path = path_text(path)
     if isinstance(exc, FileNotFoundError):
-        return f"{path}: no such file"
+        try:
+            link = os.readlink(path)  # a dangling link: it is there, what it names is not
+        except OSError:
+            return f"{path_text(path)}: no such file"
+        return f"{path_text(path)}: {DANGLING} to {path_text(link)}, which does not exist"
+    path = path_text(path)
     if isinstance(exc, PermissionError):
         return f"{path}: permission denied"
     if isinstance(exc, IsADirectoryError):

@@ -32,12 +32,14 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 def write_export(text: str, kind: str, session: str, episode: int | None, directory: Path) -> Path:
     """Write ``text`` to ``<directory>/<session>-<kind>-<live|epN>.txt`` (UTF-8, 0600 in a
-    folder made 0700: it holds transcript text), returning the path. Raises ``OSError`` when
-    the folder cannot be made or written."""
+    folder made 0700: it holds transcript text), ending in a newline as a text file does (the
+    clipboard gets the text as it is: a pasted card should not bring a blank line into a
+    prompt), returning the path. Raises ``OSError`` when the folder cannot be made or written."""
     from tracetui.ingest.private import write_private
 
     name = f"{_SAFE.sub('_', session)[:40]}-{kind}-{'live' if episode is None else f'ep{episode}'}.txt"
-    return write_private(directory / name, text.encode("utf-8"))
+    body = text if text.endswith("\n") else text + "\n"
+    return write_private(directory / name, body.encode("utf-8"))
 
 
 def cap_text(text: str, cap: int, path: Path | None = None) -> tuple[str, bool]:

@@ -20,6 +20,7 @@ from tracetui.model.state import Anchor, Event, RunState
 from tracetui.model.timestamps import parse_ts
 from tracetui.views.burn import minute_series
 from tracetui.views.safe import cut_whole
+from tracetui.views.text import known_part
 
 __all__ = [
     "InFlight",
@@ -113,6 +114,9 @@ class SessionFacts(msgspec.Struct, frozen=True):
     #: calls pending in any of its files, those left open by earlier episodes too (``in_flight``
     #: leaves them out): what the stall rule counts (:func:`tracetui.views.fleet_table.stall_counted`)
     pending: int = 0
+    #: with ``cost_usd`` ``None``: the USD of its messages that have a known price
+    #: (:func:`tracetui.views.text.known_part`), the part the Cost cell shows before ``+?``
+    known_usd: float = 0.0
 
 
 def _tail(state: RunState) -> tuple[str, int, str | None]:
@@ -251,6 +255,7 @@ def session_facts(
         open_anomalies=(counts[0], counts[1], counts[2]),
         tokens=state.tokens.total,
         cost_usd=state.cost_usd,
+        known_usd=known_part(state),
         context_used=used,
         context_window=context_window(model, used, main.context_window),
         minutes=minute_series(state),

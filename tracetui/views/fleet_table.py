@@ -270,7 +270,7 @@ def row_cells(
         "flight": _flight(row, now, flight_chars, measure),
         "anomalies": anomalies,
         "tokens": fmt_short(f.tokens),
-        "cost": fmt_usd(f.cost_usd),
+        "cost": fmt_usd(f.cost_usd) if f.cost_usd is not None or f.known_usd <= 0 else f"{fmt_usd(f.known_usd)}+?",  # known part + unknown
         "hour_tokens": fmt_short(hour.tokens_per_hour),
         "hour_cost": fmt_usd(hour.usd_per_hour),
         "context": fill,

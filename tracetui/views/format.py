@@ -4,6 +4,6 @@ session's messages find it too."""
 
 from __future__ import annotations
 
-from tracetui.model.numbers import fmt_bytes, fmt_bytes_exact, fmt_count, fmt_short, fmt_usd, fmt_usd_known, plural
+from tracetui.model.numbers import fmt_bytes, fmt_bytes_exact, fmt_count, fmt_short, fmt_usd, fmt_usd_known, fmt_usd_part, plural
 
-__all__ = ["fmt_count", "fmt_short", "fmt_bytes", "fmt_bytes_exact", "fmt_usd", "fmt_usd_known", "plural"]
+__all__ = ["fmt_count", "fmt_short", "fmt_bytes", "fmt_bytes_exact", "fmt_usd", "fmt_usd_known", "fmt_usd_part", "plural"]

@@ -8,7 +8,7 @@ from tracetui.ingest.agents import agent_name
 from tracetui.model.state import Anchor, PromptInfo, RunState, one_line_name, unknown_text
 from tracetui.views.format import fmt_count, plural
 from tracetui.views.safe import export_text, line_redacted, state_secrets
-from tracetui.views.text import cost_text
+from tracetui.views.text import known_part, session_cost_text
 
 __all__ = ["state_to_json", "state_summary", "anchor_json"]
 
@@ -87,6 +87,8 @@ def state_to_json(state: RunState) -> dict[str, Any]:
         },
         "cost_usd": state.cost_usd,
         "cost_note": state.cost_note,
+        # with cost_usd null: the USD of the messages that have a known price (0 when none has)
+        "cost_known_usd": known_part(state),
         "pending_calls": [
             {"id": p.id, "name": p.name, "input": p.brief, "anchor": anchor_json(state, p.anchor), "timestamp": p.timestamp}
             for p in state.pending
@@ -193,7 +195,7 @@ def state_summary(state: RunState) -> str:
         f"tokens   in {_fmt_int(t.input)}  out {_fmt_int(t.output)}  cache write {_fmt_int(t.cache_creation)}"
         f"  cache read {_fmt_int(t.cache_read)}  ({plural(c.api_messages, 'API message')})"
     )
-    cost = cost_text(state.cost_usd, state.cost_note)
+    cost = session_cost_text(state)
     lines.append(f"cost     {cost}   models {', '.join(state.models) or '-'}")
     lines.append(
         f"files    {_fmt_int(len(state.files))} touched   todos {_fmt_int(len(state.todos))}   subagents {_fmt_int(len(state.main.subagents))}"

@@ -10,12 +10,12 @@ import math
 
 import msgspec
 
-from tracetui.model.pricing import cost_note_extra
+from tracetui.model.pricing import cost_note_extra, known_cost
 from tracetui.model.state import Anchor, RunState, one_line_name
 from tracetui.model.timestamps import as_datetime, fmt_span
 from tracetui.views.as_of import episode_count, episodes_as_of, state_as_of
 from tracetui.views.fit import CHARS, Additive, LazyItems, Section, fit
-from tracetui.views.format import fmt_short, fmt_usd
+from tracetui.views.format import fmt_short, fmt_usd, fmt_usd_part
 from tracetui.views.lines import Item, one_line, open_quote, quote
 
 __all__ = [
@@ -38,6 +38,9 @@ __all__ = [
     "episodes_as_of",
     "short_names",
     "open_quote",
+    "cost_text",
+    "known_part",
+    "session_cost_text",
 ]
 
 #: bytes of UTF-8 per token in :func:`estimate_tokens`. Claude's tokenizer averages about 3.5–4
@@ -60,13 +63,31 @@ def fmt_duration(seconds: float | None) -> str:
     return fmt_span(round(seconds))
 
 
-def cost_text(cost_usd: float | None, note: str) -> str:
+def cost_text(cost_usd: float | None, note: str, known: float = 0.0) -> str:
     """``$1.23 (estimate)``; ``$1.23 (estimate; usage of 1 record rejected, not priced)`` when the
-    note says more than a plain estimate; ``unknown (<note>)`` without a cost."""
+    note says more than a plain estimate; without a cost, the ``known`` part (USD) and why the
+    rest is unknown (:func:`~tracetui.model.numbers.fmt_usd_part`): ``$0.01 + unknown (no price
+    known for claude-imaginary-9)``, ``unknown (<note>)`` when no part is known."""
     if cost_usd is None:
-        return f"unknown ({note})"
+        return fmt_usd_part(known, note)
     extra = cost_note_extra(note)
     return f"{fmt_usd(cost_usd)} (estimate" + (f"; {extra}" if extra else "") + ")"
+
+
+def known_part(state: RunState) -> float:
+    """The USD of ``state``'s messages that have a known price when its cost is unknown (a model
+    of no known price among priced ones), priced as the fold prices them; ``0.0`` when its cost
+    is known, or it was not priced (``--no-price``)."""
+    if state.cost_usd is not None or state.cost_note == "not priced" or not state.usage_buckets:
+        return 0.0
+    # the fold's fallback day for undated messages: the session's last record (session_fold.py)
+    last = max((a.last_timestamp for a in (state.main, *state.agents) if a.last_timestamp), default=None)
+    return known_cost(state.usage_buckets, last)
+
+
+def session_cost_text(state: RunState) -> str:
+    """:func:`cost_text` of a session: its estimate, or its known part and why the rest is unknown."""
+    return cost_text(state.cost_usd, state.cost_note, known_part(state))
 
 
 def estimate_tokens(text: str) -> int:

@@ -37,13 +37,13 @@ from tracetui.views.text import (
     Item,
     Section,
     as_datetime,
-    cost_text,
     episode_count,
     fit,
     fmt_duration,
     fmt_n,
     one_line,
     quote,
+    session_cost_text,
     short_names,
     state_as_of,
 )
@@ -284,7 +284,7 @@ def render_worker_view(
 
     c = st.counters
     t = st.tokens
-    cost = cost_text(st.cost_usd, st.cost_note)
+    cost = session_cost_text(st)
     cost = cost if st.cost_usd is not None else f"cost {cost}"
     through = fa(st.main.last_anchor)
     n = fmt_count

@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracetui import __version__
-from tracetui.ingest.discover import is_session_file
+from tracetui.ingest.codex_discover import codex_dir
+from tracetui.ingest.discover import is_session_file, projects_dir
 from tracetui.ingest.files import open_regular, path_text
 from tracetui.ingest.session_files import TranscriptFile, all_transcripts, codex_transcripts
 from tracetui.session.index.db import INDEX_SCHEMA, create_schema, drop_all, has_fts5, index_code, index_path, open_db
@@ -79,6 +80,9 @@ class UpdateStats:
     new: int = 0
     dropped: int = 0
     errors: list[str] = field(default_factory=list)
+    #: the folders looked in, in words (``~/.claude/projects or ~/.codex``): what a report or a
+    #: search that found no file names
+    looked_in: str = ""
 
 
 def _meta_ok(conn: sqlite3.Connection, fts: bool) -> bool:
@@ -295,7 +299,7 @@ def update(
     conn, fts = index.conn, index.fts
     files = _all_files(root, codex_home)
     saved = {r[1]: r for r in conn.execute(_FILES)}
-    stats = UpdateStats(files=len(files))
+    stats = UpdateStats(files=len(files), looked_in=f"{path_text(root or projects_dir())} or {path_text(codex_home or codex_dir())}")
     seen: set[str] = set()
     todo = []
     relabel = []

@@ -50,7 +50,7 @@ PANES = (
     ),
     (
         "Todos / Subagents",
-        "the todo list; Task/Agent calls with their transcripts (in an IDLE session a call still running says no result recorded).",
+        "the todo list; Task/Agent calls with their transcripts (in an IDLE session a call still running says no result recorded), then the transcripts no call links; the title counts both (Subagents (3, 1 unlinked)), and +N more those out of view.",
     ),
 )
 
@@ -58,7 +58,8 @@ PANES = (
 #: the fleet table's keys (tracetui/tui/widgets/fleet_rows.py)
 FLEET_KEYS = (
     "Fleet keys: up/down move between rows, Enter opens the session's tab. A table wider than the"
-    " terminal scrolls sideways, the state and project staying: left/right a column, Home/End to the"
+    " terminal scrolls sideways, the state and project staying (in half the width at most: a longer"
+    " project is cut, ending in …): left/right a column, Home/End to the"
     " left/right edge (there already: the first/last row), Ctrl+Home/Ctrl+End the first/last row."
 )
 

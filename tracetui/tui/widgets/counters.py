@@ -8,7 +8,7 @@ from tracetui.tui.fields import append_fields
 from tracetui.tui.format import fmt_count, fmt_tokens, one_line
 from tracetui.tui.view_model import context_usage, context_window, main_model
 from tracetui.tui.widgets.pane import Pane, Shown, set_title
-from tracetui.views.text import cost_text
+from tracetui.views.text import session_cost_text
 
 __all__ = ["CountersPane", "gauge"]
 
@@ -95,7 +95,7 @@ class CountersPane(Pane):
         # the headless outputs' words (``$0.00 (estimate)``, ``unknown (no price known ...)``):
         # the figure bold, what it is (and any note beyond a plain estimate) dim; the note can
         # name a model, transcript text: shown by the header's rule (format.one_line)
-        figure, _, what = cost_text(st.cost_usd, st.cost_note).partition(" ")
+        figure, _, what = session_cost_text(st).partition(" ")
         out.append(figure, style="bold")
         out.append(" " + one_line(what), style="dim")
         used, _anchor = context_usage(st)

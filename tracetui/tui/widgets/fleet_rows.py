@@ -8,7 +8,8 @@ views (:func:`tracetui.views.fleet_table.row_cells`); this widget only pads, cut
 
 A table wider than the widget scrolls sideways: the first ``frozen`` columns (the state and the
 project) stay, the others scroll (left/right a column at a time, Home/End to either edge, the
-mouse and the scrollbar to any cell). A cell cut, by its column's width or by an edge of the
+mouse and the scrollbar to any cell). The columns that stay take half the widget's width at
+most: the ones after the first are cut to the room left (:data:`HELD_MIN` cells at least). A cell cut, by its column's width or by an edge of the
 view, shows ``…`` where text was left out: a cut end ends in ``…``, a cut start begins with it.
 """
 
@@ -31,6 +32,9 @@ __all__ = ["FleetRows", "MAX_WIDTH"]
 
 #: cells a column takes at most (the title's limit is the views')
 MAX_WIDTH = 60
+#: cells a held column after the first (the project) keeps at least when it is cut to stay in
+#: view: the header "Project" and a character
+HELD_MIN = 8
 
 
 @lru_cache(maxsize=64)
@@ -111,7 +115,7 @@ class FleetRows(ScrollView, can_focus=True):
         elif at is not None and at in keys:
             self.cursor = keys.index(at)
         self.cursor = max(0, min(self.cursor, len(keys) - 1))
-        self.virtual_size = Size(1 + sum(widths) + 2 * len(widths), len(keys) + 1)
+        self._fit_virtual()
         if full:
             self._strips.clear()
             self.refresh()
@@ -130,15 +134,35 @@ class FleetRows(ScrollView, can_focus=True):
 
     # -- drawing -----------------------------------------------------------------------------
     def _held(self) -> int:
-        """How many leading columns stay in view: of the :attr:`frozen` ones, as many as take
-        half the widget's width at most (a long project name: only the state stays)."""
-        held, x = 0, 1
-        for w in self.widths[: self.frozen]:
-            x += w + 2
-            if 2 * x > self.size.width:
-                break
-            held += 1
-        return held
+        """How many leading columns stay in view: the :attr:`frozen` ones (they are cut to fit,
+        :meth:`held_widths`)."""
+        return min(self.frozen, len(self.columns))
+
+    def held_widths(self) -> list[int]:
+        """The cells each held column is drawn in: its own width when the whole table fits the
+        widget; else the held columns take half the widget's width at most, the first (the
+        state) whole and each after it cut to the room left, :data:`HELD_MIN` cells at least
+        (a 26-cell project at 80 columns: 21 cells, ending in ``…``)."""
+        widths = list(self.widths[: self._held()])
+        view = self.scrollable_content_region.width  # less the vertical scrollbar
+        if not widths or 1 + sum(w + 2 for w in self.widths) <= view:
+            return widths
+        room = view // 2 - 1 - (widths[0] + 2)
+        for j in range(1, len(widths)):
+            widths[j] = min(widths[j], max(HELD_MIN, room - 2))
+            room -= widths[j] + 2
+        return widths
+
+    def _fit_virtual(self) -> None:
+        """The scrolling size: the held columns as drawn, then the others (so End stops where
+        the last column ends)."""
+        held = self._held()
+        width = 1 + sum(w + 2 for w in self.held_widths()) + sum(w + 2 for w in self.widths[held:])
+        self.virtual_size = Size(width, len(self.keys) + 1)
+
+    def on_resize(self) -> None:
+        self._fit_virtual()  # the held columns' widths follow the widget's
+        self._strips.clear()
 
     def _starts(self) -> list[int]:
         """Where each scrolling column starts, in cells from the first scrolling one."""
@@ -148,9 +172,9 @@ class FleetRows(ScrollView, can_focus=True):
             x += w + 2
         return out
 
-    def _cell(self, i: int, v: str) -> str:
-        """``v`` padded (or cut, ending in ``…``) to column ``i``'s width, aligned."""
-        w = self.widths[i]
+    def _cell(self, i: int, v: str, w: int | None = None) -> str:
+        """``v`` padded (or cut, ending in ``…``) to column ``i``'s width (or ``w`` cells), aligned."""
+        w = self.widths[i] if w is None else w
         text = v if cell_len(v) <= w else set_cell_size(v[: w - 1], w - 1) + "…"
         pad = w - cell_len(text)
         return " " * pad + text if self.columns[i][0] in self.right else text + " " * pad
@@ -158,10 +182,11 @@ class FleetRows(ScrollView, can_focus=True):
     def _line(self, values: Sequence[str], styles: Sequence[Style], base: Style, width: int, scroll_x: int) -> Strip:
         """One line ``width`` cells wide: the held columns, then the others from ``scroll_x``
         (cells) on; a cell an edge cuts through shows ``…`` on that side when text is hidden."""
-        held = self._held()
+        held_widths = self.held_widths()
+        held = len(held_widths)
         segs = [Segment(" ", base)]
-        for i in range(held):
-            segs += [Segment(self._cell(i, values[i]), base + styles[i]), Segment("  ", base)]
+        for i, w in enumerate(held_widths):
+            segs += [Segment(self._cell(i, values[i], w), base + styles[i]), Segment("  ", base)]
         left = scroll_x
         right = scroll_x + max(0, width - sum(cell_len(sg.text) for sg in segs))
         x = 0

@@ -73,7 +73,9 @@ class Shown:
         read), ``UNREADABLE`` when it cannot be read (the anomalies pane says why)."""
         src = self.live.sources[0] if self.live.sources else None
         if src is not None and src.error:
-            return "GONE" if src.error.endswith(": no such file") else "UNREADABLE"
+            # no file there, or a symlink to none (session/reader.describe_os_error)
+            gone = src.error.endswith(": no such file") or src.error.endswith("which does not exist")
+            return "GONE" if gone else "UNREADABLE"
         a = self.activity
         return "LIVE" if a == "live" else "IDLE" + a[4:]
 

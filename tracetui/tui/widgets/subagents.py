@@ -112,7 +112,7 @@ class SubagentsTree(Tree[int]):
         ctx = _Entries(st, shown, idle)
         rows: list[_Row] = [(("link", link.tool_use_id), ctx.link_key(link, 0), link) for link in st.main.subagents]
         rows += [(("orphan", a.src), ctx.agent_key(a), a) for a in st.agents if a.src not in ctx.linked]
-        self._title = f"Subagents ({len(st.main.subagents)})" if st.main.subagents else "Subagents"
+        self._title = _title(len(st.main.subagents), len(rows) - len(st.main.subagents))
         if not self._patch(ctx, rows):
             self._rebuild(ctx, rows)
         self._rows = [(ident, row_key) for ident, row_key, _ in rows]
@@ -180,6 +180,17 @@ class SubagentsTree(Tree[int]):
         super().watch_scroll_y(old_value, new_value)
         if round(old_value) != round(new_value):
             self._say_hidden()
+
+
+def _title(calls: int, unlinked: int) -> str:
+    """The pane's title: the Task/Agent calls and the transcripts no call links, the two kinds of
+    entry it lists, so the count and the ``+N more`` of those out of view add up (trial 13:
+    ``Subagents (300) +597 more`` of 300 calls and 300 unlinked transcripts):
+    ``Subagents (300)``, ``Subagents (300, 300 unlinked)``, ``Subagents (2 unlinked)``."""
+    counts = [str(calls)] if calls else []
+    if unlinked:
+        counts.append(f"{unlinked} unlinked")
+    return f"Subagents ({', '.join(counts)})" if counts else "Subagents"
 
 
 def _lines(node) -> int:
