@@ -26,7 +26,7 @@ import msgspec
 from tracetui.model.pricing import PLAIN_COST_NOTE
 from tracetui.model.state import Tokens, UsageBucket
 from tracetui.session.index.elsewhere import Elsewhere, counted_elsewhere
-from tracetui.session.index.groups import Group, Report, period_of
+from tracetui.session.index.groups import Group, Report, period_of, scope_where
 from tracetui.session.index.rejected import rejected_usage, with_rejected
 
 __all__ = ["KINDS", "Group", "Report", "build_report", "period_of"]
@@ -118,21 +118,7 @@ def build_report(
     if kind not in KINDS:
         raise ValueError(f"unknown report {kind!r}; one of {', '.join(KINDS)}")
     conn.create_function("iso_week", 1, lambda d: period_of("weekly", d or ""), deterministic=True)
-    where, args = [], []
-    if since is not None or until is not None:
-        where.append("m.day != ''")
-    if since is not None:
-        where.append("m.day >= ?")
-        args.append(since)
-    if until is not None:
-        where.append("m.day <= ?")
-        args.append(until)
-    if project is not None:
-        where.append("(instr(f.project, ?) > 0 OR instr(COALESCE(f.cwd, ''), ?) > 0)")
-        args += [project, project]
-    if agent is not None:
-        where.append("f.agent = ?")
-        args.append(agent)
+    where, args = scope_where("m.day", since, until, project, agent)
     cond = (" WHERE " + " AND ".join(where)) if where else ""
     memo = _Costs(conn, preload=kind in ("project", "session"))
     rows = _groups(conn, _KEYS[kind], cond, args, kind, memo)

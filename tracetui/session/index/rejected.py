@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracetui.model.state import Tokens
-from tracetui.session.index.groups import Group, period_of
+from tracetui.session.index.groups import Group, period_of, scope_where
 
 __all__ = ["Rejected", "rejected_usage", "rejected_note", "with_rejected"]
 
@@ -46,21 +46,8 @@ def rejected_usage(
     on their day, the ``project`` substring of the folder or working directory, the ``agent``: as
     :func:`~tracetui.session.index.query.build_report`), one per session and day, sorted by
     project, session and day. Reads only the files with rejected records. Raises ``sqlite3.Error``."""
-    where, args = ["f.rejected > 0"], []
-    if since is not None or until is not None:
-        where.append("COALESCE(f.rejected_day, '') != ''")
-    if since is not None:
-        where.append("f.rejected_day >= ?")
-        args.append(since)
-    if until is not None:
-        where.append("f.rejected_day <= ?")
-        args.append(until)
-    if project is not None:
-        where.append("(instr(f.project, ?) > 0 OR instr(COALESCE(f.cwd, ''), ?) > 0)")
-        args += [project, project]
-    if agent is not None:
-        where.append("f.agent = ?")
-        args.append(agent)
+    where, args = scope_where("f.rejected_day", since, until, project, agent)
+    where.insert(0, "f.rejected > 0")
     sql = (
         "SELECT f.project, f.session, COALESCE(f.rejected_day, ''), SUM(f.rejected), MIN(f.cwd), GROUP_CONCAT(DISTINCT f.agent),"
         f" MIN(f.first_ts), MAX(f.last_ts) FROM files f WHERE {' AND '.join(where)}"
