@@ -110,3 +110,24 @@ async def test_end_shows_the_last_session_inside_the_box(tmp_path: Path, size: t
         # the cursor's row on screen: below the header, scrolled by scroll_y
         y = table.region.y + table.header_height + table.cursor_row - round(table.scroll_y)
         assert table.region.y + table.header_height <= y < min(inside.bottom, table.region.bottom - table.scrollbar_size_horizontal)
+
+
+def test_the_picker_orders_its_rows_by_the_time_it_shows() -> None:
+    # trial 13: rows in file-time order while a copy's "last activity" is its newest record's
+    # age, so the column read 169d, 169d, 238d, 234d, 236d, 168d
+    from tracetui.ingest.discover import SessionInfo
+    from tracetui.tui.screens.sessions import by_time_shown
+
+    day = 86_400.0
+    now = 1_800_000_000.0
+
+    def info(name: str, mtime: float) -> SessionInfo:
+        return SessionInfo(Path(f"/p/{name}.jsonl"), name, "-p", 1, mtime)
+
+    found = [info("copy-old", now - 60), info("copy-new", now - 70), info("written", now - 5 * day), info("unstamped", now - 9 * day)]
+    stamps = {
+        found[0].path: now - 200 * day,  # copied a minute ago, its newest record 200 days old
+        found[1].path: now - 3 * day,
+        found[2].path: now - 5 * day - 30,  # written as its records: no copy
+    }
+    assert [s.session_id for s in by_time_shown(found, stamps)] == ["copy-new", "written", "copy-old", "unstamped"]

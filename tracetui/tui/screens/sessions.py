@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -38,6 +39,21 @@ def _tail(text: str, width: int) -> str:
     while cell_len(out) > width - 1 and len(out) > 1:
         out = out[1:]
     return "…" + out
+
+
+def by_time_shown(found: list, stamps: dict[Path, float | None]) -> list:
+    """``found`` (newest file first) with the rows that have a stamp (the first :data:`MAX_ROWS`)
+    ordered by the time their "last activity" is told from: a copy's (its files written long
+    after its newest record: views/fleet.copied) by that record's time, the others by their
+    files' time, newest first; the rest after them, as they were. Stable: equal times keep the
+    listing's order (thirteenth user trial: the list read 169d, 169d, 238d, 234d, 236d, 168d)."""
+
+    def shown(s: Any) -> float:
+        last = stamps.get(s.path)
+        return last if last is not None and copied(s.mtime, last) else s.mtime
+
+    head = [s for s in found if s.path in stamps]
+    return sorted(head, key=shown, reverse=True) + [s for s in found if s.path not in stamps]
 
 
 class SessionSwitcher(ModalScreen[SessionSpec | None]):
@@ -113,7 +129,7 @@ class SessionSwitcher(ModalScreen[SessionSpec | None]):
         # the newest record's time of each row: a file written long after it is a copy or a
         # touch, not a write of the session (views/fleet.copied, as the fleet judges it)
         stamps = {s.path: parse_ts(last_stamp(s.path)) for s in found[:MAX_ROWS]}
-        self.app.call_from_thread(self._fill, found, stamps)
+        self.app.call_from_thread(self._fill, by_time_shown(found, stamps), stamps)
 
     def _fill(self, found: list, stamps: dict[Path, float | None] | None = None) -> None:
         t = self.query_one(DataTable)
