@@ -96,11 +96,13 @@ def sessions_data(
     budgets: Any = None,
     warn: Any = None,
     agent: str | None = None,
+    found: Sequence[Any] | None = None,
 ) -> tuple[list, dict]:
     """``(rows, fleet)``: the :class:`~tracetui.views.fleet_table.FleetRow` of each session of
     either agent (``agent``, ``"claude"`` | ``"codex"``: of that one; discover.py ``list_sessions``; one a session: :func:`~tracetui.views.fleet_copies.one_per_session`) written in the last ``hours`` hours (``None``: all) at ``now`` (epoch
     seconds), sorted by attention, and :func:`~tracetui.views.fleet_totals.fleet_json`.
-    ``warn(line)`` hears of a session that could not be read (default: stderr)."""
+    ``warn(line)`` hears of a session that could not be read (default: stderr). ``found``: the
+    sessions listed already (``list_sessions()`` of both agents; default: listed here)."""
     from tracetui.ingest.discover import is_session, list_sessions
     from tracetui.ingest.file_ident import file_stat
     from tracetui.session.open import load_state, save_store
@@ -122,8 +124,8 @@ def sessions_data(
     cutoff = None if hours is None else now - hours * 3600
     pairs = []
     unreadable: list[str] = []
-    for info in list_sessions(agent=agent):
-        if cutoff is not None and info.mtime < cutoff:
+    for info in list_sessions() if found is None else found:
+        if (agent is not None and info.agent != agent) or (cutoff is not None and info.mtime < cutoff):
             continue
         if not is_session(info):  # a stray file is no session; one that cannot be read is said
             why = _unreadable(info.path)
@@ -208,7 +210,8 @@ def _cmd_sessions(ns: argparse.Namespace) -> int:
     hours = None if ns.all else (ns.hours or 24.0)
     now = time.time()
     budgets = Budgets(ns.budget_usd, ns.budget_usd_day)
-    rows, fleet = sessions_data(hours, now, not ns.no_subagents, not ns.no_cache, budgets, agent=ns.agent)
+    found = list_sessions()  # every session: the rows', and those a prefix is looked up among (state ID, view ID)
+    rows, fleet = sessions_data(hours, now, not ns.no_subagents, not ns.no_cache, budgets, agent=ns.agent, found=found)
     if ns.json:
         obj, _ = redact_json(
             {"now": now, "hours": hours, "projects": str(projects_dir()), "fleet": fleet, "sessions": [row_json(r, now) for r in rows]}
@@ -221,6 +224,5 @@ def _cmd_sessions(ns: argparse.Namespace) -> int:
         # the folders looked in, as every name is printed: on one line, no control character
         print(f"no session{when} under {safe_text(one_line_name(where_sessions(ns.agent)))}")
         return 0
-    known = [s.session_id for s in list_sessions()]  # those a prefix is looked up among (state ID, view ID)
-    print(render_table(rows, fleet_summary(rows, now, budgets), now, known))
+    print(render_table(rows, fleet_summary(rows, now, budgets), now, [s.session_id for s in found]))
     return 0

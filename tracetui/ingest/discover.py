@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.claude_orphans import named_session_id, only_subagent_files, orphan_folder, orphan_session
 from tracetui.ingest.codex_copies import copy_rank
 from tracetui.ingest.codex_discover import codex_dir
-from tracetui.ingest.files import file_kind, path_text, same_file_rank
+from tracetui.ingest.files import file_kind, first_names, path_text
 from tracetui.ingest.first_line import opens_a_transcript
 
 __all__ = [
@@ -131,7 +132,7 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
     except OSError:
         return []
     listed: list[tuple[Path, list[Path], set[str]]] = []
-    found: list[tuple[tuple[bool, bool, str, str], Path, Path, os.stat_result]] = []
+    found: list[tuple[Path, Path, tuple[int, int], SessionInfo]] = []
     for proj in projects:
         try:
             entries = list(proj.iterdir())
@@ -149,17 +150,13 @@ def _claude_sessions(root: Path) -> list[SessionInfo]:
             if not stat.S_ISREG(st.st_mode):
                 continue
             mains.add(p.stem)
-            found.append((same_file_rank(proj, p), proj, p, st))
+            # the names as text (ingest/files.py path_text): shown and matched; the path is opened
+            info = SessionInfo(p, path_text(p.stem), path_text(proj.name), st.st_size, st.st_mtime)
+            found.append((proj, p, (st.st_dev, st.st_ino), info))
     # a file reached by several names (a symlinked project folder or transcript: seventh and
     # thirteenth user trials, every session twice in the fleet, or under a second id) is one
-    # session, listed once, under its own name (same_file_rank), as report and search index it
-    seen: set[tuple[int, int]] = set()
-    for _rank, proj, p, st in sorted(found, key=lambda f: f[0]):
-        if (st.st_dev, st.st_ino) in seen:
-            continue
-        seen.add((st.st_dev, st.st_ino))
-        # the names as text (ingest/files.py path_text): shown and matched; the path is opened
-        out.append(SessionInfo(p, path_text(p.stem), path_text(proj.name), st.st_size, st.st_mtime))
+    # session, listed once, under its own name, as report and search index it
+    out += first_names(found)
     for proj, entries, mains in sorted(listed, key=lambda x: x[0].name):
         for p in entries:  # subagent files whose session's transcript is gone: that session
             got = orphan_session(p) if p.name not in mains else None
@@ -287,30 +284,34 @@ def _several(matches: list[SessionInfo]) -> str:
     return f"{len(by_id)} sessions ({'; '.join(named)}{more})"
 
 
+def _named(ident: str, root: Path) -> Iterator[tuple[Path, os.stat_result]]:
+    """Each ``<project>/<ident...>.jsonl`` under ``root`` (no subagent file) and its ``stat``
+    (links followed), by folder and name; one that cannot be stat'ed is left out. Nothing is opened."""
+    try:
+        projects = sorted(d for d in root.iterdir() if d.is_dir())
+    except OSError:
+        return
+    for proj in projects:
+        try:
+            entries = sorted(proj.iterdir())
+        except OSError:
+            continue
+        for p in entries:
+            if p.suffix != ".jsonl" or _is_agent_file(p) or not path_text(p.stem).startswith(ident):
+                continue
+            try:
+                yield p, p.stat()
+            except OSError:
+                continue
+
+
 def _other_names(ident: str, root: Path, found: list[SessionInfo]) -> list[SessionInfo]:
     """The listed sessions a ``<project>/<ident...>.jsonl`` under ``root`` that is not listed is
     another name of (the same file: a symlink to a transcript, or a file reached through a
     symlinked folder; :func:`list_sessions` lists it once, under its own name): naming the link
     opens that session. A ``stat`` per listed Claude Code session and per such entry."""
-    wanted: list[tuple[int, int]] = []
     listed = {s.path for s in found}
-    try:
-        projects = [d for d in root.iterdir() if d.is_dir()]
-    except OSError:
-        return []
-    for proj in projects:
-        try:
-            entries = list(proj.iterdir())
-        except OSError:
-            continue
-        for p in entries:
-            if p.suffix != ".jsonl" or p in listed or _is_agent_file(p) or not path_text(p.stem).startswith(ident):
-                continue
-            try:
-                st = p.stat()
-            except OSError:
-                continue
-            wanted.append((st.st_dev, st.st_ino))
+    wanted = {(st.st_dev, st.st_ino) for p, st in _named(ident, root) if p not in listed}
     if not wanted:
         return []
     out = []
@@ -331,24 +332,9 @@ def _special_named(ident: str, root: Path) -> str | None:
     file (a FIFO, a device, a link to one), which :func:`list_sessions` leaves out (it is never
     opened: a read could block or never end): ``"PATH: a character device, not a transcript
     file (left out)"``, as a named one is refused; ``None`` when there is none. A ``stat`` per such entry; nothing is opened."""
-    try:
-        projects = [d for d in root.iterdir() if d.is_dir()]
-    except OSError:
-        return None
-    for proj in sorted(projects):
-        try:
-            entries = sorted(proj.iterdir())
-        except OSError:
-            continue
-        for p in entries:
-            if p.suffix != ".jsonl" or _is_agent_file(p) or not path_text(p.stem).startswith(ident):
-                continue
-            try:
-                mode = p.stat().st_mode
-            except OSError:
-                continue
-            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-                return f"{path_text(p)}: {file_kind(mode)}, not a transcript file (left out)"
+    for p, st in _named(ident, root):
+        if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+            return f"{path_text(p)}: {file_kind(st.st_mode)}, not a transcript file (left out)"
     return None
 
 

@@ -18,10 +18,13 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
-__all__ = ["NotRegularFile", "file_kind", "is_regular", "check_regular", "open_regular", "path_text", "file_of", "same_file_rank"]
+T = TypeVar("T")
+
+__all__ = ["NotRegularFile", "file_kind", "is_regular", "check_regular", "open_regular", "path_text", "file_of", "first_names"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -86,13 +89,20 @@ def is_regular(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def same_file_rank(folder: Path, path: Path) -> tuple[bool, bool, str, str]:
-    """The order in which the names of one file (the same device and inode, reached through a
-    symlinked project folder or a symlinked transcript) are tried: the file's own name first (a
-    real folder, then a real file), then by folder and file name. The name that sorts first is
-    the session's; the others are the same session, never another one (list_sessions, and the
-    files report and search index: session_files.all_transcripts). A ``lstat`` each; never raises."""
-    return (folder.is_symlink(), path.is_symlink(), folder.name, path.name)
+def first_names(named: Iterable[tuple[Path, Path, tuple[int, int], T]]) -> list[T]:
+    """Of ``(folder, path, (st_dev, st_ino), item)``, the item of each file once: of the names of
+    one file (a symlinked project folder or transcript reaches it twice) the file's own name (a
+    real folder, then a real file), then the folder and path that sort first. That name is the
+    session's; the others are the same session, never another one (list_sessions, and the files
+    report and search index: session_files.all_transcripts). In that order; two ``lstat`` a name."""
+    ranked = sorted(((f.is_symlink(), p.is_symlink(), f.name, str(p)), ident, i, item) for i, (f, p, ident, item) in enumerate(named))
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for _rank, ident, _i, item in ranked:
+        if ident not in seen:
+            seen.add(ident)
+            out.append(item)
+    return out
 
 
 def check_regular(path: str | os.PathLike[str]) -> os.stat_result:

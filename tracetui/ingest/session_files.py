@@ -13,7 +13,7 @@ from tracetui.ingest import codex_discover
 from tracetui.ingest.claude_orphans import agent_names, first_session_id, orphan_files, orphan_folder
 from tracetui.ingest.claude_orphans import is_agent_file as _is_agent_file
 from tracetui.ingest.discover import projects_dir
-from tracetui.ingest.files import is_regular, open_regular, path_text, same_file_rank
+from tracetui.ingest.files import first_names, is_regular, open_regular, path_text
 
 __all__ = [
     "SubagentFile",
@@ -174,26 +174,19 @@ def all_transcripts(root: Path | None = None) -> list[TranscriptFile]:
 
 
 def _once_each(files: list[TranscriptFile], root: Path) -> list[TranscriptFile]:
-    """``files`` with each file once: of the names of one file (the same device and inode: a
-    symlinked project folder or transcript), the one :func:`~tracetui.ingest.files.same_file_rank`
-    puts first, as ``list_sessions`` lists it (a link was indexed as a second session: its
-    figures counted twice in ``report`` and every ``search`` hit shown twice, thirteenth user
-    trial). A ``stat`` and two ``lstat`` a file."""
-    ranked = []
+    """``files`` with each file once, under the name :func:`~tracetui.ingest.files.first_names`
+    keeps, as ``list_sessions`` lists it (a link was indexed as a second session: its figures
+    counted twice in ``report`` and every ``search`` hit shown twice, thirteenth user trial).
+    A file that cannot be stat'ed is left out. A ``stat`` and two ``lstat`` a file."""
+    named = []
     for t in files:
         try:
             st = os.stat(t.path)
         except OSError:
             continue
         folder = root / t.path.relative_to(root).parts[0] if t.path.is_relative_to(root) else t.path.parent
-        ranked.append(((*same_file_rank(folder, t.path), str(t.path)), (st.st_dev, st.st_ino), t))
-    seen: set[tuple[int, int]] = set()
-    out = []
-    for _rank, ident, t in sorted(ranked, key=lambda r: r[0]):
-        if ident not in seen:
-            seen.add(ident)
-            out.append(t)
-    return out
+        named.append((folder, t.path, (st.st_dev, st.st_ino), t))
+    return first_names(named)
 
 
 def _subagents_of(proj: Path, sid: str, sub: Path) -> list[TranscriptFile]:

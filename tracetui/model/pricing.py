@@ -54,6 +54,7 @@ __all__ = [
     "cost_note_extra",
     "estimate_cost",
     "known_cost",
+    "rejected_note",
     "model_price",
     "provider_of",
     "price_band",
@@ -200,8 +201,7 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejec
     cost is ``None``, not zero: a cost that could not be computed reads unknown, with why.
     Pure: reads no clock."""
     total, priced, unknown = _price_buckets(buckets, fallback_ts)
-    records = f"{rejected} record{'' if rejected == 1 else 's'}"
-    extra = f"; usage of {records} rejected, not priced" if rejected else ""
+    extra = "; " + rejected_note(rejected, True) if rejected else ""
     if unknown:
         named = ", ".join(sorted(unknown - {NO_MODEL}))
         if NO_MODEL not in unknown:
@@ -212,8 +212,17 @@ def estimate_cost(buckets: Iterable[UsageBucket], fallback_ts: str | None, rejec
             why = "no model recorded"
         return None, why + extra
     if rejected and not priced:
-        return None, f"usage of {records} rejected, none left to price"
+        return None, rejected_note(rejected, False)
     return round(total, 6), PLAIN_COST_NOTE + extra
+
+
+def rejected_note(records: int, priced: bool) -> str:
+    """What a cost note says of ``records`` usage records rejected (``Counters.usage_rejected``):
+    ``"usage of 15 records rejected, none left to price"``, or ``"…, not priced"`` when other
+    messages are priced (``priced``: the cost is then a lower bound). The words of
+    :func:`estimate_cost` and of a report's groups (session/index/rejected.py)."""
+    what = f"usage of {records} record{'' if records == 1 else 's'} rejected"
+    return f"{what}, not priced" if priced else f"{what}, none left to price"
 
 
 def _price_buckets(buckets: Iterable[UsageBucket], fallback_ts: str | None) -> tuple[float, bool, set[str]]:

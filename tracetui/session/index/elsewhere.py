@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from tracetui.session.index.scope import scope_where
+
 __all__ = ["Elsewhere", "counted_elsewhere"]
 
 
@@ -34,17 +36,9 @@ class Elsewhere:
     last_ts: str | None
 
 
-def _day_cond(alias: str, since: str | None, until: str | None) -> tuple[str, list[str]]:
-    parts, args = [], []
-    if since is not None or until is not None:
-        parts.append(f"{alias}.day != ''")
-    if since is not None:
-        parts.append(f"{alias}.day >= ?")
-        args.append(since)
-    if until is not None:
-        parts.append(f"{alias}.day <= ?")
-        args.append(until)
-    return "".join(f" AND {p}" for p in parts), args
+def _and(parts: tuple[list[str], list[str]]) -> tuple[str, list[str]]:
+    """Conditions of :func:`~tracetui.session.index.groups.scope_where` as ``" AND …"`` each."""
+    return "".join(f" AND {p}" for p in parts[0]), parts[1]
 
 
 def counted_elsewhere(
@@ -55,15 +49,9 @@ def counted_elsewhere(
     :func:`~tracetui.session.index.query.build_report`) that have API messages counted on
     those days and none counted under them, sorted by project and session. Reads only the
     files without a bucket in scope. Raises ``sqlite3.Error``."""
-    mday, margs = _day_cond("m", since, until)
-    bday, bargs = _day_cond("b", since, until)
-    fcond, fargs = "", []
-    if project is not None:
-        fcond += " AND (instr(f.project, ?) > 0 OR instr(COALESCE(f.cwd, ''), ?) > 0)"
-        fargs += [project, project]
-    if agent is not None:
-        fcond += " AND f.agent = ?"
-        fargs.append(agent)
+    mday, margs = _and(scope_where("m.day", since, until, None, None))
+    bday, bargs = _and(scope_where("b.day", since, until, None, None))
+    fcond, fargs = _and(scope_where("", None, None, project, agent))
     # the files first (CROSS JOIN keeps that order): a file with a bucket in scope is skipped
     # by its primary key, and only the others' messages are looked up
     sql = (

@@ -26,8 +26,9 @@ import msgspec
 from tracetui.model.pricing import PLAIN_COST_NOTE
 from tracetui.model.state import Tokens, UsageBucket
 from tracetui.session.index.elsewhere import Elsewhere, counted_elsewhere
-from tracetui.session.index.groups import Group, Report, period_of, scope_where
+from tracetui.session.index.groups import Group, Report, period_of
 from tracetui.session.index.rejected import rejected_usage, with_rejected
+from tracetui.session.index.scope import scope_where
 
 __all__ = ["KINDS", "Group", "Report", "build_report", "period_of"]
 

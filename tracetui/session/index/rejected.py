@@ -16,10 +16,12 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from tracetui.model.pricing import rejected_note
 from tracetui.model.state import Tokens
-from tracetui.session.index.groups import Group, period_of, scope_where
+from tracetui.session.index.groups import Group, period_of
+from tracetui.session.index.scope import scope_where
 
-__all__ = ["Rejected", "rejected_usage", "rejected_note", "with_rejected"]
+__all__ = ["Rejected", "rejected_usage", "with_rejected"]
 
 
 @dataclass(frozen=True)
@@ -58,15 +60,6 @@ def rejected_usage(
         agents = ",".join(sorted(set(agents.split(",")))) if agents else None
         out.append(Rejected(proj, session, day, int(n), cwd, agents, first, last))
     return out
-
-
-def rejected_note(records: int, priced: bool) -> str:
-    """A cost note for a group holding ``records`` rejected usage records, in the words of
-    :func:`~tracetui.model.pricing.estimate_cost` (what ``tracetui state`` says): ``"usage of
-    15 records rejected, none left to price"``, or ``"…, not priced"`` when the group has
-    messages that are (``priced``)."""
-    what = f"usage of {records} record{'' if records == 1 else 's'} rejected"
-    return f"{what}, not priced" if priced else f"{what}, none left to price"
 
 
 def with_rejected(
