@@ -108,8 +108,12 @@ import os
 import tracetui.session.derive_proc as derive_proc
 spare, load = derive_proc._spare_cpu(), os.getloadavg()[0]  # whether a long read derives in a second process
 from tracetui.views.safe import state_secrets
+from tracetui.ingest import secret_detectors
 from tracetui.ingest.secrets import redact
-redact("warm")  # the secret detectors compiled (~0.1 s, once a process), as an import
+from tracetui.session.secret_rules import cached_rules
+secret_detectors.set_source(cached_rules)  # as every command does (cli.py): the detectors from the cache folder
+cached_rules()  # (written there by an earlier command; written now when it was not)
+redact("warm")
 t = time.perf_counter()
 c = time.process_time()
 reader, state = load_state([path], subagents=True, use_cache=False)

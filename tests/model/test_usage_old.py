@@ -92,3 +92,31 @@ def test_a_damaged_table_is_refused(bad) -> None:
         o.put(f"m{i}", ((i, 1, 0, 0, 0), "opus", "d|0|opus"))
     with pytest.raises(ValueError):
         OldUsage.from_cache(bad(o.to_cache()))
+
+
+def test_the_filter_of_ids_put_answers_as_the_digests_do() -> None:
+    """The filter of ids put by key (a clear bit: never put) changes no answer: in a table only
+    ever put by key, after a digest put (the filter is dropped), and after a reopen."""
+    from tracetui.model.usage_old import digest_of
+
+    rnd = random.Random(11)
+    o, ref = OldUsage(), {}
+    for step in range(4000):
+        k = f"msg_{rnd.randrange(2500)}"
+        if k in ref and rnd.random() < 0.3:
+            assert o.pop(k) == ref.pop(k)
+        elif k not in ref:
+            e = ((step, 1, 2, 3, 0), "opus", "2026-01-01|0|opus")
+            if step >= 3000 and o._exact:
+                o.put_digest(*digest_of(k), e)  # from here on, the digests alone answer
+                assert o._filter is None
+            else:
+                o.put(k, e)
+            ref[k] = e
+        assert o.get(f"absent-{step}") is None and o.pop(f"absent-{step}") is None
+        if step == 2000:
+            assert o._filter is not None and o._exact
+            assert_same(o, ref)
+    assert not o._exact
+    assert_same(o, ref)
+    assert_same(reopened(o), ref)

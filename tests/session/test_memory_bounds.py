@@ -143,7 +143,9 @@ def test_old_message_ids_are_packed_and_the_tokens_stay_exact(monkeypatch: pytes
     for no, line in enumerate(data.split(b"\n")[:-1], 1):
         sf.feed_line(0, no, 0, line)
     book = sf.folds[0].usage
-    assert len(book.by_id) <= usage_mod.RECENT_IDS and len(sf.usage.by_id) <= usage_mod.RECENT_IDS
+    cap = usage_mod.RECENT_IDS + usage_mod.PACK_BATCH
+    assert len(book.by_id) <= cap and len(sf.usage.by_id) <= cap
+    assert len(book.old) >= n - cap and len(sf.usage.old) >= n - cap
     assert len(book) == len(sf.usage) == n
     assert fold_bytes(data).tokens == ref.tokens
 

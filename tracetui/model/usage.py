@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import islice
+
 from tracetui.model.pricing import bucket_key, buckets_of
 from tracetui.model.state import Tokens, UsageBucket
 from tracetui.model.usage_old import Entry, OldUsage
@@ -13,6 +15,10 @@ __all__ = ["UsageBook", "RECENT_IDS"]
 #: the dicts, so at most ~2.5 MB a book; each id packed costs two BLAKE2b digests and a table
 #: probe (about 3 µs), which at 1,024 was a fifth of the fold's CPU on 100 MB of the dense mix
 RECENT_IDS = 8192
+#: ids packed at once when the dicts hold :data:`RECENT_IDS` plus this many: one walk of a dict
+#: from its start passes every entry deleted before it, so packing one id at a time walked
+#: thousands of deleted entries for each (~7 µs an id on a long session)
+PACK_BATCH = 1024
 
 
 class UsageBook:
@@ -34,7 +40,7 @@ class UsageBook:
     so a session's book, fed by several files in any interleaving, keeps the earliest of the
     files' days. A message whose tokens cross a tier bound moves to the new band.
 
-    Memory: the :data:`RECENT_IDS` messages added last are kept in the dicts ``by_id``,
+    Memory: the :data:`RECENT_IDS` to :data:`RECENT_IDS` + :data:`PACK_BATCH` messages added last are kept in the dicts ``by_id``,
     ``model_of`` and ``bucket_of``; older ones move to ``old`` (packed arrays, exact: see
     model/usage_old.py). A message seen again later (a reused id, the copy of a message in
     another file) moves back with the max so far, so every total is what an unbounded book
@@ -97,7 +103,7 @@ class UsageBook:
         if new is e and old is not None:
             return
         by_id[key], self.model_of[key], self.bucket_of[key] = new
-        if old is None and len(by_id) > RECENT_IDS:
+        if old is None and len(by_id) > RECENT_IDS + PACK_BATCH:
             self._pack_oldest()
 
     def add_new(self, key: str, model: str, u: tuple[int, int, int, int, int], day: str = "") -> None:
@@ -110,14 +116,15 @@ class UsageBook:
             self.add(key, model, u, day)
             return
         by_id[key], self.model_of[key], self.bucket_of[key] = self._merge(None, model, u, day)
-        if len(by_id) > RECENT_IDS:
+        if len(by_id) > RECENT_IDS + PACK_BATCH:
             self._pack_oldest()
 
     def _pack_oldest(self) -> None:
-        """Move the id added longest ago from the dicts to ``old`` (the book holds more than
-        :data:`RECENT_IDS` there)."""
-        k = next(iter(self.by_id))
-        self.old.put(k, (self.by_id.pop(k), self.model_of.pop(k), self.bucket_of.pop(k)))
+        """Move the :data:`PACK_BATCH` ids added longest ago from the dicts to ``old`` (the book
+        holds more than :data:`RECENT_IDS` plus those there)."""
+        by_id, model_of, bucket_of, put = self.by_id, self.model_of, self.bucket_of, self.old.put
+        for k in list(islice(by_id, PACK_BATCH)):
+            put(k, (by_id.pop(k), model_of.pop(k), bucket_of.pop(k)))
 
     def _merge(self, e: Entry | None, model: str, u: tuple[int, int, int, int, int], day: str) -> Entry:
         """The entry of a message (``e``: its entry so far, or ``None``) after one more record's
