@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,3 +162,13 @@ def derive_process(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
 
     monkeypatch.setattr(dp.DeriveProcess, "__init__", counting)
     return seen
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_price_rates() -> Iterator[None]:
+    # a command run by a test keeps genai-prices' rates (cli.py: set_rate_store) in that test's
+    # cache folder; the next test prices as a fresh process does, from genai-prices
+    yield
+    from tracetui.model.pricing import set_rate_store
+
+    set_rate_store(None)

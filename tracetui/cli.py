@@ -283,6 +283,10 @@ def _main(argv: Sequence[str] | None) -> int:
     from tracetui.session.secret_rules import cached_rules
 
     secret_detectors.set_source(cached_rules)  # read once, when a text is first masked
+    from tracetui.model.pricing import set_rate_store
+    from tracetui.session.price_rates import FileRates
+
+    set_rate_store(FileRates())  # prices from the rates an earlier run kept, when it did
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--"]:  # "tracetui -- --help": the monitor's own options
         return _run_app(argv[1:])

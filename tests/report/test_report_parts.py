@@ -10,7 +10,7 @@ from report_folder import CLAUDE_FILES, CODEX_FILES, Folder
 from tracetui.demo.transcript import TranscriptBuilder
 from tracetui.ingest.discover import list_sessions
 from tracetui.ingest.session_files import all_transcripts, subagent_files
-from tracetui.model.usage import RECENT_IDS, UsageBook
+from tracetui.model.usage import PACK_BATCH, RECENT_IDS, UsageBook
 from tracetui.session.index.search import fts_query
 
 
@@ -38,7 +38,7 @@ def test_usage_book_message_from_the_packed_part() -> None:
     book = UsageBook()
     book.add("first", "m1", (1, 2, 3, 4, 0), "2026-03-01")
     book.add("first", "m2", (1, 5, 3, 4, 0), "")
-    for i in range(RECENT_IDS + 10):
+    for i in range(RECENT_IDS + PACK_BATCH + 10):
         book.add(f"id{i}", "m3", (1, 1, 1, 1, 0), "2026-03-02")
     assert "first" not in book.by_id  # packed
     assert book.message("first") == ((1, 5, 3, 4, 0), "m1", "2026-03-01")

@@ -28,8 +28,9 @@ def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def few_recent(monkeypatch: pytest.MonkeyPatch) -> int:
-    """Books that pack all but their 50 newest message ids (model/usage_old.py)."""
+    """Books that pack all but their 50 to 58 newest message ids (model/usage_old.py)."""
     monkeypatch.setattr(usage_mod, "RECENT_IDS", 50)
+    monkeypatch.setattr(usage_mod, "PACK_BATCH", 8)
     return 50
 
 
