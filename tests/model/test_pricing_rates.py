@@ -113,3 +113,27 @@ def test_a_rates_file_of_another_install_or_broken_is_read_as_empty(tmp_path: Pa
         set_rate_store(store)
         assert model_price(*c) == want
         assert orjson.loads(path.read_bytes())["rates"][key] != ["1", "1", "1", "1", "1", "1"]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["abc", "1", "1", "1", "1", "1"],
+        ["NaN", "0", "0", "0", "0", "0"],
+        ["1e999999999", "0", "0", "0", "0", "0"],
+        ["1"] * 5,
+        ["1"] * 7,
+        [1, 1, 1, 1, 1, 1],
+        "other",
+        None,
+    ],
+)
+def test_a_kept_rate_that_is_no_finite_number_is_probed_again(tmp_path: Path, bad: object) -> None:
+    from tracetui.session.price_rates import _key
+
+    path = tmp_path / RATES_FILE
+    c = ("claude-opus-4-6", 1_000, 10, 0, 0, "2026-02-01", 1, 0)
+    want = model_price(*c)
+    path.write_bytes(orjson.dumps({"key": _key(), "rates": {"anthropic|claude-opus-4-6|2026-02-01|0": bad}}))
+    set_rate_store(FileRates(path))
+    assert model_price(*c) == want

@@ -171,8 +171,11 @@ def model_price(
         if rates == NO_PRICE:
             return None
         if isinstance(rates, list) and len(rates) == 6:
-            c, r_in, r_out, r_cw, r_cr, r_1h = (Decimal(x) for x in rates)
-            return float(n * c + r_in * total_in + r_out * out + r_cw * cache_write + r_cr * cache_read + r_1h * h1)
+            try:
+                c, r_in, r_out, r_cw, r_cr, r_1h = (Decimal(x) for x in rates)
+                return float(n * c + r_in * total_in + r_out * out + r_cw * cache_write + r_cr * cache_read + r_1h * h1)
+            except (ArithmeticError, TypeError, ValueError):  # a store's value that is no number
+                pass
         # NOT_LINEAR (or a value of another shape): genai-prices itself, as without a store
     usd = _calc(model, day, total_in, out, cache_write, cache_read, h1, n)
     return None if usd is None else float(usd * n)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from decimal import Decimal
 from pathlib import Path
 
 from tracetui.model import pricing
@@ -36,6 +37,23 @@ def _key() -> str:
     except OSError:
         return ""
     return "|".join(parts)
+
+
+def _rates_value(v: object) -> bool:
+    """``v`` is six decimal strings of numbers below 1,000 USD (``probe_rates``' list: a rate
+    per token or per message, far below that)."""
+    if not isinstance(v, list) or len(v) != 6:
+        return False
+    for x in v:
+        if not isinstance(x, str) or len(x) > 64:
+            return False
+        try:
+            d = Decimal(x)
+            if not d.is_finite() or abs(d) >= 1000:
+                return False
+        except ArithmeticError:  # InvalidOperation, Overflow
+            return False
+    return True
 
 
 class FileRates:
@@ -68,10 +86,8 @@ class FileRates:
                 obj = None
             if isinstance(obj, dict) and obj.get("key") == self._key and isinstance(obj.get("rates"), dict):
                 for k, v in obj["rates"].items():
-                    if v in (pricing.NO_PRICE, pricing.NOT_LINEAR) or (
-                        isinstance(v, list) and len(v) == 6 and all(isinstance(x, str) for x in v)
-                    ):
-                        rates[k] = v
+                    if v in (pricing.NO_PRICE, pricing.NOT_LINEAR) or _rates_value(v):
+                        rates[k] = v  # anything else is left out: its key is probed again
         self._rates = rates
         return rates
 
