@@ -65,3 +65,27 @@ def test_a_text_remembered_as_holding_no_copy_is_masked_once_its_value_is_found(
     assert seen.mask(text) == (text, ())  # remembered: no copy of what the set keeps
     seen.add(PASSWORD, "password or secret")
     assert seen.mask(text) == ("later: «redacted: password or secret»", ("password or secret",))
+
+
+def test_reading_a_text_for_its_secrets_keeps_what_masking_it_keeps() -> None:
+    """``note_secrets`` (what the derive process and ``state_secrets`` read excerpts with) keeps
+    in the set exactly what ``redact`` with the set keeps, also once the set holds values, and
+    for a text cut short."""
+    from tracetui.ingest.secrets import CUT_MARK, note_secrets
+
+    texts = [
+        "nothing here",
+        f"export aws_secret_access_key={KEY}",
+        f"run ./login --password {PASSWORD}",
+        f"again {KEY} and {PASSWORD}",
+        "token: ghp_" + "a1B2c3D4e5F6g7H8i9J0" * 2,
+        "password=Zq8" + "x" * 30 + CUT_MARK,
+        "",
+    ]
+    by_redact, by_note = SeenSecrets(), SeenSecrets()
+    by_note.key = by_redact.key  # the same digests
+    for t in texts:
+        redact(t, cut=t.endswith(CUT_MARK), seen=by_redact)
+        note_secrets(t, by_note, t.endswith(CUT_MARK))
+        assert by_note.found == by_redact.found, t
+    assert len(by_note) >= 2

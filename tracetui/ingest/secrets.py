@@ -61,6 +61,7 @@ from tracetui.ingest.secret_values import SeenSecrets
 __all__ = [
     "SeenSecrets",
     "redact",
+    "note_secrets",
     "redact_head",
     "window_end",
     "REDACT_MARGIN",
@@ -201,6 +202,18 @@ def redact(text: str, cut: bool = False, seen: SeenSecrets | None = None) -> tup
             if more:
                 return again, kinds + more
     return out, kinds
+
+
+def note_secrets(text: str, seen: SeenSecrets, cut: bool = False) -> None:
+    """Keep in ``seen`` each secret :func:`redact` finds in ``text`` (``cut`` as there), without
+    masking anything: what ``redact(text, cut, seen)`` adds to ``seen``, for a caller that reads
+    a text for its secrets only (the masking by ``seen`` of :func:`redact` adds none). Never
+    raises."""
+    if not text:
+        return
+    found = (_redact_memo(text, cut) if len(text) >= _LONG else _redact(text, cut))[2]
+    for value, kind in found:
+        seen.add(value, kind)
 
 
 def _redact_memo(text: str, cut: bool) -> _Redacted:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tracetui.ingest.secret_values import SeenSecrets
-from tracetui.ingest.secrets import CUT_MARK, redact
+from tracetui.ingest.secrets import CUT_MARK, note_secrets
 from tracetui.model.state import PromptInfo
 
 __all__ = ["state_secrets", "note_prompts", "scan_excerpts", "scan_texts"]
@@ -21,7 +21,7 @@ def note_prompts(seen: SeenSecrets, prompts: Iterable[tuple[str, PromptInfo | No
     for name, p in prompts:
         text = p.text if p is not None else None
         if text and marks.get(name) is not text:
-            redact(text, seen=seen)
+            note_secrets(text, seen)
             marks[name] = text
 
 
@@ -36,7 +36,7 @@ def scan_texts(seen: SeenSecrets, excerpts: Iterable[str]) -> None:
     """:func:`scan_excerpts` of the events' excerpts alone (``""``: an event without one)."""
     for x in excerpts:
         if x:
-            redact(x, cut=x.endswith(CUT_MARK), seen=seen)
+            note_secrets(x, seen, x.endswith(CUT_MARK))
 
 
 def state_secrets(state: Any) -> SeenSecrets | None:
