@@ -86,9 +86,12 @@ def test_rates_that_do_not_give_genai_prices_figure_are_not_used(monkeypatch: py
 
 def test_the_rates_file_is_read_by_the_next_process_which_then_never_imports_genai_prices(tmp_path: Path) -> None:
     path = tmp_path / RATES_FILE
-    set_rate_store(FileRates(path))
+    store = FileRates(path)
+    set_rate_store(store)
     c = ("claude-opus-4-6", 1_234, 567, 89, 10_000, "2026-02-01", 2, 0)
     want = model_price(*c)
+    assert not path.exists()  # written once, at exit (or by save)
+    assert store.save()
     assert want is not None and path.stat().st_mode & 0o777 == 0o600
     script = (
         "import sys\n"
@@ -112,6 +115,7 @@ def test_a_rates_file_of_another_install_or_broken_is_read_as_empty(tmp_path: Pa
         store = FileRates(path)
         set_rate_store(store)
         assert model_price(*c) == want
+        assert store.save()
         assert orjson.loads(path.read_bytes())["rates"][key] != ["1", "1", "1", "1", "1", "1"]
 
 
@@ -137,3 +141,31 @@ def test_a_kept_rate_that_is_no_finite_number_is_probed_again(tmp_path: Path, ba
     path.write_bytes(orjson.dumps({"key": _key(), "rates": {"anthropic|claude-opus-4-6|2026-02-01|0": bad}}))
     set_rate_store(FileRates(path))
     assert model_price(*c) == want
+
+
+def test_a_fifo_or_a_device_in_place_of_the_file_is_not_read(tmp_path: Path) -> None:
+    import os
+
+    c = ("claude-opus-4-6", 1_000, 10, 0, 0, "2026-02-01", 1, 0)
+    want = model_price(*c)
+    fifo = tmp_path / "fifo" / RATES_FILE
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)  # read whole, it would block until a writer came
+    zero = tmp_path / "zero" / RATES_FILE
+    zero.parent.mkdir()
+    zero.symlink_to("/dev/zero")  # read whole, it would never end
+    for path in (fifo, zero):
+        set_rate_store(FileRates(path))
+        assert model_price(*c) == want
+
+
+def test_two_processes_saving_keep_both_their_rates(tmp_path: Path) -> None:
+    path = tmp_path / RATES_FILE
+    a, b = FileRates(path), FileRates(path)
+    set_rate_store(a)
+    model_price("claude-opus-4-6", 1_000, 10, 0, 0, "2026-02-01", 1, 0)
+    set_rate_store(b)
+    model_price("claude-sonnet-4-5", 1_000, 10, 0, 0, "2026-02-02", 1, 0)
+    assert b.save() and a.save()  # a saves last: b's rate stays
+    kept = orjson.loads(path.read_bytes())["rates"]
+    assert {"anthropic|claude-opus-4-6|2026-02-01|0", "anthropic|claude-sonnet-4-5|2026-02-02|0"} <= set(kept)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["private_dir", "write_private", "FILE_MODE", "DIR_MODE"]
+__all__ = ["private_dir", "write_private", "read_small", "FILE_MODE", "DIR_MODE"]
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -30,6 +30,30 @@ def private_dir(path: Path) -> Path:
             continue
         os.chmod(d, DIR_MODE)  # mkdir's mode is masked by the umask
     return path
+
+
+def read_small(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes, else ``None``
+    (missing, unreadable, a folder, a FIFO or a device: opened without blocking and never read,
+    so a FIFO in its place does not hang the reader, nor ``/dev/zero`` fill its memory). For the
+    small files a command reads from the cache folder at start. Never raises."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def write_private(path: Path, data: bytes) -> Path:

@@ -20,6 +20,8 @@ __all__ = ["RATES_FILE", "FileRates"]
 
 #: the file under the cache folder (``tracetui.session.store.cache_dir``)
 RATES_FILE = "price-rates.json"
+#: the largest such file read (~0.1 KB a model, day and band): a bigger one is read as empty
+MAX_BYTES = 4 << 20
 
 
 def _key() -> str:
@@ -40,32 +42,46 @@ def _key() -> str:
 
 
 def _rates_value(v: object) -> bool:
-    """``v`` is six decimal strings of numbers below 1,000 USD (``probe_rates``' list: a rate
-    per token or per message, far below that)."""
+    """``v`` is a list :func:`tracetui.model.pricing.probe_rates` could have written: six
+    decimal strings in the form ``str(Decimal)`` writes them, each below 1,000 USD, and every
+    token and the message itself of a price no lower than zero (an uncached input token, an
+    output token, a cache write, a 1-hour cache write, a cache read: the cache-read rate is
+    below the input rate, so it may be negative on its own). Anything else is probed again."""
     if not isinstance(v, list) or len(v) != 6:
         return False
+    ds = []
     for x in v:
         if not isinstance(x, str) or len(x) > 64:
             return False
         try:
             d = Decimal(x)
-            if not d.is_finite() or abs(d) >= 1000:
+            if not d.is_finite() or abs(d) >= 1000 or str(d) != x:
                 return False
-        except ArithmeticError:  # InvalidOperation, Overflow
+        except ArithmeticError:  # InvalidOperation, Overflow (of an exponent past the context's)
             return False
-    return True
+        ds.append(d)
+    c, r_in, r_out, r_cw, r_cr, r_1h = ds
+    try:
+        return min(c, r_in, r_out, r_in + r_cw, r_in + r_cw + r_1h, r_in + r_cr) >= 0
+    except ArithmeticError:
+        return False
 
 
 class FileRates:
-    """A :class:`tracetui.model.pricing.RateStore` kept in :data:`RATES_FILE` (0600), read at
-    the first :meth:`get` and written again at each :meth:`put` (a few hundred bytes a model
-    and day). Never raises for the file: one unreadable or of another install is read as
-    empty, one that cannot be written leaves the rates in memory."""
+    """A :class:`tracetui.model.pricing.RateStore` kept in :data:`RATES_FILE` (0600): read at
+    the first :meth:`get`, the rates this process found written once, at its exit (merged
+    with what another process wrote there meanwhile), or by :meth:`save`. Never raises for the
+    file: one unreadable, of another install, bigger than :data:`MAX_BYTES` or that is no
+    regular file (a FIFO, a device) is read as empty; a value it holds that
+    :func:`tracetui.model.pricing.probe_rates` could not have written is left out (its key is
+    probed again); one that cannot be written leaves the rates in memory."""
 
     def __init__(self, path: Path | None = None) -> None:
         self._path = path
         self._rates: dict[str, list[str] | str] | None = None
+        self._new: dict[str, list[str] | str] = {}
         self._key = ""
+        self._at_exit = False
 
     def _file(self) -> Path:
         if self._path is None:
@@ -74,22 +90,28 @@ class FileRates:
             self._path = cache_dir() / RATES_FILE
         return self._path
 
-    def _load(self) -> dict[str, list[str] | str]:
+    def _read(self) -> dict[str, list[str] | str]:
         import orjson
 
-        self._key = _key()
+        from tracetui.ingest.private import read_small
+
         rates: dict[str, list[str] | str] = {}
-        if self._key:
-            try:
-                obj = orjson.loads(self._file().read_bytes())
-            except (OSError, ValueError):
-                obj = None
-            if isinstance(obj, dict) and obj.get("key") == self._key and isinstance(obj.get("rates"), dict):
-                for k, v in obj["rates"].items():
-                    if v in (pricing.NO_PRICE, pricing.NOT_LINEAR) or _rates_value(v):
-                        rates[k] = v  # anything else is left out: its key is probed again
-        self._rates = rates
+        if not self._key:
+            return rates
+        try:
+            obj = orjson.loads(read_small(self._file(), MAX_BYTES) or b"null")
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and obj.get("key") == self._key and isinstance(obj.get("rates"), dict):
+            for k, v in obj["rates"].items():
+                if isinstance(k, str) and (v in (pricing.NO_PRICE, pricing.NOT_LINEAR) or _rates_value(v)):
+                    rates[k] = v
         return rates
+
+    def _load(self) -> dict[str, list[str] | str]:
+        self._key = _key()
+        self._rates = self._read()
+        return self._rates
 
     def get(self, key: str) -> list[str] | str | None:
         rates = self._rates if self._rates is not None else self._load()
@@ -98,13 +120,27 @@ class FileRates:
     def put(self, key: str, value: list[str] | str) -> None:
         rates = self._rates if self._rates is not None else self._load()
         rates[key] = value
-        if not self._key:
-            return
+        self._new[key] = value
+        if self._key and not self._at_exit:
+            import atexit
+
+            atexit.register(self.save)
+            self._at_exit = True
+
+    def save(self) -> bool:
+        """Write the rates found since the last save into the file, over what it holds now;
+        ``True`` when it was written (or there was nothing to write)."""
+        if not self._new or not self._key:
+            return True
         import orjson
 
         from tracetui.ingest.private import write_private
 
+        merged = self._read()
+        merged.update(self._new)
         try:
-            write_private(self._file(), orjson.dumps({"key": self._key, "rates": rates}))
+            write_private(self._file(), orjson.dumps({"key": self._key, "rates": merged}))
         except OSError:
-            pass
+            return False
+        self._new = {}
+        return True

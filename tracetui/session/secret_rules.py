@@ -12,6 +12,9 @@ __all__ = ["RULES_FILE", "cached_rules"]
 
 #: the file under the cache folder (``tracetui.session.store.cache_dir``)
 RULES_FILE = "secret-rules.json"
+#: the largest such file read (the detectors are ~10 KB): a bigger one, or one that is no
+#: regular file (a FIFO, a device), is read from detect-secrets again
+MAX_BYTES = 1 << 20
 
 
 def _key() -> str:
@@ -34,14 +37,14 @@ def cached_rules() -> dict[str, object]:
     Never raises for the file; a source for :func:`tracetui.ingest.secret_detectors.set_source`."""
     import orjson
 
-    from tracetui.ingest.private import write_private
+    from tracetui.ingest.private import read_small, write_private
     from tracetui.session.store import cache_dir
 
     key = _key()
     path = cache_dir() / RULES_FILE
     if key:
         try:
-            obj = orjson.loads(path.read_bytes())
+            obj = orjson.loads(read_small(path, MAX_BYTES) or b"null")
             if isinstance(obj, dict) and obj.get("key") == key and isinstance(obj.get("spec"), dict):
                 return obj["spec"]
         except (OSError, ValueError):
