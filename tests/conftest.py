@@ -169,6 +169,9 @@ def _no_kept_price_rates() -> Iterator[None]:
     # a command run by a test keeps genai-prices' rates (cli.py: set_rate_store) in that test's
     # cache folder; the next test prices as a fresh process does, from genai-prices
     yield
-    from tracetui.model.pricing import set_rate_store
+    from tracetui.model import pricing
 
-    set_rate_store(None)
+    store = pricing._RATE_STORE
+    if store is not None and callable(getattr(store, "save", None)):
+        store.save()  # now, into this test's folder: at exit it would make that folder again
+    pricing.set_rate_store(None)

@@ -132,7 +132,7 @@ def test_a_rates_file_of_another_install_or_broken_is_read_as_empty(tmp_path: Pa
         None,
     ],
 )
-def test_a_kept_rate_that_is_no_finite_number_is_probed_again(tmp_path: Path, bad: object) -> None:
+def test_a_kept_rate_tracetui_could_not_have_written_is_probed_again(tmp_path: Path, bad: object) -> None:
     from tracetui.session.price_rates import _key
 
     path = tmp_path / RATES_FILE

@@ -193,7 +193,7 @@ def redact(text: str, cut: bool = False, seen: SeenSecrets | None = None) -> tup
     set costs a truth test."""
     if not text:
         return text, ()
-    out, kinds, found = _redact_memo(text, cut) if len(text) >= _LONG else _redact(text, cut)
+    out, kinds, found = _scan(text, cut)
     if seen is not None:
         for value, kind in found:
             seen.add(value, kind)
@@ -211,9 +211,13 @@ def note_secrets(text: str, seen: SeenSecrets, cut: bool = False) -> None:
     raises."""
     if not text:
         return
-    found = (_redact_memo(text, cut) if len(text) >= _LONG else _redact(text, cut))[2]
-    for value, kind in found:
+    for value, kind in _scan(text, cut)[2]:
         seen.add(value, kind)
+
+
+def _scan(text: str, cut: bool) -> _Redacted:
+    """:func:`_redact` of ``text``, memoised for a long one (:func:`_redact_memo`)."""
+    return _redact_memo(text, cut) if len(text) >= _LONG else _redact(text, cut)
 
 
 def _redact_memo(text: str, cut: bool) -> _Redacted:

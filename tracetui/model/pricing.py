@@ -263,9 +263,8 @@ def probe_rates(model: str, day: str, band: int) -> list[str] | str | None:
     probes = (price(i0 + 1), price(i0, o=1), price(i0, cw=1), price(i0, cr=1), price(i0, cw=1, h1=1))
     if any(p is None for p in probes):
         return NOT_LINEAR
-    r_in, r_out, d_cw, r_cr, d_h1 = (p - p0 for p in probes if p is not None)
-    r_cw = d_cw
-    r_1h = d_h1 - d_cw
+    r_in, r_out, r_cw, r_cr, d_h1 = (p - p0 for p in probes if p is not None)
+    r_1h = d_h1 - r_cw  # the 1-hour write's probe holds one cache write too
     c = p0 - r_in * i0
     rates = (c, r_in, r_out, r_cw, r_cr, r_1h)
     # a message of other counts, in the band: the rates must give genai-prices' own price

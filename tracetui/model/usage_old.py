@@ -67,15 +67,15 @@ class OldUsage:
         self._names: list[str] = []
         self._ix: dict[str, int] = {}
         #: a bit set for ``hash(id) & _FILTER_MASK`` of every id put by key (allocated at the
-        #: first); ``_exact``: every entry was put by key in this process, so a clear bit is
-        #: an id never put
+        #: first), while ``_exact``: every entry was put by key in this process, so a clear bit
+        #: is an id never put; once not, no filter is kept
         self._filter: bytearray | None = None
         self._exact = True
 
     def _may_hold(self, key: str) -> bool:
         """False only when ``key`` was never put (the filter's bit for it is clear)."""
         f = self._filter
-        if f is None or not self._exact:
+        if f is None:
             return True
         h = hash(key) & _FILTER_MASK
         return bool(f[h >> 3] & (1 << (h & 7)))
@@ -132,11 +132,12 @@ class OldUsage:
 
     def put(self, key: str, entry: Entry) -> None:
         """Keep ``entry`` for ``key`` (which must not be here already)."""
-        f = self._filter
-        if f is None:
-            f = self._filter = bytearray(FILTER_BITS >> 3)
-        h = hash(key) & _FILTER_MASK
-        f[h >> 3] |= 1 << (h & 7)
+        if self._exact:
+            f = self._filter
+            if f is None:
+                f = self._filter = bytearray(FILTER_BITS >> 3)
+            h = hash(key) & _FILTER_MASK
+            f[h >> 3] |= 1 << (h & 7)
         self._put(*digest_of(key), entry)
 
     def put_digest(self, hi: int, lo: int, entry: Entry) -> None:
@@ -149,28 +150,19 @@ class OldUsage:
     def _put(self, hi: int, lo: int, entry: Entry) -> None:
         if (self._used + 1) * 3 > (self._mask + 1) * 2:
             self._resize()
-        slot, h, low, mask = self._slot, self._hi, self._lo, self._mask
-        pos = hi & mask
-        while True:  # the probe of :meth:`_find`, inlined (one a message packed)
-            e = slot[pos]
-            if e == _EMPTY:
-                break
-            if e >= 0 and h[e] == hi and low[e] == lo:
-                raise KeyError("message id kept twice")
-            pos = (pos + 1) & mask
+        pos, e = self._find(hi, lo)
+        if e >= 0:
+            raise KeyError("message id kept twice")
         u, model, bk = entry
-        n = len(h)
+        n = len(self._hi)
         if self._u.typecode == "I" and (max(u) > _U32 or min(u) < 0):
             self._u = array("q", self._u)
-        ix = self._ix
-        i, j = ix.get(model), ix.get(bk)
-        if i is None or j is None:
-            i, j = self._name(model), self._name(bk)  # (may widen ``_s``: before it is extended)
-        h.append(hi)
-        low.append(lo)
+        names = self._name(model), self._name(bk)  # (may widen ``_s``: before it is extended)
+        self._hi.append(hi)
+        self._lo.append(lo)
         self._u.extend(u)
-        self._s.extend((i, j))
-        slot[pos] = n
+        self._s.extend(names)
+        self._slot[pos] = n
         self._used += 1
         self._live += 1
 
